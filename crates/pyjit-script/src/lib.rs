@@ -1,0 +1,1 @@
+//! Scripting: AST to IR.

@@ -1,0 +1,1 @@
+//! The facade users link.
