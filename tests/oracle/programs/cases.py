@@ -57,4 +57,5 @@ def nrn(*shape, dtype=np.float32):
     return RNG.standard_normal(shape).astype(dtype)
 
 
-from cases_core import *  # noqa: E402,F401,F403  (registers into SPECS)
+from cases_core import *  # noqa: E402,F401,F403  (each module registers into SPECS)
+from cases_cf import *  # noqa: E402,F401,F403
