@@ -115,6 +115,9 @@ def scalar_array(v):
     return np.array(v, dtype=np.float64)
 
 
+SCHEMA_TYPES = {"List[int]": typing.List[int], "List[float]": typing.List[float], "List[bool]": typing.List[bool]}
+
+
 def list_elem_dtype(annot):
     """Element dtype of a List[int/float/bool] annotation (for empty lists), else None."""
     if typing.get_origin(annot) in (list, typing.List):
@@ -343,6 +346,9 @@ def gen_program(name):
             if case.get("expect_error"):
                 raise SystemExit("%s case %d was expected to raise" % (name, k))
             annot = typing.get_type_hints(fn).get("return") if not is_numpy else None
+            if annot is None and scripted.get(fname) is not None:
+                # a `# type:` comment: TorchScript has parsed it for us
+                annot = SCHEMA_TYPES.get(str(scripted[fname].schema.returns[0].type))
             arrays, rtype = encode_result(value, annot)
             write_npz(os.path.join(d, "expected.npz"), arrays)
             with open(os.path.join(d, "result.txt"), "w") as f:
@@ -383,7 +389,10 @@ def main(argv):
         with open(manifest_path) as f:
             programs = json.load(f)["programs"]
     for name in (argv or names):
-        programs[name] = gen_program(name)
+        try:
+            programs[name] = gen_program(name)
+        except Unencodable as e:
+            raise SystemExit("%s: %s" % (name, e))
         print("%-32s %d cases" % (name, len(programs[name]["cases"])), file=sys.stderr)
     programs = {n: programs[n] for n in names}
     all_cases = [c for p in programs.values() for c in p["cases"]]
