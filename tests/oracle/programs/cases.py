@@ -60,3 +60,4 @@ def nrn(*shape, dtype=np.float32):
 from cases_core import *  # noqa: E402,F401,F403  (each module registers into SPECS)
 from cases_cf import *  # noqa: E402,F401,F403
 from cases_data import *  # noqa: E402,F401,F403
+from cases_scalar import *  # noqa: E402,F401,F403
