@@ -61,3 +61,4 @@ from cases_core import *  # noqa: E402,F401,F403  (each module registers into SP
 from cases_cf import *  # noqa: E402,F401,F403
 from cases_data import *  # noqa: E402,F401,F403
 from cases_scalar import *  # noqa: E402,F401,F403
+from cases_ew import *  # noqa: E402,F401,F403
