@@ -18,7 +18,7 @@ def _():
 @spec("rec_tensor_sum")
 def _():
     return [C("tree_sum", rn(8, 3)), C("tree_sum", rn(5)), C("tree_sum", T([[1, 2]])),
-            C("tree_sum", rn(0, 2), note="empty: x[0] out of range", error=True)]
+            C("tree_sum", rn(0, 2), note="empty: assert fails", error=True)]
 
 
 @spec("rec_power")
