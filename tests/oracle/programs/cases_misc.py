@@ -206,3 +206,38 @@ def _():
 @spec("rw_topk_loop")
 def _():
     return [C("topk_by_argmax", rn(10), 3), C("topk_by_argmax", T([5, 1, 9, 3]), 4), C("topk_by_argmax", rn(4), 0)]
+
+
+@spec("syntax_literals")
+def _():
+    return [C("int_literals"), C("float_literals"), C("unary_ops", 5, -2.5, True), C("unary_ops", -3, 0.0, False),
+            C("in_tuple", 2), C("in_tuple", 4), C("parenthesized", 7, 3)]
+
+
+@spec("syntax_main_block")
+def _():
+    return [C("gate", T([0.1, 0.5, 0.9, -2.0]))]
+
+
+@spec("syntax_decorator")
+def _():
+    x = rn(5)
+    return [C("scaled_residual", x, 0.25), C("caller", x)]
+
+
+@spec("syntax_isinstance")
+def _():
+    return [C("describe", rn(2), 3, [1, 2]), C("torch_tensor_annotation", rn(3)), C("torch_tensor_annotation", rn(3), rn(3))]
+
+
+@spec("tensor_augassign_ops")
+def _():
+    return [C("all_aug", rn(3, 3), rn(3, 3)), C("all_aug", rn(2, 2, dtype=f64), rn(2, 2, dtype=f64)),
+            C("int_bits_aug", T([12, -5, 0, 7])), C("tensor_aug_on_scalar_tensor", rn(5), 3),
+            C("tensor_aug_on_scalar_tensor", rn(5), 6, note="index 5 out of range", error=True)]
+
+
+@spec("cf_while_optional")
+def _():
+    return [C("walk", [3, 1, 4, 1, 5]), C("walk", [9]), C("halve_until_small", rn(6) * 10.0, 100),
+            C("halve_until_small", rn(6) * 10.0, 2, note="break on the limit"), C("halve_until_small", T([0.1]), 5, note="zero trips")]

@@ -260,15 +260,26 @@ def load_module(name):
     spec = importlib.util.spec_from_file_location("pyjit_prog_" + name, path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # `@torch.jit.script` at import warns about deprecation
+        spec.loader.exec_module(mod)
     return mod
 
 
 def functions_of(mod):
-    return [n for n, f in inspect.getmembers(mod, inspect.isfunction) if f.__module__ == mod.__name__]
+    """The module's own functions; `@torch.jit.script`-decorated ones are ScriptFunctions."""
+    out = []
+    for n, f in vars(mod).items():
+        if inspect.isfunction(f) and f.__module__ == mod.__name__:
+            out.append(n)
+        elif isinstance(f, torch.jit.ScriptFunction):
+            out.append(n)
+    return sorted(out)
 
 
 def probe_script(mod, fname):
+    if isinstance(getattr(mod, fname), torch.jit.ScriptFunction):
+        return getattr(mod, fname), None
     with warnings.catch_warnings(), silence_fd1():
         warnings.simplefilter("ignore")
         try:
@@ -352,7 +363,7 @@ def gen_program(name):
         else:
             if case.get("expect_error"):
                 raise SystemExit("%s case %d was expected to raise" % (name, k))
-            annot = typing.get_type_hints(fn).get("return") if not is_numpy else None
+            annot = typing.get_type_hints(fn).get("return") if inspect.isfunction(fn) and not is_numpy else None
             if annot is None and scripted.get(fname) is not None:
                 # a `# type:` comment: TorchScript has parsed it for us
                 annot = SCHEMA_TYPES.get(str(scripted[fname].schema.returns[0].type))
