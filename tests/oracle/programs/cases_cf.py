@@ -191,7 +191,8 @@ def _():
 @spec("cf_loop_carried_tensors")
 def _():
     x = rn(4)
-    return [C("two_state", x, 5), C("two_state", x * 10.0, 2), C("two_state", x, 0)]
+    return [C("two_state", x, 5), C("two_state", T([8.0, -1.0]), 3, note="a exceeds 3 in the last trip"),
+            C("two_state", x, 0)]
 
 
 @spec("cf_nested_while_for")

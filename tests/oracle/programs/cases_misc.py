@@ -36,6 +36,7 @@ def _():
         C("add_shapes", rn(2), rn(3), note="size-1 window broadcasts"),
         C("add_shapes", rn(3, 1), rn(5)),
         C("int_div_in_loop", 3, note="reaches i == 0", error=True),
+        C("int_div_in_loop", -2, note="empty range: no division"),
         C("mod_zero", 5, 3), C("mod_zero", 5, 0, note="integer modulo by zero", error=True),
         C("after_print", rn(3), note="prints, then index out of range", error=True),
         C("recursion_guard", [1, 2, 3], 0),

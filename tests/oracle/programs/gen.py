@@ -16,6 +16,7 @@ written with fixed zip timestamps, and paths in messages are made relative to th
 Usage: /work/pyenv/bin/python tests/oracle/programs/gen.py [NAME ...]
 (with names, only those programs are regenerated and the manifest entries updated).
 """
+import ast
 import contextlib
 import importlib.util
 import inspect
@@ -288,14 +289,83 @@ def probe_script(mod, fname):
             return None, "%s: %s" % (type(e).__name__, first_line(str(e)))
 
 
-def run_eager(fn, args):
+class ArcTracer:
+    """Records (previous line, line) arcs executed in one source file (branch-coverage check)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.arcs = set()
+
+    def __call__(self, frame, event, arg):
+        if frame.f_code.co_filename != self.path:
+            return None
+        prev = [None]
+
+        def local(frame, event, arg):
+            if event == "line":
+                self.arcs.add((prev[0], frame.f_lineno))
+                prev[0] = frame.f_lineno
+            elif event == "return":
+                self.arcs.add((prev[0], -1))
+            return local
+
+        return local(frame, event, arg) or local
+
+
+def run_eager(fn, args, tracer=None):
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf), warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        if tracer is not None:
+            sys.settrace(tracer)
         try:
             return ("ok", fn(*args)), buf.getvalue()
         except Exception as e:
             return ("error", e), buf.getvalue()
+        finally:
+            sys.settrace(None)
+
+
+def coverage_gaps(path, arcs):
+    """Statements of the program's functions never executed, and `if`s that never took a side.
+
+    Checked at line granularity, so conditional expressions and `and`/`or` inside one line are not
+    seen; those are covered by the cases' notes instead.
+    """
+    tree = ast.parse(open(path).read())
+    executed = {b for _, b in arcs}
+    missed = []
+    untaken = []
+
+    def visit_body(body):
+        for i, st in enumerate(body):
+            if i == 0 and isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant):
+                continue  # docstring
+            visit(st)
+
+    def visit(st):
+        if isinstance(st, (ast.FunctionDef, ast.ClassDef)):
+            return
+        if st.lineno not in executed:
+            missed.append(st.lineno)
+            return
+        if isinstance(st, ast.If):
+            first = st.body[0].lineno
+            taken_true = (st.lineno, first) in arcs
+            taken_false = any(a == st.lineno and b != first for a, b in arcs)
+            if not taken_true:
+                untaken.append("%d:true" % st.lineno)
+            if not taken_false:
+                untaken.append("%d:false" % st.lineno)
+        for field in ("body", "orelse"):
+            if isinstance(getattr(st, field, None), list) and getattr(st, field):
+                visit_body(getattr(st, field))
+
+    for node in tree.body:
+        # a `@torch.jit.script` body runs in TorchScript, not in Python: not traceable
+        if isinstance(node, ast.FunctionDef) and not node.decorator_list:
+            visit_body(node.body)
+    return sorted(set(missed)), untaken
 
 
 def run_scripted(sfn, args):
@@ -335,6 +405,7 @@ def gen_program(name):
         scripted[f] = sfn
 
     entries = []
+    tracer = ArcTracer(mod.__file__)
     for k, case in enumerate(cases):
         fname, args, note = case["fn"], case["args"], case.get("note", "")
         assert fname in fnames, "%s: unknown function %s" % (name, fname)
@@ -345,7 +416,7 @@ def gen_program(name):
         with open(os.path.join(d, "args.txt"), "w") as f:
             f.write(line + "\n")
         fn = getattr(mod, fname)
-        (status, value), out = run_eager(fn, clone_args(args))
+        (status, value), out = run_eager(fn, clone_args(args), tracer)
         entry = {"case": k, "fn": fname, "args": line, "note": note}
         if out:
             with open(os.path.join(d, "stdout.txt"), "w") as f:
@@ -388,7 +459,15 @@ def gen_program(name):
             entry["tol"] = case["tol"]
         entries.append(entry)
     del sys.modules[mod.__name__]
+    missed, untaken = coverage_gaps(mod.__file__, tracer.arcs)
+    exempt = case_specs.COVERAGE_EXEMPT.get(name, {})
+    missed = [m for m in missed if m not in exempt]
+    untaken = [u for u in untaken if u not in exempt]
+    if missed or untaken:
+        raise SystemExit("%s: coverage gaps: lines never run %s, if-sides never taken %s (add cases)"
+                         % (name, missed, untaken))
     return {
+        "coverage": {"lines_never_run": missed, "if_sides_never_taken": untaken},
         "numpy": is_numpy,
         "functions": script,
         "cases": entries,
