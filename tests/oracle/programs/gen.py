@@ -135,6 +135,8 @@ def list_elem_dtype(annot):
 
 def encode_value(v, key, out, annot=None):
     """Add the arrays of value v under `key` to `out`; return a type description string."""
+    if isinstance(v, torch.Size):
+        v = list(v)
     if isinstance(v, torch.Tensor):
         out[key] = v.detach().cpu().numpy()
         return "Tensor"
@@ -184,6 +186,8 @@ def encode_result(v, annot):
     out = {}
     if v is None:
         return out, "None"
+    if isinstance(v, torch.Size):
+        v = list(v)  # `x.shape` is List[int] in the language (a tuple subclass in eager PyTorch)
     if isinstance(v, tuple):
         sub = list(typing.get_args(annot)) if typing.get_origin(annot) is tuple else [None] * len(v)
         parts = [encode_value(e, "arr_%d" % i, out, sub[i] if i < len(sub) else None) for i, e in enumerate(v)]
