@@ -1,1 +1,44 @@
-fn main() {}
+//! The `pyjit` command-line tool. Each subcommand lives in its own module; `main` only parses
+//! the command line and maps a subcommand's outcome to an exit code.
+//!
+//! Exit codes: 0 success, 1 the input has errors (diagnostics on stderr), 64 usage error
+//! (bad arguments, unreadable file), as in BSD's sysexits.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod parse;
+
+/// Exit code for errors in the user's program (diagnostics were printed).
+pub const EXIT_PROGRAM_ERROR: u8 = 1;
+/// Exit code for command-line misuse (sysexits' EX_USAGE).
+pub const EXIT_USAGE: u8 = 64;
+
+#[derive(Parser)]
+#[command(name = "pyjit", version, about = "JIT compiler for a statically typed Python subset (TorchScript dialect)")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse a Python file and print its syntax tree (or the syntax errors).
+    Parse(parse::ParseArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version are not errors.
+            let code = if e.use_stderr() { EXIT_USAGE } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let code = match cli.command {
+        Command::Parse(args) => parse::run(&args),
+    };
+    ExitCode::from(code)
+}

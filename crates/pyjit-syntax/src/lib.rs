@@ -7,11 +7,37 @@
 //! This layer must never panic on any input, never overflow the stack on deep nesting, and never
 //! decide what the compiler accepts: it parses a wide Python so later layers can name what they
 //! reject.
+//!
+//! Entry points: [`parse_module`], [`parse_expr`], [`unparse`], [`dump`], and
+//! [`strip_spans`] for comparing trees regardless of positions.
 
+mod actions;
 pub mod ast;
 pub mod diagnostic;
+mod dump;
+pub mod lexer;
+mod normalize;
+mod parser;
 mod render;
 pub mod span;
+pub mod token;
+mod unparse;
 
 pub use diagnostic::{Diagnostic, Label, Severity};
+pub use dump::{dump, dump_expr};
+pub use lexer::{MAX_BRACKET_DEPTH, MAX_EXPR_NESTING, MAX_INDENT_DEPTH};
+pub use normalize::{strip_spans, strip_spans_expr};
 pub use span::{LineCol, SourceFile, Span};
+pub use unparse::{unparse, unparse_expr};
+
+/// Parses a whole file into a module. On failure, the diagnostics (currently the first syntax
+/// error) each carry a primary span inside the file.
+pub fn parse_module(file: &SourceFile) -> Result<ast::Module, Vec<Diagnostic>> {
+    parser::parse_module(file)
+}
+
+/// Parses the whole of `file` as one expression (top-level commas make a tuple; newlines are
+/// insignificant, as inside brackets).
+pub fn parse_expr(file: &SourceFile) -> Result<ast::Expr, Vec<Diagnostic>> {
+    parser::parse_expr_range(&file.text, 0..file.text.len(), MAX_EXPR_NESTING, 0)
+}

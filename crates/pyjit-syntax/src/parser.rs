@@ -1,0 +1,471 @@
+//! Drives the generated parser and turns its errors into diagnostics a Python user can read.
+
+use crate::actions::Top;
+use crate::ast::*;
+use crate::diagnostic::Diagnostic;
+use crate::lexer::{Layout, Mode, RawTypeComment, TokInfo, unclosed_bracket};
+use crate::span::Span;
+use crate::token::Tok;
+use lalrpop_util::ParseError;
+
+lalrpop_util::lalrpop_mod!(
+    #[allow(clippy::all, clippy::pedantic, unused_parens, unused_imports, dead_code)]
+    grammar
+);
+
+/// A lexed input: every token up to the first lexical error (if any).
+struct Lexed {
+    toks: Vec<TokInfo>,
+    error: Option<Diagnostic>,
+    unclosed: Option<(Tok, Span)>,
+    type_comments: Vec<RawTypeComment>,
+    /// Offset just past the input.
+    end: usize,
+}
+
+fn lex(text: &str, range: std::ops::Range<usize>, mode: Mode, budget: u32, fdepth: u32) -> Lexed {
+    let end = range.end;
+    let mut layout = Layout::with_limits(text, range, mode, budget, fdepth);
+    let mut toks = Vec::new();
+    let mut error = None;
+    for item in layout.by_ref() {
+        match item {
+            Ok(t) => toks.push(t),
+            Err(d) => {
+                error = Some(d);
+                break;
+            }
+        }
+    }
+    Lexed {
+        toks,
+        error,
+        unclosed: layout.unclosed.take(),
+        type_comments: std::mem::take(&mut layout.type_comments),
+        end,
+    }
+}
+
+fn run(lexed: &Lexed, start: Tok, text: &str) -> Result<Top, Diagnostic> {
+    let first = lexed.toks.first().map(|t| t.span.start as usize).unwrap_or(0);
+    let input = std::iter::once(Ok((first, start, first)))
+        .chain(
+            lexed
+                .toks
+                .iter()
+                .map(|t| Ok((t.span.start as usize, t.tok.clone(), t.span.end as usize))),
+        )
+        .chain(lexed.error.clone().map(Err));
+    grammar::TopParser::new()
+        .parse(input)
+        .map_err(|e| syntax_error(lexed, e, text))
+}
+
+/// Parses a whole file.
+pub fn parse_module(file: &crate::SourceFile) -> Result<Module, Vec<Diagnostic>> {
+    let text = file.text.as_str();
+    let lexed = lex(text, 0..text.len(), Mode::Module, crate::lexer::MAX_EXPR_NESTING, 0);
+    match run(&lexed, Tok::StartModule, text) {
+        Ok(Top::Module(mut body)) => {
+            attach_type_comments(&mut body, &lexed.type_comments, text);
+            Ok(Module {
+                body,
+                span: Span::new(0, text.len()),
+            })
+        }
+        Ok(Top::Expr(_)) => Err(vec![
+            Diagnostic::error("internal: module entry produced an expression")
+                .with_primary(Span::new(0, 0), "here"),
+        ]),
+        Err(d) => Err(vec![d]),
+    }
+}
+
+/// Parses `text[range]` as one expression (a tuple if it has top-level commas); newlines inside
+/// are insignificant. Spans are offsets into `text`.
+pub fn parse_expr_range(
+    text: &str,
+    range: std::ops::Range<usize>,
+    budget: u32,
+    fdepth: u32,
+) -> Result<Expr, Vec<Diagnostic>> {
+    let lexed = lex(text, range, Mode::Expr, budget, fdepth);
+    match run(&lexed, Tok::StartExpr, text) {
+        Ok(Top::Expr(e)) => Ok(e),
+        Ok(Top::Module(_)) => Err(vec![
+            Diagnostic::error("internal: expression entry produced a module")
+                .with_primary(Span::new(0, 0), "here"),
+        ]),
+        Err(d) => Err(vec![d]),
+    }
+}
+
+// ---- error messages ------------------------------------------------------------------------
+
+/// Which compound statement a line starting with `tok` begins, in words.
+fn header_name(tok: &Tok) -> Option<&'static str> {
+    Some(match tok {
+        Tok::If => "`if` statement",
+        Tok::Elif => "`elif` clause",
+        Tok::Else => "`else` clause",
+        Tok::While => "`while` statement",
+        Tok::For => "`for` statement",
+        Tok::Def => "function definition",
+        Tok::Class => "class definition",
+        Tok::Try => "`try` statement",
+        Tok::Except => "`except` clause",
+        Tok::Finally => "`finally` clause",
+        Tok::With => "`with` statement",
+        _ => return None,
+    })
+}
+
+/// What the `:` ends, for "expected `:` after ...".
+fn colon_context(tok: &Tok) -> Option<&'static str> {
+    Some(match tok {
+        Tok::If => "the `if` condition",
+        Tok::Elif => "the `elif` condition",
+        Tok::Else => "`else`",
+        Tok::While => "the `while` condition",
+        Tok::For => "the `for` loop header",
+        Tok::Def => "the function signature",
+        Tok::Class => "the class header",
+        Tok::Try => "`try`",
+        Tok::Except => "the `except` clause",
+        Tok::Finally => "`finally`",
+        Tok::With => "the `with` items",
+        Tok::Lambda => "the lambda parameters",
+        _ => return None,
+    })
+}
+
+/// Index of the first token of the logical line containing token `i`.
+fn line_start(toks: &[TokInfo], i: usize) -> usize {
+    let mut j = i.min(toks.len());
+    while j > 0 && !matches!(toks[j - 1].tok, Tok::Newline | Tok::Indent | Tok::Dedent) {
+        j -= 1;
+    }
+    // Skip decorators' `@` lines: they end in NEWLINE, so j is already past them.
+    j
+}
+
+fn expected_has(expected: &[String], t: &str) -> bool {
+    let quoted = format!("\"{t}\"");
+    expected.iter().any(|e| e == &quoted || e == t)
+}
+
+fn syntax_error(lexed: &Lexed, err: ParseError<usize, Tok, Diagnostic>, text: &str) -> Diagnostic {
+    let toks = &lexed.toks;
+    let (idx, expected) = match err {
+        ParseError::User { error } => return error,
+        ParseError::InvalidToken { location } => {
+            return Diagnostic::error("invalid token")
+                .with_primary(Span::new(location, location), "here");
+        }
+        ParseError::UnrecognizedEof { expected, .. } => (toks.len(), expected),
+        ParseError::ExtraToken { token } => {
+            let i = toks
+                .iter()
+                .position(|t| t.span.start as usize == token.0 && t.tok == token.1)
+                .unwrap_or(toks.len());
+            (i, Vec::new())
+        }
+        ParseError::UnrecognizedToken { token, expected } => {
+            let i = toks
+                .iter()
+                .position(|t| t.span.start as usize == token.0 && t.tok == token.1)
+                .unwrap_or(toks.len());
+            (i, expected)
+        }
+    };
+    let eof = Span::new(lexed.end, lexed.end);
+    let (tok, span) = match toks.get(idx) {
+        Some(t) => (t.tok.clone(), t.span),
+        None => (Tok::Newline, eof),
+    };
+    let at_eof = idx >= toks.len();
+
+    // An error inside a bracket that is never closed is best explained by the bracket.
+    if let Some((open, ospan)) = &lexed.unclosed
+        && span.start >= ospan.end
+    {
+        return unclosed_bracket(open, *ospan, span);
+    }
+
+    let prev = idx.checked_sub(1).and_then(|p| toks.get(p));
+    let ls = line_start(toks, idx);
+    let head = toks.get(ls).map(|t| &t.tok);
+    let is_line_start = ls == idx;
+
+    if tok == Tok::Indent {
+        return Diagnostic::error("unexpected indent")
+            .with_primary(span, "this line is indented more than the line before it")
+            .with_help("indent only the body of a `def`, `if`, `for`, `while`, ... after its `:`");
+    }
+    if expected_has(&expected, "INDENT") {
+        // `header:` NEWLINE, then no indented block.
+        let hdr = toks[..idx.min(toks.len())]
+            .iter()
+            .rposition(|t| t.tok == Tok::Newline)
+            .map(|nl| line_start(toks, nl))
+            .and_then(|s| toks.get(s));
+        let (what, line) = match hdr {
+            Some(h) => (
+                header_name(&h.tok).unwrap_or("this statement"),
+                line_of(text, h.span.start),
+            ),
+            None => ("this statement", 1),
+        };
+        let mut d = Diagnostic::error(format!("expected an indented block after {what} on line {line}"));
+        d = if at_eof {
+            d.with_primary(eof, "the file ends here")
+        } else {
+            d.with_primary(span, "this should be indented")
+        };
+        if let Some(h) = hdr {
+            d = d.with_secondary(h.span, "the block belongs to this");
+        }
+        return d.with_help("write an indented body; use `pass` for an empty one");
+    }
+    if is_line_start && matches!(tok, Tok::Else | Tok::Elif) {
+        let kw = tok.spelling().unwrap_or("else");
+        return Diagnostic::error(format!("`{kw}` without a matching `if`"))
+            .with_primary(span, format!("this `{kw}` follows no `if` block"))
+            .with_help(format!(
+                "line `{kw}` up with its `if` (same indentation), with nothing else between them"
+            ));
+    }
+    if is_line_start && matches!(tok, Tok::Except | Tok::Finally) {
+        let kw = tok.spelling().unwrap_or("except");
+        return Diagnostic::error(format!("`{kw}` without a matching `try`"))
+            .with_primary(span, format!("this `{kw}` follows no `try` block"));
+    }
+    if tok == Tok::Dedent && !at_eof {
+        return Diagnostic::error("unexpected end of the indented block")
+            .with_primary(span, "the block ends here, but the statement above is incomplete");
+    }
+
+    let prev_desc = prev.map(|p| describe_after(&p.tok)).unwrap_or_default();
+    let expects_expr = expected_has(&expected, "NAME") || expected_has(&expected, "INT");
+    let expects_colon = expected_has(&expected, ":");
+    let found = if at_eof { "end of file".to_string() } else { tok.to_string() };
+
+    // `if x` NEWLINE / `def f()` NEWLINE / `if x = 1:`.
+    if expects_colon
+        && let Some(ctx) = head.and_then(colon_context)
+        && !tok.starts_expr()
+        && !(tok == Tok::Newline && expects_expr && prev.is_some_and(|p| binary_like(&p.tok)))
+    {
+        let mut d = Diagnostic::error(format!("expected `:` after {ctx}"));
+        d = match (&tok, prev) {
+            (Tok::Newline, Some(p)) => d.with_primary(
+                Span::new(p.span.end as usize, p.span.end as usize),
+                "a `:` is needed here",
+            ),
+            _ => d.with_primary(span, format!("expected `:`, found {found}")),
+        };
+        if tok == Tok::Equal {
+            d = d.with_help("to compare values, use `==`; to assign inside a condition, use `:=`");
+        }
+        return d;
+    }
+
+    if expects_expr && !tok.starts_expr() {
+        let msg = match prev {
+            Some(p) if !matches!(p.tok, Tok::Newline | Tok::Indent | Tok::Dedent | Tok::StartModule) => {
+                format!("expected an expression after {prev_desc}")
+            }
+            _ => "expected an expression".to_string(),
+        };
+        let label = if tok == Tok::Newline || at_eof {
+            "the line ends before the expression".to_string()
+        } else {
+            format!("found {found}")
+        };
+        let primary = if tok == Tok::Newline && !at_eof {
+            Span::new(span.start as usize, span.start as usize)
+        } else {
+            span
+        };
+        let mut d = Diagnostic::error(msg).with_primary(primary, label);
+        if matches!(tok, Tok::RPar | Tok::RSqb | Tok::RBrace) && prev.is_some_and(|p| p.tok == Tok::Comma) {
+            d = d.with_help("remove the extra `,`");
+        }
+        return d;
+    }
+
+    // A complete expression followed by something that cannot continue it.
+    if tok.starts_expr() || tok.is_keyword() {
+        if expected_has(&expected, ",") && !expected_has(&expected, "NEWLINE") {
+            return Diagnostic::error(format!("unexpected {found}"))
+                .with_primary(span, "expected `,` or a closing bracket before this")
+                .with_help("perhaps you forgot a comma?");
+        }
+        if expected_has(&expected, "NEWLINE") {
+            let mut d = Diagnostic::error(format!("unexpected {found} after the end of a statement"))
+                .with_primary(span, "expected the end of the line or `;` before this");
+            if let (Some(p), Tok::Name(_)) = (prev, &tok)
+                && let Tok::Name(pn) = &p.tok
+                && ["print", "exec"].contains(&pn.as_str())
+            {
+                d = d.with_help(format!("`{pn}` is a function in Python 3: call it with parentheses"));
+            } else if let Some(Tok::Name(n)) = head
+                && ["function", "fn", "func", "var", "let", "const"].contains(&n.as_str())
+            {
+                d = d.with_help("Python defines functions with `def` and needs no variable declarations");
+            } else {
+                d = d.with_help("put each statement on its own line, or separate them with `;`");
+            }
+            return d;
+        }
+    }
+
+    let mut d = Diagnostic::error(format!("unexpected {found}")).with_primary(
+        span,
+        match prev {
+            Some(p) if !matches!(p.tok, Tok::Newline | Tok::Indent | Tok::Dedent) => {
+                format!("this cannot follow {prev_desc}")
+            }
+            _ => "a statement cannot start with this".to_string(),
+        },
+    );
+    let names = readable_expected(&expected);
+    if !names.is_empty() && names.len() <= 4 {
+        d = d.with_note(format!("expected {}", join_or(&names)));
+    }
+    d
+}
+
+fn binary_like(t: &Tok) -> bool {
+    t.spelling().is_some() && !matches!(t, Tok::RPar | Tok::RSqb | Tok::RBrace | Tok::True | Tok::False | Tok::None | Tok::Ellipsis)
+}
+
+fn describe_after(t: &Tok) -> String {
+    match t {
+        Tok::Name(n) => format!("`{n}`"),
+        Tok::Int(v) => format!("`{v}`"),
+        Tok::Str(_) => "the string".to_string(),
+        other => other.to_string(),
+    }
+}
+
+fn line_of(text: &str, offset: u32) -> usize {
+    let end = (offset as usize).min(text.len());
+    text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+fn readable_expected(expected: &[String]) -> Vec<String> {
+    expected
+        .iter()
+        .filter_map(|e| {
+            let e = e.trim_matches('"');
+            match e {
+                "NEWLINE" => Some("the end of the line".to_string()),
+                "INDENT" | "DEDENT" | "START_MODULE" | "START_EXPR" => None,
+                "NAME" => Some("a name".to_string()),
+                "INT" | "FLOAT" | "IMAG" => Some("a number".to_string()),
+                "STRING" => Some("a string".to_string()),
+                other => Some(format!("`{other}`")),
+            }
+        })
+        .fold(Vec::new(), |mut acc, s| {
+            if !acc.contains(&s) {
+                acc.push(s);
+            }
+            acc
+        })
+}
+
+fn join_or(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [a] => a.clone(),
+        [rest @ .., last] => format!("{} or {}", rest.join(", "), last),
+    }
+}
+
+// ---- type comments -------------------------------------------------------------------------
+
+fn attach_type_comments(body: &mut [Stmt], comments: &[RawTypeComment], text: &str) {
+    if comments.is_empty() {
+        return;
+    }
+    let line_end = |off: u32| -> usize {
+        text[off as usize..]
+            .find('\n')
+            .map(|i| i + off as usize)
+            .unwrap_or(text.len())
+    };
+    for stmt in body.iter_mut() {
+        let span = stmt.span;
+        match &mut stmt.kind {
+            StmtKind::FunctionDef(f) => {
+                // After the header (the last parameter, return annotation or name) and before the
+                // first statement of the body: the trailing comment of the header line or a
+                // comment line of its own right after it.
+                let header_end = f
+                    .returns
+                    .as_ref()
+                    .map(|r| r.span.end)
+                    .or_else(|| last_param_end(&f.params))
+                    .unwrap_or(f.name.span.end);
+                let body_start = f.body.first().map(|s| s.span.start).unwrap_or(span.end);
+                if let Some(c) = comments
+                    .iter()
+                    .find(|c| c.span.start >= header_end && c.span.start < body_start)
+                {
+                    f.type_comment = Some(TypeComment {
+                        text: c.text.clone(),
+                        span: c.span,
+                    });
+                }
+                attach_type_comments(&mut f.body, comments, text);
+            }
+            StmtKind::Assign { type_comment, .. } => {
+                let end = line_end(span.end);
+                if let Some(c) = comments
+                    .iter()
+                    .find(|c| c.span.start >= span.end && (c.span.start as usize) < end)
+                {
+                    *type_comment = Some(TypeComment {
+                        text: c.text.clone(),
+                        span: c.span,
+                    });
+                }
+            }
+            StmtKind::ClassDef(c) => attach_type_comments(&mut c.body, comments, text),
+            StmtKind::For { body, orelse, .. }
+            | StmtKind::While { body, orelse, .. }
+            | StmtKind::If { body, orelse, .. } => {
+                attach_type_comments(body, comments, text);
+                attach_type_comments(orelse, comments, text);
+            }
+            StmtKind::With { body, .. } => attach_type_comments(body, comments, text),
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finalbody,
+            } => {
+                attach_type_comments(body, comments, text);
+                for h in handlers {
+                    attach_type_comments(&mut h.body, comments, text);
+                }
+                attach_type_comments(orelse, comments, text);
+                attach_type_comments(finalbody, comments, text);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn last_param_end(p: &Parameters) -> Option<u32> {
+    p.posonly
+        .iter()
+        .chain(&p.args)
+        .chain(&p.vararg)
+        .chain(&p.kwonly)
+        .chain(&p.kwarg)
+        .map(|q| q.span.end)
+        .max()
+}

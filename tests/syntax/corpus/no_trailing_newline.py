@@ -1,0 +1,2 @@
+def no_newline(x):
+    return x

@@ -1,0 +1,20 @@
+r1 = -x ** 2
+r2 = 2 ** -1
+r3 = a if b else c if d else e
+r4 = not a == b
+r5 = a < b < c
+r6 = a or b and c
+r7 = not a or not b
+r8 = a + b * c - d / e
+r9 = (a + b) * c
+r10 = a | b ^ c & d
+r11 = a << b + c
+r12 = -a * -b
+r13 = a ** -b ** c
+r14 = await_ + 1
+r15 = x.y.z(1)(2)[3].w
+r16 = ~x ** 2
+r17 = a is not b is c
+r18 = a not in b in c
+r19 = a - b - c
+r20 = a / b * c // d % e

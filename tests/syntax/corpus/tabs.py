@@ -1,0 +1,4 @@
+def tabs(x):
+	if x:
+		return 1
+	return 0

@@ -1,0 +1,3 @@
+def größe(länge: float) -> float:
+    π = 3.14159
+    return π * länge
