@@ -71,3 +71,4 @@ from cases_scalar import *  # noqa: E402,F401,F403
 from cases_ew import *  # noqa: E402,F401,F403
 from cases_ops import *  # noqa: E402,F401,F403
 from cases_misc import *  # noqa: E402,F401,F403
+from cases_more import *  # noqa: E402,F401,F403
