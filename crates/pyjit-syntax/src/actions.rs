@@ -198,6 +198,15 @@ fn describe(e: &Expr) -> &'static str {
 }
 
 pub fn check_target(e: &Expr, ctx: TargetCtx) -> Result<(), Diagnostic> {
+    if let ExprKind::Starred(_) = e.kind {
+        return Err(Diagnostic::error("a starred target must be inside a tuple or list")
+            .with_primary(e.span, "`*` unpacking needs other targets beside it")
+            .with_help("add a trailing comma: `*a, = ...`"));
+    }
+    check_target_inner(e, ctx)
+}
+
+fn check_target_inner(e: &Expr, ctx: TargetCtx) -> Result<(), Diagnostic> {
     let verb = match ctx {
         TargetCtx::Del => "delete",
         _ => "assign to",
@@ -208,14 +217,14 @@ pub fn check_target(e: &Expr, ctx: TargetCtx) -> Result<(), Diagnostic> {
             if !matches!(ctx, TargetCtx::AugAssign | TargetCtx::AnnAssign) =>
         {
             for elt in elts {
-                check_target(elt, ctx)?;
+                check_target_inner(elt, ctx)?;
             }
             Ok(())
         }
         ExprKind::Starred(inner)
             if !matches!(ctx, TargetCtx::AugAssign | TargetCtx::AnnAssign | TargetCtx::Del) =>
         {
-            check_target(inner, ctx)
+            check_target_inner(inner, ctx)
         }
         _ => {
             let what = describe(e);

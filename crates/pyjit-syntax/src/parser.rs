@@ -246,9 +246,46 @@ fn syntax_error(lexed: &Lexed, err: ParseError<usize, Tok, Diagnostic>, text: &s
     }
 
     let prev_desc = prev.map(|p| describe_after(&p.tok)).unwrap_or_default();
-    let expects_expr = expected_has(&expected, "NAME") || expected_has(&expected, "INT");
-    let expects_colon = expected_has(&expected, ":");
     let found = if at_eof { "end of file".to_string() } else { tok.to_string() };
+    let expects_name = expected_has(&expected, "NAME");
+    let expects_expr = expected_has(&expected, "INT");
+
+    if tok == Tok::ColonEqual {
+        return Diagnostic::error("cannot use `:=` here")
+            .with_primary(span, "`:=` can only assign to a plain name")
+            .with_help("use `=` in a separate statement to assign to an attribute, subscript or tuple");
+    }
+    // `def = 3`, `class = 1`: a keyword used as a variable.
+    if let Some(p) = prev
+        && p.tok.is_keyword()
+        && ls + 1 == idx
+        && matches!(tok, Tok::Equal | Tok::ColonEqual)
+    {
+        let kw = p.tok.spelling().unwrap_or("");
+        return Diagnostic::error(format!("`{kw}` is a keyword and cannot be used as a name"))
+            .with_primary(p.span, "reserved keyword")
+            .with_help(format!("choose another name, such as `{kw}_`"));
+    }
+    if tok == Tok::Colon
+        && head.and_then(colon_context).is_none()
+        && toks[ls..idx].iter().any(|t| t.tok == Tok::Comma)
+    {
+        return Diagnostic::error("only a single target can be annotated")
+            .with_primary(span, "this annotation follows a tuple of targets")
+            .with_help("annotate each variable on its own line: `a: int = 1`");
+    }
+    if expects_name && !expects_expr && !matches!(tok, Tok::Name(_)) {
+        let msg = match prev {
+            Some(p) if p.tok.spelling().is_some() => format!("expected a name after {prev_desc}"),
+            _ => "expected a name".to_string(),
+        };
+        let mut d = Diagnostic::error(msg).with_primary(span, format!("found {found}"));
+        if tok.is_keyword() {
+            d = d.with_note(format!("{tok} is a reserved keyword and cannot be used as a name"));
+        }
+        return d;
+    }
+    let expects_colon = expected_has(&expected, ":");
 
     // `if x` NEWLINE / `def f()` NEWLINE / `if x = 1:`.
     if expects_colon

@@ -1,0 +1,125 @@
+//! `pyjit run FILE.py [-f NAME] [--mode script|trace|eager] [--backend native|interp] [ARG]...
+//! [-o OUT]`: compile a function, call it on the ARGs, print or write the result.
+//!
+//! The work is [`pyjit::run::run`], shared with the corpus test harness; this module only reads
+//! the file, prints, and maps the outcome to the exit status: 0 success, 1 compile-time error
+//! (diagnostics on stderr), 2 run-time error (message with the source location), 64 bad usage.
+
+use clap::{Args, ValueEnum};
+use pyjit::run::{Mode, RunOutcome, RunRequest};
+use pyjit::{Backend, SourceFile, output};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Exit status for a run-time error of the program.
+pub const EXIT_RUNTIME_ERROR: u8 = 2;
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ModeArg {
+    Script,
+    Trace,
+    Eager,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum BackendArg {
+    Native,
+    Interp,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The Python source file.
+    pub file: PathBuf,
+    /// The function to run (may be omitted when the file defines exactly one).
+    #[arg(short = 'f', long = "function", value_name = "NAME")]
+    pub function: Option<String>,
+    /// How the function is captured.
+    #[arg(long, value_enum, default_value = "script")]
+    pub mode: ModeArg,
+    /// What executes it (only `interp` exists so far).
+    #[arg(long, value_enum, default_value = "interp")]
+    pub backend: BackendArg,
+    /// Write the result to OUT (.npy for one array, .npz for any result) instead of printing it.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Arguments: x.npy (tensor), 3 (int), 2.5 / 1e-3 / inf / nan (float), true/false, none,
+    /// [a,b] (list), (a,b) (tuple).
+    #[arg(allow_hyphen_values = true, value_name = "ARG")]
+    pub args: Vec<String>,
+}
+
+/// Reads a source file; `Err` is the exit status after reporting.
+pub fn read_source(path: &std::path::Path) -> Result<SourceFile, u8> {
+    match std::fs::read(path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(t) => Ok(SourceFile::new(path.display().to_string(), t)),
+            Err(e) => {
+                eprintln!(
+                    "error: {} is not valid UTF-8 (first bad byte at offset {})",
+                    path.display(),
+                    e.utf8_error().valid_up_to()
+                );
+                Err(crate::EXIT_PROGRAM_ERROR)
+            }
+        },
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", path.display());
+            Err(crate::EXIT_USAGE)
+        }
+    }
+}
+
+pub fn run(args: &RunArgs) -> u8 {
+    let file = match read_source(&args.file) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let req = RunRequest {
+        function: args.function.clone(),
+        args: args.args.clone(),
+        base_dir: PathBuf::from("."),
+        mode: match args.mode {
+            ModeArg::Script => Mode::Script,
+            ModeArg::Trace => Mode::Trace,
+            ModeArg::Eager => Mode::Eager,
+        },
+        backend: match args.backend {
+            BackendArg::Native => Backend::Native,
+            BackendArg::Interp => Backend::Interp,
+        },
+    };
+    let rendered_against = file.clone();
+    let mut stdout = std::io::stdout().lock();
+    let outcome = pyjit::run::run(file, &req, &mut stdout);
+    let _ = stdout.flush();
+    match outcome {
+        RunOutcome::Ok { value, ty } => match &args.output {
+            Some(path) => match output::write(path, &value, &ty) {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    crate::EXIT_USAGE
+                }
+            },
+            None => {
+                let _ = writeln!(stdout, "{}", output::display(&value));
+                0
+            }
+        },
+        RunOutcome::CompileError(diags) => {
+            for d in &diags {
+                eprint!("{}", d.render(&rendered_against));
+            }
+            crate::EXIT_PROGRAM_ERROR
+        }
+        RunOutcome::RunError(e) => {
+            eprint!("{}", e.render());
+            EXIT_RUNTIME_ERROR
+        }
+        RunOutcome::Usage(m) => {
+            eprintln!("error: {m}");
+            crate::EXIT_USAGE
+        }
+    }
+}
