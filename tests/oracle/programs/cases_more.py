@@ -68,3 +68,13 @@ def _():
     return [C("window_sums", x, 3), C("window_sums", x, 8), C("window_sums", x, 10, note="no windows"),
             C("column", rn(3, 4), -1), C("tail_step", torch.arange(10), 1, 3), C("tail_step", torch.arange(10), -4, 2),
             C("dims_of", rn(2, 5))]
+
+
+@spec("err_defined_paths")
+def _():
+    return [
+        C("pick", 3), C("pick", 0, note="ValueError", error=True), C("pick", -2, note="Exception", error=True),
+        C("check_flag", T(0)), C("check_flag", T(1), note="raise without message", error=True),
+        C("always_raises", rn(2), error=True),
+        C("guarded_loop", T([1.0, 2.0, 3.0])), C("guarded_loop", T([1.0, -2.0, 3.0]), note="f-string with the index", error=True),
+    ]
