@@ -1,0 +1,480 @@
+//! Modules, functions and the arenas that hold a function's values, ops and regions.
+
+use crate::entities::{FuncId, Op, Region, Value};
+use crate::ops::OpKind;
+use crate::types::Type;
+use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
+use pyjit_syntax::{SourceFile, Span};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Where a value is defined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueDef {
+    /// The `index`-th result of an op.
+    Result(Op, u32),
+    /// The `index`-th parameter of a region (function parameters are the body's parameters).
+    Param(Region, u32),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValueData {
+    pub ty: Type,
+    pub def: ValueDef,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpData {
+    pub kind: OpKind,
+    pub operands: Vec<Value>,
+    pub results: Vec<Value>,
+    pub regions: Vec<Region>,
+    pub span: Span,
+    /// The region whose op list contains this op; `None` while detached.
+    pub parent: Option<Region>,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct RegionData {
+    pub params: Vec<Value>,
+    pub ops: Vec<Op>,
+    /// The op owning this region; `None` for a function body and for detached regions.
+    pub parent: Option<Op>,
+}
+
+/// One function: a body region whose parameters are the function's parameters.
+///
+/// Ops and regions are never freed: a pass removes an op by detaching it from its region
+/// ([`Function::remove_op`]); detached entities are invisible to walks, the printer and the
+/// verifier, and disappear on [`Function::compacted`] or a print/parse round trip.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    /// Parameter names, parallel to the body region's parameters.
+    pub param_names: Vec<String>,
+    pub ret: Type,
+    pub span: Span,
+    pub body: Region,
+    pub values: PrimaryMap<Value, ValueData>,
+    pub ops: PrimaryMap<Op, OpData>,
+    pub regions: PrimaryMap<Region, RegionData>,
+}
+
+/// A set of functions that may call each other (by [`FuncId`]), and the source file their spans
+/// point into (if any).
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    pub funcs: PrimaryMap<FuncId, Function>,
+    /// The source every span of the module points into. Printing writes `# file:line:col` only
+    /// when it is present. IR parsed from text gets a synthetic file (see [`crate::parse_module`]).
+    pub source: Option<Arc<SourceFile>>,
+}
+
+impl Module {
+    pub fn new() -> Module {
+        Module::default()
+    }
+
+    pub fn with_source(source: Arc<SourceFile>) -> Module {
+        Module {
+            funcs: PrimaryMap::new(),
+            source: Some(source),
+        }
+    }
+
+    /// Adds a function with an empty body (parameters only) and returns its id. Declaring every
+    /// function before building any body lets calls (and recursion) refer to callees by id.
+    pub fn declare_function(
+        &mut self,
+        name: impl Into<String>,
+        params: &[(&str, Type)],
+        ret: Type,
+        span: Span,
+    ) -> FuncId {
+        self.funcs.push(Function::new(name, params, ret, span))
+    }
+
+    pub fn push_function(&mut self, f: Function) -> FuncId {
+        self.funcs.push(f)
+    }
+
+    pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
+        self.funcs
+            .iter()
+            .find(|(_, f)| f.name == name)
+            .map(|(id, _)| id)
+    }
+
+    pub fn func(&self, id: FuncId) -> &Function {
+        &self.funcs[id]
+    }
+
+    pub fn func_mut(&mut self, id: FuncId) -> &mut Function {
+        &mut self.funcs[id]
+    }
+
+    /// Adds a compacted copy of function `id` under a new name (for specialization per
+    /// signature; calls inside keep pointing at the same callees).
+    pub fn clone_function(&mut self, id: FuncId, new_name: impl Into<String>) -> FuncId {
+        let mut f = self.funcs[id].compacted();
+        f.name = new_name.into();
+        self.funcs.push(f)
+    }
+}
+
+impl Function {
+    /// A function with the given parameters and an empty body.
+    pub fn new(name: impl Into<String>, params: &[(&str, Type)], ret: Type, span: Span) -> Function {
+        let mut f = Function {
+            name: name.into(),
+            param_names: params.iter().map(|(n, _)| n.to_string()).collect(),
+            ret,
+            span,
+            body: Region::new(0),
+            values: PrimaryMap::new(),
+            ops: PrimaryMap::new(),
+            regions: PrimaryMap::new(),
+        };
+        let types: Vec<Type> = params.iter().map(|(_, t)| t.clone()).collect();
+        f.body = f.new_region(&types);
+        f
+    }
+
+    /// The function's parameters (the body region's parameters).
+    pub fn params(&self) -> &[Value] {
+        &self.regions[self.body].params
+    }
+
+    pub fn param_types(&self) -> Vec<Type> {
+        self.params().iter().map(|&v| self.values[v].ty.clone()).collect()
+    }
+
+    // ---- values ----
+
+    pub fn value_type(&self, v: Value) -> &Type {
+        &self.values[v].ty
+    }
+
+    /// Sets a value's type: the specializer's refinement API. The caller keeps the IR
+    /// consistent (the verifier checks it); see [`Function::refine_type`] for a checked version.
+    pub fn set_value_type(&mut self, v: Value, ty: Type) {
+        self.values[v].ty = ty;
+    }
+
+    /// Refines a value's type with more facts. Fails (leaving the type alone) when the new type
+    /// contradicts the old one; for tensors, the facts of both are combined.
+    pub fn refine_type(&mut self, v: Value, ty: Type) -> Result<(), String> {
+        let old = &self.values[v].ty;
+        let new = match (old, &ty) {
+            (Type::Tensor(a), Type::Tensor(b)) => match a.meet(b) {
+                Some(m) => Type::Tensor(m),
+                None => return Err(format!("cannot refine {old} to {ty}")),
+            },
+            _ if ty.is_assignable_to(old) && old.is_assignable_to(&ty) => ty,
+            _ => return Err(format!("cannot refine {old} to {ty}")),
+        };
+        self.values[v].ty = new;
+        Ok(())
+    }
+
+    pub fn value_def(&self, v: Value) -> ValueDef {
+        self.values[v].def
+    }
+
+    /// The op defining `v`, if it is an op result.
+    pub fn defining_op(&self, v: Value) -> Option<Op> {
+        match self.values[v].def {
+            ValueDef::Result(op, _) => Some(op),
+            ValueDef::Param(..) => None,
+        }
+    }
+
+    // ---- regions ----
+
+    /// Creates a detached region with parameters of the given types.
+    pub fn new_region(&mut self, param_types: &[Type]) -> Region {
+        let r = self.regions.push(RegionData::default());
+        for (i, t) in param_types.iter().enumerate() {
+            let v = self.values.push(ValueData {
+                ty: t.clone(),
+                def: ValueDef::Param(r, i as u32),
+            });
+            self.regions[r].params.push(v);
+        }
+        r
+    }
+
+    /// Adds a parameter to a region (e.g. a loop-carried variable discovered late).
+    pub fn add_region_param(&mut self, r: Region, ty: Type) -> Value {
+        let i = self.regions[r].params.len() as u32;
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Param(r, i),
+        });
+        self.regions[r].params.push(v);
+        v
+    }
+
+    pub fn region_params(&self, r: Region) -> &[Value] {
+        &self.regions[r].params
+    }
+
+    pub fn region_ops(&self, r: Region) -> &[Op] {
+        &self.regions[r].ops
+    }
+
+    /// The last op of a region if it is a terminator.
+    pub fn terminator(&self, r: Region) -> Option<Op> {
+        let &last = self.regions[r].ops.last()?;
+        self.ops[last].kind.is_terminator().then_some(last)
+    }
+
+    // ---- ops ----
+
+    /// Creates a detached op with fresh result values of the given types. Regions are attached
+    /// to the op (their parent set).
+    pub fn create_op(
+        &mut self,
+        kind: OpKind,
+        operands: &[Value],
+        result_types: &[Type],
+        regions: &[Region],
+        span: Span,
+    ) -> Op {
+        let op = self.ops.push(OpData {
+            kind,
+            operands: operands.to_vec(),
+            results: Vec::new(),
+            regions: regions.to_vec(),
+            span,
+            parent: None,
+        });
+        for (i, t) in result_types.iter().enumerate() {
+            let v = self.values.push(ValueData {
+                ty: t.clone(),
+                def: ValueDef::Result(op, i as u32),
+            });
+            self.ops[op].results.push(v);
+        }
+        for &r in regions {
+            self.regions[r].parent = Some(op);
+        }
+        op
+    }
+
+    /// Adds a result to an op (e.g. an `if` that must yield one more variable).
+    pub fn add_result(&mut self, op: Op, ty: Type) -> Value {
+        let i = self.ops[op].results.len() as u32;
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Result(op, i),
+        });
+        self.ops[op].results.push(v);
+        v
+    }
+
+    pub fn op(&self, op: Op) -> &OpData {
+        &self.ops[op]
+    }
+
+    pub fn op_mut(&mut self, op: Op) -> &mut OpData {
+        &mut self.ops[op]
+    }
+
+    pub fn results(&self, op: Op) -> &[Value] {
+        &self.ops[op].results
+    }
+
+    pub fn result(&self, op: Op) -> Value {
+        self.ops[op].results[0]
+    }
+
+    /// Appends a detached op at the end of a region.
+    pub fn append_op(&mut self, r: Region, op: Op) {
+        self.ops[op].parent = Some(r);
+        self.regions[r].ops.push(op);
+    }
+
+    /// Inserts a detached op at `index` in a region's op list.
+    pub fn insert_op(&mut self, r: Region, index: usize, op: Op) {
+        self.ops[op].parent = Some(r);
+        let ops = &mut self.regions[r].ops;
+        let index = index.min(ops.len());
+        ops.insert(index, op);
+    }
+
+    /// Inserts a detached op just before `before` (which must be attached).
+    pub fn insert_op_before(&mut self, before: Op, op: Op) {
+        let r = self.ops[before].parent.expect("insert_op_before: anchor is detached");
+        let i = self.position(before).unwrap_or(0);
+        self.insert_op(r, i, op);
+    }
+
+    /// The index of an attached op in its region.
+    pub fn position(&self, op: Op) -> Option<usize> {
+        let r = self.ops[op].parent?;
+        self.regions[r].ops.iter().position(|&o| o == op)
+    }
+
+    /// Detaches an op (and so everything in its regions) from its region. Its results must no
+    /// longer be used; the verifier reports uses of values whose definition is gone.
+    pub fn remove_op(&mut self, op: Op) {
+        if let Some(r) = self.ops[op].parent.take() {
+            self.regions[r].ops.retain(|&o| o != op);
+        }
+    }
+
+    /// Replaces every use of `from` by `to` in the attached ops of the function.
+    pub fn replace_uses(&mut self, from: Value, to: Value) {
+        for op in self.all_ops() {
+            for v in &mut self.ops[op].operands {
+                if *v == from {
+                    *v = to;
+                }
+            }
+        }
+    }
+
+    /// How many times each value is used as an operand by attached ops.
+    pub fn use_counts(&self) -> SecondaryMap<Value, u32> {
+        let mut counts = SecondaryMap::with_capacity(self.values.len());
+        for op in self.all_ops() {
+            for &v in &self.ops[op].operands {
+                counts[v] += 1;
+            }
+        }
+        counts
+    }
+
+    // ---- walking ----
+
+    /// Calls `f` on every op of region `r` and of the regions nested in it, in pre-order (an op
+    /// before the ops of its regions, regions in order). Ops are visited in printing order.
+    pub fn walk_region(&self, r: Region, f: &mut impl FnMut(Op)) {
+        // An explicit stack instead of recursion: nesting depth comes from user programs.
+        let mut stack: Vec<(Region, usize)> = vec![(r, 0)];
+        while let Some((region, i)) = stack.pop() {
+            let Some(&op) = self.regions[region].ops.get(i) else {
+                continue;
+            };
+            stack.push((region, i + 1));
+            f(op);
+            for &inner in self.ops[op].regions.iter().rev() {
+                stack.push((inner, 0));
+            }
+        }
+    }
+
+    /// Calls `f` on every op of the function in pre-order.
+    pub fn walk(&self, f: &mut impl FnMut(Op)) {
+        self.walk_region(self.body, f)
+    }
+
+    /// Every attached op, in pre-order.
+    pub fn all_ops(&self) -> Vec<Op> {
+        let mut out = Vec::new();
+        self.walk(&mut |op| out.push(op));
+        out
+    }
+
+    /// Every attached region (the body first), in pre-order.
+    pub fn all_regions(&self) -> Vec<Region> {
+        let mut out = vec![self.body];
+        self.walk(&mut |op| out.extend(self.ops[op].regions.iter().copied()));
+        out
+    }
+
+    /// Whether region `inner` is `outer` or nested inside it.
+    pub fn region_is_within(&self, mut inner: Region, outer: Region) -> bool {
+        loop {
+            if inner == outer {
+                return true;
+            }
+            let Some(op) = self.regions[inner].parent else {
+                return false;
+            };
+            let Some(r) = self.ops[op].parent else {
+                return false;
+            };
+            inner = r;
+        }
+    }
+
+    // ---- copying ----
+
+    /// Copies region `src_region` of `src` (with everything nested) into `self` as a new
+    /// detached region. `map` translates values of `src` to values of `self`: values defined
+    /// outside the copied region must already be in it (an inliner maps the callee's parameters
+    /// to the call's arguments); values defined inside are added. Spans are kept.
+    pub fn copy_region_from(
+        &mut self,
+        src: &Function,
+        src_region: Region,
+        map: &mut HashMap<Value, Value>,
+    ) -> Region {
+        let param_types: Vec<Type> = src.regions[src_region]
+            .params
+            .iter()
+            .map(|&p| src.values[p].ty.clone())
+            .collect();
+        let r = self.new_region(&param_types);
+        for (i, &p) in src.regions[src_region].params.iter().enumerate() {
+            map.insert(p, self.regions[r].params[i]);
+        }
+        for &op in &src.regions[src_region].ops {
+            let new = self.copy_op_from(src, op, map);
+            self.append_op(r, new);
+        }
+        r
+    }
+
+    /// Copies one op (and its regions) of `src` into `self`, detached. See
+    /// [`Function::copy_region_from`] for `map`. Operands missing from `map` are kept as they are,
+    /// which is right only when `src` is `self`'s own original (cloning within a function).
+    pub fn copy_op_from(&mut self, src: &Function, op: Op, map: &mut HashMap<Value, Value>) -> Op {
+        let data = &src.ops[op];
+        let regions: Vec<Region> = data
+            .regions
+            .iter()
+            .map(|&r| self.copy_region_from(src, r, map))
+            .collect();
+        let operands: Vec<Value> = data
+            .operands
+            .iter()
+            .map(|v| *map.get(v).unwrap_or(v))
+            .collect();
+        let types: Vec<Type> = data.results.iter().map(|&v| src.values[v].ty.clone()).collect();
+        let new = self.create_op(data.kind.clone(), &operands, &types, &regions, data.span);
+        for (i, &v) in data.results.iter().enumerate() {
+            map.insert(v, self.ops[new].results[i]);
+        }
+        new
+    }
+
+    /// A copy containing only the attached entities, renumbered densely in pre-order.
+    pub fn compacted(&self) -> Function {
+        let mut f = Function::new(
+            self.name.clone(),
+            &self
+                .param_names
+                .iter()
+                .zip(self.param_types())
+                .map(|(n, t)| (n.as_str(), t))
+                .collect::<Vec<_>>(),
+            self.ret.clone(),
+            self.span,
+        );
+        let mut map: HashMap<Value, Value> = self
+            .params()
+            .iter()
+            .copied()
+            .zip(f.params().to_vec())
+            .collect();
+        for &op in &self.regions[self.body].ops {
+            let new = f.copy_op_from(self, op, &mut map);
+            let body = f.body;
+            f.append_op(body, new);
+        }
+        f
+    }
+}

@@ -1,0 +1,640 @@
+//! The op kinds of the IR and their text names.
+//!
+//! Scalar ops are explicit per type (`int.add`, `float.add`) so that every later layer (interpreter,
+//! codegen, folding) handles one meaning per kind and never re-derives Python's rules from operand
+//! types. Tensor ops are not listed here: one kind, [`OpKind::Tensor`], names an entry of the
+//! runtime's op-schema table.
+
+use crate::entities::FuncId;
+use crate::schema::OpId;
+use crate::schema::DType;
+use std::hash::{Hash, Hasher};
+
+/// A constant's value. Floats compare and hash by bit pattern (so `NaN` equals itself and `-0.0`
+/// differs from `0.0`), which is what CSE and constant pooling need.
+#[derive(Clone, Debug)]
+pub enum Const {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    None,
+    Str(String),
+    DType(DType),
+}
+
+impl PartialEq for Const {
+    fn eq(&self, other: &Const) -> bool {
+        match (self, other) {
+            (Const::Int(a), Const::Int(b)) => a == b,
+            (Const::Float(a), Const::Float(b)) => a.to_bits() == b.to_bits(),
+            (Const::Bool(a), Const::Bool(b)) => a == b,
+            (Const::None, Const::None) => true,
+            (Const::Str(a), Const::Str(b)) => a == b,
+            (Const::DType(a), Const::DType(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Const {}
+
+impl Hash for Const {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        std::mem::discriminant(self).hash(state);
+        match self {
+            Const::Int(v) => v.hash(state),
+            Const::Float(v) => v.to_bits().hash(state),
+            Const::Bool(v) => v.hash(state),
+            Const::None => {}
+            Const::Str(v) => v.hash(state),
+            Const::DType(v) => v.hash(state),
+        }
+    }
+}
+
+impl Const {
+    /// The type of the value.
+    pub fn ty(&self) -> crate::Type {
+        use crate::Type;
+        match self {
+            Const::Int(_) => Type::Int,
+            Const::Float(_) => Type::Float,
+            Const::Bool(_) => Type::Bool,
+            Const::None => Type::None,
+            Const::Str(_) => Type::Str,
+            Const::DType(_) => Type::DType,
+        }
+    }
+}
+
+/// Binary ops on two `int`s giving an `int`. Python semantics: `floordiv` and `mod` round toward
+/// negative infinity (the remainder has the divisor's sign) and raise `ZeroDivisionError` on a zero
+/// divisor; `add`/`sub`/`mul`/`pow`/`shl` wrap around on overflow (two's complement, like
+/// PyTorch's int64); `pow` with a negative exponent raises `ValueError`; `shl`/`shr` with a negative
+/// count raise `ValueError`, counts ≥ 64 give 0 (or -1 for `shr` of a negative value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntBinOp {
+    Add,
+    Sub,
+    Mul,
+    FloorDiv,
+    Mod,
+    Pow,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+}
+
+/// Unary ops on an `int` giving an `int` (`neg` and `abs` wrap on `i64::MIN`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntUnOp {
+    Neg,
+    Invert,
+    Abs,
+}
+
+/// Binary ops on two `float`s giving a `float`, with Python semantics: `div`, `floordiv` and
+/// `mod` raise `ZeroDivisionError` on a zero divisor; `floordiv` is `floor(a / b)` computed as
+/// Python does, `mod` has the divisor's sign; `pow` of a negative base to a non-integer exponent
+/// raises `ValueError` (Python would return a complex number).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FloatBinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+    Mod,
+    Pow,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FloatUnOp {
+    Neg,
+    Abs,
+}
+
+/// Comparisons; operands of one type (`int`, `float` or `bool`), result `bool`. Float comparisons
+/// are IEEE (every comparison with NaN is false except `ne`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// Non-short-circuit ops on two `bool`s (`&`, `|`, `^` on bools; `and`/`or` are `if`s).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BoolBinOp {
+    And,
+    Or,
+    Xor,
+}
+
+/// Conversions between scalar types. `float.to_int` truncates toward zero (Python's `int(x)`)
+/// and raises `ValueError` on NaN and `OverflowError` on infinities and out-of-range values.
+/// `x.to_bool` is `x != 0`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CastOp {
+    IntToFloat,
+    IntToBool,
+    FloatToInt,
+    FloatToBool,
+    BoolToInt,
+    BoolToFloat,
+}
+
+/// Python's `math` module functions (and `round`). Domain errors raise `ValueError("math domain
+/// error")` as Python does; see [`MathFn::signature`] for operand and result types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MathFn {
+    Sqrt,
+    Exp,
+    Expm1,
+    Log,
+    Log1p,
+    Log2,
+    Log10,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Erf,
+    Erfc,
+    Fabs,
+    /// `math.floor`: float → int.
+    Floor,
+    /// `math.ceil`: float → int.
+    Ceil,
+    /// `math.trunc`: float → int.
+    Trunc,
+    /// `round(x)`: float → int, half to even.
+    Round,
+    IsNan,
+    IsInf,
+    IsFinite,
+    /// `math.pow(x, y)`: float, float → float.
+    Pow,
+    Atan2,
+    Fmod,
+    Copysign,
+}
+
+/// One component of a tensor subscript (`x[i, 1:3, None, ..., mask]`); a `List[Index]` is the
+/// `Index[]` argument of the runtime's `index` and `index_put_` ops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IndexKind {
+    /// `index.int(%i)`: `x[i]`, removes the dimension (negative counts from the end).
+    Int,
+    /// `index.slice(%start, %stop, %step)`: `Optional[int]`, `Optional[int]`, `int` → `x[a:b:c]`.
+    Slice,
+    /// `index.none()`: `x[None]`, inserts a dimension of size 1.
+    None,
+    /// `index.ellipsis()`: `x[...]`.
+    Ellipsis,
+    /// `index.tensor(%t)`: a bool mask or an integer index tensor.
+    Tensor,
+}
+
+impl IndexKind {
+    pub const ALL: [IndexKind; 5] = [
+        IndexKind::Int,
+        IndexKind::Slice,
+        IndexKind::None,
+        IndexKind::Ellipsis,
+        IndexKind::Tensor,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            IndexKind::Int => "int",
+            IndexKind::Slice => "slice",
+            IndexKind::None => "none",
+            IndexKind::Ellipsis => "ellipsis",
+            IndexKind::Tensor => "tensor",
+        }
+    }
+
+    /// The operand types.
+    pub fn operands(self) -> Vec<crate::Type> {
+        use crate::Type;
+        match self {
+            IndexKind::Int => vec![Type::Int],
+            IndexKind::Slice => vec![Type::optional(Type::Int), Type::optional(Type::Int), Type::Int],
+            IndexKind::None | IndexKind::Ellipsis => vec![],
+            IndexKind::Tensor => vec![Type::tensor()],
+        }
+    }
+}
+
+/// What an op does. Operands, results, owned regions and the span live in [`crate::OpData`].
+/// The text name of each kind is in the comment; docs/ir.md gives each one's full semantics.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum OpKind {
+    /// `const`: no operands, one result of the constant's type.
+    Const(Const),
+    /// `int.add` …: (int, int) → int.
+    IntBin(IntBinOp),
+    /// `int.neg`, `int.invert`, `int.abs`: int → int.
+    IntUn(IntUnOp),
+    /// `float.add` …: (float, float) → float.
+    FloatBin(FloatBinOp),
+    /// `float.neg`, `float.abs`.
+    FloatUn(FloatUnOp),
+    /// `int.lt` …: (int, int) → bool.
+    IntCmp(CmpOp),
+    /// `float.lt` …: (float, float) → bool.
+    FloatCmp(CmpOp),
+    /// `bool.eq` …: (bool, bool) → bool (`False < True`).
+    BoolCmp(CmpOp),
+    /// `bool.and`, `bool.or`, `bool.xor`: (bool, bool) → bool.
+    BoolBin(BoolBinOp),
+    /// `bool.not`: bool → bool.
+    Not,
+    /// `int.to_float` …
+    Cast(CastOp),
+    /// `math.sqrt` …
+    Math(MathFn),
+    /// `select(%c, %a, %b)`: `%a if %c else %b` of two values of one type, both already computed.
+    Select,
+    /// `tensor.NAME(...)`: an op of the runtime's schema table; operands follow the schema's
+    /// parameters, results its returns.
+    Tensor(OpId),
+    /// `index.int(%i)` …: one component of a subscript, of type `Index`.
+    Index(IndexKind),
+    /// `tuple.new(...)`: elements → `Tuple[...]`.
+    TupleNew,
+    /// `tuple.get[i]`: `Tuple[...]` → its `i`-th element (a constant index).
+    TupleGet(u32),
+    /// `list.new(...)`: elements (all of the element type) → a fresh `List[T]`.
+    ListNew,
+    /// `list.get(%l, %i)`: Python indexing (negative from the end), `IndexError` when out of range.
+    ListGet,
+    /// `list.set(%l, %i, %v)`: in place, no result; indexing as `list.get`.
+    ListSet,
+    /// `list.append(%l, %v)`: in place, no result.
+    ListAppend,
+    /// `list.len(%l)` → int.
+    ListLen,
+    /// `opt.none()` → `Optional[T]` holding no value.
+    OptNone,
+    /// `opt.wrap(%v)`: T → `Optional[T]`.
+    OptWrap,
+    /// `opt.unwrap(%o)`: `Optional[T]` → T; raises `RuntimeError` ("unwrapping None") when empty.
+    OptUnwrap,
+    /// `opt.is_none(%o)`: `Optional[T]` → bool.
+    OptIsNone,
+    /// `str.of[spec](%v)`: Python's `format(v, spec)` (`str(v)` for an empty spec) of any value,
+    /// tensors printed as PyTorch prints them.
+    StrOf(String),
+    /// `str.concat(...)`: strings → their concatenation.
+    StrConcat,
+    /// `undef()`: a placeholder of any type that is never read (TorchScript's
+    /// `prim::Uninitialized`), e.g. the carried return value of a loop before an early return.
+    Undef,
+    /// `if %c { … } else { … }`: two regions without parameters, each ending in `yield` (or
+    /// `raise`); the results are the yielded values of the region that ran.
+    If,
+    /// `loop(%max_trip, %cond, %carried...) body(%i, %c...) { … }`, TorchScript's `prim::Loop`:
+    /// runs the body while `i < max_trip` and the condition holds; the body yields
+    /// `(continue_condition, carried...)`; the results are the final carried values.
+    Loop,
+    /// `yield ...`: terminates an `if` or `loop` region.
+    Yield,
+    /// `return %v`: terminates a function body.
+    Return,
+    /// `raise[Class](%msg)`: raises `Class(msg)`; a terminator.
+    Raise(String),
+    /// `check[Class](%cond, %msg)`: raises `Class(msg)` when `%cond` is false (`assert`).
+    Check(String),
+    /// `guard[expected, "message"](%v)`: the tracer's assumption that scalar `%v` equals
+    /// `expected`. A failed guard is not an error: it makes the caller re-trace.
+    Guard { expected: Const, message: String },
+    /// `print(...)`: prints its operands separated by spaces, then a newline, as Python would.
+    Print,
+    /// `call @f(...)`: calls a function of the module.
+    Call(FuncId),
+}
+
+impl OpKind {
+    /// Whether the op ends a region.
+    pub fn is_terminator(&self) -> bool {
+        matches!(self, OpKind::Yield | OpKind::Return | OpKind::Raise(_))
+    }
+
+    /// How many regions the op owns.
+    pub fn region_count(&self) -> usize {
+        match self {
+            OpKind::If => 2,
+            OpKind::Loop => 1,
+            _ => 0,
+        }
+    }
+
+    /// Whether the op does something besides computing its results: writes memory (in-place
+    /// tensor ops, `list.set`, `list.append`), prints, raises on purpose (`raise`, `check`),
+    /// checks a guard, transfers control (terminators), or may do any of these (`call`, and
+    /// `if`/`loop`, whose regions a pass must inspect itself). An op without side effects whose
+    /// results are unused may be deleted (accepting that an error it could have raised, like a
+    /// shape mismatch, disappears with it, as in TorchScript's DCE).
+    pub fn has_side_effects(&self) -> bool {
+        match self {
+            OpKind::ListSet
+            | OpKind::ListAppend
+            | OpKind::Print
+            | OpKind::Raise(_)
+            | OpKind::Check(_)
+            | OpKind::Guard { .. }
+            | OpKind::Yield
+            | OpKind::Return
+            | OpKind::Call(_)
+            | OpKind::If
+            | OpKind::Loop => true,
+            OpKind::Tensor(id) => crate::schema::is_inplace(*id),
+            _ => false,
+        }
+    }
+
+    /// Whether the op can fail at run time for some operand values (division by zero, index out
+    /// of range, shape mismatch, a math domain error, unwrapping `None` …). Ops that neither have
+    /// side effects nor may raise can be hoisted and speculated freely.
+    pub fn may_raise(&self) -> bool {
+        match self {
+            OpKind::IntBin(op) => matches!(
+                op,
+                IntBinOp::FloorDiv | IntBinOp::Mod | IntBinOp::Pow | IntBinOp::Shl | IntBinOp::Shr
+            ),
+            OpKind::FloatBin(op) => matches!(
+                op,
+                FloatBinOp::Div | FloatBinOp::FloorDiv | FloatBinOp::Mod | FloatBinOp::Pow
+            ),
+            OpKind::Cast(c) => *c == CastOp::FloatToInt,
+            OpKind::Math(_)
+            | OpKind::Tensor(_)
+            | OpKind::ListGet
+            | OpKind::ListSet
+            | OpKind::OptUnwrap
+            | OpKind::StrOf(_)
+            | OpKind::Index(IndexKind::Slice)
+            | OpKind::Raise(_)
+            | OpKind::Check(_)
+            | OpKind::Call(_)
+            | OpKind::If
+            | OpKind::Loop => true,
+            _ => false,
+        }
+    }
+
+    /// Whether a result may be a fresh mutable object (a list, or a tensor whose storage later
+    /// in-place ops could write): two such ops with equal operands are *not* interchangeable
+    /// unless no result is ever mutated, so CSE needs alias facts before merging them.
+    pub fn returns_fresh_object(&self) -> bool {
+        match self {
+            OpKind::ListNew | OpKind::Call(_) | OpKind::If | OpKind::Loop => true,
+            OpKind::Tensor(id) => crate::schema::returns_mutable(*id),
+            _ => false,
+        }
+    }
+
+    /// No side effects, cannot raise, no fresh mutable result: two instances with equal
+    /// operands always give equal results, and an unused one can always be deleted.
+    pub fn is_pure(&self) -> bool {
+        !self.has_side_effects() && !self.may_raise() && !self.returns_fresh_object()
+    }
+
+    /// The op's name in the text format (`int.add`, `tensor.max.dim`, `if` …).
+    pub fn name(&self) -> String {
+        match self {
+            OpKind::Tensor(id) => format!("tensor.{}", crate::schema::op_name(*id)),
+            OpKind::Math(m) => format!("math.{}", m.name()),
+            OpKind::Index(k) => format!("index.{}", k.name()),
+            other => simple_name(other).unwrap_or("?").to_string(),
+        }
+    }
+}
+
+/// Names of the kinds without a payload in the name, and the reverse map for the parser.
+pub(crate) fn simple_name(kind: &OpKind) -> Option<&'static str> {
+    SIMPLE_KINDS
+        .iter()
+        .find(|(_, k)| same_simple(k, kind))
+        .map(|(n, _)| *n)
+}
+
+/// Whether two kinds are the same, ignoring payloads that are not part of the name
+/// (const values, tuple indices, class names, messages, callees).
+fn same_simple(a: &OpKind, b: &OpKind) -> bool {
+    match (a, b) {
+        (OpKind::Const(_), OpKind::Const(_))
+        | (OpKind::TupleGet(_), OpKind::TupleGet(_))
+        | (OpKind::StrOf(_), OpKind::StrOf(_))
+        | (OpKind::Raise(_), OpKind::Raise(_))
+        | (OpKind::Check(_), OpKind::Check(_))
+        | (OpKind::Guard { .. }, OpKind::Guard { .. })
+        | (OpKind::Call(_), OpKind::Call(_)) => true,
+        _ => a == b,
+    }
+}
+
+/// Every kind whose name does not come from a table elsewhere, with placeholder payloads.
+pub(crate) static SIMPLE_KINDS: std::sync::LazyLock<Vec<(&'static str, OpKind)>> =
+    std::sync::LazyLock::new(|| vec![
+    ("const", OpKind::Const(Const::None)),
+    ("int.add", OpKind::IntBin(IntBinOp::Add)),
+    ("int.sub", OpKind::IntBin(IntBinOp::Sub)),
+    ("int.mul", OpKind::IntBin(IntBinOp::Mul)),
+    ("int.floordiv", OpKind::IntBin(IntBinOp::FloorDiv)),
+    ("int.mod", OpKind::IntBin(IntBinOp::Mod)),
+    ("int.pow", OpKind::IntBin(IntBinOp::Pow)),
+    ("int.and", OpKind::IntBin(IntBinOp::BitAnd)),
+    ("int.or", OpKind::IntBin(IntBinOp::BitOr)),
+    ("int.xor", OpKind::IntBin(IntBinOp::BitXor)),
+    ("int.shl", OpKind::IntBin(IntBinOp::Shl)),
+    ("int.shr", OpKind::IntBin(IntBinOp::Shr)),
+    ("int.neg", OpKind::IntUn(IntUnOp::Neg)),
+    ("int.invert", OpKind::IntUn(IntUnOp::Invert)),
+    ("int.abs", OpKind::IntUn(IntUnOp::Abs)),
+    ("float.add", OpKind::FloatBin(FloatBinOp::Add)),
+    ("float.sub", OpKind::FloatBin(FloatBinOp::Sub)),
+    ("float.mul", OpKind::FloatBin(FloatBinOp::Mul)),
+    ("float.div", OpKind::FloatBin(FloatBinOp::Div)),
+    ("float.floordiv", OpKind::FloatBin(FloatBinOp::FloorDiv)),
+    ("float.mod", OpKind::FloatBin(FloatBinOp::Mod)),
+    ("float.pow", OpKind::FloatBin(FloatBinOp::Pow)),
+    ("float.neg", OpKind::FloatUn(FloatUnOp::Neg)),
+    ("float.abs", OpKind::FloatUn(FloatUnOp::Abs)),
+    ("int.eq", OpKind::IntCmp(CmpOp::Eq)),
+    ("int.ne", OpKind::IntCmp(CmpOp::Ne)),
+    ("int.lt", OpKind::IntCmp(CmpOp::Lt)),
+    ("int.le", OpKind::IntCmp(CmpOp::Le)),
+    ("int.gt", OpKind::IntCmp(CmpOp::Gt)),
+    ("int.ge", OpKind::IntCmp(CmpOp::Ge)),
+    ("float.eq", OpKind::FloatCmp(CmpOp::Eq)),
+    ("float.ne", OpKind::FloatCmp(CmpOp::Ne)),
+    ("float.lt", OpKind::FloatCmp(CmpOp::Lt)),
+    ("float.le", OpKind::FloatCmp(CmpOp::Le)),
+    ("float.gt", OpKind::FloatCmp(CmpOp::Gt)),
+    ("float.ge", OpKind::FloatCmp(CmpOp::Ge)),
+    ("bool.eq", OpKind::BoolCmp(CmpOp::Eq)),
+    ("bool.ne", OpKind::BoolCmp(CmpOp::Ne)),
+    ("bool.lt", OpKind::BoolCmp(CmpOp::Lt)),
+    ("bool.le", OpKind::BoolCmp(CmpOp::Le)),
+    ("bool.gt", OpKind::BoolCmp(CmpOp::Gt)),
+    ("bool.ge", OpKind::BoolCmp(CmpOp::Ge)),
+    ("bool.and", OpKind::BoolBin(BoolBinOp::And)),
+    ("bool.or", OpKind::BoolBin(BoolBinOp::Or)),
+    ("bool.xor", OpKind::BoolBin(BoolBinOp::Xor)),
+    ("bool.not", OpKind::Not),
+    ("int.to_float", OpKind::Cast(CastOp::IntToFloat)),
+    ("int.to_bool", OpKind::Cast(CastOp::IntToBool)),
+    ("float.to_int", OpKind::Cast(CastOp::FloatToInt)),
+    ("float.to_bool", OpKind::Cast(CastOp::FloatToBool)),
+    ("bool.to_int", OpKind::Cast(CastOp::BoolToInt)),
+    ("bool.to_float", OpKind::Cast(CastOp::BoolToFloat)),
+    ("select", OpKind::Select),
+    ("tuple.new", OpKind::TupleNew),
+    ("tuple.get", OpKind::TupleGet(0)),
+    ("list.new", OpKind::ListNew),
+    ("list.get", OpKind::ListGet),
+    ("list.set", OpKind::ListSet),
+    ("list.append", OpKind::ListAppend),
+    ("list.len", OpKind::ListLen),
+    ("opt.none", OpKind::OptNone),
+    ("opt.wrap", OpKind::OptWrap),
+    ("opt.unwrap", OpKind::OptUnwrap),
+    ("opt.is_none", OpKind::OptIsNone),
+    ("str.of", OpKind::StrOf(String::new())),
+    ("str.concat", OpKind::StrConcat),
+    ("undef", OpKind::Undef),
+    ("if", OpKind::If),
+    ("loop", OpKind::Loop),
+    ("yield", OpKind::Yield),
+    ("return", OpKind::Return),
+    ("raise", OpKind::Raise(String::new())),
+    ("check", OpKind::Check(String::new())),
+    (
+        "guard",
+        OpKind::Guard {
+            expected: Const::None,
+            message: String::new(),
+        },
+    ),
+    ("print", OpKind::Print),
+    ("call", OpKind::Call(FuncId::from_u32(0))),
+]);
+
+impl MathFn {
+    pub const ALL: [MathFn; 30] = [
+        MathFn::Sqrt,
+        MathFn::Exp,
+        MathFn::Expm1,
+        MathFn::Log,
+        MathFn::Log1p,
+        MathFn::Log2,
+        MathFn::Log10,
+        MathFn::Sin,
+        MathFn::Cos,
+        MathFn::Tan,
+        MathFn::Asin,
+        MathFn::Acos,
+        MathFn::Atan,
+        MathFn::Sinh,
+        MathFn::Cosh,
+        MathFn::Tanh,
+        MathFn::Erf,
+        MathFn::Erfc,
+        MathFn::Fabs,
+        MathFn::Floor,
+        MathFn::Ceil,
+        MathFn::Trunc,
+        MathFn::Round,
+        MathFn::IsNan,
+        MathFn::IsInf,
+        MathFn::IsFinite,
+        MathFn::Pow,
+        MathFn::Atan2,
+        MathFn::Fmod,
+        MathFn::Copysign,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MathFn::Sqrt => "sqrt",
+            MathFn::Exp => "exp",
+            MathFn::Expm1 => "expm1",
+            MathFn::Log => "log",
+            MathFn::Log1p => "log1p",
+            MathFn::Log2 => "log2",
+            MathFn::Log10 => "log10",
+            MathFn::Sin => "sin",
+            MathFn::Cos => "cos",
+            MathFn::Tan => "tan",
+            MathFn::Asin => "asin",
+            MathFn::Acos => "acos",
+            MathFn::Atan => "atan",
+            MathFn::Sinh => "sinh",
+            MathFn::Cosh => "cosh",
+            MathFn::Tanh => "tanh",
+            MathFn::Erf => "erf",
+            MathFn::Erfc => "erfc",
+            MathFn::Fabs => "fabs",
+            MathFn::Floor => "floor",
+            MathFn::Ceil => "ceil",
+            MathFn::Trunc => "trunc",
+            MathFn::Round => "round",
+            MathFn::IsNan => "isnan",
+            MathFn::IsInf => "isinf",
+            MathFn::IsFinite => "isfinite",
+            MathFn::Pow => "pow",
+            MathFn::Atan2 => "atan2",
+            MathFn::Fmod => "fmod",
+            MathFn::Copysign => "copysign",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<MathFn> {
+        MathFn::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// Operand types and result type: all operands are `float`.
+    pub fn signature(self) -> (usize, crate::Type) {
+        use crate::Type;
+        match self {
+            MathFn::Floor | MathFn::Ceil | MathFn::Trunc | MathFn::Round => (1, Type::Int),
+            MathFn::IsNan | MathFn::IsInf | MathFn::IsFinite => (1, Type::Bool),
+            MathFn::Pow | MathFn::Atan2 | MathFn::Fmod | MathFn::Copysign => (2, Type::Float),
+            _ => (1, Type::Float),
+        }
+    }
+}
+
+/// Looks up a kind by its text name (`int.add`, `math.sqrt`, `item.int`); kinds with payloads get
+/// placeholder payloads the parser then fills in. Tensor ops are looked up in the schema table.
+pub(crate) fn kind_from_name(name: &str) -> Option<OpKind> {
+    if let Some(m) = name.strip_prefix("math.") {
+        return MathFn::from_name(m).map(OpKind::Math);
+    }
+    if let Some(k) = name.strip_prefix("index.") {
+        return IndexKind::ALL
+            .into_iter()
+            .find(|i| i.name() == k)
+            .map(OpKind::Index);
+    }
+    if let Some(t) = name.strip_prefix("tensor.") {
+        return crate::schema::lookup_op(t).map(OpKind::Tensor);
+    }
+    SIMPLE_KINDS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, k)| k.clone())
+}
