@@ -10,11 +10,13 @@ Usage: /work/pyenv/bin/python tests/oracle/programs/check.py
 """
 import contextlib
 import importlib.util
+import inspect
 import io
 import json
 import os
 import re
 import sys
+import typing
 import warnings
 import zipfile
 
@@ -139,6 +141,12 @@ def main():
             fields = line.split()
             fn = getattr(mod, fields[0])
             args = [parse_arg(a, d, manifest[name]["numpy"]) for a in fields[1:]]
+            if inspect.isfunction(fn):
+                # an int literal for a `float` parameter is converted at the call, as pyjit does
+                hints = typing.get_type_hints(fn)
+                params = list(inspect.signature(fn).parameters)
+                args = [float(a) if type(a) is int and hints.get(p) in (float, typing.Optional[float]) else a
+                        for a, p in zip(args, params)]
             buf = io.StringIO()
             err = None
             with contextlib.redirect_stdout(buf), warnings.catch_warnings():

@@ -181,6 +181,34 @@ def encode_value(v, key, out, annot=None):
     raise Unencodable("cannot encode result %r" % (v,))
 
 
+def annotation_mismatch(v, annot):
+    """Where eager Python's value disagrees with the static type (e.g. an int returned from a
+    `-> float` function: Python keeps the int, the language converts), the eager result is not the
+    truth for the compiler; such programs must be rewritten.  Returns a description or None."""
+    if annot is None or v is None:
+        return None
+    if annot in (int, float, bool):
+        if type(v) is not annot:
+            return "%r is %s, annotated %s" % (v, type(v).__name__, annot.__name__)
+        return None
+    origin, sub = typing.get_origin(annot), typing.get_args(annot)
+    if origin is list and isinstance(v, list):
+        for e in v:
+            m = annotation_mismatch(e, sub[0])
+            if m:
+                return m
+    if origin is tuple and isinstance(v, tuple) and len(sub) == len(v):
+        for e, a in zip(v, sub):
+            m = annotation_mismatch(e, a)
+            if m:
+                return m
+    if origin is typing.Union:
+        inner = [a for a in sub if a is not type(None)]
+        if len(inner) == 1:
+            return annotation_mismatch(v, inner[0])
+    return None
+
+
 def encode_result(v, annot):
     """Arrays of a top-level result, following `pyjit run -o X.npz`, and its type string."""
     out = {}
@@ -316,6 +344,21 @@ class ArcTracer:
         return local(frame, event, arg) or local
 
 
+def as_declared(fn, args):
+    """Convert int arguments of `float` / `Optional[float]` parameters to float, as the language
+    does at the call boundary (eager Python would keep the int inside the function)."""
+    if not inspect.isfunction(fn):
+        return args
+    hints = typing.get_type_hints(fn)
+    params = list(inspect.signature(fn).parameters)
+    out = list(args)
+    for i, a in enumerate(out):
+        h = hints.get(params[i]) if i < len(params) else None
+        if h in (float, typing.Optional[float]) and type(a) is int:
+            out[i] = float(a)
+    return out
+
+
 def run_eager(fn, args, tracer=None):
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf), warnings.catch_warnings():
@@ -420,7 +463,7 @@ def gen_program(name):
         with open(os.path.join(d, "args.txt"), "w") as f:
             f.write(line + "\n")
         fn = getattr(mod, fname)
-        (status, value), out = run_eager(fn, clone_args(args), tracer)
+        (status, value), out = run_eager(fn, as_declared(fn, clone_args(args)), tracer)
         entry = {"case": k, "fn": fname, "args": line, "note": note}
         if out:
             with open(os.path.join(d, "stdout.txt"), "w") as f:
@@ -442,6 +485,9 @@ def gen_program(name):
             if annot is None and scripted.get(fname) is not None:
                 # a `# type:` comment: TorchScript has parsed it for us
                 annot = SCHEMA_TYPES.get(str(scripted[fname].schema.returns[0].type))
+            bad = annotation_mismatch(value, annot)
+            if bad:
+                raise SystemExit("%s case %d: result %s" % (name, k, bad))
             arrays, rtype = encode_result(value, annot)
             write_npz(os.path.join(d, "expected.npz"), arrays)
             with open(os.path.join(d, "result.txt"), "w") as f:
