@@ -21,3 +21,10 @@ def while_tensor(x: Tensor) -> int:
         x = x[1:]
         n += 1
     return n
+
+
+def if_on_tensor(x: Tensor) -> int:
+    # a one-element tensor condition becomes a bool; more elements is a run-time error
+    if x > 0:
+        return 1
+    return 0

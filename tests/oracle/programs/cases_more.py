@@ -59,7 +59,9 @@ def _():
 def _():
     return [C("both", T([0.9, -0.1])), C("both", T([0.9, 0.1])), C("both", T([0.1, -2.0])), C("both", T([0.1, 0.2])),
             C("not_tensor", T([0.0, 0.0])), C("not_tensor", T([0.0, 1.0])),
-            C("while_tensor", T([1.0, 1.0, 1.0, 0.5])), C("while_tensor", T([0, 1]))]
+            C("while_tensor", T([1.0, 1.0, 1.0, 0.5])), C("while_tensor", T([0, 1])),
+            C("if_on_tensor", T([2.0])), C("if_on_tensor", T(-1)), C("if_on_tensor", T([[True]])),
+            C("if_on_tensor", T([1.0, 2.0]), note="condition with two elements", error=True)]
 
 
 @spec("slicing_variables")
