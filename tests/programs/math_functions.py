@@ -22,3 +22,8 @@ def gelu_scalar(x: float) -> float:
 
 def bad_sqrt(x: float) -> float:
     return math.sqrt(x)
+
+
+def nan_checks() -> List[bool]:
+    v = math.nan
+    return [math.isnan(v), v == v, v != v, v < 1.0, math.isinf(-math.inf), math.isnan(math.inf - math.inf)]

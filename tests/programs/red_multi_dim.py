@@ -18,3 +18,13 @@ def reduce_then_loop(x: Tensor) -> Tensor:
 
 def bad_dim(x: Tensor) -> Tensor:
     return x.sum(2)
+
+
+def empty_reductions(x: Tensor) -> List[Tensor]:
+    # sum/prod/mean of no elements are defined (mean is nan); any/all too
+    return [x.sum(), x.prod(), x.mean(), x.any(), x.all(), x.sum(0)]
+
+
+def empty_max(x: Tensor) -> Tensor:
+    # max has no identity: PyTorch raises on an empty tensor
+    return x.max()

@@ -23,7 +23,9 @@ def _():
 
 @spec("red_multi_dim")
 def _():
-    return [C("dims3", rn(2, 3, 4)), C("reduce_then_loop", rn(4, 6)), C("bad_dim", rn(2, 3), note="dim out of range", error=True)]
+    return [C("dims3", rn(2, 3, 4)), C("reduce_then_loop", rn(4, 6)), C("bad_dim", rn(2, 3), note="dim out of range", error=True),
+            C("empty_reductions", rn(0)), C("empty_reductions", torch.zeros(0, 3, dtype=f64)),
+            C("empty_max", T([3.0, -1.0])), C("empty_max", rn(0), note="max of an empty tensor", error=True)]
 
 
 @spec("red_scan_softmax")

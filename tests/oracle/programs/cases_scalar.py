@@ -109,6 +109,7 @@ def _():
         C("rounding", 2.5), C("rounding", 3.5), C("rounding", -2.5), C("rounding", -2.7), C("rounding", 2.2),
         C("constants"), C("gelu_scalar", 0.7), C("gelu_scalar", -1.3),
         C("bad_sqrt", -1.0, note="math domain error", error=True),
+        C("nan_checks"),
     ]
 
 
