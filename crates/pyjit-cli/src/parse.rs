@@ -2,6 +2,7 @@
 
 use clap::Args;
 use pyjit_syntax::{SourceFile, dump, parse_module, unparse};
+use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -34,11 +35,9 @@ pub fn run(args: &ParseArgs) -> u8 {
     let file = SourceFile::new(args.file.display().to_string(), text);
     match parse_module(&file) {
         Ok(module) => {
-            if args.unparse {
-                print!("{}", unparse(&module));
-            } else {
-                print!("{}", dump(&module));
-            }
+            let out = if args.unparse { unparse(&module) } else { dump(&module) };
+            // A closed pipe (`pyjit parse f.py | head`) is not an error worth a panic.
+            let _ = std::io::stdout().lock().write_all(out.as_bytes());
             0
         }
         Err(diags) => {

@@ -54,6 +54,10 @@ impl Dumper {
     }
 
     fn stmt(&mut self, d: usize, s: &Stmt) {
+        crate::grow(|| self.stmt_inner(d, s))
+    }
+
+    fn stmt_inner(&mut self, d: usize, s: &Stmt) {
         let sp = Some(s.span);
         match &s.kind {
             StmtKind::FunctionDef(f) => {
@@ -281,6 +285,10 @@ impl Dumper {
     }
 
     fn expr(&mut self, d: usize, e: &Expr) {
+        crate::grow(|| self.expr_inner(d, e))
+    }
+
+    fn expr_inner(&mut self, d: usize, e: &Expr) {
         let sp = Some(e.span);
         match &e.kind {
             ExprKind::Name(n) => self.line(d, &format!("Name {n}"), sp),

@@ -592,11 +592,14 @@ impl<'a> Layout<'a> {
                 }
                 self.nesting.close()
             }
-            Tok::Comma | Tok::Semi | Tok::Colon => {
+            // Not `:`: it separates a lambda's parameters from a body nested inside it.
+            Tok::Comma | Tok::Semi => {
                 self.nesting.separator();
                 true
             }
             Tok::Name(_) | Tok::Int(_) | Tok::Float(_) | Tok::Imag(_) | Tok::Str(_) => true,
+            // Assignment and annotation punctuation never deepens an expression.
+            Tok::Colon | Tok::Equal | Tok::Rarrow => true,
             Tok::True | Tok::False | Tok::None | Tok::Ellipsis => true,
             _ => self.nesting.add(1),
         };

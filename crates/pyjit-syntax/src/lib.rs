@@ -30,6 +30,12 @@ pub use normalize::{strip_spans, strip_spans_expr};
 pub use span::{LineCol, SourceFile, Span};
 pub use unparse::{unparse, unparse_expr};
 
+/// Runs `f` with at least 64 KiB of stack left, growing it onto the heap if needed. The recursive
+/// walks of this crate call it once per tree level.
+pub(crate) fn grow<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, f)
+}
+
 /// Parses a whole file into a module. On failure, the diagnostics (currently the first syntax
 /// error) each carry a primary span inside the file.
 pub fn parse_module(file: &SourceFile) -> Result<ast::Module, Vec<Diagnostic>> {

@@ -77,6 +77,10 @@ impl Unparser {
     }
 
     fn stmt(&mut self, level: usize, s: &Stmt) {
+        crate::grow(|| self.stmt_inner(level, s))
+    }
+
+    fn stmt_inner(&mut self, level: usize, s: &Stmt) {
         match &s.kind {
             StmtKind::FunctionDef(f) => {
                 for d in &f.decorators {
@@ -367,6 +371,10 @@ impl Unparser {
 
     /// `e` printed so that it parses back at precedence level `min` or tighter.
     fn expr_str(&mut self, e: &Expr, min: u8) -> String {
+        crate::grow(|| self.expr_str_inner(e, min))
+    }
+
+    fn expr_str_inner(&mut self, e: &Expr, min: u8) -> String {
         let inner = self.expr_inner(e);
         // Yield and walrus are parenthesised everywhere except where `value_str` allows them.
         let always = matches!(

@@ -1,0 +1,114 @@
+//! `pyjit compile FILE.py [-f NAME] --emit ir [ARG]...`: print a function's IR — the generic
+//! scripted IR, or, given example ARGs (same syntax as `pyjit run`), the IR specialized for
+//! their signature (dtype and rank of each tensor, the kinds of the other values).
+//!
+//! Exit status: 0 success, 1 compile-time error, 64 bad usage.
+
+use clap::{Args, ValueEnum};
+use pyjit::Program;
+use pyjit::args::{fit_arg, parse_arg};
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Emit {
+    /// The IR in its text format (docs/ir.md).
+    Ir,
+}
+
+#[derive(Args)]
+pub struct CompileArgs {
+    /// The Python source file.
+    pub file: PathBuf,
+    /// The function to compile (may be omitted when the file defines exactly one).
+    #[arg(short = 'f', long = "function", value_name = "NAME")]
+    pub function: Option<String>,
+    /// What to print.
+    #[arg(long, value_enum, default_value = "ir")]
+    pub emit: Emit,
+    /// Example arguments (as for `pyjit run`): print the IR specialized for their signature.
+    #[arg(allow_hyphen_values = true, value_name = "ARG")]
+    pub args: Vec<String>,
+}
+
+pub fn run(args: &CompileArgs) -> u8 {
+    let file = match crate::run::read_source(&args.file) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let lits = match args.args.iter().map(|a| parse_arg(a)).collect::<Result<Vec<_>, _>>() {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return crate::EXIT_USAGE;
+        }
+    };
+    let rendered_against = file.clone();
+    let program = match Program::compile(file) {
+        Ok(p) => p,
+        Err(diags) => {
+            for d in &diags {
+                eprint!("{}", d.render(&rendered_against));
+            }
+            return crate::EXIT_PROGRAM_ERROR;
+        }
+    };
+    let name = match pyjit::run::pick_function(&program, args.function.as_deref()) {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return crate::EXIT_USAGE;
+        }
+    };
+    let Emit::Ir = args.emit;
+    if lits.is_empty() {
+        let Some(id) = program.module().function_by_name(&name) else {
+            return crate::EXIT_USAGE;
+        };
+        print!("{}", pyjit::ir::print_function(program.module(), id));
+        return 0;
+    }
+    let params = match program.params(&name) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return crate::EXIT_USAGE;
+        }
+    };
+    if lits.len() > params.len() {
+        eprintln!(
+            "error: {name}() takes {} argument(s) but {} were given",
+            params.len(),
+            lits.len()
+        );
+        return crate::EXIT_USAGE;
+    }
+    let defaults = program.defaults(&name).unwrap_or_default();
+    let mut values = Vec::new();
+    for (i, (pname, pty)) in params.iter().enumerate() {
+        let v = match lits.get(i) {
+            Some(lit) => fit_arg(lit, pty, pname, Path::new(".")),
+            None => defaults
+                .get(i)
+                .cloned()
+                .flatten()
+                .ok_or_else(|| format!("{name}() is missing an argument for parameter `{pname}`")),
+        };
+        match v {
+            Ok(v) => values.push(v),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return crate::EXIT_USAGE;
+            }
+        }
+    }
+    match program.specialize(&name, &values) {
+        Ok((module, id)) => {
+            print!("{}", pyjit::ir::print_function(&module, id));
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            crate::EXIT_USAGE
+        }
+    }
+}
