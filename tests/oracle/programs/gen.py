@@ -1,7 +1,7 @@
 """Oracle for the end-to-end program corpus (tests/programs/).
 
 Runs every program of tests/programs/*.py eagerly under real PyTorch (or NumPy, for the
-NumPy-spelling programs) on the argument sets declared in cases.py, and writes, for each case k,
+NumPy-spelling programs) on the argument sets declared in cases*.py, and writes, for each case k,
 tests/programs/<name>.cases/<k>/ with args.txt, argN.npy, expected.npz (or error.txt), result.txt
 and stdout.txt, plus tests/programs/manifest.json.  The format is documented in
 tests/programs/README.md.
@@ -9,6 +9,10 @@ tests/programs/README.md.
 Eager PyTorch is the truth (LANGUAGE.md).  torch.jit.script is only *probed*: whether it accepts
 each function and whether its result agrees with eager is recorded in the manifest, never used
 as the expected output.
+
+Checks before anything is accepted: each case raises exactly when it is marked `error=True`; the
+cases together run every statement of the program and take both sides of every `if` (traced);
+no result contradicts its return annotation.
 
 Everything written is deterministic: inputs come from per-program seeds, .npz archives are
 written with fixed zip timestamps, and paths in messages are made relative to the repository.
