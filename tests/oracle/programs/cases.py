@@ -72,3 +72,4 @@ from cases_ew import *  # noqa: E402,F401,F403
 from cases_ops import *  # noqa: E402,F401,F403
 from cases_misc import *  # noqa: E402,F401,F403
 from cases_more import *  # noqa: E402,F401,F403
+from cases_alg import *  # noqa: E402,F401,F403
