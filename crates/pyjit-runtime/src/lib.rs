@@ -5,3 +5,23 @@
 //!
 //! This layer depends on no other pyjit crate. It must never panic on any input: every failure is a
 //! typed [`error::RuntimeError`] value.
+
+pub mod dispatch;
+pub mod dtype;
+pub mod element;
+pub mod error;
+pub mod index;
+pub mod ops;
+pub mod print;
+pub mod promotion;
+pub mod schema;
+pub mod tensor;
+pub mod value;
+
+pub use dispatch::{bind, call, call_by_name};
+pub use dtype::{DType, promote};
+pub use element::Element;
+pub use error::{BindError, ErrorKind, RuntimeError};
+pub use schema::{ArgInfo, OpId, OpSchema, TensorInfo, TypeInfo};
+pub use tensor::{RawView, Tensor};
+pub use value::{Scalar, TensorIndex, Value};

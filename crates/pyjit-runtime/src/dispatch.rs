@@ -1,0 +1,685 @@
+//! Calling ops by [`OpId`] with dynamically typed [`Value`] arguments.
+//!
+//! [`call`] takes the arguments in schema order with defaults filled in — exactly what
+//! [`bind`] (or [`crate::schema::resolve`]) produces — and returns the results (one value per
+//! schema return; `Tensor[]` returns are one [`Value::TensorList`]). Each schema has one kernel,
+//! looked up once in a table indexed by `OpId`.
+
+use std::sync::OnceLock;
+
+pub use crate::schema::{bind, resolve};
+
+use crate::dtype::DType;
+use crate::error::{BindError, Result, RuntimeError};
+use crate::ops::{self, BinaryOp, Input};
+use crate::schema::{self, OpId};
+use crate::tensor::{Tensor, fmt_list};
+use crate::value::{Scalar, TensorIndex, Value};
+
+type Kernel = fn(&[Value]) -> Result<Vec<Value>>;
+
+/// Calls op `id` with arguments in schema order (defaults filled in; see [`bind`]).
+pub fn call(id: OpId, args: &[Value]) -> Result<Vec<Value>> {
+    let s = schema::schema(id);
+    if args.len() != s.params.len() {
+        return Err(RuntimeError::Bind(BindError::TooManyArguments {
+            op: s.qualified_name(),
+            max: s.params.len(),
+            got: args.len(),
+        }));
+    }
+    let k = kernels().get(id.0 as usize).copied().unwrap_or(missing);
+    k(args)
+}
+
+/// Resolves the overload of `name`, binds and calls it: the one-stop entry for eager callers.
+pub fn call_by_name(
+    name: &str,
+    positional: Vec<Value>,
+    keywords: Vec<(String, Value)>,
+) -> Result<Vec<Value>> {
+    let (id, args) = resolve(name, positional, keywords)?;
+    call(id, &args)
+}
+
+fn missing(_: &[Value]) -> Result<Vec<Value>> {
+    Err(RuntimeError::NotImplemented("op has no kernel".into()))
+}
+
+fn kernels() -> &'static [Kernel] {
+    static K: OnceLock<Vec<Kernel>> = OnceLock::new();
+    K.get_or_init(|| {
+        schema::all()
+            .map(|(_, s)| kernel_for(&s.name, &s.overload).unwrap_or(missing))
+            .collect()
+    })
+}
+
+/// Whether every schema has a kernel (checked by a test).
+pub fn has_kernel(id: OpId) -> bool {
+    let s = schema::schema(id);
+    kernel_for(&s.name, &s.overload).is_some()
+}
+
+// ------------------------------------------------------------------------------- arg access
+
+fn wrong(i: usize, want: &str, got: &Value) -> RuntimeError {
+    RuntimeError::Bind(BindError::WrongType {
+        op: "call".into(),
+        param: format!("#{i}"),
+        expected: want.into(),
+        found: got.type_name().into(),
+    })
+}
+
+fn arg(a: &[Value], i: usize) -> Result<&Value> {
+    a.get(i).ok_or_else(|| {
+        RuntimeError::Bind(BindError::MissingArgument {
+            op: "call".into(),
+            param: format!("#{i}"),
+        })
+    })
+}
+
+fn t(a: &[Value], i: usize) -> Result<&Tensor> {
+    let v = arg(a, i)?;
+    v.as_tensor().ok_or_else(|| wrong(i, "Tensor", v))
+}
+
+fn sc(a: &[Value], i: usize) -> Result<Scalar> {
+    let v = arg(a, i)?;
+    v.as_scalar().ok_or_else(|| wrong(i, "Scalar", v))
+}
+
+fn int(a: &[Value], i: usize) -> Result<i64> {
+    let v = arg(a, i)?;
+    match v {
+        Value::Int(x) => Ok(*x),
+        Value::Bool(b) => Ok(*b as i64),
+        _ => Err(wrong(i, "int", v)),
+    }
+}
+
+fn boolean(a: &[Value], i: usize) -> Result<bool> {
+    let v = arg(a, i)?;
+    v.as_bool().ok_or_else(|| wrong(i, "bool", v))
+}
+
+fn float(a: &[Value], i: usize) -> Result<f64> {
+    let v = arg(a, i)?;
+    match v {
+        Value::Bool(b) => Ok(*b as u8 as f64),
+        _ => v.as_float().ok_or_else(|| wrong(i, "float", v)),
+    }
+}
+
+fn opt_dtype(a: &[Value], i: usize) -> Result<Option<DType>> {
+    match arg(a, i)? {
+        Value::None => Ok(None),
+        Value::DType(d) => Ok(Some(*d)),
+        v => Err(wrong(i, "ScalarType?", v)),
+    }
+}
+
+fn dtype(a: &[Value], i: usize) -> Result<DType> {
+    let v = arg(a, i)?;
+    v.as_dtype().ok_or_else(|| wrong(i, "ScalarType", v))
+}
+
+fn ints(a: &[Value], i: usize) -> Result<Vec<i64>> {
+    let v = arg(a, i)?;
+    v.as_int_list().ok_or_else(|| wrong(i, "int[]", v))
+}
+
+fn opt_ints(a: &[Value], i: usize) -> Result<Option<Vec<i64>>> {
+    match arg(a, i)? {
+        Value::None => Ok(None),
+        _ => ints(a, i).map(Some),
+    }
+}
+
+fn opt_int(a: &[Value], i: usize) -> Result<Option<i64>> {
+    match arg(a, i)? {
+        Value::None => Ok(None),
+        _ => int(a, i).map(Some),
+    }
+}
+
+fn opt_sc(a: &[Value], i: usize) -> Result<Option<Scalar>> {
+    match arg(a, i)? {
+        Value::None => Ok(None),
+        _ => sc(a, i).map(Some),
+    }
+}
+
+fn opt_t(a: &[Value], i: usize) -> Result<Option<&Tensor>> {
+    match arg(a, i)? {
+        Value::None => Ok(None),
+        _ => t(a, i).map(Some),
+    }
+}
+
+fn string(a: &[Value], i: usize) -> Result<Option<&str>> {
+    match arg(a, i)? {
+        Value::None => Ok(None),
+        Value::Str(s) => Ok(Some(s)),
+        v => Err(wrong(i, "str", v)),
+    }
+}
+
+fn tensors(a: &[Value], i: usize) -> Result<Vec<Tensor>> {
+    match arg(a, i)? {
+        Value::TensorList(v) => Ok(v.clone()),
+        Value::List(items) => items
+            .iter()
+            .map(|v| {
+                v.as_tensor()
+                    .cloned()
+                    .ok_or_else(|| wrong(i, "Tensor[]", v))
+            })
+            .collect(),
+        v => Err(wrong(i, "Tensor[]", v)),
+    }
+}
+
+fn indices(a: &[Value], i: usize) -> Result<&[TensorIndex]> {
+    match arg(a, i)? {
+        Value::Indices(v) => Ok(v),
+        v => Err(wrong(i, "Index[]", v)),
+    }
+}
+
+fn one(t: Tensor) -> Result<Vec<Value>> {
+    Ok(vec![Value::Tensor(t)])
+}
+
+fn pair((x, y): (Tensor, Tensor)) -> Result<Vec<Value>> {
+    Ok(vec![Value::Tensor(x), Value::Tensor(y)])
+}
+
+fn list(v: Vec<Tensor>) -> Result<Vec<Value>> {
+    Ok(vec![Value::TensorList(v)])
+}
+
+/// Input operand from an argument that is either a tensor or a Python scalar.
+fn input(a: &[Value], i: usize) -> Result<Input<'_>> {
+    let v = arg(a, i)?;
+    match v {
+        Value::Tensor(t) => Ok(Input::T(t)),
+        _ => v
+            .as_scalar()
+            .map(Input::S)
+            .ok_or_else(|| wrong(i, "Tensor or Scalar", v)),
+    }
+}
+
+fn bin(op: BinaryOp, a: &[Value]) -> Result<Vec<Value>> {
+    one(ops::binary(op, input(a, 0)?, input(a, 1)?)?)
+}
+
+/// Writes `result` into `target` with the rules of in-place ops: the result must have the
+/// target's shape (no broadcasting of the target) and be castable to its dtype.
+pub fn write_inplace(target: &Tensor, result: &Tensor) -> Result<Tensor> {
+    if result.shape() != target.shape() {
+        return Err(RuntimeError::Shape(format!(
+            "output with shape [{}] doesn't match the broadcast shape [{}]",
+            fmt_list(target.shape()),
+            fmt_list(result.shape())
+        )));
+    }
+    if !DType::can_cast(result.dtype(), target.dtype()) {
+        return Err(RuntimeError::DType(format!(
+            "result type {} can't be cast to the desired output type {}",
+            result.dtype().scalar_type_name(),
+            target.dtype().scalar_type_name()
+        )));
+    }
+    target.copy_(result)?;
+    Ok(target.clone())
+}
+
+fn inplace_bin(op: BinaryOp, a: &[Value]) -> Result<Vec<Value>> {
+    let target = t(a, 0)?;
+    let r = ops::binary(op, Input::T(target), input(a, 1)?)?;
+    one(write_inplace(target, &r)?)
+}
+
+fn add_like(a: &[Value], subtract: bool, reverse: bool) -> Result<Vec<Value>> {
+    let alpha = sc(a, 2)?;
+    let (x, y) = (input(a, 0)?, input(a, 1)?);
+    if reverse {
+        one(ops::add_alpha(y, x, alpha, subtract)?)
+    } else {
+        one(ops::add_alpha(x, y, alpha, subtract)?)
+    }
+}
+
+fn scalar_value(s: Scalar) -> Value {
+    Value::scalar(s)
+}
+
+fn item_of(x: &Tensor) -> Result<Scalar> {
+    x.item()
+}
+
+// ------------------------------------------------------------------------------- the table
+
+fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
+    use BinaryOp::*;
+    let k: Kernel = match (name, overload) {
+        // creation
+        ("zeros", _) => |a| one(ops::zeros(&ints(a, 0)?, opt_dtype(a, 1)?)?),
+        ("ones", _) => |a| one(ops::ones(&ints(a, 0)?, opt_dtype(a, 1)?)?),
+        ("empty", _) => |a| one(ops::empty(&ints(a, 0)?, opt_dtype(a, 1)?)?),
+        ("full", _) => |a| one(ops::full(&ints(a, 0)?, sc(a, 1)?, opt_dtype(a, 2)?)?),
+        ("arange", "") => |a| {
+            one(ops::arange(
+                Scalar::Int(0),
+                sc(a, 0)?,
+                Scalar::Int(1),
+                opt_dtype(a, 1)?,
+            )?)
+        },
+        ("arange", "start") => |a| {
+            one(ops::arange(
+                sc(a, 0)?,
+                sc(a, 1)?,
+                Scalar::Int(1),
+                opt_dtype(a, 2)?,
+            )?)
+        },
+        ("arange", "start_step") => |a| {
+            one(ops::arange(
+                sc(a, 0)?,
+                sc(a, 1)?,
+                sc(a, 2)?,
+                opt_dtype(a, 3)?,
+            )?)
+        },
+        ("linspace", _) => |a| {
+            one(ops::linspace(
+                sc(a, 0)?,
+                sc(a, 1)?,
+                int(a, 2)?,
+                opt_dtype(a, 3)?,
+            )?)
+        },
+        ("eye", "") => |a| one(ops::eye(int(a, 0)?, None, opt_dtype(a, 1)?)?),
+        ("eye", "m") => |a| one(ops::eye(int(a, 0)?, Some(int(a, 1)?), opt_dtype(a, 2)?)?),
+        ("zeros_like", _) => |a| one(ops::zeros_like(t(a, 0)?, opt_dtype(a, 1)?)?),
+        ("ones_like", _) => |a| one(ops::ones_like(t(a, 0)?, opt_dtype(a, 1)?)?),
+        ("empty_like", _) => |a| one(ops::zeros_like(t(a, 0)?, opt_dtype(a, 1)?)?),
+        ("full_like", _) => |a| one(ops::full_like(t(a, 0)?, sc(a, 1)?, opt_dtype(a, 2)?)?),
+        ("tensor", _) => |a| one(ops::tensor(arg(a, 0)?, opt_dtype(a, 1)?)?),
+        ("scalar_tensor", _) => |a| one(ops::scalar_tensor(sc(a, 0)?, opt_dtype(a, 1)?)),
+        // binary
+        ("add", _) => |a| add_like(a, false, false),
+        ("sub", _) => |a| add_like(a, true, false),
+        ("rsub", _) => |a| add_like(a, true, true),
+        ("mul", _) => |a| bin(Mul, a),
+        ("div", "Tensor" | "Scalar") | ("true_divide", _) => |a| bin(Div, a),
+        ("div", _) => |a| one(ops::div_mode(input(a, 0)?, input(a, 1)?, string(a, 2)?)?),
+        ("rdiv", _) => |a| one(ops::binary(Div, input(a, 1)?, input(a, 0)?)?),
+        ("floor_divide", _) => |a| bin(DivFloor, a),
+        ("rfloordiv", _) => |a| one(ops::binary(DivFloor, input(a, 1)?, input(a, 0)?)?),
+        ("remainder", _) => |a| bin(Remainder, a),
+        ("fmod", _) => |a| bin(Fmod, a),
+        ("pow", _) => |a| bin(Pow, a),
+        ("atan2", _) => |a| bin(Atan2, a),
+        ("maximum", _) | ("max", "other") => |a| bin(Maximum, a),
+        ("minimum", _) | ("min", "other") => |a| bin(Minimum, a),
+        ("eq", _) => |a| bin(Eq, a),
+        ("ne", _) => |a| bin(Ne, a),
+        ("lt", _) => |a| bin(Lt, a),
+        ("le", _) => |a| bin(Le, a),
+        ("gt", _) => |a| bin(Gt, a),
+        ("ge", _) => |a| bin(Ge, a),
+        ("logical_and", _) => |a| bin(LogicalAnd, a),
+        ("logical_or", _) => |a| bin(LogicalOr, a),
+        ("logical_xor", _) => |a| bin(LogicalXor, a),
+        ("bitwise_and", _) => |a| bin(BitAnd, a),
+        ("bitwise_or", _) => |a| bin(BitOr, a),
+        ("bitwise_xor", _) => |a| bin(BitXor, a),
+        ("bitwise_left_shift", _) => |a| bin(Shl, a),
+        ("bitwise_right_shift", _) => |a| bin(Shr, a),
+        // unary
+        ("neg", _) => |a| one(ops::neg(t(a, 0)?)?),
+        ("positive", _) => |a| one(ops::positive(t(a, 0)?)?),
+        ("abs", _) => |a| one(ops::abs(t(a, 0)?)?),
+        ("sign", _) => |a| one(ops::sign(t(a, 0)?)?),
+        ("exp", _) => |a| one(ops::exp(t(a, 0)?)?),
+        ("expm1", _) => |a| one(ops::expm1(t(a, 0)?)?),
+        ("log", _) => |a| one(ops::log(t(a, 0)?)?),
+        ("log1p", _) => |a| one(ops::log1p(t(a, 0)?)?),
+        ("log2", _) => |a| one(ops::log2(t(a, 0)?)?),
+        ("log10", _) => |a| one(ops::log10(t(a, 0)?)?),
+        ("sqrt", _) => |a| one(ops::sqrt(t(a, 0)?)?),
+        ("rsqrt", _) => |a| one(ops::rsqrt(t(a, 0)?)?),
+        ("reciprocal", _) => |a| one(ops::reciprocal(t(a, 0)?)?),
+        ("square", _) => |a| one(ops::square(t(a, 0)?)?),
+        ("sin", _) => |a| one(ops::sin(t(a, 0)?)?),
+        ("cos", _) => |a| one(ops::cos(t(a, 0)?)?),
+        ("tan", _) => |a| one(ops::tan(t(a, 0)?)?),
+        ("tanh", _) => |a| one(ops::tanh(t(a, 0)?)?),
+        ("asin", _) => |a| one(ops::asin(t(a, 0)?)?),
+        ("acos", _) => |a| one(ops::acos(t(a, 0)?)?),
+        ("atan", _) => |a| one(ops::atan(t(a, 0)?)?),
+        ("sinh", _) => |a| one(ops::sinh(t(a, 0)?)?),
+        ("cosh", _) => |a| one(ops::cosh(t(a, 0)?)?),
+        ("sigmoid", _) => |a| one(ops::sigmoid(t(a, 0)?)?),
+        ("erf", _) => |a| one(ops::erf(t(a, 0)?)?),
+        ("relu", _) => |a| one(ops::relu(t(a, 0)?)?),
+        ("gelu", _) => |a| one(ops::gelu(t(a, 0)?, string(a, 1)?.unwrap_or("none"))?),
+        ("silu", _) => |a| one(ops::silu(t(a, 0)?)?),
+        ("softplus", _) => |a| one(ops::softplus(t(a, 0)?, float(a, 1)?, float(a, 2)?)?),
+        ("leaky_relu", _) => |a| one(ops::leaky_relu(t(a, 0)?, float(a, 1)?)?),
+        ("floor", _) => |a| one(ops::floor(t(a, 0)?)?),
+        ("ceil", _) => |a| one(ops::ceil(t(a, 0)?)?),
+        ("round", "") => |a| one(ops::round(t(a, 0)?)?),
+        ("round", "decimals") => |a| one(ops::round_decimals(t(a, 0)?, int(a, 1)?)?),
+        ("trunc", _) => |a| one(ops::trunc(t(a, 0)?)?),
+        ("clamp" | "clip", "") => |a| {
+            let (lo, hi) = (opt_sc(a, 1)?, opt_sc(a, 2)?);
+            one(ops::clamp(t(a, 0)?, lo.map(Input::S), hi.map(Input::S))?)
+        },
+        ("clamp" | "clip", "Tensor") => |a| {
+            let (lo, hi) = (opt_t(a, 1)?, opt_t(a, 2)?);
+            one(ops::clamp(t(a, 0)?, lo.map(Input::T), hi.map(Input::T))?)
+        },
+        ("logical_not", _) => |a| one(ops::logical_not(t(a, 0)?)?),
+        ("bitwise_not", _) => |a| one(ops::bitwise_not(t(a, 0)?)?),
+        ("isnan", _) => |a| one(ops::isnan(t(a, 0)?)?),
+        ("isinf", _) => |a| one(ops::isinf(t(a, 0)?)?),
+        ("isfinite", _) => |a| one(ops::isfinite(t(a, 0)?)?),
+        ("where", _) => |a| one(ops::where_(t(a, 0)?, input(a, 1)?, input(a, 2)?)?),
+        // reductions
+        ("sum", "") => |a| one(ops::sum(t(a, 0)?, None, false, opt_dtype(a, 1)?)?),
+        ("sum", _) => |a| {
+            one(ops::sum(
+                t(a, 0)?,
+                opt_ints(a, 1)?.as_deref(),
+                boolean(a, 2)?,
+                opt_dtype(a, 3)?,
+            )?)
+        },
+        ("mean", "") => |a| one(ops::mean(t(a, 0)?, None, false, opt_dtype(a, 1)?)?),
+        ("mean", _) => |a| {
+            one(ops::mean(
+                t(a, 0)?,
+                opt_ints(a, 1)?.as_deref(),
+                boolean(a, 2)?,
+                opt_dtype(a, 3)?,
+            )?)
+        },
+        ("prod", "") => |a| one(ops::prod(t(a, 0)?, None, false, opt_dtype(a, 1)?)?),
+        ("prod", _) => |a| {
+            one(ops::prod(
+                t(a, 0)?,
+                Some(&[int(a, 1)?]),
+                boolean(a, 2)?,
+                opt_dtype(a, 3)?,
+            )?)
+        },
+        ("max", "") => |a| one(ops::max_all(t(a, 0)?)?),
+        ("max", "dim") => |a| pair(ops::max_dim(t(a, 0)?, int(a, 1)?, boolean(a, 2)?)?),
+        ("min", "") => |a| one(ops::min_all(t(a, 0)?)?),
+        ("min", "dim") => |a| pair(ops::min_dim(t(a, 0)?, int(a, 1)?, boolean(a, 2)?)?),
+        ("amax", _) => |a| one(ops::amax(t(a, 0)?, &ints(a, 1)?, boolean(a, 2)?)?),
+        ("amin", _) => |a| one(ops::amin(t(a, 0)?, &ints(a, 1)?, boolean(a, 2)?)?),
+        ("argmax", _) => |a| one(ops::argmax(t(a, 0)?, opt_int(a, 1)?, boolean(a, 2)?)?),
+        ("argmin", _) => |a| one(ops::argmin(t(a, 0)?, opt_int(a, 1)?, boolean(a, 2)?)?),
+        ("all", "") => |a| one(ops::all(t(a, 0)?, None, false)?),
+        ("all", _) => |a| one(ops::all(t(a, 0)?, Some(int(a, 1)?), boolean(a, 2)?)?),
+        ("any", "") => |a| one(ops::any(t(a, 0)?, None, false)?),
+        ("any", _) => |a| one(ops::any(t(a, 0)?, Some(int(a, 1)?), boolean(a, 2)?)?),
+        ("var", "") => |a| {
+            one(ops::var(
+                t(a, 0)?,
+                None,
+                boolean(a, 1)? as u8 as f64,
+                false,
+            )?)
+        },
+        ("var", "dim") => |a| {
+            one(ops::var(
+                t(a, 0)?,
+                opt_ints(a, 1)?.as_deref(),
+                boolean(a, 2)? as u8 as f64,
+                boolean(a, 3)?,
+            )?)
+        },
+        ("var", _) => |a| {
+            one(ops::var(
+                t(a, 0)?,
+                opt_ints(a, 1)?.as_deref(),
+                opt_sc(a, 2)?.map_or(1.0, Scalar::to_f64),
+                boolean(a, 3)?,
+            )?)
+        },
+        ("std", "") => |a| {
+            one(ops::std(
+                t(a, 0)?,
+                None,
+                boolean(a, 1)? as u8 as f64,
+                false,
+            )?)
+        },
+        ("std", "dim") => |a| {
+            one(ops::std(
+                t(a, 0)?,
+                opt_ints(a, 1)?.as_deref(),
+                boolean(a, 2)? as u8 as f64,
+                boolean(a, 3)?,
+            )?)
+        },
+        ("std", _) => |a| {
+            one(ops::std(
+                t(a, 0)?,
+                opt_ints(a, 1)?.as_deref(),
+                opt_sc(a, 2)?.map_or(1.0, Scalar::to_f64),
+                boolean(a, 3)?,
+            )?)
+        },
+        ("norm", "Scalar") => |a| one(ops::norm(t(a, 0)?, float(a, 1)?, None, false)?),
+        ("norm", _) => |a| {
+            one(ops::norm(
+                t(a, 0)?,
+                opt_sc(a, 1)?.map_or(2.0, Scalar::to_f64),
+                Some(&ints(a, 2)?),
+                boolean(a, 3)?,
+            )?)
+        },
+        ("logsumexp", _) => |a| one(ops::logsumexp(t(a, 0)?, &ints(a, 1)?, boolean(a, 2)?)?),
+        ("softmax", _) => |a| one(ops::softmax(t(a, 0)?, int(a, 1)?, opt_dtype(a, 2)?)?),
+        ("log_softmax", _) => |a| one(ops::log_softmax(t(a, 0)?, int(a, 1)?, opt_dtype(a, 2)?)?),
+        ("cumsum", _) => |a| one(ops::cumsum(t(a, 0)?, int(a, 1)?, opt_dtype(a, 2)?)?),
+        ("cumprod", _) => |a| one(ops::cumprod(t(a, 0)?, int(a, 1)?, opt_dtype(a, 2)?)?),
+        // linear algebra
+        ("matmul", _) => |a| one(ops::matmul(t(a, 0)?, t(a, 1)?)?),
+        ("mm", _) => |a| one(ops::mm(t(a, 0)?, t(a, 1)?)?),
+        ("bmm", _) => |a| one(ops::bmm(t(a, 0)?, t(a, 1)?)?),
+        ("mv", _) => |a| one(ops::mv(t(a, 0)?, t(a, 1)?)?),
+        ("dot", _) => |a| one(ops::dot(t(a, 0)?, t(a, 1)?)?),
+        ("outer", _) => |a| one(ops::outer(t(a, 0)?, t(a, 1)?)?),
+        ("t", _) => |a| one(t(a, 0)?.t()?),
+        ("linear", _) => |a| one(ops::linear(t(a, 0)?, t(a, 1)?, opt_t(a, 2)?)?),
+        // shape
+        ("size", "") => |a| {
+            Ok(vec![Value::IntList(
+                t(a, 0)?.shape().iter().map(|&d| d as i64).collect(),
+            )])
+        },
+        ("size", _) => |a| Ok(vec![Value::Int(t(a, 0)?.size(int(a, 1)?)? as i64)]),
+        ("dim", _) => |a| Ok(vec![Value::Int(t(a, 0)?.dim() as i64)]),
+        ("numel", _) => |a| Ok(vec![Value::Int(t(a, 0)?.numel() as i64)]),
+        ("reshape", _) => |a| one(t(a, 0)?.reshape(&ints(a, 1)?)?),
+        ("view", _) => |a| one(t(a, 0)?.view(&ints(a, 1)?)?),
+        ("flatten", _) => |a| one(t(a, 0)?.flatten(int(a, 1)?, int(a, 2)?)?),
+        ("squeeze", "") => |a| one(t(a, 0)?.squeeze()),
+        ("squeeze", _) => |a| one(t(a, 0)?.squeeze_dim(int(a, 1)?)?),
+        ("unsqueeze", _) => |a| one(t(a, 0)?.unsqueeze(int(a, 1)?)?),
+        ("transpose", _) => |a| one(t(a, 0)?.transpose(int(a, 1)?, int(a, 2)?)?),
+        ("permute", _) => |a| one(t(a, 0)?.permute(&ints(a, 1)?)?),
+        ("expand", _) => |a| one(t(a, 0)?.expand(&ints(a, 1)?)?),
+        ("expand_as", _) => |a| one(t(a, 0)?.broadcast_to(t(a, 1)?.shape())?),
+        ("contiguous", _) => |a| one(t(a, 0)?.contiguous()?),
+        ("clone", _) => |a| one(t(a, 0)?.clone_data()?),
+        ("cat", _) => |a| one(ops::cat(&tensors(a, 0)?, int(a, 1)?)?),
+        ("stack", _) => |a| one(ops::stack(&tensors(a, 0)?, int(a, 1)?)?),
+        ("split", "Tensor") => |a| list(ops::split(t(a, 0)?, int(a, 1)?, int(a, 2)?)?),
+        ("split", _) => |a| list(ops::split_sizes(t(a, 0)?, &ints(a, 1)?, int(a, 2)?)?),
+        ("chunk", _) => |a| list(ops::chunk(t(a, 0)?, int(a, 1)?, int(a, 2)?)?),
+        ("flip", _) => |a| one(ops::flip(t(a, 0)?, &ints(a, 1)?)?),
+        ("repeat", _) => |a| one(ops::repeat(t(a, 0)?, &ints(a, 1)?)?),
+        // conversion
+        ("item", _) => |a| Ok(vec![scalar_value(item_of(t(a, 0)?)?)]),
+        ("to", _) => |a| one(t(a, 0)?.to_dtype(dtype(a, 1)?)?),
+        ("float", _) => |a| one(t(a, 0)?.to_dtype(DType::Float32)?),
+        ("double", _) => |a| one(t(a, 0)?.to_dtype(DType::Float64)?),
+        ("long", _) => |a| one(t(a, 0)?.to_dtype(DType::Int64)?),
+        ("int", _) => |a| one(t(a, 0)?.to_dtype(DType::Int32)?),
+        ("bool", _) => |a| one(t(a, 0)?.to_dtype(DType::Bool)?),
+        ("Float", _) => |a| Ok(vec![Value::Float(item_of(t(a, 0)?)?.to_f64())]),
+        ("Int", _) => |a| {
+            let s = item_of(t(a, 0)?)?;
+            if let Scalar::Float(f) = s {
+                if !f.is_finite() {
+                    return Err(RuntimeError::Value(format!(
+                        "cannot convert float {} to integer",
+                        crate::print::python_float_repr(f)
+                    )));
+                }
+            }
+            Ok(vec![Value::Int(s.to_i64())])
+        },
+        ("Bool", _) => |a| Ok(vec![Value::Bool(item_of(t(a, 0)?)?.to_bool())]),
+        // indexing
+        ("index", _) => |a| one(ops::index(t(a, 0)?, indices(a, 1)?)?),
+        ("index_select", _) => |a| one(ops::index_select(t(a, 0)?, int(a, 1)?, t(a, 2)?)?),
+        ("gather", _) => |a| one(ops::gather(t(a, 0)?, int(a, 1)?, t(a, 2)?)?),
+        ("masked_fill", "Scalar") => {
+            |a| one(ops::masked_fill_scalar(t(a, 0)?, t(a, 1)?, sc(a, 2)?)?)
+        }
+        ("masked_fill", _) => |a| one(ops::masked_fill(t(a, 0)?, t(a, 1)?, t(a, 2)?)?),
+        ("masked_select", _) => |a| one(ops::masked_select(t(a, 0)?, t(a, 1)?)?),
+        // in place
+        ("index_put_", "") => |a| one(ops::index_put_(t(a, 0)?, indices(a, 1)?, t(a, 2)?)?),
+        ("index_put_", _) => |a| one(ops::index_put_scalar_(t(a, 0)?, indices(a, 1)?, sc(a, 2)?)?),
+        ("masked_fill_", "Scalar") => |a| {
+            let x = t(a, 0)?;
+            one(ops::masked_fill_(
+                x,
+                t(a, 1)?,
+                &Tensor::scalar_typed(sc(a, 2)?, x.dtype()),
+            )?)
+        },
+        ("masked_fill_", _) => |a| one(ops::masked_fill_(t(a, 0)?, t(a, 1)?, t(a, 2)?)?),
+        ("copy_", _) => |a| {
+            let x = t(a, 0)?;
+            x.copy_(t(a, 1)?)?;
+            one(x.clone())
+        },
+        ("fill_", "Scalar") => |a| {
+            let x = t(a, 0)?;
+            x.fill_(sc(a, 1)?)?;
+            one(x.clone())
+        },
+        ("fill_", _) => |a| {
+            let x = t(a, 0)?;
+            let v = t(a, 1)?;
+            if v.dim() != 0 {
+                return Err(RuntimeError::Shape(format!(
+                    "fill_ only supports 0-dimension value tensor but got tensor with {} dimensions.",
+                    v.dim()
+                )));
+            }
+            x.fill_(v.item()?)?;
+            one(x.clone())
+        },
+        ("zero_", _) => |a| {
+            let x = t(a, 0)?;
+            x.fill_(Scalar::Int(0))?;
+            one(x.clone())
+        },
+        ("add_", _) => |a| {
+            let x = t(a, 0)?;
+            let r = ops::add_alpha(Input::T(x), input(a, 1)?, sc(a, 2)?, false)?;
+            one(write_inplace(x, &r)?)
+        },
+        ("sub_", _) => |a| {
+            let x = t(a, 0)?;
+            let r = ops::add_alpha(Input::T(x), input(a, 1)?, sc(a, 2)?, true)?;
+            one(write_inplace(x, &r)?)
+        },
+        ("mul_", _) => |a| inplace_bin(Mul, a),
+        ("div_", _) => |a| inplace_bin(Div, a),
+        ("floor_divide_", _) => |a| inplace_bin(DivFloor, a),
+        ("remainder_", _) => |a| inplace_bin(Remainder, a),
+        ("pow_", _) => |a| inplace_bin(Pow, a),
+        ("bitwise_and_", _) => |a| inplace_bin(BitAnd, a),
+        ("bitwise_or_", _) => |a| inplace_bin(BitOr, a),
+        ("bitwise_xor_", _) => |a| inplace_bin(BitXor, a),
+        ("bitwise_left_shift_", _) => |a| inplace_bin(Shl, a),
+        ("bitwise_right_shift_", _) => |a| inplace_bin(Shr, a),
+        ("clamp_", _) => |a| {
+            let x = t(a, 0)?;
+            let (lo, hi) = (opt_sc(a, 1)?, opt_sc(a, 2)?);
+            let r = ops::clamp(x, lo.map(Input::S), hi.map(Input::S))?;
+            one(write_inplace(x, &r)?)
+        },
+        ("relu_", _) => |a| {
+            let x = t(a, 0)?;
+            one(write_inplace(x, &ops::relu(x)?)?)
+        },
+        ("neg_", _) => |a| {
+            let x = t(a, 0)?;
+            one(write_inplace(x, &ops::neg(x)?)?)
+        },
+        _ => return None,
+    };
+    Some(k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_schema_has_a_kernel() {
+        for (id, s) in schema::all() {
+            assert!(has_kernel(id), "no kernel for {}", s.signature);
+        }
+    }
+
+    #[test]
+    fn call_by_name_and_inplace_aliasing() {
+        let x = Value::Tensor(Tensor::from_slice(&[1.0f32, 2.0, 3.0]));
+        let r = call_by_name("add", vec![x.clone(), Value::Int(1)], vec![]).unwrap();
+        assert_eq!(
+            r[0].as_tensor().unwrap().to_vec::<f32>(),
+            vec![2.0, 3.0, 4.0]
+        );
+        let xt = x.as_tensor().unwrap().clone();
+        let view = xt.slice(0, Some(1), None, 1).unwrap();
+        call_by_name(
+            "add_",
+            vec![Value::Tensor(view), Value::Float(10.0)],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(xt.to_vec::<f32>(), vec![1.0, 12.0, 13.0]);
+        // float32 += float64 keeps float32
+        let d = Value::Tensor(Tensor::from_slice(&[0.5f64, 0.5, 0.5]));
+        let r = call_by_name("add_", vec![x.clone(), d], vec![]).unwrap();
+        assert_eq!(r[0].as_tensor().unwrap().dtype(), DType::Float32);
+        // int += float is an error
+        let i = Value::Tensor(Tensor::from_slice(&[1i64]));
+        let e = call_by_name("add_", vec![i, Value::Float(1.5)], vec![]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "result type Float can't be cast to the desired output type Long"
+        );
+        let r = call_by_name("max", vec![x.clone(), Value::Int(0)], vec![]).unwrap();
+        assert_eq!(r.len(), 2);
+    }
+}

@@ -1,0 +1,223 @@
+//! The five element types as Rust types, with PyTorch's conversions between them.
+
+use std::fmt::Debug;
+
+use crate::dtype::DType;
+use crate::tensor::Buffer;
+
+/// A Rust type that can be a tensor element. Conversions follow PyTorch (C++ casts): float → int
+/// truncates toward zero (Rust's `as` saturates where C++ is undefined), int → narrower int
+/// wraps, anything → bool is `!= 0`.
+pub trait Element: Copy + Send + Sync + PartialOrd + Debug + Default + 'static {
+    const DTYPE: DType;
+    fn to_f64(self) -> f64;
+    fn to_i64(self) -> i64;
+    fn to_bool(self) -> bool;
+    fn from_f64(v: f64) -> Self;
+    fn from_i64(v: i64) -> Self;
+    fn from_bool(v: bool) -> Self;
+    #[doc(hidden)]
+    fn vec_ref(b: &Buffer) -> Option<&Vec<Self>>;
+    #[doc(hidden)]
+    fn vec_mut(b: &mut Buffer) -> Option<&mut Vec<Self>>;
+    #[doc(hidden)]
+    fn into_buffer(v: Vec<Self>) -> Buffer;
+
+    /// Converts from another element type with PyTorch's cast rules.
+    #[inline]
+    fn cast_from<S: Element>(s: S) -> Self {
+        match S::DTYPE {
+            DType::Float32 | DType::Float64 => Self::from_f64(s.to_f64()),
+            DType::Int32 | DType::Int64 => Self::from_i64(s.to_i64()),
+            DType::Bool => Self::from_bool(s.to_bool()),
+        }
+    }
+
+    #[inline]
+    fn is_nan_elem(self) -> bool {
+        false
+    }
+}
+
+macro_rules! impl_int {
+    ($t:ty, $dt:ident) => {
+        impl Element for $t {
+            const DTYPE: DType = DType::$dt;
+            #[inline]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline]
+            fn to_i64(self) -> i64 {
+                self as i64
+            }
+            #[inline]
+            fn to_bool(self) -> bool {
+                self != 0
+            }
+            #[inline]
+            fn from_f64(v: f64) -> Self {
+                // C++ leaves out-of-range float->int conversion undefined; PyTorch on x86 yields
+                // the "integer indefinite" value (the minimum), which we reproduce instead of
+                // Rust's saturation so results match eager PyTorch bit for bit.
+                if v.is_nan() || v >= -(<$t>::MIN as f64) || v < <$t>::MIN as f64 {
+                    <$t>::MIN
+                } else {
+                    v as $t
+                }
+            }
+            #[inline]
+            fn from_i64(v: i64) -> Self {
+                v as $t
+            }
+            #[inline]
+            fn from_bool(v: bool) -> Self {
+                v as $t
+            }
+            fn vec_ref(b: &Buffer) -> Option<&Vec<Self>> {
+                match b {
+                    Buffer::$dt(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn vec_mut(b: &mut Buffer) -> Option<&mut Vec<Self>> {
+                match b {
+                    Buffer::$dt(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn into_buffer(v: Vec<Self>) -> Buffer {
+                Buffer::$dt(v)
+            }
+        }
+    };
+}
+
+macro_rules! impl_float {
+    ($t:ty, $dt:ident) => {
+        impl Element for $t {
+            const DTYPE: DType = DType::$dt;
+            #[inline]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline]
+            fn to_i64(self) -> i64 {
+                self as i64
+            }
+            #[inline]
+            fn to_bool(self) -> bool {
+                self != 0.0
+            }
+            #[inline]
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            #[inline]
+            fn from_i64(v: i64) -> Self {
+                v as $t
+            }
+            #[inline]
+            fn from_bool(v: bool) -> Self {
+                v as u8 as $t
+            }
+            fn vec_ref(b: &Buffer) -> Option<&Vec<Self>> {
+                match b {
+                    Buffer::$dt(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn vec_mut(b: &mut Buffer) -> Option<&mut Vec<Self>> {
+                match b {
+                    Buffer::$dt(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn into_buffer(v: Vec<Self>) -> Buffer {
+                Buffer::$dt(v)
+            }
+            #[inline]
+            fn is_nan_elem(self) -> bool {
+                self.is_nan()
+            }
+        }
+    };
+}
+
+impl_int!(i32, Int32);
+impl_int!(i64, Int64);
+impl_float!(f32, Float32);
+impl_float!(f64, Float64);
+
+impl Element for bool {
+    const DTYPE: DType = DType::Bool;
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self as u8 as f64
+    }
+    #[inline]
+    fn to_i64(self) -> i64 {
+        self as i64
+    }
+    #[inline]
+    fn to_bool(self) -> bool {
+        self
+    }
+    #[inline]
+    fn from_f64(v: f64) -> Self {
+        v != 0.0
+    }
+    #[inline]
+    fn from_i64(v: i64) -> Self {
+        v != 0
+    }
+    #[inline]
+    fn from_bool(v: bool) -> Self {
+        v
+    }
+    fn vec_ref(b: &Buffer) -> Option<&Vec<Self>> {
+        match b {
+            Buffer::Bool(v) => Some(v),
+            _ => None,
+        }
+    }
+    fn vec_mut(b: &mut Buffer) -> Option<&mut Vec<Self>> {
+        match b {
+            Buffer::Bool(v) => Some(v),
+            _ => None,
+        }
+    }
+    fn into_buffer(v: Vec<Self>) -> Buffer {
+        Buffer::Bool(v)
+    }
+}
+
+/// Runs `$body` with `$T` bound to the Rust element type of `$dt`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! with_dtype {
+    ($dt:expr, $T:ident => $body:expr) => {
+        match $dt {
+            $crate::DType::Bool => {
+                type $T = bool;
+                $body
+            }
+            $crate::DType::Int32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::DType::Int64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::DType::Float32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::DType::Float64 => {
+                type $T = f64;
+                $body
+            }
+        }
+    };
+}

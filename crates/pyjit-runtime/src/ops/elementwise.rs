@@ -1,0 +1,1059 @@
+//! Elementwise ops: broadcasting, PyTorch type promotion, integer floor semantics, NaN rules.
+
+use super::{any_elem, map_binary, map_ternary, map_unary};
+use crate::dtype::{DEFAULT_FLOAT, DType};
+use crate::error::{Result, RuntimeError};
+use crate::promotion::{Operand, result_type};
+use crate::tensor::Tensor;
+use crate::value::Scalar;
+
+/// A binary op operand: a tensor or a Python scalar (weak in promotion).
+#[derive(Clone, Copy, Debug)]
+pub enum Input<'a> {
+    T(&'a Tensor),
+    S(Scalar),
+}
+
+impl Input<'_> {
+    fn operand(&self) -> Operand {
+        match self {
+            Input::T(t) => Operand::of(t),
+            Input::S(s) => Operand::Scalar(*s),
+        }
+    }
+
+    fn is_bool(&self) -> bool {
+        match self {
+            Input::T(t) => t.dtype() == DType::Bool,
+            Input::S(s) => matches!(s, Scalar::Bool(_)),
+        }
+    }
+
+    /// As a tensor of `dtype` (a scalar becomes a 0-d tensor; a tensor is left as is and
+    /// converted lazily by the kernels).
+    fn tensor(&self, dtype: DType) -> Tensor {
+        match self {
+            Input::T(t) => (*t).clone(),
+            Input::S(s) => Tensor::scalar_typed(*s, dtype),
+        }
+    }
+}
+
+/// The binary elementwise ops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    /// True division (`/`): int and bool inputs give the default float dtype.
+    Div,
+    /// Division rounding toward zero (`div(rounding_mode='trunc')`).
+    DivTrunc,
+    /// Floor division (`//`, `div(rounding_mode='floor')`).
+    DivFloor,
+    /// Python `%`: the result has the sign of the divisor.
+    Remainder,
+    /// C `fmod`: the result has the sign of the dividend.
+    Fmod,
+    Pow,
+    Atan2,
+    Maximum,
+    Minimum,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    LogicalAnd,
+    LogicalOr,
+    LogicalXor,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+}
+
+fn float_of(d: DType) -> DType {
+    if d.is_float() { d } else { DEFAULT_FLOAT }
+}
+
+fn int_zero_check<T: PartialEq + Copy + crate::element::Element>(b: &Tensor) -> Result<()> {
+    if any_elem::<T>(b, |x| x.to_i64() == 0) {
+        return Err(RuntimeError::ZeroDivision);
+    }
+    Ok(())
+}
+
+/// Python's float floor division (PyTorch's `div_floor_floating`).
+#[inline]
+fn div_floor_f64(a: f64, b: f64) -> f64 {
+    if b == 0.0 {
+        return a / b;
+    }
+    let m = a % b;
+    let mut div = (a - m) / b;
+    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+        div -= 1.0;
+    }
+    if div != 0.0 {
+        let mut f = div.floor();
+        if div - f > 0.5 {
+            f += 1.0;
+        }
+        f
+    } else {
+        (0.0f64).copysign(a / b)
+    }
+}
+
+#[inline]
+fn div_floor_f32(a: f32, b: f32) -> f32 {
+    if b == 0.0 {
+        return a / b;
+    }
+    let m = a % b;
+    let mut div = (a - m) / b;
+    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+        div -= 1.0;
+    }
+    if div != 0.0 {
+        let mut f = div.floor();
+        if div - f > 0.5 {
+            f += 1.0;
+        }
+        f
+    } else {
+        (0.0f32).copysign(a / b)
+    }
+}
+
+macro_rules! int_floor_div {
+    ($a:expr, $b:expr) => {{
+        let (a, b) = ($a, $b);
+        let q = a.wrapping_div(b);
+        if a.wrapping_rem(b) != 0 && ((a < 0) != (b < 0)) {
+            q.wrapping_sub(1)
+        } else {
+            q
+        }
+    }};
+}
+
+macro_rules! int_remainder {
+    ($a:expr, $b:expr) => {{
+        let (a, b) = ($a, $b);
+        let r = a.wrapping_rem(b);
+        if r != 0 && ((r < 0) != (b < 0)) {
+            r.wrapping_add(b)
+        } else {
+            r
+        }
+    }};
+}
+
+macro_rules! int_pow {
+    ($t:ty, $a:expr, $b:expr) => {{
+        let (a, b): ($t, $t) = ($a, $b);
+        if b < 0 {
+            match a {
+                1 => 1,
+                -1 => {
+                    if b % 2 == 0 {
+                        1
+                    } else {
+                        -1
+                    }
+                }
+                _ => 0,
+            }
+        } else {
+            let mut base = a;
+            let mut e = b as u64;
+            let mut acc: $t = 1;
+            while e > 0 {
+                if e & 1 == 1 {
+                    acc = acc.wrapping_mul(base);
+                }
+                base = base.wrapping_mul(base);
+                e >>= 1;
+            }
+            acc
+        }
+    }};
+}
+
+macro_rules! shl {
+    ($t:ty, $a:expr, $b:expr) => {{
+        let (a, b): ($t, $t) = ($a, $b);
+        if b < 0 || b as u64 >= <$t>::BITS as u64 {
+            0
+        } else {
+            a.wrapping_shl(b as u32)
+        }
+    }};
+}
+
+macro_rules! shr {
+    ($t:ty, $a:expr, $b:expr) => {{
+        let (a, b): ($t, $t) = ($a, $b);
+        if b < 0 || b as u64 >= <$t>::BITS as u64 {
+            if a < 0 { -1 } else { 0 }
+        } else {
+            a.wrapping_shr(b as u32)
+        }
+    }};
+}
+
+/// Applies a binary op with PyTorch's broadcasting and type promotion.
+pub fn binary(op: BinaryOp, a: Input<'_>, b: Input<'_>) -> Result<Tensor> {
+    use BinaryOp::*;
+    let common = result_type(&[a.operand(), b.operand()])
+        .ok_or_else(|| RuntimeError::Value("no operands".into()))?;
+    if op == Sub && (a.is_bool() || b.is_bool()) {
+        return Err(RuntimeError::NotImplemented(
+            if a.is_bool() && b.is_bool() {
+                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.".into()
+            } else {
+                "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.".into()
+            },
+        ));
+    }
+    let compute = match op {
+        Div | Atan2 => float_of(common),
+        _ => common,
+    };
+    let x = a.tensor(compute);
+    let y = b.tensor(compute);
+    let nyi = |kernel: &str| Err(RuntimeError::not_implemented_for(kernel, compute));
+    match op {
+        Add => match compute {
+            DType::Bool => map_binary::<bool, bool>(&x, &y, |p, q| p | q),
+            DType::Int32 => map_binary::<i32, i32>(&x, &y, |p, q| p.wrapping_add(q)),
+            DType::Int64 => map_binary::<i64, i64>(&x, &y, |p, q| p.wrapping_add(q)),
+            DType::Float32 => map_binary::<f32, f32>(&x, &y, |p, q| p + q),
+            DType::Float64 => map_binary::<f64, f64>(&x, &y, |p, q| p + q),
+        },
+        Sub => match compute {
+            DType::Int32 => map_binary::<i32, i32>(&x, &y, |p, q| p.wrapping_sub(q)),
+            DType::Int64 => map_binary::<i64, i64>(&x, &y, |p, q| p.wrapping_sub(q)),
+            DType::Float32 => map_binary::<f32, f32>(&x, &y, |p, q| p - q),
+            DType::Float64 => map_binary::<f64, f64>(&x, &y, |p, q| p - q),
+            DType::Bool => nyi("sub"),
+        },
+        Mul => match compute {
+            DType::Bool => map_binary::<bool, bool>(&x, &y, |p, q| p & q),
+            DType::Int32 => map_binary::<i32, i32>(&x, &y, |p, q| p.wrapping_mul(q)),
+            DType::Int64 => map_binary::<i64, i64>(&x, &y, |p, q| p.wrapping_mul(q)),
+            DType::Float32 => map_binary::<f32, f32>(&x, &y, |p, q| p * q),
+            DType::Float64 => map_binary::<f64, f64>(&x, &y, |p, q| p * q),
+        },
+        Div => match compute {
+            DType::Float32 => map_binary::<f32, f32>(&x, &y, |p, q| p / q),
+            _ => map_binary::<f64, f64>(&x, &y, |p, q| p / q),
+        },
+        DivTrunc => match compute {
+            DType::Int32 => {
+                int_zero_check::<i32>(&y)?;
+                map_binary::<i32, i32>(&x, &y, |p, q| p.wrapping_div(q))
+            }
+            DType::Int64 => {
+                int_zero_check::<i64>(&y)?;
+                map_binary::<i64, i64>(&x, &y, |p, q| p.wrapping_div(q))
+            }
+            DType::Float32 => map_binary::<f32, f32>(&x, &y, |p, q| (p / q).trunc()),
+            DType::Float64 => map_binary::<f64, f64>(&x, &y, |p, q| (p / q).trunc()),
+            DType::Bool => nyi("div_trunc_cpu"),
+        },
+        DivFloor => match compute {
+            DType::Int32 => {
+                int_zero_check::<i32>(&y)?;
+                map_binary::<i32, i32>(&x, &y, |p, q| int_floor_div!(p, q))
+            }
+            DType::Int64 => {
+                int_zero_check::<i64>(&y)?;
+                map_binary::<i64, i64>(&x, &y, |p, q| int_floor_div!(p, q))
+            }
+            DType::Float32 => map_binary::<f32, f32>(&x, &y, div_floor_f32),
+            DType::Float64 => map_binary::<f64, f64>(&x, &y, div_floor_f64),
+            DType::Bool => nyi("div_floor_cpu"),
+        },
+        Remainder => match compute {
+            DType::Int32 => {
+                int_zero_check::<i32>(&y)?;
+                map_binary::<i32, i32>(&x, &y, |p, q| int_remainder!(p, q))
+            }
+            DType::Int64 => {
+                int_zero_check::<i64>(&y)?;
+                map_binary::<i64, i64>(&x, &y, |p, q| int_remainder!(p, q))
+            }
+            DType::Float32 => map_binary::<f32, f32>(&x, &y, |p, q| {
+                let m = p % q;
+                if m != 0.0 && ((q < 0.0) != (m < 0.0)) {
+                    m + q
+                } else {
+                    m
+                }
+            }),
+            DType::Float64 => map_binary::<f64, f64>(&x, &y, |p, q| {
+                let m = p % q;
+                if m != 0.0 && ((q < 0.0) != (m < 0.0)) {
+                    m + q
+                } else {
+                    m
+                }
+            }),
+            DType::Bool => nyi("remainder_cpu"),
+        },
+        Fmod => match compute {
+            DType::Int32 => {
+                int_zero_check::<i32>(&y)?;
+                map_binary::<i32, i32>(&x, &y, |p, q| p.wrapping_rem(q))
+            }
+            DType::Int64 => {
+                int_zero_check::<i64>(&y)?;
+                map_binary::<i64, i64>(&x, &y, |p, q| p.wrapping_rem(q))
+            }
+            DType::Float32 => map_binary::<f32, f32>(&x, &y, |p, q| p % q),
+            DType::Float64 => map_binary::<f64, f64>(&x, &y, |p, q| p % q),
+            DType::Bool => nyi("fmod_cpu"),
+        },
+        Pow => {
+            if compute.is_int() {
+                if let Input::S(s) = b {
+                    if s.to_i64() < 0 {
+                        return Err(RuntimeError::Value(
+                            "Integers to negative integer powers are not allowed.".into(),
+                        ));
+                    }
+                }
+            }
+            match compute {
+                DType::Int32 => map_binary::<i32, i32>(&x, &y, |p, q| int_pow!(i32, p, q)),
+                DType::Int64 => map_binary::<i64, i64>(&x, &y, |p, q| int_pow!(i64, p, q)),
+                DType::Float32 => map_binary::<f32, f32>(&x, &y, pow_f32),
+                DType::Float64 => map_binary::<f64, f64>(&x, &y, f64::powf),
+                DType::Bool => nyi("pow"),
+            }
+        }
+        Atan2 => match compute {
+            DType::Float32 => map_binary::<f32, f32>(&x, &y, f32::atan2),
+            _ => map_binary::<f64, f64>(&x, &y, f64::atan2),
+        },
+        Maximum | Minimum => {
+            let max = op == Maximum;
+            match compute {
+                DType::Bool => {
+                    map_binary::<bool, bool>(&x, &y, move |p, q| if max { p | q } else { p & q })
+                }
+                DType::Int32 => {
+                    map_binary::<i32, i32>(
+                        &x,
+                        &y,
+                        move |p, q| if max { p.max(q) } else { p.min(q) },
+                    )
+                }
+                DType::Int64 => {
+                    map_binary::<i64, i64>(
+                        &x,
+                        &y,
+                        move |p, q| if max { p.max(q) } else { p.min(q) },
+                    )
+                }
+                DType::Float32 => {
+                    map_binary::<f32, f32>(&x, &y, move |p, q| nan_minmax_f32(p, q, max))
+                }
+                DType::Float64 => {
+                    map_binary::<f64, f64>(&x, &y, move |p, q| nan_minmax_f64(p, q, max))
+                }
+            }
+        }
+        Eq | Ne | Lt | Le | Gt | Ge => {
+            macro_rules! cmp {
+                ($t:ty) => {
+                    map_binary::<$t, bool>(&x, &y, move |p, q| match op {
+                        Eq => p == q,
+                        Ne => p != q,
+                        Lt => p < q,
+                        Le => p <= q,
+                        Gt => p > q,
+                        _ => p >= q,
+                    })
+                };
+            }
+            crate::with_dtype!(compute, T => cmp!(T))
+        }
+        LogicalAnd => map_binary::<bool, bool>(&x, &y, |p, q| p & q),
+        LogicalOr => map_binary::<bool, bool>(&x, &y, |p, q| p | q),
+        LogicalXor => map_binary::<bool, bool>(&x, &y, |p, q| p ^ q),
+        BitAnd | BitOr | BitXor => {
+            let name = match op {
+                BitAnd => "bitwise_and_cpu",
+                BitOr => "bitwise_or_cpu",
+                _ => "bitwise_xor_cpu",
+            };
+            macro_rules! bits {
+                ($t:ty) => {
+                    map_binary::<$t, $t>(&x, &y, move |p, q| match op {
+                        BitAnd => p & q,
+                        BitOr => p | q,
+                        _ => p ^ q,
+                    })
+                };
+            }
+            match compute {
+                DType::Bool => bits!(bool),
+                DType::Int32 => bits!(i32),
+                DType::Int64 => bits!(i64),
+                _ => nyi(name),
+            }
+        }
+        Shl | Shr => {
+            let left = op == Shl;
+            match compute {
+                DType::Int32 => map_binary::<i32, i32>(&x, &y, move |p, q| {
+                    if left {
+                        shl!(i32, p, q)
+                    } else {
+                        shr!(i32, p, q)
+                    }
+                }),
+                DType::Int64 => map_binary::<i64, i64>(&x, &y, move |p, q| {
+                    if left {
+                        shl!(i64, p, q)
+                    } else {
+                        shr!(i64, p, q)
+                    }
+                }),
+                _ => nyi(if left { "lshift_cpu" } else { "rshift_cpu" }),
+            }
+        }
+    }
+}
+
+/// `powf` computed in double for float32, so that `x ** 2` and friends round once, as
+/// PyTorch's vectorized kernels effectively do.
+#[inline]
+fn pow_f32(p: f32, q: f32) -> f32 {
+    (p as f64).powf(q as f64) as f32
+}
+
+#[inline]
+fn nan_minmax_f32(p: f32, q: f32, max: bool) -> f32 {
+    if p.is_nan() || q.is_nan() {
+        f32::NAN
+    } else if max {
+        p.max(q)
+    } else {
+        p.min(q)
+    }
+}
+
+#[inline]
+fn nan_minmax_f64(p: f64, q: f64, max: bool) -> f64 {
+    if p.is_nan() || q.is_nan() {
+        f64::NAN
+    } else if max {
+        p.max(q)
+    } else {
+        p.min(q)
+    }
+}
+
+macro_rules! tensor_tensor {
+    ($($name:ident => $op:ident),* $(,)?) => {$(
+        pub fn $name(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+            binary(BinaryOp::$op, Input::T(a), Input::T(b))
+        }
+    )*};
+}
+
+macro_rules! tensor_scalar {
+    ($($name:ident => $op:ident),* $(,)?) => {$(
+        pub fn $name(a: &Tensor, b: Scalar) -> Result<Tensor> {
+            binary(BinaryOp::$op, Input::T(a), Input::S(b))
+        }
+    )*};
+}
+
+tensor_tensor! {
+    add => Add, sub => Sub, mul => Mul, div => Div, true_divide => Div,
+    floor_divide => DivFloor, remainder => Remainder, fmod => Fmod, pow => Pow, atan2 => Atan2,
+    maximum => Maximum, minimum => Minimum, eq => Eq, ne => Ne, lt => Lt, le => Le, gt => Gt,
+    ge => Ge, logical_and => LogicalAnd, logical_or => LogicalOr, logical_xor => LogicalXor,
+    bitwise_and => BitAnd, bitwise_or => BitOr, bitwise_xor => BitXor,
+    bitwise_left_shift => Shl, bitwise_right_shift => Shr,
+}
+
+tensor_scalar! {
+    add_scalar => Add, sub_scalar => Sub, mul_scalar => Mul, div_scalar => Div,
+    floor_divide_scalar => DivFloor, remainder_scalar => Remainder, fmod_scalar => Fmod,
+    pow_scalar => Pow, eq_scalar => Eq, ne_scalar => Ne, lt_scalar => Lt, le_scalar => Le,
+    gt_scalar => Gt, ge_scalar => Ge, bitwise_and_scalar => BitAnd, bitwise_or_scalar => BitOr,
+    bitwise_xor_scalar => BitXor, bitwise_left_shift_scalar => Shl,
+    bitwise_right_shift_scalar => Shr,
+}
+
+/// `scalar - t` (`rsub`).
+pub fn rsub_scalar(t: &Tensor, s: Scalar) -> Result<Tensor> {
+    binary(BinaryOp::Sub, Input::S(s), Input::T(t))
+}
+
+/// `scalar / t`.
+pub fn rdiv_scalar(t: &Tensor, s: Scalar) -> Result<Tensor> {
+    binary(BinaryOp::Div, Input::S(s), Input::T(t))
+}
+
+/// `scalar // t`.
+pub fn rfloordiv_scalar(t: &Tensor, s: Scalar) -> Result<Tensor> {
+    binary(BinaryOp::DivFloor, Input::S(s), Input::T(t))
+}
+
+/// `scalar % t`.
+pub fn rremainder_scalar(s: Scalar, t: &Tensor) -> Result<Tensor> {
+    binary(BinaryOp::Remainder, Input::S(s), Input::T(t))
+}
+
+/// `scalar ** t`.
+pub fn rpow_scalar(s: Scalar, t: &Tensor) -> Result<Tensor> {
+    binary(BinaryOp::Pow, Input::S(s), Input::T(t))
+}
+
+/// `div(a, b, rounding_mode=...)` with `None`, `"trunc"` or `"floor"`.
+pub fn div_mode(a: Input<'_>, b: Input<'_>, mode: Option<&str>) -> Result<Tensor> {
+    match mode {
+        None => binary(BinaryOp::Div, a, b),
+        Some("trunc") => binary(BinaryOp::DivTrunc, a, b),
+        Some("floor") => binary(BinaryOp::DivFloor, a, b),
+        Some(m) => Err(RuntimeError::Value(format!(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{m}'"
+        ))),
+    }
+}
+
+/// `a + alpha * b` (`add(a, b, alpha=)`; `sub` negates `alpha`).
+pub fn add_alpha(a: Input<'_>, b: Input<'_>, alpha: Scalar, subtract: bool) -> Result<Tensor> {
+    let is_one = match alpha {
+        Scalar::Int(1) => true,
+        Scalar::Float(f) => f == 1.0,
+        Scalar::Bool(b) => b,
+        _ => false,
+    };
+    let op = if subtract {
+        BinaryOp::Sub
+    } else {
+        BinaryOp::Add
+    };
+    if is_one {
+        return binary(op, a, b);
+    }
+    let common = result_type(&[a.operand(), b.operand()]).unwrap_or(DType::Float32);
+    if !common.is_float() && alpha.is_float() {
+        return Err(RuntimeError::Value(
+            "For integral input tensors, argument alpha must not be a floating point number."
+                .into(),
+        ));
+    }
+    let bt = b.tensor(common).to_dtype(common)?;
+    let scaled = binary(BinaryOp::Mul, Input::T(&bt), Input::S(alpha))?.to_dtype(common)?;
+    binary(op, a, Input::T(&scaled))
+}
+
+// ------------------------------------------------------------------------------- unary
+
+fn float_input(t: &Tensor) -> Result<Tensor> {
+    if t.dtype().is_float() {
+        Ok(t.clone())
+    } else {
+        t.to_dtype(DEFAULT_FLOAT)
+    }
+}
+
+macro_rules! float_unary {
+    ($($(#[$m:meta])* $name:ident, $x:ident => $e:expr;)*) => {$(
+        $(#[$m])*
+        pub fn $name(t: &Tensor) -> Result<Tensor> {
+            let t = float_input(t)?;
+            match t.dtype() {
+                DType::Float64 => map_unary::<f64, f64>(&t, |$x: f64| $e),
+                _ => map_unary::<f32, f32>(&t, |$x: f32| $e),
+            }
+        }
+    )*};
+}
+
+float_unary! {
+    exp, x => x.exp();
+    expm1, x => x.exp_m1();
+    log, x => x.ln();
+    log1p, x => x.ln_1p();
+    log2, x => x.log2();
+    log10, x => x.log10();
+    sqrt, x => x.sqrt();
+    rsqrt, x => 1.0 / x.sqrt();
+    reciprocal, x => 1.0 / x;
+    sin, x => x.sin();
+    cos, x => x.cos();
+    tan, x => x.tan();
+    tanh, x => x.tanh();
+    asin, x => x.asin();
+    acos, x => x.acos();
+    atan, x => x.atan();
+    sinh, x => x.sinh();
+    cosh, x => x.cosh();
+    sigmoid, x => 1.0 / (1.0 + (-x).exp());
+}
+
+/// `erf` (float result).
+pub fn erf(t: &Tensor) -> Result<Tensor> {
+    let t = float_input(t)?;
+    match t.dtype() {
+        DType::Float64 => map_unary::<f64, f64>(&t, libm::erf),
+        _ => map_unary::<f32, f32>(&t, libm::erff),
+    }
+}
+
+fn require_float(t: &Tensor, kernel: &str) -> Result<()> {
+    if t.dtype().is_float() {
+        Ok(())
+    } else {
+        Err(RuntimeError::not_implemented_for(kernel, t.dtype()))
+    }
+}
+
+/// `F.gelu(x, approximate='none'|'tanh')`.
+pub fn gelu(t: &Tensor, approximate: &str) -> Result<Tensor> {
+    require_float(t, "GeluKernelImpl")?;
+    let tanh_mode = match approximate {
+        "none" => false,
+        "tanh" => true,
+        other => {
+            return Err(RuntimeError::Value(format!(
+                "approximate argument must be either none or tanh. Got {other}"
+            )));
+        }
+    };
+    let f = move |x: f64| {
+        if tanh_mode {
+            let k = (2.0 / std::f64::consts::PI).sqrt();
+            0.5 * x * (1.0 + (k * (x + 0.044715 * x * x * x)).tanh())
+        } else {
+            0.5 * x * (1.0 + libm::erf(x / std::f64::consts::SQRT_2))
+        }
+    };
+    match t.dtype() {
+        DType::Float64 => map_unary::<f64, f64>(t, f),
+        _ => map_unary::<f32, f32>(t, move |x| f(x as f64) as f32),
+    }
+}
+
+/// `F.silu(x) = x * sigmoid(x)`.
+pub fn silu(t: &Tensor) -> Result<Tensor> {
+    require_float(t, "silu_cpu")?;
+    match t.dtype() {
+        DType::Float64 => map_unary::<f64, f64>(t, |x| x / (1.0 + (-x).exp())),
+        _ => map_unary::<f32, f32>(t, |x| x / (1.0 + (-x).exp())),
+    }
+}
+
+/// `F.softplus(x, beta, threshold) = log1p(exp(beta x)) / beta`, linear above the threshold.
+pub fn softplus(t: &Tensor, beta: f64, threshold: f64) -> Result<Tensor> {
+    require_float(t, "softplus_cpu")?;
+    let f = move |x: f64| {
+        if x * beta > threshold {
+            x
+        } else {
+            (x * beta).exp().ln_1p() / beta
+        }
+    };
+    match t.dtype() {
+        DType::Float64 => map_unary::<f64, f64>(t, f),
+        _ => map_unary::<f32, f32>(t, move |x| {
+            let (b, th) = (beta as f32, threshold as f32);
+            if x * b > th {
+                x
+            } else {
+                (x * b).exp().ln_1p() / b
+            }
+        }),
+    }
+}
+
+/// `F.leaky_relu(x, negative_slope)`.
+pub fn leaky_relu(t: &Tensor, slope: f64) -> Result<Tensor> {
+    require_float(t, "leaky_relu_cpu")?;
+    match t.dtype() {
+        DType::Float64 => map_unary::<f64, f64>(t, move |x| if x > 0.0 { x } else { x * slope }),
+        _ => map_unary::<f32, f32>(t, move |x| if x > 0.0 { x } else { x * slope as f32 }),
+    }
+}
+
+/// `-x` (wrapping for ints; an error for bool, as in PyTorch).
+pub fn neg(t: &Tensor) -> Result<Tensor> {
+    match t.dtype() {
+        DType::Bool => Err(RuntimeError::NotImplemented(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.".into(),
+        )),
+        DType::Int32 => map_unary::<i32, i32>(t, i32::wrapping_neg),
+        DType::Int64 => map_unary::<i64, i64>(t, i64::wrapping_neg),
+        DType::Float32 => map_unary::<f32, f32>(t, |x| -x),
+        DType::Float64 => map_unary::<f64, f64>(t, |x| -x),
+    }
+}
+
+/// `+x`: a copy (an error for bool).
+pub fn positive(t: &Tensor) -> Result<Tensor> {
+    if t.dtype() == DType::Bool {
+        return Err(RuntimeError::NotImplemented(
+            "The `+` operator, on a bool tensor is not supported.".into(),
+        ));
+    }
+    Ok(t.clone())
+}
+
+pub fn abs(t: &Tensor) -> Result<Tensor> {
+    match t.dtype() {
+        DType::Bool => Err(RuntimeError::not_implemented_for("abs_cpu", DType::Bool)),
+        DType::Int32 => map_unary::<i32, i32>(t, i32::wrapping_abs),
+        DType::Int64 => map_unary::<i64, i64>(t, i64::wrapping_abs),
+        DType::Float32 => map_unary::<f32, f32>(t, f32::abs),
+        DType::Float64 => map_unary::<f64, f64>(t, f64::abs),
+    }
+}
+
+/// `sign(x)`: -1, 0 or 1 (0 for NaN and ±0, as PyTorch's `(0 < x) - (x < 0)`).
+pub fn sign(t: &Tensor) -> Result<Tensor> {
+    match t.dtype() {
+        DType::Bool => t.clone_data(),
+        DType::Int32 => map_unary::<i32, i32>(t, i32::signum),
+        DType::Int64 => map_unary::<i64, i64>(t, i64::signum),
+        DType::Float32 => map_unary::<f32, f32>(t, |x| ((0.0 < x) as i8 - (x < 0.0) as i8) as f32),
+        DType::Float64 => map_unary::<f64, f64>(t, |x| ((0.0 < x) as i8 - (x < 0.0) as i8) as f64),
+    }
+}
+
+macro_rules! rounding {
+    ($($name:ident, $kernel:literal, $f:expr;)*) => {$(
+        pub fn $name(t: &Tensor) -> Result<Tensor> {
+            match t.dtype() {
+                DType::Bool => Err(RuntimeError::not_implemented_for($kernel, DType::Bool)),
+                DType::Int32 | DType::Int64 => t.clone_data(),
+                DType::Float32 => map_unary::<f32, f32>(t, |x| $f(x as f64) as f32),
+                DType::Float64 => map_unary::<f64, f64>(t, $f),
+            }
+        }
+    )*};
+}
+
+rounding! {
+    floor, "floor_vml_cpu", f64::floor;
+    ceil, "ceil_vml_cpu", f64::ceil;
+    round, "round_vml_cpu", f64::round_ties_even;
+    trunc, "trunc_vml_cpu", f64::trunc;
+}
+
+/// `round(x, decimals=d)`, half to even at the scaled position (PyTorch's formula).
+pub fn round_decimals(t: &Tensor, decimals: i64) -> Result<Tensor> {
+    if decimals == 0 {
+        return round(t);
+    }
+    if !t.dtype().is_float() {
+        return Err(RuntimeError::not_implemented_for("round_cpu", t.dtype()));
+    }
+    let neg = decimals < 0;
+    let ten_pow = 10f64.powi(decimals.unsigned_abs().min(400) as i32);
+    match t.dtype() {
+        DType::Float64 => map_unary::<f64, f64>(t, move |x| {
+            if neg {
+                (x / ten_pow).round_ties_even() * ten_pow
+            } else {
+                (x * ten_pow).round_ties_even() / ten_pow
+            }
+        }),
+        _ => {
+            let tp = ten_pow as f32;
+            map_unary::<f32, f32>(t, move |x| {
+                if neg {
+                    (x / tp).round_ties_even() * tp
+                } else {
+                    (x * tp).round_ties_even() / tp
+                }
+            })
+        }
+    }
+}
+
+/// `x * x` keeping int dtypes (bool becomes int64, as `pow(bool, 2)` does).
+pub fn square(t: &Tensor) -> Result<Tensor> {
+    let t = if t.dtype() == DType::Bool {
+        t.to_dtype(DType::Int64)?
+    } else {
+        t.clone()
+    };
+    mul(&t, &t)
+}
+
+pub fn relu(t: &Tensor) -> Result<Tensor> {
+    match t.dtype() {
+        DType::Bool => Err(RuntimeError::NotImplemented(
+            "Boolean inputs not supported for relu".into(),
+        )),
+        DType::Int32 => map_unary::<i32, i32>(t, |x| x.max(0)),
+        DType::Int64 => map_unary::<i64, i64>(t, |x| x.max(0)),
+        DType::Float32 => map_unary::<f32, f32>(t, |x| if x.is_nan() { x } else { x.max(0.0) }),
+        DType::Float64 => map_unary::<f64, f64>(t, |x| if x.is_nan() { x } else { x.max(0.0) }),
+    }
+}
+
+pub fn logical_not(t: &Tensor) -> Result<Tensor> {
+    map_unary::<bool, bool>(t, |x| !x)
+}
+
+/// `~x`: bitwise not for ints, logical not for bool.
+pub fn bitwise_not(t: &Tensor) -> Result<Tensor> {
+    match t.dtype() {
+        DType::Bool => map_unary::<bool, bool>(t, |x| !x),
+        DType::Int32 => map_unary::<i32, i32>(t, |x| !x),
+        DType::Int64 => map_unary::<i64, i64>(t, |x| !x),
+        d => Err(RuntimeError::not_implemented_for("bitwise_not_cpu", d)),
+    }
+}
+
+pub fn isnan(t: &Tensor) -> Result<Tensor> {
+    match t.dtype() {
+        DType::Float32 => map_unary::<f32, bool>(t, f32::is_nan),
+        DType::Float64 => map_unary::<f64, bool>(t, f64::is_nan),
+        _ => Tensor::full(t.shape(), Scalar::Bool(false), DType::Bool),
+    }
+}
+
+pub fn isinf(t: &Tensor) -> Result<Tensor> {
+    match t.dtype() {
+        DType::Float32 => map_unary::<f32, bool>(t, f32::is_infinite),
+        DType::Float64 => map_unary::<f64, bool>(t, f64::is_infinite),
+        _ => Tensor::full(t.shape(), Scalar::Bool(false), DType::Bool),
+    }
+}
+
+pub fn isfinite(t: &Tensor) -> Result<Tensor> {
+    match t.dtype() {
+        DType::Float32 => map_unary::<f32, bool>(t, f32::is_finite),
+        DType::Float64 => map_unary::<f64, bool>(t, f64::is_finite),
+        _ => Tensor::full(t.shape(), Scalar::Bool(true), DType::Bool),
+    }
+}
+
+/// `clamp(x, min, max)` with scalar or tensor bounds; NaN in the input or a bound propagates.
+pub fn clamp(t: &Tensor, min: Option<Input<'_>>, max: Option<Input<'_>>) -> Result<Tensor> {
+    if min.is_none() && max.is_none() {
+        return Err(RuntimeError::Value(
+            "torch.clamp: At least one of 'min' or 'max' must not be None".into(),
+        ));
+    }
+    let mut ops = vec![Operand::of(t)];
+    ops.extend(min.iter().map(Input::operand));
+    ops.extend(max.iter().map(Input::operand));
+    let dt = result_type(&ops).unwrap_or(t.dtype());
+    let mut r = t.to_dtype(dt)?;
+    if let Some(lo) = min {
+        r = binary(BinaryOp::Maximum, Input::T(&r), lo)?.to_dtype(dt)?;
+    }
+    if let Some(hi) = max {
+        r = binary(BinaryOp::Minimum, Input::T(&r), hi)?.to_dtype(dt)?;
+    }
+    if r.shares_storage(t) {
+        r = r.clone_data()?;
+    }
+    Ok(r)
+}
+
+/// `torch.where(cond, a, b)`.
+pub fn where_(cond: &Tensor, a: Input<'_>, b: Input<'_>) -> Result<Tensor> {
+    if cond.dtype() != DType::Bool {
+        return Err(RuntimeError::DType(format!(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
+            cond.dtype().scalar_type_name()
+        )));
+    }
+    let dt = result_type(&[a.operand(), b.operand()]).unwrap_or(DEFAULT_FLOAT);
+    let x = a.tensor(dt);
+    let y = b.tensor(dt);
+    crate::with_dtype!(dt, T => map_ternary::<bool, T, T>(cond, &x, &y, |c, p, q| if c { p } else { q }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(v: &[f32]) -> Tensor {
+        Tensor::from_slice(v)
+    }
+    fn i64s(v: &[i64]) -> Tensor {
+        Tensor::from_slice(v)
+    }
+
+    #[test]
+    fn floor_division_and_remainder_follow_python() {
+        let a = i64s(&[-7, 7, -7, 7]);
+        let b = i64s(&[2, -2, -2, 2]);
+        assert_eq!(
+            floor_divide(&a, &b).unwrap().to_vec::<i64>(),
+            vec![-4, -4, 3, 3]
+        );
+        assert_eq!(
+            remainder(&a, &b).unwrap().to_vec::<i64>(),
+            vec![1, -1, -1, 1]
+        );
+        assert_eq!(fmod(&a, &b).unwrap().to_vec::<i64>(), vec![-1, 1, -1, 1]);
+        let fa = f32s(&[-7.5, 7.5]);
+        let fb = f32s(&[2.0, -2.0]);
+        assert_eq!(
+            floor_divide(&fa, &fb).unwrap().to_vec::<f32>(),
+            vec![-4.0, -4.0]
+        );
+        assert_eq!(
+            remainder(&fa, &fb).unwrap().to_vec::<f32>(),
+            vec![0.5, -0.5]
+        );
+        let z = i64s(&[1, 0]);
+        assert_eq!(
+            floor_divide(&a.slice(0, Some(0), Some(2), 1).unwrap(), &z),
+            Err(RuntimeError::ZeroDivision)
+        );
+        assert_eq!(
+            remainder_scalar(&a, Scalar::Int(0)),
+            Err(RuntimeError::ZeroDivision)
+        );
+        // float division by zero is IEEE
+        let r = floor_divide_scalar(&fa, Scalar::Int(0))
+            .unwrap()
+            .to_vec::<f32>();
+        assert_eq!(r, vec![f32::NEG_INFINITY, f32::INFINITY]);
+    }
+
+    #[test]
+    fn promotion_of_scalars_and_true_division() {
+        let i = i64s(&[1, 2]);
+        assert_eq!(
+            mul_scalar(&i, Scalar::Float(2.5)).unwrap().dtype(),
+            DType::Float32
+        );
+        assert_eq!(div(&i, &i).unwrap().dtype(), DType::Float32);
+        let f = f32s(&[1.0]);
+        assert_eq!(
+            mul_scalar(&f, Scalar::Float(2.0)).unwrap().dtype(),
+            DType::Float32
+        );
+        let i32t = Tensor::from_slice(&[1i32]);
+        assert_eq!(
+            add(&i32t, &Tensor::scalar(Scalar::Int(5))).unwrap().dtype(),
+            DType::Int32
+        );
+        let b = Tensor::from_slice(&[true, false]);
+        assert_eq!(
+            add_scalar(&b, Scalar::Int(1)).unwrap().to_vec::<i64>(),
+            vec![2, 1]
+        );
+        assert!(matches!(
+            sub_scalar(&b, Scalar::Int(1)),
+            Err(RuntimeError::NotImplemented(_))
+        ));
+    }
+
+    #[test]
+    fn overflow_wraps_and_pow() {
+        let a = i64s(&[1 << 62]);
+        assert_eq!(
+            mul_scalar(&a, Scalar::Int(4)).unwrap().to_vec::<i64>(),
+            vec![0]
+        );
+        let i = i64s(&[3, -2]);
+        assert_eq!(
+            pow_scalar(&i, Scalar::Int(2)).unwrap().to_vec::<i64>(),
+            vec![9, 4]
+        );
+        assert!(pow_scalar(&i, Scalar::Int(-1)).is_err());
+        assert_eq!(
+            pow(&i, &i64s(&[-1, -2])).unwrap().to_vec::<i64>(),
+            vec![0, 0]
+        );
+        assert_eq!(
+            pow_scalar(&i, Scalar::Float(2.5)).unwrap().dtype(),
+            DType::Float32
+        );
+        assert_eq!(
+            rpow_scalar(Scalar::Int(2), &i).unwrap().to_vec::<i64>(),
+            vec![8, 0]
+        );
+    }
+
+    #[test]
+    fn nan_propagation_and_rounding() {
+        let x = f32s(&[1.0, f32::NAN]);
+        let y = f32s(&[f32::NAN, 0.0]);
+        assert!(
+            maximum(&x, &y)
+                .unwrap()
+                .to_vec::<f32>()
+                .iter()
+                .all(|v| v.is_nan())
+        );
+        let c = clamp(
+            &f32s(&[f32::NAN, 1.0]),
+            Some(Input::S(Scalar::Int(0))),
+            Some(Input::S(Scalar::Float(0.5))),
+        )
+        .unwrap();
+        let c = c.to_vec::<f32>();
+        assert!(c[0].is_nan());
+        assert_eq!(c[1], 0.5);
+        let r = round(&f32s(&[0.5, 1.5, 2.5, -0.5, -2.5]))
+            .unwrap()
+            .to_vec::<f32>();
+        assert_eq!(r, vec![0.0, 2.0, 2.0, -0.0, -2.0]);
+        assert!(r[3].is_sign_negative());
+        let s = sign(&f32s(&[f32::NAN, -0.0, -3.0]))
+            .unwrap()
+            .to_vec::<f32>();
+        assert_eq!(s, vec![0.0, 0.0, -1.0]);
+    }
+
+    #[test]
+    fn broadcasting_size_one_and_missing_dims() {
+        let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3, 1]).unwrap();
+        let b = f32s(&[10.0, 20.0]);
+        let r = add(&a, &b).unwrap();
+        assert_eq!(r.shape(), &[3, 2]);
+        assert_eq!(r.to_vec::<f32>(), vec![11.0, 21.0, 12.0, 22.0, 13.0, 23.0]);
+        let e = add(&f32s(&[1.0, 2.0, 3.0]), &f32s(&[1.0, 2.0])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0"
+        );
+        let empty = Tensor::zeros(&[0, 2], DType::Float32).unwrap();
+        assert_eq!(add(&empty, &b).unwrap().shape(), &[0, 2]);
+    }
+
+    #[test]
+    fn non_contiguous_inputs() {
+        let a = Tensor::from_vec((0..6).map(|v| v as f32).collect(), &[2, 3]).unwrap();
+        let t = a.t().unwrap();
+        let r = add_scalar(&t, Scalar::Int(1)).unwrap();
+        assert_eq!(r.shape(), &[3, 2]);
+        assert_eq!(r.to_vec::<f32>(), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    }
+
+    #[test]
+    fn bool_kernels_raise_like_pytorch() {
+        let b = Tensor::from_slice(&[true]);
+        assert_eq!(
+            abs(&b).unwrap_err().to_string(),
+            "\"abs_cpu\" not implemented for 'Bool'"
+        );
+        assert!(neg(&b).is_err());
+        assert_eq!(bitwise_not(&b).unwrap().to_vec::<bool>(), vec![false]);
+        assert_eq!(exp(&b).unwrap().dtype(), DType::Float32);
+        assert!(gelu(&i64s(&[1]), "none").is_err());
+    }
+}

@@ -1,0 +1,246 @@
+//! The kernels, as plain Rust functions (`ops::add(&a, &b)`), with PyTorch's semantics.
+//!
+//! Every function validates its inputs and returns a [`RuntimeError`] instead of panicking.
+//! Results are fresh contiguous tensors unless PyTorch returns a view (shape ops, basic indexing).
+
+mod creation;
+mod elementwise;
+mod linalg;
+mod reduce;
+mod shape;
+
+pub use creation::*;
+pub use elementwise::*;
+pub use linalg::*;
+pub use reduce::*;
+pub use shape::*;
+
+pub use crate::index::{
+    gather, index, index_put_, index_put_scalar_, index_select, masked_fill, masked_fill_,
+    masked_fill_scalar, masked_select,
+};
+
+use ndarray::{ArrayD, IxDyn, Zip};
+
+use crate::dtype::DType;
+use crate::element::Element;
+use crate::error::{Result, RuntimeError};
+use crate::tensor::{Tensor, check_alloc};
+use crate::value::{Scalar, Value};
+
+/// NumPy/PyTorch broadcasting of two shapes.
+pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+    let n = a.len().max(b.len());
+    let mut out = vec![0; n];
+    for i in 0..n {
+        let da = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            1
+        };
+        out[i] = if da == db || db == 1 {
+            da
+        } else if da == 1 {
+            db
+        } else {
+            return Err(RuntimeError::BroadcastMismatch {
+                a: da,
+                b: db,
+                dim: i,
+            });
+        };
+    }
+    Ok(out)
+}
+
+/// Broadcast shape of several tensors.
+pub fn broadcast_all(shapes: &[&[usize]]) -> Result<Vec<usize>> {
+    let mut out: Vec<usize> = Vec::new();
+    for s in shapes {
+        out = broadcast_shapes(&out, s)?;
+    }
+    Ok(out)
+}
+
+/// `out[i] = f(x[i])` with the input read as `S` (converted if needed).
+pub(crate) fn map_unary<S: Element, D: Element>(t: &Tensor, f: impl Fn(S) -> D) -> Result<Tensor> {
+    check_alloc(t.shape(), D::DTYPE)?;
+    Ok(Tensor::from_array(
+        t.with_view_as::<S, ArrayD<D>>(|v| v.mapv(f)),
+    ))
+}
+
+/// `out[i] = f(a[i], b[i])` over the broadcast shape, inputs read as `S`.
+pub(crate) fn map_binary<S: Element, D: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    f: impl Fn(S, S) -> D,
+) -> Result<Tensor> {
+    let shape = broadcast_shapes(a.shape(), b.shape())?;
+    check_alloc(&shape, D::DTYPE)?;
+    let out = a.with_view_as::<S, Option<ArrayD<D>>>(|av| {
+        b.with_view_as::<S, Option<ArrayD<D>>>(|bv| {
+            let av = av.broadcast(IxDyn(&shape))?;
+            let bv = bv.broadcast(IxDyn(&shape))?;
+            Some(Zip::from(&av).and(&bv).map_collect(|&x, &y| f(x, y)))
+        })
+    });
+    out.map(Tensor::from_array)
+        .ok_or_else(|| RuntimeError::Shape("broadcast failed".into()))
+}
+
+/// `out[i] = f(a[i], b[i], c[i])` over the broadcast shape, inputs read as `A`, `S`, `S`.
+pub(crate) fn map_ternary<A: Element, S: Element, D: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    c: &Tensor,
+    f: impl Fn(A, S, S) -> D,
+) -> Result<Tensor> {
+    let shape = broadcast_all(&[a.shape(), b.shape(), c.shape()])?;
+    check_alloc(&shape, D::DTYPE)?;
+    let out = a.with_view_as::<A, Option<ArrayD<D>>>(|av| {
+        b.with_view_as::<S, Option<ArrayD<D>>>(|bv| {
+            c.with_view_as::<S, Option<ArrayD<D>>>(|cv| {
+                let av = av.broadcast(IxDyn(&shape))?;
+                let bv = bv.broadcast(IxDyn(&shape))?;
+                let cv = cv.broadcast(IxDyn(&shape))?;
+                Some(
+                    Zip::from(&av)
+                        .and(&bv)
+                        .and(&cv)
+                        .map_collect(|&x, &y, &z| f(x, y, z)),
+                )
+            })
+        })
+    });
+    out.map(Tensor::from_array)
+        .ok_or_else(|| RuntimeError::Shape("broadcast failed".into()))
+}
+
+/// Whether any element of `t` (read as `T`) satisfies `pred`.
+pub(crate) fn any_elem<T: Element>(t: &Tensor, pred: impl Fn(T) -> bool) -> bool {
+    t.with_view_as::<T, bool>(|v| v.iter().any(|&x| pred(x)))
+}
+
+/// The dtype `torch.tensor(data)` infers for a (nested) literal: any float → float32, else any
+/// int → int64, else bool.
+pub fn literal_dtype(v: &Value) -> Option<DType> {
+    fn walk(v: &Value, acc: &mut u8) -> bool {
+        match v {
+            Value::Bool(_) => *acc = (*acc).max(0),
+            Value::BoolList(_) => *acc = (*acc).max(0),
+            Value::Int(_) | Value::IntList(_) => *acc = (*acc).max(1),
+            Value::Float(_) | Value::FloatList(_) => *acc = (*acc).max(2),
+            Value::Tensor(t) if t.dim() == 0 => {
+                *acc = (*acc).max(match t.dtype().category() {
+                    crate::dtype::Category::Bool => 0,
+                    crate::dtype::Category::Int => 1,
+                    crate::dtype::Category::Float => 2,
+                })
+            }
+            Value::List(items) => {
+                for i in items {
+                    if !walk(i, acc) {
+                        return false;
+                    }
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+    let mut acc = 0u8;
+    let mut saw_bool_only = true;
+    if !walk(v, &mut acc) {
+        return None;
+    }
+    if acc > 0 {
+        saw_bool_only = false;
+    }
+    Some(if saw_bool_only {
+        // An empty list is float32 in PyTorch.
+        if literal_is_empty(v) {
+            crate::dtype::DEFAULT_FLOAT
+        } else {
+            DType::Bool
+        }
+    } else if acc == 1 {
+        DType::Int64
+    } else {
+        crate::dtype::DEFAULT_FLOAT
+    })
+}
+
+fn literal_is_empty(v: &Value) -> bool {
+    match v {
+        Value::List(items) => items.iter().all(literal_is_empty),
+        Value::BoolList(b) => b.is_empty(),
+        Value::IntList(b) => b.is_empty(),
+        Value::FloatList(b) => b.is_empty(),
+        _ => false,
+    }
+}
+
+/// The shape of a (nested) literal, or `None` if it is ragged or not a literal.
+pub fn literal_shape(v: &Value) -> Option<Vec<usize>> {
+    literal_shape_checked(v).ok()
+}
+
+pub(crate) fn literal_shape_checked(v: &Value) -> Result<Vec<usize>> {
+    match v {
+        Value::Bool(_) | Value::Int(_) | Value::Float(_) => Ok(vec![]),
+        Value::Tensor(t) if t.dim() == 0 => Ok(vec![]),
+        Value::IntList(l) => Ok(vec![l.len()]),
+        Value::FloatList(l) => Ok(vec![l.len()]),
+        Value::BoolList(l) => Ok(vec![l.len()]),
+        Value::List(items) => {
+            let mut inner: Option<Vec<usize>> = None;
+            for (dim_i, it) in items.iter().enumerate() {
+                let s = literal_shape_checked(it)?;
+                match &inner {
+                    None => inner = Some(s),
+                    Some(prev) if *prev != s => {
+                        let _ = dim_i;
+                        return Err(RuntimeError::Value(format!(
+                            "expected sequence of length {} at dim 1 (got {})",
+                            prev.first().copied().unwrap_or(0),
+                            s.first().copied().unwrap_or(0)
+                        )));
+                    }
+                    _ => {}
+                }
+            }
+            let mut out = vec![items.len()];
+            out.extend(inner.unwrap_or_default());
+            Ok(out)
+        }
+        other => Err(RuntimeError::Value(format!(
+            "Could not infer dtype of {}",
+            other.type_name()
+        ))),
+    }
+}
+
+/// Flattens a literal into scalars in row-major order.
+pub(crate) fn literal_scalars(v: &Value, out: &mut Vec<Scalar>) {
+    match v {
+        Value::Bool(b) => out.push(Scalar::Bool(*b)),
+        Value::Int(i) => out.push(Scalar::Int(*i)),
+        Value::Float(f) => out.push(Scalar::Float(*f)),
+        Value::Tensor(t) => {
+            if let Ok(s) = t.item() {
+                out.push(s)
+            }
+        }
+        Value::IntList(l) => out.extend(l.iter().map(|&i| Scalar::Int(i))),
+        Value::FloatList(l) => out.extend(l.iter().map(|&f| Scalar::Float(f))),
+        Value::BoolList(l) => out.extend(l.iter().map(|&b| Scalar::Bool(b))),
+        Value::List(items) => items.iter().for_each(|i| literal_scalars(i, out)),
+        _ => {}
+    }
+}

@@ -1,0 +1,704 @@
+//! Reductions (all dims or some, `keepdim`, negative dims) and scans along one dim.
+
+use crate::dtype::{DEFAULT_FLOAT, DType};
+use crate::element::Element;
+use crate::error::{Result, RuntimeError};
+use crate::tensor::{Tensor, check_alloc, wrap_dim};
+use crate::with_dtype;
+
+/// Which dims a reduction removes: `None` or an empty list means all of them (PyTorch's rule for
+/// `sum(dim=[])`). Duplicates are an error.
+pub fn reduced_mask(dims: Option<&[i64]>, rank: usize) -> Result<Vec<bool>> {
+    let mut mask = vec![false; rank];
+    match dims {
+        None | Some([]) => mask.iter_mut().for_each(|m| *m = true),
+        Some(ds) => {
+            for &d in ds {
+                let w = wrap_dim(d, rank)?;
+                if rank == 0 {
+                    continue;
+                }
+                if mask[w] {
+                    return Err(RuntimeError::Value(format!(
+                        "dim {w} appears multiple times in the list of dims"
+                    )));
+                }
+                mask[w] = true;
+            }
+        }
+    }
+    Ok(mask)
+}
+
+fn out_shape(shape: &[usize], mask: &[bool], keepdim: bool) -> Vec<usize> {
+    shape
+        .iter()
+        .zip(mask)
+        .filter_map(|(&n, &m)| match (m, keepdim) {
+            (false, _) => Some(n),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect()
+}
+
+/// Calls `f(data, inner)` where `data` holds the elements (as `T`) with the reduced dims moved
+/// last, so each run of `inner` elements is one output's lane. Borrows without copying when the
+/// layout already fits.
+fn with_lanes<T: Element, R>(
+    t: &Tensor,
+    mask: &[bool],
+    f: impl FnOnce(&[T], usize) -> R,
+) -> Result<R> {
+    let rank = t.dim();
+    let mut perm: Vec<i64> = (0..rank).filter(|&d| !mask[d]).map(|d| d as i64).collect();
+    perm.extend((0..rank).filter(|&d| mask[d]).map(|d| d as i64));
+    let inner: usize = (0..rank)
+        .filter(|&d| mask[d])
+        .map(|d| t.shape()[d])
+        .product();
+    let p = t.permute(&perm)?;
+    let mut f = Some(f);
+    if p.dtype() == T::DTYPE {
+        let done = p.with_view::<T, Option<R>>(|v| {
+            v.as_slice().map(|s| (f.take().expect("once"))(s, inner))
+        });
+        if let Some(Some(r)) = done {
+            return Ok(r);
+        }
+    }
+    let data = p.to_vec::<T>();
+    Ok((f.take().expect("once"))(&data, inner))
+}
+
+/// Applies `f` to each lane, producing one output element per lane.
+fn reduce_lanes<T: Element, D: Element>(
+    t: &Tensor,
+    mask: &[bool],
+    keepdim: bool,
+    f: impl Fn(&[T]) -> D,
+) -> Result<Tensor> {
+    let shape = out_shape(t.shape(), mask, keepdim);
+    check_alloc(&shape, D::DTYPE)?;
+    let n_out: usize = shape.iter().product();
+    let out = with_lanes::<T, Vec<D>>(t, mask, |data, inner| {
+        if inner == 0 {
+            (0..n_out).map(|_| f(&[])).collect()
+        } else {
+            data.chunks_exact(inner).map(&f).collect()
+        }
+    })?;
+    Tensor::from_vec(out, &shape)
+}
+
+/// Sum of f32 values accumulated in f64 (more accurate than PyTorch's cascade sum, so results
+/// agree with it to float32 rounding).
+fn sum_f32(v: &[f32]) -> f32 {
+    let mut acc = [0f64; 8];
+    let chunks = v.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..8 {
+            acc[i] += c[i] as f64;
+        }
+    }
+    let mut s: f64 = acc.iter().sum();
+    for &x in rest {
+        s += x as f64;
+    }
+    s as f32
+}
+
+/// Pairwise-blocked sum of f64 values.
+fn sum_f64(v: &[f64]) -> f64 {
+    if v.len() > 4096 {
+        let mid = v.len() / 2;
+        return sum_f64(&v[..mid]) + sum_f64(&v[mid..]);
+    }
+    let mut acc = [0f64; 8];
+    let chunks = v.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..8 {
+            acc[i] += c[i];
+        }
+    }
+    let mut s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for &x in rest {
+        s += x;
+    }
+    s
+}
+
+fn sum_dtype(input: DType, dtype: Option<DType>) -> DType {
+    dtype.unwrap_or(if input.is_float() {
+        input
+    } else {
+        DType::Int64
+    })
+}
+
+/// `sum(x, dim=None|dims, keepdim, dtype=)`: bool/int inputs sum to int64.
+pub fn sum(
+    t: &Tensor,
+    dims: Option<&[i64]>,
+    keepdim: bool,
+    dtype: Option<DType>,
+) -> Result<Tensor> {
+    let mask = reduced_mask(dims, t.dim())?;
+    let out = sum_dtype(t.dtype(), dtype);
+    match out {
+        DType::Float32 => reduce_lanes::<f32, f32>(t, &mask, keepdim, sum_f32),
+        DType::Float64 => reduce_lanes::<f64, f64>(t, &mask, keepdim, sum_f64),
+        DType::Int32 => reduce_lanes::<i32, i32>(t, &mask, keepdim, |v| {
+            v.iter().fold(0i32, |a, &b| a.wrapping_add(b))
+        }),
+        DType::Int64 => reduce_lanes::<i64, i64>(t, &mask, keepdim, |v| {
+            v.iter().fold(0i64, |a, &b| a.wrapping_add(b))
+        }),
+        DType::Bool => reduce_lanes::<bool, bool>(t, &mask, keepdim, |v| v.iter().any(|&b| b)),
+    }
+}
+
+/// `mean(x, dims, keepdim, dtype=)`: floating inputs only (as PyTorch).
+pub fn mean(
+    t: &Tensor,
+    dims: Option<&[i64]>,
+    keepdim: bool,
+    dtype: Option<DType>,
+) -> Result<Tensor> {
+    let out = dtype.unwrap_or(t.dtype());
+    if !out.is_float() {
+        return Err(RuntimeError::NotImplemented(format!(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
+            out.scalar_type_name()
+        )));
+    }
+    let mask = reduced_mask(dims, t.dim())?;
+    match out {
+        DType::Float32 => reduce_lanes::<f32, f32>(t, &mask, keepdim, |v| {
+            (v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64) as f32
+        }),
+        _ => reduce_lanes::<f64, f64>(t, &mask, keepdim, |v| sum_f64(v) / v.len() as f64),
+    }
+}
+
+/// `prod(x, dim=None|d, keepdim, dtype=)`.
+pub fn prod(
+    t: &Tensor,
+    dims: Option<&[i64]>,
+    keepdim: bool,
+    dtype: Option<DType>,
+) -> Result<Tensor> {
+    let mask = reduced_mask(dims, t.dim())?;
+    match sum_dtype(t.dtype(), dtype) {
+        DType::Float32 => reduce_lanes::<f32, f32>(t, &mask, keepdim, |v| {
+            v.iter().map(|&x| x as f64).product::<f64>() as f32
+        }),
+        DType::Float64 => reduce_lanes::<f64, f64>(t, &mask, keepdim, |v| v.iter().product()),
+        DType::Int32 => reduce_lanes::<i32, i32>(t, &mask, keepdim, |v| {
+            v.iter().fold(1i32, |a, &b| a.wrapping_mul(b))
+        }),
+        DType::Int64 => reduce_lanes::<i64, i64>(t, &mask, keepdim, |v| {
+            v.iter().fold(1i64, |a, &b| a.wrapping_mul(b))
+        }),
+        DType::Bool => reduce_lanes::<bool, bool>(t, &mask, keepdim, |v| v.iter().all(|&b| b)),
+    }
+}
+
+/// NaN-propagating max/min of a non-empty lane; returns (value, first index).
+fn arg_extreme<T: Element>(v: &[T], max: bool) -> (T, usize) {
+    let mut best = v[0];
+    let mut bi = 0;
+    if best.is_nan_elem() {
+        return (best, 0);
+    }
+    for (i, &x) in v.iter().enumerate().skip(1) {
+        if x.is_nan_elem() {
+            return (x, i);
+        }
+        if (max && x > best) || (!max && x < best) {
+            best = x;
+            bi = i;
+        }
+    }
+    (best, bi)
+}
+
+fn check_nonempty_lanes(t: &Tensor, mask: &[bool], name: &str, all: bool) -> Result<()> {
+    if all {
+        if t.numel() == 0 {
+            return Err(RuntimeError::Value(format!(
+                "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+            )));
+        }
+        return Ok(());
+    }
+    for (d, (&n, &m)) in t.shape().iter().zip(mask).enumerate() {
+        if m && n == 0 {
+            return Err(RuntimeError::Index(format!(
+                "{name}(): Expected reduction dim {d} to have non-zero size."
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `amax`/`amin` over `dims` (empty: all), NaN-propagating; `max()`/`min()` without dim too.
+pub fn amax(t: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+    extreme(t, dims, keepdim, true, "amax")
+}
+
+pub fn amin(t: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+    extreme(t, dims, keepdim, false, "amin")
+}
+
+fn extreme(t: &Tensor, dims: &[i64], keepdim: bool, max: bool, name: &str) -> Result<Tensor> {
+    let mask = reduced_mask(Some(dims), t.dim())?;
+    check_nonempty_lanes(
+        t,
+        &mask,
+        name,
+        dims.is_empty() && t.dim() > 0 && t.numel() == 0 && false,
+    )?;
+    if dims.is_empty() && t.numel() == 0 {
+        return Err(RuntimeError::Index(format!(
+            "{name}(): Expected reduction dim 0 to have non-zero size."
+        )));
+    }
+    check_nonempty_lanes(t, &mask, name, false)?;
+    with_dtype!(t.dtype(), T => reduce_lanes::<T, T>(t, &mask, keepdim, |v| arg_extreme(v, max).0))
+}
+
+/// `max(x)` / `min(x)` over all elements.
+pub fn max_all(t: &Tensor) -> Result<Tensor> {
+    check_nonempty_lanes(t, &[], "max", true)?;
+    extreme(t, &[], false, true, "max")
+}
+
+pub fn min_all(t: &Tensor) -> Result<Tensor> {
+    check_nonempty_lanes(t, &[], "min", true)?;
+    extreme(t, &[], false, false, "min")
+}
+
+/// `torch.max(x, dim, keepdim)` → (values, indices); NaN wins, first occurrence on ties.
+pub fn max_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+    extreme_dim(t, dim, keepdim, true, "max")
+}
+
+pub fn min_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+    extreme_dim(t, dim, keepdim, false, "min")
+}
+
+fn extreme_dim(
+    t: &Tensor,
+    dim: i64,
+    keepdim: bool,
+    max: bool,
+    name: &str,
+) -> Result<(Tensor, Tensor)> {
+    let mask = reduced_mask(Some(&[dim]), t.dim())?;
+    check_nonempty_lanes(t, &mask, name, false)?;
+    if t.dim() == 0 {
+        return Ok((
+            t.clone_data()?,
+            Tensor::scalar_typed(crate::Scalar::Int(0), DType::Int64),
+        ));
+    }
+    with_dtype!(t.dtype(), T => {
+        let vals = reduce_lanes::<T, T>(t, &mask, keepdim, |v| arg_extreme(v, max).0)?;
+        let idx = reduce_lanes::<T, i64>(t, &mask, keepdim, |v| arg_extreme(v, max).1 as i64)?;
+        Ok((vals, idx))
+    })
+}
+
+/// `argmax(x, dim=None, keepdim)`; over the flattened tensor when `dim` is `None`.
+pub fn argmax(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+    arg_reduce(t, dim, keepdim, true)
+}
+
+pub fn argmin(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+    arg_reduce(t, dim, keepdim, false)
+}
+
+fn arg_reduce(t: &Tensor, dim: Option<i64>, keepdim: bool, max: bool) -> Result<Tensor> {
+    let name = if max { "argmax" } else { "argmin" };
+    if t.dtype() == DType::Bool {
+        return Err(RuntimeError::NotImplemented(format!(
+            "{name}(): does not support bool input"
+        )));
+    }
+    match dim {
+        Some(d) => {
+            let mask = reduced_mask(Some(&[d]), t.dim())?;
+            check_nonempty_lanes(t, &mask, name, false)?;
+            with_dtype!(t.dtype(), T => reduce_lanes::<T, i64>(t, &mask, keepdim, |v| arg_extreme(v, max).1 as i64))
+        }
+        None => {
+            check_nonempty_lanes(t, &[], name, true)?;
+            let mask = vec![true; t.dim()];
+            with_dtype!(t.dtype(), T => reduce_lanes::<T, i64>(t, &mask, keepdim, |v| arg_extreme(v, max).1 as i64))
+        }
+    }
+}
+
+/// `all(x)` / `all(x, dim, keepdim)` → bool.
+pub fn all(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+    let dims = dim.map(|d| vec![d]);
+    let mask = reduced_mask(dims.as_deref(), t.dim())?;
+    reduce_lanes::<bool, bool>(t, &mask, keepdim && dim.is_some(), |v| v.iter().all(|&b| b))
+}
+
+pub fn any(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+    let dims = dim.map(|d| vec![d]);
+    let mask = reduced_mask(dims.as_deref(), t.dim())?;
+    reduce_lanes::<bool, bool>(t, &mask, keepdim && dim.is_some(), |v| v.iter().any(|&b| b))
+}
+
+fn require_float_var(t: &Tensor) -> Result<()> {
+    if t.dtype().is_float() {
+        Ok(())
+    } else {
+        Err(RuntimeError::NotImplemented(
+            "std and var only support floating point and complex dtypes".into(),
+        ))
+    }
+}
+
+fn var_lane(v: &[f64], correction: f64) -> f64 {
+    let n = v.len() as f64;
+    let m = sum_f64(v) / n;
+    let ss: f64 = v.iter().map(|&x| (x - m) * (x - m)).sum();
+    ss / (n - correction).max(0.0)
+}
+
+/// `var(x, dims, correction=1, keepdim)` (`unbiased=True` is correction 1).
+pub fn var(t: &Tensor, dims: Option<&[i64]>, correction: f64, keepdim: bool) -> Result<Tensor> {
+    require_float_var(t)?;
+    let mask = reduced_mask(dims, t.dim())?;
+    let r = reduce_lanes::<f64, f64>(t, &mask, keepdim, |v| var_lane(v, correction))?;
+    r.to_dtype(t.dtype())
+}
+
+/// `std(x, dims, correction=1, keepdim)`.
+pub fn std(t: &Tensor, dims: Option<&[i64]>, correction: f64, keepdim: bool) -> Result<Tensor> {
+    require_float_var(t)?;
+    let mask = reduced_mask(dims, t.dim())?;
+    let r = reduce_lanes::<f64, f64>(t, &mask, keepdim, |v| var_lane(v, correction).sqrt())?;
+    r.to_dtype(t.dtype())
+}
+
+/// `norm(x, p, dims, keepdim)`: the vector p-norm (p = 2, 1, inf, -inf, 0 or any real).
+pub fn norm(t: &Tensor, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+    if !t.dtype().is_float() {
+        return Err(RuntimeError::NotImplemented(format!(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
+            t.dtype().scalar_type_name()
+        )));
+    }
+    let mask = reduced_mask(dims, t.dim())?;
+    let r = reduce_lanes::<f64, f64>(t, &mask, keepdim, move |v| {
+        if p == 2.0 {
+            v.iter().map(|x| x * x).sum::<f64>().sqrt()
+        } else if p == 1.0 {
+            v.iter().map(|x| x.abs()).sum()
+        } else if p == f64::INFINITY {
+            v.iter().fold(0.0, |a: f64, x| {
+                if x.is_nan() || a.is_nan() {
+                    f64::NAN
+                } else {
+                    a.max(x.abs())
+                }
+            })
+        } else if p == f64::NEG_INFINITY {
+            v.iter().fold(f64::INFINITY, |a: f64, x| {
+                if x.is_nan() || a.is_nan() {
+                    f64::NAN
+                } else {
+                    a.min(x.abs())
+                }
+            })
+        } else if p == 0.0 {
+            v.iter().filter(|&&x| x != 0.0).count() as f64
+        } else {
+            v.iter().map(|x| x.abs().powf(p)).sum::<f64>().powf(1.0 / p)
+        }
+    })?;
+    r.to_dtype(t.dtype())
+}
+
+/// `logsumexp(x, dims, keepdim)`: stable; int inputs give the default float dtype.
+pub fn logsumexp(t: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+    let out = if t.dtype().is_float() {
+        t.dtype()
+    } else {
+        DEFAULT_FLOAT
+    };
+    let mask = reduced_mask(Some(dims), t.dim())?;
+    let r = reduce_lanes::<f64, f64>(t, &mask, keepdim, |v| {
+        let m = v.iter().fold(f64::NEG_INFINITY, |a, &x| {
+            if x.is_nan() || a.is_nan() {
+                f64::NAN
+            } else {
+                a.max(x)
+            }
+        });
+        if m.is_nan() {
+            return f64::NAN;
+        }
+        let m = if m.is_infinite() { 0.0 } else { m };
+        v.iter().map(|&x| (x - m).exp()).sum::<f64>().ln() + m
+    })?;
+    r.to_dtype(out)
+}
+
+// ------------------------------------------------------------------------------- scans
+
+/// Applies `f` to every lane along `dim` (in place on a contiguous copy laid out with `dim`
+/// last), and returns a tensor of the input's shape.
+fn scan_lanes<T: Element>(t: &Tensor, dim: i64, f: impl Fn(&mut [T])) -> Result<Tensor> {
+    let rank = t.dim();
+    if rank == 0 {
+        let mut v = t.to_vec::<T>();
+        f(&mut v);
+        return Tensor::from_vec(v, &[]);
+    }
+    let d = wrap_dim(dim, rank)?;
+    check_alloc(t.shape(), T::DTYPE)?;
+    let last = rank - 1;
+    let moved = t.transpose(d as i64, last as i64)?;
+    let mut data = moved.to_vec::<T>();
+    let n = t.shape()[d];
+    if n > 0 {
+        for lane in data.chunks_exact_mut(n) {
+            f(lane);
+        }
+    }
+    let r = Tensor::from_vec(data, moved.shape())?;
+    if d == last {
+        Ok(r)
+    } else {
+        r.transpose(d as i64, last as i64)?.contiguous()
+    }
+}
+
+fn require_float_softmax(t: &Tensor, kernel: &str) -> Result<()> {
+    if t.dtype().is_float() {
+        Ok(())
+    } else {
+        Err(RuntimeError::not_implemented_for(kernel, t.dtype()))
+    }
+}
+
+/// `softmax(x, dim, dtype=)`.
+pub fn softmax(t: &Tensor, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
+    let t = match dtype {
+        Some(d) => t.to_dtype(d)?,
+        None => t.clone(),
+    };
+    require_float_softmax(&t, "softmax_lastdim_kernel_impl")?;
+    with_float(&t, dim, false)
+}
+
+/// `log_softmax(x, dim, dtype=)`.
+pub fn log_softmax(t: &Tensor, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
+    let t = match dtype {
+        Some(d) => t.to_dtype(d)?,
+        None => t.clone(),
+    };
+    require_float_softmax(&t, "log_softmax_lastdim_kernel_impl")?;
+    with_float(&t, dim, true)
+}
+
+fn with_float(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
+    macro_rules! go {
+        ($ty:ty) => {
+            scan_lanes::<$ty>(t, dim, |lane| {
+                let m = lane.iter().fold(<$ty>::NEG_INFINITY, |a, &x| a.max(x));
+                let m = if m.is_finite() { m } else { 0.0 };
+                if log {
+                    let s: f64 = lane.iter().map(|&x| ((x - m) as f64).exp()).sum();
+                    let ls = s.ln() as $ty;
+                    lane.iter_mut().for_each(|x| *x = *x - m - ls);
+                } else {
+                    let mut s = 0f64;
+                    for x in lane.iter_mut() {
+                        *x = (*x - m).exp();
+                        s += *x as f64;
+                    }
+                    let inv = s as $ty;
+                    lane.iter_mut().for_each(|x| *x /= inv);
+                }
+            })
+        };
+    }
+    match t.dtype() {
+        DType::Float64 => go!(f64),
+        _ => go!(f32),
+    }
+}
+
+/// `cumsum(x, dim, dtype=)`: bool/int inputs accumulate in int64.
+pub fn cumsum(t: &Tensor, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
+    let out = sum_dtype(t.dtype(), dtype);
+    let t = t.to_dtype(out)?;
+    match out {
+        DType::Float32 => scan_lanes::<f32>(&t, dim, |l| {
+            let mut acc = 0f64;
+            l.iter_mut().for_each(|x| {
+                acc += *x as f64;
+                *x = acc as f32
+            })
+        }),
+        DType::Float64 => scan_lanes::<f64>(&t, dim, |l| {
+            let mut acc = 0f64;
+            l.iter_mut().for_each(|x| {
+                acc += *x;
+                *x = acc
+            })
+        }),
+        DType::Int32 => scan_lanes::<i32>(&t, dim, |l| {
+            let mut acc = 0i32;
+            l.iter_mut().for_each(|x| {
+                acc = acc.wrapping_add(*x);
+                *x = acc
+            })
+        }),
+        DType::Int64 => scan_lanes::<i64>(&t, dim, |l| {
+            let mut acc = 0i64;
+            l.iter_mut().for_each(|x| {
+                acc = acc.wrapping_add(*x);
+                *x = acc
+            })
+        }),
+        DType::Bool => scan_lanes::<bool>(&t, dim, |l| {
+            let mut acc = false;
+            l.iter_mut().for_each(|x| {
+                acc |= *x;
+                *x = acc
+            })
+        }),
+    }
+}
+
+/// `cumprod(x, dim, dtype=)`.
+pub fn cumprod(t: &Tensor, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
+    let out = sum_dtype(t.dtype(), dtype);
+    let t = t.to_dtype(out)?;
+    match out {
+        DType::Float32 => scan_lanes::<f32>(&t, dim, |l| {
+            let mut acc = 1f32;
+            l.iter_mut().for_each(|x| {
+                acc *= *x;
+                *x = acc
+            })
+        }),
+        DType::Float64 => scan_lanes::<f64>(&t, dim, |l| {
+            let mut acc = 1f64;
+            l.iter_mut().for_each(|x| {
+                acc *= *x;
+                *x = acc
+            })
+        }),
+        DType::Int32 => scan_lanes::<i32>(&t, dim, |l| {
+            let mut acc = 1i32;
+            l.iter_mut().for_each(|x| {
+                acc = acc.wrapping_mul(*x);
+                *x = acc
+            })
+        }),
+        DType::Int64 => scan_lanes::<i64>(&t, dim, |l| {
+            let mut acc = 1i64;
+            l.iter_mut().for_each(|x| {
+                acc = acc.wrapping_mul(*x);
+                *x = acc
+            })
+        }),
+        DType::Bool => scan_lanes::<bool>(&t, dim, |l| {
+            let mut acc = true;
+            l.iter_mut().for_each(|x| {
+                acc &= *x;
+                *x = acc
+            })
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m23() -> Tensor {
+        Tensor::from_vec(vec![1.0f32, 5.0, 3.0, 4.0, 2.0, 6.0], &[2, 3]).unwrap()
+    }
+
+    #[test]
+    fn sums_and_keepdim_and_negative_dims() {
+        let x = m23();
+        assert_eq!(
+            sum(&x, None, false, None).unwrap().to_vec::<f32>(),
+            vec![21.0]
+        );
+        let s = sum(&x, Some(&[-1]), true, None).unwrap();
+        assert_eq!(s.shape(), &[2, 1]);
+        assert_eq!(s.to_vec::<f32>(), vec![9.0, 12.0]);
+        let s = sum(&x, Some(&[0]), false, None).unwrap();
+        assert_eq!(s.to_vec::<f32>(), vec![5.0, 7.0, 9.0]);
+        let b = Tensor::from_slice(&[true, true, false]);
+        let sb = sum(&b, None, false, None).unwrap();
+        assert_eq!((sb.dtype(), sb.to_vec::<i64>()), (DType::Int64, vec![2]));
+        assert!(matches!(
+            sum(&x, Some(&[2]), false, None),
+            Err(RuntimeError::DimOutOfRange { .. })
+        ));
+        // sum of non-contiguous input
+        let t = x.t().unwrap();
+        assert_eq!(
+            sum(&t, Some(&[1]), false, None).unwrap().to_vec::<f32>(),
+            vec![5.0, 7.0, 9.0]
+        );
+    }
+
+    #[test]
+    fn max_with_indices_and_nan() {
+        let x = m23();
+        let (v, i) = max_dim(&x, 1, false).unwrap();
+        assert_eq!(v.to_vec::<f32>(), vec![5.0, 6.0]);
+        assert_eq!(i.to_vec::<i64>(), vec![1, 2]);
+        let n = Tensor::from_slice(&[1.0f32, f32::NAN, 3.0]);
+        assert!(max_all(&n).unwrap().item().unwrap().to_f64().is_nan());
+        assert_eq!(argmax(&n, None, false).unwrap().to_vec::<i64>(), vec![1]);
+        let e = Tensor::zeros(&[0], DType::Float32).unwrap();
+        assert!(max_all(&e).is_err());
+        assert!(max_dim(&Tensor::zeros(&[0, 3], DType::Float32).unwrap(), 0, false).is_err());
+    }
+
+    #[test]
+    fn var_std_mean_softmax() {
+        let x = Tensor::from_slice(&[1.0f64, 2.0, 3.0, 4.0]);
+        assert_eq!(
+            var(&x, None, 1.0, false).unwrap().to_vec::<f64>(),
+            vec![5.0 / 3.0]
+        );
+        assert_eq!(
+            mean(&x, None, false, None).unwrap().to_vec::<f64>(),
+            vec![2.5]
+        );
+        assert!(mean(&Tensor::from_slice(&[1i64]), None, false, None).is_err());
+        let s = softmax(&x, -1, None).unwrap().to_vec::<f64>();
+        assert!((s.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        let c = cumsum(&Tensor::from_slice(&[1i32, 2, 3]), 0, None).unwrap();
+        assert_eq!(
+            (c.dtype(), c.to_vec::<i64>()),
+            (DType::Int64, vec![1, 3, 6])
+        );
+        let e = mean(
+            &Tensor::zeros(&[0], DType::Float32).unwrap(),
+            None,
+            false,
+            None,
+        )
+        .unwrap();
+        assert!(e.item().unwrap().to_f64().is_nan());
+    }
+}

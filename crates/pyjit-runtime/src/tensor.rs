@@ -1,0 +1,961 @@
+//! The dtype-erased, strided, storage-sharing `Tensor`.
+//!
+//! # Storage and aliasing
+//! A tensor is a *view*: shape, strides (in elements, never negative; 0 for expanded dims) and an
+//! offset into a shared [`Storage`]. Cloning a `Tensor` clones the `Arc`, so every view of one
+//! storage sees every write made through any other, exactly like PyTorch (`y = x[0]; y += 1`
+//! changes `x`).
+//!
+//! The buffer sits behind a `parking_lot::RwLock` rather than a bare `UnsafeCell`: it keeps
+//! `Tensor: Send + Sync` sound, and a kernel reading two views of the same storage (`x + x`) takes
+//! two *recursive* read locks, which parking_lot guarantees never to deadlock. Every kernel reads
+//! its inputs into a fresh result first and only then takes the write lock of the destination, so
+//! in-place ops whose source overlaps the destination (`x[1:] = x[:-1]`, `x += x.t()`) see the
+//! old values, never a half-written buffer, and never deadlock. A buffer is allocated once and
+//! never resized, so the raw data pointer of a storage is stable for its whole life (native code
+//! relies on that: see [`RawView`] and docs/abi.md).
+
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, IxDyn, ShapeBuilder};
+use parking_lot::RwLock;
+
+use crate::dtype::DType;
+use crate::element::Element;
+use crate::error::{Result, RuntimeError};
+use crate::value::Scalar;
+use crate::with_dtype;
+
+/// The largest single allocation the runtime attempts (16 GiB). Larger requests fail with
+/// [`RuntimeError::AllocationTooLarge`] instead of letting the OS abort the process.
+pub const MAX_ALLOC_BYTES: u128 = 1 << 34;
+
+/// Typed element buffer of a storage.
+#[derive(Debug)]
+pub enum Buffer {
+    Bool(Vec<bool>),
+    Int32(Vec<i32>),
+    Int64(Vec<i64>),
+    Float32(Vec<f32>),
+    Float64(Vec<f64>),
+}
+
+impl Buffer {
+    fn len(&self) -> usize {
+        match self {
+            Buffer::Bool(v) => v.len(),
+            Buffer::Int32(v) => v.len(),
+            Buffer::Int64(v) => v.len(),
+            Buffer::Float32(v) => v.len(),
+            Buffer::Float64(v) => v.len(),
+        }
+    }
+
+    fn as_mut_ptr(&mut self) -> *mut u8 {
+        match self {
+            Buffer::Bool(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::Int32(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::Int64(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::Float32(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::Float64(v) => v.as_mut_ptr() as *mut u8,
+        }
+    }
+}
+
+/// The shared, fixed-size element buffer behind one or more tensor views.
+#[derive(Debug)]
+pub struct Storage {
+    buf: RwLock<Buffer>,
+    /// Base address of the buffer, captured at creation (the buffer never reallocates).
+    base: usize,
+    len: usize,
+}
+
+impl Storage {
+    fn new(mut buf: Buffer) -> Storage {
+        let base = buf.as_mut_ptr() as usize;
+        let len = buf.len();
+        Storage {
+            buf: RwLock::new(buf),
+            base,
+            len,
+        }
+    }
+}
+
+/// A strided view of a shared storage; see the module docs for the aliasing rules.
+#[derive(Clone, Debug)]
+pub struct Tensor {
+    storage: Arc<Storage>,
+    dtype: DType,
+    shape: Vec<usize>,
+    strides: Vec<usize>,
+    offset: usize,
+}
+
+/// A raw, C-layout description of a tensor view for native code: element `[i0, i1, …]` is at
+/// `data + (i0*strides[0] + i1*strides[1] + …) * dtype.size_of()`. Valid while the tensor (or any
+/// tensor sharing its storage) is alive; `shape`/`strides` point into the tensor itself.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct RawView {
+    pub data: *mut u8,
+    pub dtype: u32,
+    pub ndim: u32,
+    pub shape: *const i64,
+    pub strides: *const i64,
+}
+
+/// Number of elements of `shape`, or an allocation error if the product overflows.
+pub(crate) fn checked_numel(shape: &[usize]) -> Result<usize> {
+    shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or(RuntimeError::AllocationTooLarge { bytes: u128::MAX })
+}
+
+/// Checks that a tensor of `shape` and `dtype` may be allocated; returns its element count.
+pub(crate) fn check_alloc(shape: &[usize], dtype: DType) -> Result<usize> {
+    let mut bytes: u128 = dtype.size_of() as u128;
+    for &d in shape {
+        bytes = bytes.saturating_mul(d as u128);
+    }
+    if bytes > MAX_ALLOC_BYTES {
+        return Err(RuntimeError::AllocationTooLarge { bytes });
+    }
+    checked_numel(shape)
+}
+
+/// Row-major (C-contiguous) strides of `shape`.
+pub(crate) fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
+    let mut strides = vec![0; shape.len()];
+    let mut acc = 1usize;
+    for i in (0..shape.len()).rev() {
+        strides[i] = acc;
+        acc = acc.saturating_mul(shape[i].max(1));
+    }
+    strides
+}
+
+/// Wraps a possibly negative `dim` into `[0, rank)`; rank 0 accepts `-1` and `0` like PyTorch.
+pub fn wrap_dim(dim: i64, rank: usize) -> Result<usize> {
+    let r = rank.max(1) as i64;
+    if dim < -r || dim >= r {
+        return Err(RuntimeError::DimOutOfRange {
+            dim,
+            low: -r,
+            high: r - 1,
+        });
+    }
+    Ok(if dim < 0 {
+        (dim + r) as usize
+    } else {
+        dim as usize
+    })
+}
+
+/// Allocates a vector of `n` copies of `v`, failing (instead of aborting) when memory is short.
+pub(crate) fn alloc_filled<T: Clone>(n: usize, v: T) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(n)
+        .map_err(|_| RuntimeError::AllocationTooLarge {
+            bytes: (n as u128).saturating_mul(std::mem::size_of::<T>() as u128),
+        })?;
+    out.resize(n, v);
+    Ok(out)
+}
+
+impl Tensor {
+    // ---------------------------------------------------------------- construction
+
+    /// A contiguous tensor over a fresh buffer. `buf.len()` must equal the product of `shape`.
+    pub(crate) fn from_buffer(buf: Buffer, shape: Vec<usize>) -> Tensor {
+        let dtype = match &buf {
+            Buffer::Bool(_) => DType::Bool,
+            Buffer::Int32(_) => DType::Int32,
+            Buffer::Int64(_) => DType::Int64,
+            Buffer::Float32(_) => DType::Float32,
+            Buffer::Float64(_) => DType::Float64,
+        };
+        let strides = contiguous_strides(&shape);
+        Tensor {
+            storage: Arc::new(Storage::new(buf)),
+            dtype,
+            shape,
+            strides,
+            offset: 0,
+        }
+    }
+
+    /// A contiguous tensor holding `data` (row-major) with the given shape.
+    pub fn from_vec<T: Element>(data: Vec<T>, shape: &[usize]) -> Result<Tensor> {
+        let n = checked_numel(shape)?;
+        if n != data.len() {
+            return Err(RuntimeError::Shape(format!(
+                "shape '{:?}' is invalid for input of size {}",
+                shape,
+                data.len()
+            )));
+        }
+        Ok(Tensor::from_buffer(T::into_buffer(data), shape.to_vec()))
+    }
+
+    /// A 1-d tensor holding `data`.
+    pub fn from_slice<T: Element>(data: &[T]) -> Tensor {
+        Tensor::from_buffer(T::into_buffer(data.to_vec()), vec![data.len()])
+    }
+
+    /// Takes ownership of an ndarray array (copied into row-major order if needed).
+    pub fn from_array<T: Element>(a: ArrayD<T>) -> Tensor {
+        let shape = a.shape().to_vec();
+        let n = a.len();
+        let data = if a.is_standard_layout() {
+            let (v, off) = a.into_raw_vec_and_offset();
+            let off = off.unwrap_or(0);
+            if off == 0 && v.len() == n {
+                v
+            } else {
+                v[off..off + n].to_vec()
+            }
+        } else {
+            a.iter().copied().collect()
+        };
+        Tensor::from_buffer(T::into_buffer(data), shape)
+    }
+
+    /// A 0-d tensor holding a Python scalar, with the scalar's default dtype
+    /// (bool, int64, float32).
+    pub fn scalar(s: Scalar) -> Tensor {
+        Tensor::scalar_typed(s, s.default_dtype())
+    }
+
+    /// A 0-d tensor holding `s` converted to `dtype`.
+    pub fn scalar_typed(s: Scalar, dtype: DType) -> Tensor {
+        with_dtype!(dtype, T => Tensor::from_buffer(T::into_buffer(vec![scalar_to::<T>(s)]), vec![]))
+    }
+
+    /// A tensor of `shape` filled with `value` converted to `dtype`.
+    pub fn full(shape: &[usize], value: Scalar, dtype: DType) -> Result<Tensor> {
+        let n = check_alloc(shape, dtype)?;
+        Ok(with_dtype!(dtype, T => Tensor::from_buffer(
+            T::into_buffer(alloc_filled(n, scalar_to::<T>(value))?),
+            shape.to_vec()
+        )))
+    }
+
+    pub fn zeros(shape: &[usize], dtype: DType) -> Result<Tensor> {
+        Tensor::full(shape, Scalar::Int(0), dtype)
+    }
+
+    pub fn ones(shape: &[usize], dtype: DType) -> Result<Tensor> {
+        Tensor::full(shape, Scalar::Int(1), dtype)
+    }
+
+    // ---------------------------------------------------------------- metadata
+
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// Strides in elements.
+    pub fn strides(&self) -> &[usize] {
+        &self.strides
+    }
+
+    /// Offset of element `[0, …, 0]` in the storage, in elements.
+    pub fn storage_offset(&self) -> usize {
+        self.offset
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    pub fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    pub fn dim(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// `x.size(d)` with a possibly negative `d`.
+    pub fn size(&self, dim: i64) -> Result<usize> {
+        if self.shape.is_empty() {
+            return Err(RuntimeError::DimOutOfRange {
+                dim,
+                low: 0,
+                high: -1,
+            });
+        }
+        Ok(self.shape[wrap_dim(dim, self.dim())?])
+    }
+
+    /// Whether the view is row-major contiguous (size-1 dims may have any stride).
+    pub fn is_contiguous(&self) -> bool {
+        let mut expected = 1usize;
+        for i in (0..self.shape.len()).rev() {
+            if self.shape[i] == 1 {
+                continue;
+            }
+            if self.strides[i] != expected {
+                return self.numel() == 0;
+            }
+            expected *= self.shape[i];
+        }
+        true
+    }
+
+    /// Whether two tensors are views of the same storage.
+    pub fn shares_storage(&self, other: &Tensor) -> bool {
+        Arc::ptr_eq(&self.storage, &other.storage)
+    }
+
+    /// Whether any element of this view is reachable through two different indices
+    /// (an expanded view); such views cannot be written to.
+    pub fn has_internal_overlap(&self) -> bool {
+        self.shape
+            .iter()
+            .zip(&self.strides)
+            .any(|(&n, &s)| n > 1 && s == 0)
+    }
+
+    // ---------------------------------------------------------------- element access
+
+    /// Calls `f` with an ndarray view of the elements, if `T` is this tensor's element type.
+    /// The storage is read-locked (recursively) for the duration of `f`.
+    pub fn with_view<T: Element, R>(&self, f: impl FnOnce(ArrayViewD<'_, T>) -> R) -> Option<R> {
+        let guard = self.storage.buf.read_recursive();
+        let v = T::vec_ref(&guard)?;
+        let ptr = if self.numel() == 0 {
+            NonNull::<T>::dangling().as_ptr() as *const T
+        } else {
+            // SAFETY: every view constructor keeps `offset + Σ (shape[i]-1)*strides[i]` inside the
+            // buffer, so for a non-empty view `offset` is in bounds.
+            unsafe { v.as_ptr().add(self.offset) }
+        };
+        // SAFETY: all elements addressed by (shape, strides) from `ptr` lie inside `v` (the view
+        // invariant above); strides are non-negative; the read guard keeps the buffer alive and
+        // free of writers while the view exists.
+        let view = unsafe {
+            ArrayViewD::from_shape_ptr(IxDyn(&self.shape).strides(IxDyn(&self.strides)), ptr)
+        };
+        Some(f(view))
+    }
+
+    /// Calls `f` with a view of the elements converted to `T` (no copy if the dtype is `T`).
+    pub fn with_view_as<T: Element, R>(&self, f: impl FnOnce(ArrayViewD<'_, T>) -> R) -> R {
+        if self.dtype == T::DTYPE {
+            let mut f = Some(f);
+            if let Some(r) = self.with_view::<T, R>(|v| (f.take().expect("called once"))(v)) {
+                return r;
+            }
+            // Unreachable: the dtype matches the buffer by construction.
+            let a = self.to_array::<T>();
+            return (f.take().expect("called once"))(a.view());
+        }
+        let a = self.to_array::<T>();
+        f(a.view())
+    }
+
+    /// Calls `f` with a mutable view of the elements. Fails for expanded views (PyTorch's
+    /// "more than one element of the written-to tensor refers to a single memory location") and
+    /// if `T` is not the tensor's element type.
+    pub(crate) fn with_view_mut<T: Element, R>(
+        &self,
+        f: impl FnOnce(ArrayViewMutD<'_, T>) -> R,
+    ) -> Result<R> {
+        if self.has_internal_overlap() {
+            return Err(RuntimeError::Value(
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.".into(),
+            ));
+        }
+        let mut guard = self.storage.buf.write();
+        let v = T::vec_mut(&mut guard).ok_or_else(|| {
+            RuntimeError::DType(format!(
+                "expected scalar type {} but found {}",
+                self.dtype.scalar_type_name(),
+                T::DTYPE.scalar_type_name()
+            ))
+        })?;
+        let ptr = if self.numel() == 0 {
+            NonNull::<T>::dangling().as_ptr()
+        } else {
+            // SAFETY: as in `with_view`.
+            unsafe { v.as_mut_ptr().add(self.offset) }
+        };
+        // SAFETY: in bounds as in `with_view`; no two indices alias (checked above); the write
+        // guard gives exclusive access for the duration of `f`.
+        let view = unsafe {
+            ArrayViewMutD::from_shape_ptr(IxDyn(&self.shape).strides(IxDyn(&self.strides)), ptr)
+        };
+        Ok(f(view))
+    }
+
+    /// The elements converted to `T`, as an owned row-major array.
+    pub fn to_array<T: Element>(&self) -> ArrayD<T> {
+        with_dtype!(self.dtype, S => {
+            self.with_view::<S, ArrayD<T>>(|v| v.mapv(T::cast_from))
+            .unwrap_or_else(|| ArrayD::from_elem(IxDyn(&[0]), T::default()))
+        })
+    }
+
+    /// The elements converted to `T`, in row-major order.
+    pub fn to_vec<T: Element>(&self) -> Vec<T> {
+        with_dtype!(self.dtype, S => {
+            self.with_view::<S, Vec<T>>(|v| match v.as_slice() {
+                Some(s) => s.iter().map(|&x| T::cast_from(x)).collect(),
+                None => v.iter().map(|&x| T::cast_from(x)).collect(),
+            })
+            .unwrap_or_default()
+        })
+    }
+
+    /// The single element as a Python scalar (`bool`/`int`/`float` by dtype category).
+    pub fn item(&self) -> Result<Scalar> {
+        let n = self.numel();
+        if n != 1 {
+            return Err(RuntimeError::ItemNotScalar { numel: n });
+        }
+        Ok(self.get_linear(0))
+    }
+
+    /// Element number `i` in row-major order of the view (caller guarantees `i < numel`).
+    pub(crate) fn get_linear(&self, mut i: usize) -> Scalar {
+        let mut pos = self.offset;
+        for d in (0..self.shape.len()).rev() {
+            let n = self.shape[d].max(1);
+            pos += (i % n) * self.strides[d];
+            i /= n;
+        }
+        let guard = self.storage.buf.read_recursive();
+        match &*guard {
+            Buffer::Bool(v) => Scalar::Bool(v.get(pos).copied().unwrap_or_default()),
+            Buffer::Int32(v) => Scalar::Int(v.get(pos).copied().unwrap_or_default() as i64),
+            Buffer::Int64(v) => Scalar::Int(v.get(pos).copied().unwrap_or_default()),
+            Buffer::Float32(v) => Scalar::Float(v.get(pos).copied().unwrap_or_default() as f64),
+            Buffer::Float64(v) => Scalar::Float(v.get(pos).copied().unwrap_or_default()),
+        }
+    }
+
+    /// A raw description of the view for native code (see docs/abi.md).
+    pub fn raw_view(&self) -> RawView {
+        let elem = self.dtype.size_of();
+        RawView {
+            data: (self.storage.base + self.offset * elem) as *mut u8,
+            dtype: self.dtype.code(),
+            ndim: self.shape.len() as u32,
+            // usize and i64 have the same layout on the 64-bit targets we support and every
+            // size/stride fits in an i64 (allocations are capped far below 2^63 bytes).
+            shape: self.shape.as_ptr() as *const i64,
+            strides: self.strides.as_ptr() as *const i64,
+        }
+    }
+
+    /// Number of elements of the underlying storage.
+    pub fn storage_len(&self) -> usize {
+        self.storage.len
+    }
+
+    // ---------------------------------------------------------------- views
+
+    /// A new view of the same storage. Callers guarantee the view stays inside the storage.
+    pub(crate) fn make_view(
+        &self,
+        shape: Vec<usize>,
+        strides: Vec<usize>,
+        offset: usize,
+    ) -> Tensor {
+        Tensor {
+            storage: Arc::clone(&self.storage),
+            dtype: self.dtype,
+            shape,
+            strides,
+            offset,
+        }
+    }
+
+    /// `x.transpose(d0, d1)` (a view).
+    pub fn transpose(&self, d0: i64, d1: i64) -> Result<Tensor> {
+        let r = self.dim();
+        let a = wrap_dim(d0, r)?;
+        let b = wrap_dim(d1, r)?;
+        if r == 0 {
+            return Ok(self.clone());
+        }
+        let mut shape = self.shape.clone();
+        let mut strides = self.strides.clone();
+        shape.swap(a, b);
+        strides.swap(a, b);
+        Ok(self.make_view(shape, strides, self.offset))
+    }
+
+    /// `x.t()`: transpose of a tensor of rank <= 2.
+    pub fn t(&self) -> Result<Tensor> {
+        match self.dim() {
+            0 | 1 => Ok(self.clone()),
+            2 => self.transpose(0, 1),
+            n => Err(RuntimeError::Shape(format!(
+                "t() expects a tensor with <= 2 dimensions, but self is {n}D"
+            ))),
+        }
+    }
+
+    /// `x.permute(dims)` (a view).
+    pub fn permute(&self, dims: &[i64]) -> Result<Tensor> {
+        let r = self.dim();
+        if dims.len() != r {
+            return Err(RuntimeError::Shape(format!(
+                "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {r} is not equal to len(dims) = {}",
+                dims.len()
+            )));
+        }
+        let mut seen = vec![false; r];
+        let mut shape = Vec::with_capacity(r);
+        let mut strides = Vec::with_capacity(r);
+        for &d in dims {
+            let d = wrap_dim(d, r)?;
+            if seen[d] {
+                return Err(RuntimeError::Value(
+                    "permute(): duplicate dims are not allowed.".into(),
+                ));
+            }
+            seen[d] = true;
+            shape.push(self.shape[d]);
+            strides.push(self.strides[d]);
+        }
+        Ok(self.make_view(shape, strides, self.offset))
+    }
+
+    /// `x.expand(sizes)` (a view; `-1` keeps a dimension).
+    pub fn expand(&self, sizes: &[i64]) -> Result<Tensor> {
+        let r = self.dim();
+        if sizes.len() < r {
+            return Err(RuntimeError::Shape(format!(
+                "expand(torch.FloatTensor{{{}}}, size=[{}]): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
+                fmt_list(&self.shape),
+                fmt_list(sizes),
+                sizes.len(),
+                r
+            )));
+        }
+        let lead = sizes.len() - r;
+        let mut shape = vec![0usize; sizes.len()];
+        let mut strides = vec![0usize; sizes.len()];
+        for i in (0..sizes.len()).rev() {
+            let want = sizes[i];
+            if i < lead {
+                if want < 0 {
+                    return Err(RuntimeError::Shape(format!(
+                        "The expanded size of the tensor ({want}) isn't allowed in a leading, non-existing dimension {i}"
+                    )));
+                }
+                shape[i] = want as usize;
+                strides[i] = 0;
+            } else {
+                let have = self.shape[i - lead];
+                let st = self.strides[i - lead];
+                if want == -1 || want as usize == have && want >= 0 {
+                    shape[i] = have;
+                    strides[i] = st;
+                } else if have == 1 && want >= 0 {
+                    shape[i] = want as usize;
+                    strides[i] = 0;
+                } else {
+                    return Err(RuntimeError::Shape(format!(
+                        "The expanded size of the tensor ({want}) must match the existing size ({have}) at non-singleton dimension {i}.  Target sizes: [{}].  Tensor sizes: [{}]",
+                        fmt_list(sizes),
+                        fmt_list(&self.shape)
+                    )));
+                }
+            }
+        }
+        checked_numel(&shape)?;
+        Ok(self.make_view(shape, strides, self.offset))
+    }
+
+    /// Broadcasts to `shape` (a view); the shapes must be broadcast-compatible.
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<Tensor> {
+        if shape == self.shape.as_slice() {
+            return Ok(self.clone());
+        }
+        let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        self.expand(&sizes)
+    }
+
+    /// `x.squeeze()`: drops every size-1 dimension.
+    pub fn squeeze(&self) -> Tensor {
+        let (shape, strides) = self
+            .shape
+            .iter()
+            .zip(&self.strides)
+            .filter(|(n, _)| **n != 1)
+            .map(|(&n, &s)| (n, s))
+            .unzip();
+        self.make_view(shape, strides, self.offset)
+    }
+
+    /// `x.squeeze(dim)`: drops `dim` if it has size 1.
+    pub fn squeeze_dim(&self, dim: i64) -> Result<Tensor> {
+        let d = wrap_dim(dim, self.dim())?;
+        if self.dim() == 0 || self.shape[d] != 1 {
+            return Ok(self.clone());
+        }
+        let mut shape = self.shape.clone();
+        let mut strides = self.strides.clone();
+        shape.remove(d);
+        strides.remove(d);
+        Ok(self.make_view(shape, strides, self.offset))
+    }
+
+    /// `x.unsqueeze(dim)`: inserts a size-1 dimension (`dim` in `[-rank-1, rank]`).
+    pub fn unsqueeze(&self, dim: i64) -> Result<Tensor> {
+        let d = wrap_dim(dim, self.dim() + 1)?;
+        let mut shape = self.shape.clone();
+        let mut strides = self.strides.clone();
+        let st = if d < self.dim() {
+            self.strides[d] * self.shape[d].max(1)
+        } else {
+            1
+        };
+        shape.insert(d, 1);
+        strides.insert(d, st);
+        Ok(self.make_view(shape, strides, self.offset))
+    }
+
+    /// `x.narrow`-style slice `start:stop:step` along `dim` with Python's clamping rules
+    /// (a view). `step` must be positive.
+    pub fn slice(
+        &self,
+        dim: i64,
+        start: Option<i64>,
+        stop: Option<i64>,
+        step: i64,
+    ) -> Result<Tensor> {
+        if self.dim() == 0 {
+            return Err(RuntimeError::Index(
+                "slice() cannot be applied to a 0-dim tensor.".into(),
+            ));
+        }
+        let d = wrap_dim(dim, self.dim())?;
+        if step <= 0 {
+            return Err(RuntimeError::Value("step must be greater than zero".into()));
+        }
+        let n = self.shape[d] as i64;
+        let clamp = |v: Option<i64>, default: i64| -> i64 {
+            match v {
+                None => default,
+                Some(v) if v < 0 => (v + n).max(0),
+                Some(v) => v.min(n),
+            }
+        };
+        let s = clamp(start, 0);
+        let e = clamp(stop, n).max(s);
+        let len = (e - s + step - 1) / step;
+        let mut shape = self.shape.clone();
+        let mut strides = self.strides.clone();
+        shape[d] = len as usize;
+        let offset = if len > 0 {
+            self.offset + s as usize * self.strides[d]
+        } else {
+            self.offset
+        };
+        strides[d] = self.strides[d] * step as usize;
+        Ok(self.make_view(shape, strides, offset))
+    }
+
+    /// `x.select(dim, index)`: `x[..., index, ...]`, removing `dim` (a view).
+    pub fn select(&self, dim: i64, index: i64) -> Result<Tensor> {
+        if self.dim() == 0 {
+            return Err(RuntimeError::Index(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number".into(),
+            ));
+        }
+        let d = wrap_dim(dim, self.dim())?;
+        let n = self.shape[d] as i64;
+        if index < -n || index >= n {
+            return Err(RuntimeError::IndexOutOfRange {
+                index,
+                dim: d,
+                size: n as usize,
+            });
+        }
+        let i = if index < 0 { index + n } else { index } as usize;
+        let mut shape = self.shape.clone();
+        let mut strides = self.strides.clone();
+        shape.remove(d);
+        strides.remove(d);
+        Ok(self.make_view(shape, strides, self.offset + i * self.strides[d]))
+    }
+
+    /// Resolves a requested shape with at most one `-1` against this tensor's element count.
+    pub fn infer_size(&self, sizes: &[i64]) -> Result<Vec<usize>> {
+        infer_size(sizes, self.numel())
+    }
+
+    /// `x.view(shape)`: a view with a new shape; fails when the strides do not allow it.
+    pub fn view(&self, sizes: &[i64]) -> Result<Tensor> {
+        let shape = self.infer_size(sizes)?;
+        match compute_view_strides(&self.shape, &self.strides, &shape) {
+            Some(strides) => Ok(self.make_view(shape, strides, self.offset)),
+            None => Err(RuntimeError::Shape(
+                "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.".into(),
+            )),
+        }
+    }
+
+    /// `x.reshape(shape)`: a view when possible, else a contiguous copy.
+    pub fn reshape(&self, sizes: &[i64]) -> Result<Tensor> {
+        let shape = self.infer_size(sizes)?;
+        match compute_view_strides(&self.shape, &self.strides, &shape) {
+            Some(strides) => Ok(self.make_view(shape, strides, self.offset)),
+            None => {
+                let c = self.contiguous()?;
+                let strides = contiguous_strides(&shape);
+                Ok(c.make_view(shape, strides, 0))
+            }
+        }
+    }
+
+    /// `x.flatten(start_dim, end_dim)`.
+    pub fn flatten(&self, start: i64, end: i64) -> Result<Tensor> {
+        if self.dim() == 0 {
+            return self.reshape(&[1]);
+        }
+        let s = wrap_dim(start, self.dim())?;
+        let e = wrap_dim(end, self.dim())?;
+        if s > e {
+            return Err(RuntimeError::Value(
+                "flatten() has invalid args: start_dim cannot come after end_dim".into(),
+            ));
+        }
+        let mut sizes: Vec<i64> = self.shape[..s].iter().map(|&d| d as i64).collect();
+        sizes.push(self.shape[s..=e].iter().product::<usize>() as i64);
+        sizes.extend(self.shape[e + 1..].iter().map(|&d| d as i64));
+        self.reshape(&sizes)
+    }
+
+    /// `x.contiguous()`: `self` if already contiguous, else a row-major copy.
+    pub fn contiguous(&self) -> Result<Tensor> {
+        if self.is_contiguous() {
+            return Ok(self.clone());
+        }
+        self.clone_data()
+    }
+
+    /// `x.clone()` in PyTorch's sense: a fresh, contiguous copy that shares nothing.
+    pub fn clone_data(&self) -> Result<Tensor> {
+        check_alloc(&self.shape, self.dtype)?;
+        Ok(with_dtype!(self.dtype, T => Tensor::from_array(self.to_array::<T>())))
+    }
+
+    /// `x.to(dtype)`: `self` (aliasing) if the dtype already matches, else a converted copy.
+    pub fn to_dtype(&self, dtype: DType) -> Result<Tensor> {
+        if dtype == self.dtype {
+            return Ok(self.clone());
+        }
+        check_alloc(&self.shape, dtype)?;
+        Ok(with_dtype!(dtype, T => Tensor::from_array(self.to_array::<T>())))
+    }
+
+    /// Reads the storage elements at `offsets` (absolute positions) as `T` (converted).
+    pub(crate) fn read_offsets<T: Element>(&self, offsets: &[usize]) -> Result<Vec<T>> {
+        let guard = self.storage.buf.read_recursive();
+        let out = with_dtype!(self.dtype, S => {
+            let v = S::vec_ref(&guard).ok_or_else(|| RuntimeError::DType("storage dtype".into()))?;
+            offsets
+                .iter()
+                .map(|&o| v.get(o).map(|&x| T::cast_from(x)))
+                .collect::<Option<Vec<T>>>()
+        });
+        out.ok_or_else(|| RuntimeError::Index("index out of range in self".into()))
+    }
+
+    /// Writes `values` (already of this tensor's element type) at storage `offsets`.
+    pub(crate) fn write_offsets<T: Element>(&self, offsets: &[usize], values: &[T]) -> Result<()> {
+        let mut guard = self.storage.buf.write();
+        let v =
+            T::vec_mut(&mut guard).ok_or_else(|| RuntimeError::DType("storage dtype".into()))?;
+        for (&o, &x) in offsets.iter().zip(values) {
+            match v.get_mut(o) {
+                Some(slot) => *slot = x,
+                None => return Err(RuntimeError::Index("index out of range in self".into())),
+            }
+        }
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- mutation
+
+    /// `self.copy_(src)`: writes `src` (broadcast to `self`'s shape, converted to `self`'s dtype)
+    /// into this view; visible through every view of the storage.
+    pub fn copy_(&self, src: &Tensor) -> Result<()> {
+        let src = src.broadcast_to(&self.shape).map_err(|_| {
+            RuntimeError::Shape(format!(
+                "output with shape [{}] doesn't match the broadcast shape [{}]",
+                fmt_list(&self.shape),
+                fmt_list(
+                    &crate::ops::broadcast_shapes(&self.shape, src.shape()).unwrap_or_default()
+                )
+            ))
+        })?;
+        // Read fully before taking the write lock: the source may alias the destination.
+        with_dtype!(self.dtype, T => {
+            let data = src.to_array::<T>();
+            self.with_view_mut::<T, ()>(|mut dst| dst.assign(&data))
+        })
+    }
+
+    /// `self.fill_(value)`.
+    pub fn fill_(&self, value: Scalar) -> Result<()> {
+        with_dtype!(self.dtype, T => {
+            let v = scalar_to::<T>(value);
+            self.with_view_mut::<T, ()>(|mut dst| dst.fill(v))
+        })
+    }
+}
+
+/// Appends the storage positions of a (shape, strides, offset) view in row-major order.
+pub(crate) fn offsets_into(shape: &[usize], strides: &[usize], base: usize, out: &mut Vec<usize>) {
+    if shape.iter().any(|&n| n == 0) {
+        return;
+    }
+    match shape.len() {
+        0 => out.push(base),
+        _ => {
+            let (n, s) = (shape[0], strides[0]);
+            for i in 0..n {
+                offsets_into(&shape[1..], &strides[1..], base + i * s, out);
+            }
+        }
+    }
+}
+
+/// Converts a Python scalar to element type `T` with PyTorch's cast rules.
+pub(crate) fn scalar_to<T: Element>(s: Scalar) -> T {
+    match s {
+        Scalar::Bool(b) => T::from_bool(b),
+        Scalar::Int(i) => T::from_i64(i),
+        Scalar::Float(f) => T::from_f64(f),
+    }
+}
+
+/// `[2, 3]`-style list body used in PyTorch messages.
+pub(crate) fn fmt_list<T: std::fmt::Display>(v: &[T]) -> String {
+    v.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Resolves a requested shape with at most one `-1` for `numel` elements (PyTorch's `infer_size`).
+pub fn infer_size(sizes: &[i64], numel: usize) -> Result<Vec<usize>> {
+    let invalid = || {
+        RuntimeError::Shape(format!(
+            "shape '[{}]' is invalid for input of size {numel}",
+            fmt_list(sizes)
+        ))
+    };
+    let mut infer = None;
+    let mut known: usize = 1;
+    for (i, &s) in sizes.iter().enumerate() {
+        if s == -1 {
+            if infer.is_some() {
+                return Err(RuntimeError::Shape(
+                    "only one dimension can be inferred".into(),
+                ));
+            }
+            infer = Some(i);
+        } else if s < 0 {
+            return Err(RuntimeError::Shape(format!("invalid shape dimension {s}")));
+        } else {
+            known = known.checked_mul(s as usize).ok_or_else(invalid)?;
+        }
+    }
+    let mut out: Vec<usize> = sizes.iter().map(|&s| s.max(0) as usize).collect();
+    match infer {
+        Some(i) => {
+            if known == 0 {
+                return Err(RuntimeError::Shape(format!(
+                    "cannot reshape tensor of {numel} elements into shape [{}] because the unspecified dimension size -1 can be any value and is ambiguous",
+                    fmt_list(sizes)
+                )));
+            }
+            if numel % known != 0 {
+                return Err(invalid());
+            }
+            out[i] = numel / known;
+        }
+        None => {
+            if known != numel {
+                return Err(invalid());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// PyTorch's `computeStride`: strides that view `(old_shape, old_strides)` as `new_shape`
+/// without copying, if they exist.
+pub(crate) fn compute_view_strides(
+    old_shape: &[usize],
+    old_strides: &[usize],
+    new_shape: &[usize],
+) -> Option<Vec<usize>> {
+    let numel: usize = old_shape.iter().product();
+    if numel == 0 {
+        return Some(if old_shape == new_shape {
+            old_strides.to_vec()
+        } else {
+            contiguous_strides(new_shape)
+        });
+    }
+    if old_shape.is_empty() {
+        return Some(vec![1; new_shape.len()]);
+    }
+    let mut new_strides = vec![0usize; new_shape.len()];
+    let mut view_d = new_shape.len() as isize - 1;
+    let mut chunk_base_stride = *old_strides.last()?;
+    let mut tensor_numel = 1usize;
+    let mut view_numel = 1usize;
+    for tensor_d in (0..old_shape.len()).rev() {
+        tensor_numel *= old_shape[tensor_d];
+        if tensor_d == 0
+            || (old_shape[tensor_d - 1] != 1
+                && old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride)
+        {
+            while view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d as usize] == 1) {
+                new_strides[view_d as usize] = view_numel * chunk_base_stride;
+                view_numel *= new_shape[view_d as usize];
+                view_d -= 1;
+            }
+            if view_numel != tensor_numel {
+                return None;
+            }
+            if tensor_d > 0 {
+                chunk_base_stride = old_strides[tensor_d - 1];
+                tensor_numel = 1;
+                view_numel = 1;
+            }
+        }
+    }
+    if view_d != -1 {
+        return None;
+    }
+    Some(new_strides)
+}
+
+impl PartialEq for Tensor {
+    /// Structural equality (dtype, shape and elements; NaN equals NaN) — for tests, not `==` ops.
+    fn eq(&self, other: &Tensor) -> bool {
+        if self.dtype != other.dtype || self.shape != other.shape {
+            return false;
+        }
+        with_dtype!(self.dtype, T => {
+            let a = self.to_array::<T>();
+            let b = other.to_array::<T>();
+            a.iter().zip(b.iter()).all(|(x, y)| x == y || (x.is_nan_elem() && y.is_nan_elem()))
+        })
+    }
+}
