@@ -43,7 +43,7 @@ pub struct InsertPoint {
 /// let r = b.result(r);
 /// b.return_(r);
 /// assert!(verify_module(&m).is_ok());
-/// assert!(print_module(&m).contains("if %0"));
+/// assert!(print_module(&m).contains("%2: int = if %1 {"));
 /// ```
 pub struct FunctionBuilder<'f> {
     pub func: &'f mut Function,

@@ -635,7 +635,8 @@ impl Parser {
             }
             let (kind, operands) = match kw.as_str() {
                 "const" => (OpKind::Const(self.literal()?), Vec::new()),
-                "yield" => {
+                "yield" | "return" => {
+                    // Both take a bare operand list; the verifier checks `return`'s arity.
                     let mut ops = Vec::new();
                     if matches!(self.peek(), Tok::Value(_)) {
                         loop {
@@ -645,9 +646,9 @@ impl Parser {
                             }
                         }
                     }
-                    (OpKind::Yield, ops)
+                    let kind = if kw == "yield" { OpKind::Yield } else { OpKind::Return };
+                    (kind, ops)
                 }
-                "return" => (OpKind::Return, vec![self.operand(names)?]),
                 "call" => {
                     let (l, c) = self.here();
                     let callee = match self.next() {

@@ -50,6 +50,14 @@ pub fn print_function(m: &Module, id: FuncId) -> String {
     p.out
 }
 
+/// The name each value of function `id` gets when printed (`%x`, `%3`), so that messages can
+/// refer to values the way the user sees them.
+pub fn printed_value_names(m: &Module, id: FuncId) -> SecondaryMap<Value, Option<String>> {
+    let mut p = Printer::new(m, None, &m.funcs[id]);
+    p.function();
+    p.names
+}
+
 struct Printer<'a> {
     module: &'a Module,
     source: Option<&'a SourceFile>,

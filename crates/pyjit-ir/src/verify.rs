@@ -87,6 +87,7 @@ pub fn verify_function(m: &Module, id: crate::FuncId) -> Result<(), Vec<VerifyEr
         defined: SecondaryMap::new(),
         op_seen: SecondaryMap::new(),
         region_seen: SecondaryMap::new(),
+        names: crate::print::printed_value_names(m, id),
     };
     v.function();
     if v.errors.is_empty() { Ok(()) } else { Err(v.errors) }
@@ -102,6 +103,8 @@ struct Verifier<'a> {
     defined: SecondaryMap<Value, bool>,
     op_seen: SecondaryMap<Op, bool>,
     region_seen: SecondaryMap<Region, bool>,
+    /// How the printer names each value, for messages.
+    names: SecondaryMap<Value, Option<String>>,
 }
 
 /// Where a region sits, which decides its terminators.
@@ -118,6 +121,14 @@ impl Verifier<'_> {
             span,
             message: message.into(),
         });
+    }
+
+    /// A value as the printer shows it (`%3`), or its arena name when it is not printed.
+    fn name(&self, v: Value) -> String {
+        match &self.names[v] {
+            Some(n) => n.clone(),
+            None => format!("{v} (not printed)"),
+        }
     }
 
     fn ty(&self, v: Value) -> &Type {
@@ -212,7 +223,8 @@ impl Verifier<'_> {
 
     fn define(&mut self, v: Value, expected: ValueDef, span: Span) {
         if self.defined[v] {
-            self.err(span, format!("value {v} is defined more than once"));
+            let n = self.name(v);
+            self.err(span, format!("value {n} is defined more than once"));
         }
         self.defined[v] = true;
         self.visible[v] = true;
@@ -220,7 +232,11 @@ impl Verifier<'_> {
         if vd.def != expected {
             self.err(
                 span,
-                format!("value {v} records its definition as {:?}, but is defined by {expected:?}", vd.def),
+                format!(
+                    "value {} records its definition as {:?}, but is defined by {expected:?}",
+                    self.name(v),
+                    vd.def
+                ),
             );
         }
         if !vd.ty.is_well_formed() {
@@ -241,7 +257,10 @@ impl Verifier<'_> {
             if !self.visible[v] {
                 self.err(
                     span,
-                    format!("`{name}` operand {i} ({v}) is used where its definition is not in scope"),
+                    format!(
+                        "`{name}` operand {i} ({}) is used where its definition is not in scope",
+                        self.name(v)
+                    ),
                 );
             }
         }
