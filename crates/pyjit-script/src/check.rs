@@ -1,0 +1,465 @@
+//! The construct checker: rejects, before any typing, every Python construct LANGUAGE.md does not
+//! accept, with a diagnostic that names the construct, puts the caret on it and says what to write
+//! instead. Running it first means a function with several unsupported constructs reports them all,
+//! and the lowering never has to handle them.
+
+use pyjit_syntax::Diagnostic;
+use pyjit_syntax::Span;
+use pyjit_syntax::ast::{Expr, ExprKind, FunctionDef, Keyword, Parameters, Stmt, StmtKind};
+
+/// Checks one module-level function: its signature and its body.
+pub fn check_function(def: &FunctionDef, src: &str, out: &mut Vec<Diagnostic>) {
+    if def.is_async {
+        out.push(
+            Diagnostic::error("`async` functions are not supported")
+                .with_primary(def.name.span, "declared `async def`")
+                .with_help("remove `async`; compiled functions run synchronously"),
+        );
+    }
+    check_params(&def.params, out);
+    let mut c = Checker { out, src };
+    c.block(&def.body, true);
+}
+
+/// Rejects `*args` / `**kwargs` parameters.
+pub fn check_params(params: &Parameters, out: &mut Vec<Diagnostic>) {
+    if let Some(p) = &params.vararg {
+        out.push(
+            Diagnostic::error(format!("variadic parameter `*{}` is not supported", p.name.name))
+                .with_primary(p.span, "`*args` parameter")
+                .with_help("take a `List[T]` parameter, or a fixed number of parameters"),
+        );
+    }
+    if let Some(p) = &params.kwarg {
+        out.push(
+            Diagnostic::error(format!(
+                "keyword-variadic parameter `**{}` is not supported",
+                p.name.name
+            ))
+            .with_primary(p.span, "`**kwargs` parameter")
+            .with_help("declare each keyword parameter with a default value instead"),
+        );
+    }
+}
+
+struct Checker<'o> {
+    out: &'o mut Vec<Diagnostic>,
+    src: &'o str,
+}
+
+fn err(msg: impl Into<String>, span: Span, label: &str, help: &str) -> Diagnostic {
+    let d = Diagnostic::error(msg).with_primary(span, label);
+    if help.is_empty() { d } else { d.with_help(help) }
+}
+
+/// The span of a statement's first line (its keyword), so carets on compound statements stay on
+/// one line.
+fn head_span(s: &Stmt, keyword: &str) -> Span {
+    Span::new(s.span.start as usize, s.span.start as usize + keyword.len())
+}
+
+impl Checker<'_> {
+    fn push(&mut self, d: Diagnostic) {
+        self.out.push(d);
+    }
+
+    fn block(&mut self, body: &[Stmt], top: bool) {
+        for (i, s) in body.iter().enumerate() {
+            // A docstring: a string expression statement first in a function body.
+            if top
+                && i == 0
+                && let StmtKind::Expr(e) = &s.kind
+                && matches!(e.kind, ExprKind::Str(_))
+            {
+                continue;
+            }
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match &s.kind {
+            StmtKind::FunctionDef(def) => {
+                self.push(err(
+                    format!("nested function definition `{}` is not supported", def.name.name),
+                    def.name.span,
+                    "function defined inside another function",
+                    &format!(
+                        "move `{}` to module level and pass the values it uses as parameters",
+                        def.name.name
+                    ),
+                ));
+            }
+            StmtKind::ClassDef(c) => self.push(err(
+                format!("class definition `{}` is not supported", c.name.name),
+                c.name.span,
+                "class defined here",
+                "write the methods as module-level functions that take the fields as parameters",
+            )),
+            StmtKind::Return(v) => {
+                if let Some(v) = v {
+                    self.expr(v, false);
+                }
+            }
+            StmtKind::Assign {
+                targets, value, ..
+            } => {
+                for t in targets {
+                    self.target(t);
+                }
+                self.expr(value, false);
+            }
+            StmtKind::AugAssign { target, value, .. } => {
+                self.target(target);
+                self.expr(value, false);
+            }
+            StmtKind::AnnAssign { target, value, .. } => {
+                self.target(target);
+                if let Some(v) = value {
+                    self.expr(v, false);
+                }
+            }
+            StmtKind::For {
+                target,
+                iter,
+                body,
+                orelse,
+                is_async,
+            } => {
+                if *is_async {
+                    self.push(err(
+                        "`async for` is not supported",
+                        head_span(s, "async for"),
+                        "asynchronous loop",
+                        "use a plain `for` loop",
+                    ));
+                }
+                if let Some(first) = orelse.first() {
+                    self.push(err(
+                        "`for ... else` is not supported",
+                        else_span(self.src, first),
+                        "`else` clause of a `for` loop",
+                        "set a flag before `break` (e.g. `found = True`) and test it after the loop",
+                    ));
+                }
+                self.target(target);
+                self.expr(iter, false);
+                self.block(body, false);
+                self.block(orelse, false);
+            }
+            StmtKind::While { test, body, orelse } => {
+                if let Some(first) = orelse.first() {
+                    self.push(err(
+                        "`while ... else` is not supported",
+                        else_span(self.src, first),
+                        "`else` clause of a `while` loop",
+                        "set a flag before `break` (e.g. `found = True`) and test it after the loop",
+                    ));
+                }
+                self.expr(test, false);
+                self.block(body, false);
+                self.block(orelse, false);
+            }
+            StmtKind::If { test, body, orelse } => {
+                self.expr(test, false);
+                self.block(body, false);
+                self.block(orelse, false);
+            }
+            StmtKind::With { items, body, .. } => {
+                self.push(err(
+                    "`with` statements are not supported",
+                    head_span(s, "with"),
+                    "`with` statement",
+                    "remove the `with` line and keep its body (`torch.no_grad()` has no effect here: there is no autograd)",
+                ));
+                for it in items {
+                    self.expr(&it.context, false);
+                }
+                self.block(body, false);
+            }
+            StmtKind::Raise { exc, cause } => {
+                match exc {
+                    None => self.push(err(
+                        "bare `raise` (re-raising) is not supported",
+                        s.span,
+                        "there is no exception to re-raise",
+                        "raise a new exception: `raise Exception(\"message\")`",
+                    )),
+                    Some(e) => self.expr(e, true),
+                }
+                if let Some(c) = cause {
+                    self.push(err(
+                        "`raise ... from ...` is not supported",
+                        c.span,
+                        "exception cause",
+                        "drop the `from` clause",
+                    ));
+                }
+            }
+            StmtKind::Try { body, .. } => {
+                self.push(err(
+                    "`try` statements are not supported",
+                    head_span(s, "try"),
+                    "`try` statement",
+                    "errors cannot be caught in compiled code; test the condition with `if` before the operation",
+                ));
+                self.block(body, false);
+            }
+            StmtKind::Assert { test, msg } => {
+                self.expr(test, false);
+                if let Some(m) = msg {
+                    self.expr(m, true);
+                }
+            }
+            StmtKind::Import(_) | StmtKind::ImportFrom { .. } => self.push(err(
+                "imports inside functions are not supported",
+                s.span,
+                "import statement",
+                "move the import to the top of the file",
+            )),
+            StmtKind::Global(names) => self.push(err(
+                "`global` statements are not supported",
+                s.span,
+                "`global` declaration",
+                &format!(
+                    "pass `{}` as a parameter and return its new value",
+                    names.first().map(|n| n.name.as_str()).unwrap_or("the value")
+                ),
+            )),
+            StmtKind::Nonlocal(_) => self.push(err(
+                "`nonlocal` statements are not supported",
+                s.span,
+                "`nonlocal` declaration",
+                "pass the value as a parameter and return its new value",
+            )),
+            StmtKind::Del(_) => self.push(err(
+                "`del` statements are not supported",
+                s.span,
+                "`del` statement",
+                "remove it: values are freed automatically once they are no longer used",
+            )),
+            StmtKind::Expr(e) => {
+                // A bare string statement is a comment-like no-op (a docstring-style note).
+                if !matches!(e.kind, ExprKind::Str(_)) {
+                    self.expr(e, false);
+                }
+            }
+            StmtKind::Pass | StmtKind::Break | StmtKind::Continue => {}
+        }
+    }
+
+    fn target(&mut self, t: &Expr) {
+        match &t.kind {
+            ExprKind::Starred(_) => self.push(err(
+                "starred assignment targets are not supported",
+                t.span,
+                "`*` target",
+                "unpack a fixed number of values, or index the list",
+            )),
+            ExprKind::Tuple(items) | ExprKind::List(items) => {
+                for i in items {
+                    self.target(i);
+                }
+            }
+            _ => self.expr(t, false),
+        }
+    }
+
+    fn keywords(&mut self, kws: &[Keyword], msg: bool) {
+        for k in kws {
+            if k.arg.is_none() {
+                self.push(err(
+                    "keyword-argument unpacking `**` is not supported",
+                    k.span,
+                    "`**` argument",
+                    "pass each keyword argument by name",
+                ));
+            }
+            self.arg(&k.value, msg);
+        }
+    }
+
+    /// A call argument: strings are allowed there (the lowering checks that the callee takes one).
+    fn arg(&mut self, a: &Expr, msg: bool) {
+        if matches!(a.kind, ExprKind::Str(_)) {
+            return;
+        }
+        self.expr(a, msg);
+    }
+
+    /// `msg`: inside a `raise`/`assert` message or a `print` call, where strings and f-strings are
+    /// allowed.
+    fn expr(&mut self, e: &Expr, msg: bool) {
+        match &e.kind {
+            ExprKind::Name(_)
+            | ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Bool(_)
+            | ExprKind::None
+            | ExprKind::Ellipsis => {}
+            ExprKind::Str(_) => {
+                if !msg {
+                    self.push(err(
+                        "string values are only supported as messages",
+                        e.span,
+                        "string value",
+                        "strings may appear in `raise`, `assert` messages and `print` calls",
+                    ));
+                }
+            }
+            ExprKind::FString(parts) => {
+                if !msg {
+                    self.push(err(
+                        "f-strings are only supported in messages",
+                        e.span,
+                        "f-string used as a value",
+                        "f-strings may appear in `raise`, `assert` messages and `print` calls",
+                    ));
+                }
+                for p in parts {
+                    if let pyjit_syntax::ast::FStringPart::Expr { expr, .. } = p {
+                        self.expr(expr, false);
+                    }
+                }
+            }
+            ExprKind::Imag(_) => self.push(err(
+                "complex numbers are not supported",
+                e.span,
+                "imaginary literal",
+                "",
+            )),
+            ExprKind::Bytes(_) => self.push(err(
+                "bytes literals are not supported",
+                e.span,
+                "bytes literal",
+                "",
+            )),
+            ExprKind::Tuple(items) | ExprKind::List(items) => {
+                for i in items {
+                    self.expr(i, msg);
+                }
+            }
+            ExprKind::Set(_) => self.push(err(
+                "sets are not supported",
+                e.span,
+                "set display",
+                "use a list (`[a, b]`) or a tuple",
+            )),
+            ExprKind::Dict(_) => self.push(err(
+                "dictionaries are not supported",
+                e.span,
+                "dict display",
+                "use parallel lists or a tuple instead",
+            )),
+            ExprKind::Starred(_) => self.push(err(
+                "argument unpacking `*` is not supported",
+                e.span,
+                "`*` unpacking",
+                "pass the values one by one",
+            )),
+            ExprKind::BinOp { left, right, .. } => {
+                self.expr(left, msg);
+                self.expr(right, msg);
+            }
+            ExprKind::UnaryOp { operand, .. } => self.expr(operand, msg),
+            ExprKind::BoolOp { values, .. } => {
+                for v in values {
+                    self.expr(v, msg);
+                }
+            }
+            ExprKind::Compare { left, ops } => {
+                self.expr(left, msg);
+                for (_, r) in ops {
+                    self.expr(r, msg);
+                }
+            }
+            ExprKind::IfExp { test, body, orelse } => {
+                self.expr(test, false);
+                self.expr(body, msg);
+                self.expr(orelse, msg);
+            }
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } => {
+                // `print(...)` and exception constructors take messages.
+                let is_msg_call = msg
+                    || matches!(&func.kind, ExprKind::Name(n) if n == "print");
+                self.expr(func, false);
+                for a in args {
+                    self.arg(a, is_msg_call);
+                }
+                self.keywords(keywords, is_msg_call);
+            }
+            ExprKind::Attribute { value, .. } => self.expr(value, false),
+            ExprKind::Subscript { value, index } => {
+                self.expr(value, false);
+                self.expr(index, false);
+            }
+            ExprKind::Slice { lower, upper, step } => {
+                for p in [lower, upper, step].into_iter().flatten() {
+                    self.expr(p, false);
+                }
+            }
+            ExprKind::Lambda { .. } => self.push(err(
+                "lambda expressions are not supported",
+                e.span,
+                "lambda",
+                "define a module-level function with `def` and call it by name",
+            )),
+            ExprKind::ListComp { .. } => self.push(err(
+                "list comprehensions are not supported",
+                e.span,
+                "list comprehension",
+                "build the list with a loop: `out: List[T] = []`, then `for ...: out.append(...)`",
+            )),
+            ExprKind::SetComp { .. } => self.push(err(
+                "set comprehensions are not supported",
+                e.span,
+                "set comprehension",
+                "build a list with a `for` loop and `append` instead",
+            )),
+            ExprKind::DictComp { .. } => self.push(err(
+                "dict comprehensions are not supported",
+                e.span,
+                "dict comprehension",
+                "dictionaries are not part of the language; build parallel lists with a `for` loop",
+            )),
+            ExprKind::GeneratorExp { .. } => self.push(err(
+                "generator expressions are not supported",
+                e.span,
+                "generator expression",
+                "accumulate with a `for` loop instead (e.g. `total = 0`, then `for v in xs: total += v`)",
+            )),
+            ExprKind::NamedExpr { .. } => self.push(err(
+                "assignment expressions (`:=`) are not supported",
+                e.span,
+                "walrus operator",
+                "assign the value on its own line before this expression",
+            )),
+            ExprKind::Await(_) => self.push(err(
+                "`await` is not supported",
+                e.span,
+                "`await` expression",
+                "compiled functions are synchronous; call the function directly",
+            )),
+            ExprKind::Yield(_) | ExprKind::YieldFrom(_) => self.push(err(
+                "`yield` (generator functions) is not supported",
+                e.span,
+                "`yield` expression",
+                "collect the values in a list and return the list",
+            )),
+        }
+    }
+}
+
+/// The `else` keyword of a loop's `else:` clause: the AST keeps only the clause's statements, so
+/// search the source backwards from its first statement.
+fn else_span(src: &str, first: &Stmt) -> Span {
+    let before = src.get(..first.span.start as usize).unwrap_or("");
+    match before.rfind("else") {
+        Some(i) => Span::new(i, i + 4),
+        None => first.span,
+    }
+}

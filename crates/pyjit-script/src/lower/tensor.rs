@@ -1,0 +1,846 @@
+//! Tensor operations: `torch.*`, `F.*`, `np.*` functions, tensor methods and attributes,
+//! operators on tensors, subscripts and index assignment. Every op comes from the runtime's
+//! schema table: arguments are bound and overloads resolved by the table's own [`resolve`]
+//! (TorchScript's first-match order), so there is no hand-written case per op.
+
+use super::{Lower, R, Val, from_ir_type, ir_type};
+use crate::ty::Ty;
+use pyjit_ir::{IndexKind, Type, Value};
+use pyjit_runtime::DType;
+
+/// The IR's dtype for a runtime dtype (matched by name, so it holds whether or not the IR re-exports
+/// the runtime's type).
+fn ir_dtype(d: DType) -> pyjit_ir::DType {
+    pyjit_ir::DType::ALL
+        .into_iter()
+        .find(|x| x.name() == d.name())
+        .unwrap_or(pyjit_ir::DType::Float32)
+}
+use pyjit_runtime::error::BindError;
+use pyjit_runtime::schema::{
+    self as rs, ArgKind, ArgType, BindArg, DefaultValue, OperatorForm, PyOperator,
+};
+use pyjit_syntax::ast::{BinOp, CmpOp, Expr, ExprKind, Keyword, UnaryOp};
+use pyjit_syntax::{Diagnostic, Span};
+
+/// A statically known call argument, placed by the runtime's [`rs::bind`]; conversions to the
+/// parameter's canonical form are emitted afterwards by [`Lower::materialize`].
+#[derive(Clone, Debug)]
+pub(crate) enum SArg {
+    V(Val),
+    Default(DefaultValue),
+    /// Trailing positional ints packed into an int list (`x.view(2, 3)`).
+    Packed(Vec<SArg>),
+    /// The encoded components of a subscript.
+    Indices(Value),
+}
+
+fn kind_of(t: &Ty) -> ArgKind {
+    match t {
+        Ty::Tensor => ArgKind::Tensor,
+        Ty::Int => ArgKind::Int,
+        Ty::Float => ArgKind::Float,
+        Ty::Bool => ArgKind::Bool,
+        Ty::Str => ArgKind::Str,
+        Ty::None => ArgKind::None,
+        Ty::DType => ArgKind::DType,
+        Ty::List(e) => match e.as_ref() {
+            Ty::Int => ArgKind::IntList,
+            Ty::Float => ArgKind::FloatList,
+            Ty::Bool => ArgKind::BoolList,
+            Ty::Tensor => ArgKind::TensorList,
+            _ => ArgKind::List,
+        },
+        Ty::Tuple(ts) => {
+            if ts.iter().all(|t| *t == Ty::Int) {
+                ArgKind::IntList
+            } else if ts.iter().all(|t| *t == Ty::Tensor) {
+                ArgKind::TensorList
+            } else if ts.iter().all(|t| t.is_number()) {
+                ArgKind::FloatList
+            } else {
+                ArgKind::List
+            }
+        }
+        // An Optional is accepted where its content is; `materialize` passes it as is.
+        Ty::Optional(inner) => kind_of(inner),
+    }
+}
+
+impl BindArg for SArg {
+    fn kind(&self) -> ArgKind {
+        match self {
+            SArg::V(v) => kind_of(&v.ty),
+            SArg::Default(d) => match d {
+                DefaultValue::None => ArgKind::None,
+                DefaultValue::Bool(_) => ArgKind::Bool,
+                DefaultValue::Int(_) => ArgKind::Int,
+                DefaultValue::Float(_) => ArgKind::Float,
+                DefaultValue::Str(_) => ArgKind::Str,
+                DefaultValue::IntList(_) => ArgKind::IntList,
+            },
+            SArg::Packed(_) => ArgKind::IntList,
+            SArg::Indices(_) => ArgKind::Indices,
+        }
+    }
+
+    fn from_default(d: &DefaultValue) -> Self {
+        SArg::Default(d.clone())
+    }
+
+    fn coerce(self, _ty: &ArgType) -> Option<Self> {
+        Some(self)
+    }
+
+    fn pack_ints(items: Vec<Self>) -> Option<Self> {
+        items
+            .iter()
+            .all(|a| a.kind() == ArgKind::Int)
+            .then_some(SArg::Packed(items))
+    }
+}
+
+/// One component of a subscript.
+enum IndexItem {
+    Int(Value),
+    Slice(Option<Value>, Option<Value>, Option<Value>),
+    NewAxis,
+    Ellipsis,
+    Tensor(Value),
+}
+
+fn py_operator(op: BinOp) -> PyOperator {
+    match op {
+        BinOp::Add => PyOperator::Add,
+        BinOp::Sub => PyOperator::Sub,
+        BinOp::Mul => PyOperator::Mul,
+        BinOp::MatMul => PyOperator::MatMul,
+        BinOp::Div => PyOperator::Div,
+        BinOp::FloorDiv => PyOperator::FloorDiv,
+        BinOp::Mod => PyOperator::Mod,
+        BinOp::Pow => PyOperator::Pow,
+        BinOp::LShift => PyOperator::LShift,
+        BinOp::RShift => PyOperator::RShift,
+        BinOp::BitOr => PyOperator::BitOr,
+        BinOp::BitXor => PyOperator::BitXor,
+        BinOp::BitAnd => PyOperator::BitAnd,
+    }
+}
+
+/// The scalar type a one-element tensor is converted to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ScalarTy {
+    Int,
+    Float,
+    Bool,
+}
+
+/// NumPy creation functions whose default dtype is float64 (PyTorch's is float32).
+const NP_FLOAT64_CREATION: &[&str] = &["zeros", "ones", "empty", "linspace", "eye", "full"];
+
+impl Lower<'_, '_, '_> {
+    /// Resolves `name` against the schema table and emits the op. `what` is how the user
+    /// spelled it, for messages.
+    pub fn schema_call(
+        &mut self,
+        name: &str,
+        positional: Vec<SArg>,
+        keywords: Vec<(String, SArg)>,
+        what: &str,
+        span: Span,
+    ) -> R<Val> {
+        let (id, bound) = match rs::resolve(name, positional, keywords) {
+            Ok(r) => r,
+            Err(e) => return Err(bind_error(e, what, span)),
+        };
+        let schema = rs::schema(id);
+        let mut operands = Vec::with_capacity(bound.len());
+        for (a, p) in bound.into_iter().zip(&schema.params) {
+            operands.push(self.materialize(a, &p.ty, what, &p.name, span)?);
+        }
+        self.set_span(span);
+        let qualified = schema.qualified_name();
+        let _ = qualified;
+        // The IR names tensor ops by the runtime table's ids.
+        let ir_id = pyjit_ir::OpId(id.0);
+        let results = self.b.tensor_op(ir_id, &operands);
+        match results.as_slice() {
+            [one] => Ok(Val { v: *one, ty: from_ir_type(self.b.value_type(*one)) }),
+            many => {
+                let tys: Vec<Ty> = many.iter().map(|v| from_ir_type(self.b.value_type(*v))).collect();
+                let v = self.b.tuple_new(many);
+                Ok(Val { v, ty: Ty::Tuple(tys) })
+            }
+        }
+    }
+
+    /// Emits the conversion of a bound argument to the form its parameter takes in the IR:
+    /// `Tensor` → Tensor, `int`/`float`/`bool`/`str`/`ScalarType` → that scalar type (`int` → `float`
+    /// converted), `Scalar` → the scalar as it is, `int[]`/`float[]`/`Tensor[]` → `List[...]`
+    /// (a single int or a tuple becomes a list), `Index[]` → the encoded subscript tuple, `T?` →
+    /// `None` when absent, else the value converted as for `T` (an `Optional` value is passed as is).
+    fn materialize(&mut self, a: SArg, ty: &ArgType, what: &str, pname: &str, span: Span) -> R<Value> {
+        let mismatch = |got: &Ty| {
+            Diagnostic::error(format!(
+                "argument `{pname}` of `{what}` must be `{ty}`, found `{got}`"
+            ))
+            .with_primary(span, format!("in this call of `{what}`"))
+        };
+        match a {
+            SArg::Indices(v) => Ok(v),
+            SArg::Default(d) => Ok(match d {
+                DefaultValue::None => self.b.const_none(),
+                DefaultValue::Bool(b) => self.b.const_bool(b),
+                DefaultValue::Int(i) => {
+                    let v = self.b.const_int(i);
+                    return self.materialize(SArg::V(Val { v, ty: Ty::Int }), ty, what, pname, span);
+                }
+                DefaultValue::Float(f) => self.b.const_float(f),
+                DefaultValue::Str(s) => self.b.const_str(s),
+                DefaultValue::IntList(is) => {
+                    let vs: Vec<Value> = is.iter().map(|&i| self.b.const_int(i)).collect();
+                    self.b.list_new(Type::Int, &vs)
+                }
+            }),
+            SArg::Packed(items) => {
+                let mut vs = Vec::new();
+                for it in items {
+                    if let SArg::V(v) = it {
+                        vs.push(v.v);
+                    }
+                }
+                Ok(self.b.list_new(Type::Int, &vs))
+            }
+            SArg::V(v) => {
+                let base = match ty {
+                    ArgType::Optional(inner) => {
+                        if v.ty == Ty::None || matches!(v.ty, Ty::Optional(_)) {
+                            return Ok(v.v);
+                        }
+                        inner.as_ref()
+                    }
+                    t => t,
+                };
+                match base {
+                    ArgType::Float => match v.ty {
+                        Ty::Float => Ok(v.v),
+                        Ty::Int => Ok(self.b.cast(pyjit_ir::CastOp::IntToFloat, v.v)),
+                        _ => Err(mismatch(&v.ty)),
+                    },
+                    ArgType::IntList(_) => self.to_list(v, &Ty::Int).ok_or_else(|| mismatch(&Ty::Int)),
+                    ArgType::FloatList => self.to_list(v.clone(), &Ty::Float).ok_or_else(|| mismatch(&v.ty)),
+                    ArgType::TensorList => self.to_list(v.clone(), &Ty::Tensor).ok_or_else(|| mismatch(&v.ty)),
+                    _ => Ok(v.v),
+                }
+            }
+        }
+    }
+
+    /// A list of `elem` from an int (one element), a tuple or a list value.
+    fn to_list(&mut self, v: Val, elem: &Ty) -> Option<Value> {
+        match &v.ty {
+            Ty::List(e) if e.as_ref() == elem => Some(v.v),
+            Ty::List(e) if **e == Ty::Int && *elem == Ty::Float => {
+                // A List[int] where float[] is expected: convert element-wise with a loop would be
+                // needed; the table has no such parameter, so this stays unsupported.
+                None
+            }
+            Ty::Tuple(ts) => {
+                let ts = ts.clone();
+                let mut out = Vec::new();
+                for (i, t) in ts.iter().enumerate() {
+                    let x = self.b.tuple_get(v.v, i as u32);
+                    out.push(self.try_coerce(&Val { v: x, ty: t.clone() }, elem)?);
+                }
+                Some(self.b.list_new(ir_type(elem), &out))
+            }
+            t if t == elem || (*t == Ty::Int && *elem == Ty::Float) => {
+                let x = self.try_coerce(&v, elem)?;
+                Some(self.b.list_new(ir_type(elem), &[x]))
+            }
+            _ => None,
+        }
+    }
+
+    // ---- operators ----
+
+    pub fn tensor_binop(&mut self, op: BinOp, l: Val, r: Val, lspan: Span, rspan: Span, span: Span) -> R<Val> {
+        let pyop = py_operator(op);
+        let bad = |l: &Val, r: &Val| {
+            Diagnostic::error(format!(
+                "unsupported operand types for `{}`: `{}` and `{}`",
+                op.symbol(),
+                l.ty,
+                r.ty
+            ))
+            .with_primary(span, format!("`{}` {} `{}`", l.ty, op.symbol(), r.ty))
+            .with_secondary(lspan, format!("`{}`", l.ty))
+            .with_secondary(rspan, format!("`{}`", r.ty))
+        };
+        let (form, ok) = if l.ty == Ty::Tensor {
+            (OperatorForm::Forward, r.ty == Ty::Tensor || r.ty.is_scalar())
+        } else {
+            (OperatorForm::Reflected, l.ty.is_scalar())
+        };
+        if !ok {
+            return Err(bad(&l, &r));
+        }
+        let Some(target) = rs::operator_target(pyop, form) else {
+            return Err(bad(&l, &r));
+        };
+        let (a, b) = if target.swap { (r.clone(), l.clone()) } else { (l.clone(), r.clone()) };
+        let what = format!("operator {}", op.symbol());
+        self.schema_call(target.name, vec![SArg::V(a), SArg::V(b)], vec![], &what, span)
+            .map_err(|_| bad(&l, &r))
+    }
+
+    pub fn tensor_compare(&mut self, op: CmpOp, l: Val, r: Val, span: Span) -> R<Val> {
+        let pyop = match op {
+            CmpOp::Eq => PyOperator::Eq,
+            CmpOp::NotEq => PyOperator::Ne,
+            CmpOp::Lt => PyOperator::Lt,
+            CmpOp::LtE => PyOperator::Le,
+            CmpOp::Gt => PyOperator::Gt,
+            CmpOp::GtE => PyOperator::Ge,
+            _ => {
+                return Err(Diagnostic::error(format!("`{}` is not supported on tensors", op.symbol()))
+                    .with_primary(span, "tensor operand"));
+            }
+        };
+        let bad = || {
+            Diagnostic::error(format!("cannot compare `{}` {} `{}`", l.ty, op.symbol(), r.ty))
+                .with_primary(span, "unsupported comparison")
+        };
+        let form = if l.ty == Ty::Tensor { OperatorForm::Forward } else { OperatorForm::Reflected };
+        let other = if l.ty == Ty::Tensor { &r } else { &l };
+        if !(other.ty == Ty::Tensor || other.ty.is_scalar()) {
+            return Err(bad());
+        }
+        let Some(target) = rs::operator_target(pyop, form) else {
+            return Err(bad());
+        };
+        let (a, b) = if target.swap { (r.clone(), l.clone()) } else { (l.clone(), r.clone()) };
+        self.schema_call(target.name, vec![SArg::V(a), SArg::V(b)], vec![], op.symbol(), span)
+    }
+
+    pub fn tensor_unary(&mut self, op: UnaryOp, x: Val, span: Span) -> R<Val> {
+        let pyop = match op {
+            UnaryOp::Neg => PyOperator::Neg,
+            UnaryOp::Pos => PyOperator::Pos,
+            UnaryOp::Invert => PyOperator::Invert,
+            UnaryOp::Not => {
+                let b = self.scalar_of(ScalarTy::Bool, x.v)?;
+                let v = self.b.not(b);
+                return Ok(Val { v, ty: Ty::Bool });
+            }
+        };
+        let Some(target) = rs::operator_target(pyop, OperatorForm::Forward) else {
+            return Err(Diagnostic::error(format!("unary `{}` is not supported on tensors", op.symbol()))
+                .with_primary(span, "tensor operand"));
+        };
+        self.schema_call(target.name, vec![SArg::V(x)], vec![], op.symbol(), span)
+    }
+
+    /// `x op= y` on a tensor: in place (keeps `x`'s dtype, visible through aliases); `@=` rebinds.
+    pub fn tensor_inplace(&mut self, op: BinOp, x: Val, rhs: Val, span: Span) -> R<Val> {
+        if x.ty != Ty::Tensor {
+            return self.binop(op, x, rhs, span, span, span);
+        }
+        match rs::operator_target(py_operator(op), OperatorForm::InPlace) {
+            Some(t) => {
+                let what = format!("operator {}=", op.symbol());
+                self.schema_call(t.name, vec![SArg::V(x), SArg::V(rhs)], vec![], &what, span)
+            }
+            None => self.tensor_binop(op, x, rhs, span, span, span),
+        }
+    }
+
+    /// A call of an existing op by name with values (used by builtins like `abs(t)`).
+    pub fn tensor_fn_by_name(&mut self, name: &str, args: Vec<Val>, span: Span) -> R<Val> {
+        let name = match name {
+            "max" => "max",
+            "min" => "min",
+            n => n,
+        };
+        self.schema_call(name, args.into_iter().map(SArg::V).collect(), vec![], name, span)
+    }
+
+    /// `int(t)`, `float(t)`, `bool(t)`, `t.item()` and tensor conditions: the table's
+    /// `Int.Tensor`/`Float.Tensor`/`Bool.Tensor` (an error at run time unless one element).
+    pub fn scalar_of(&mut self, k: ScalarTy, t: Value) -> R<Value> {
+        let span = self.b.span();
+        let name = match k {
+            ScalarTy::Int => "Int",
+            ScalarTy::Float => "Float",
+            ScalarTy::Bool => "Bool",
+        };
+        Ok(self
+            .schema_call(name, vec![SArg::V(Val { v: t, ty: Ty::Tensor })], vec![], "conversion to a scalar", span)?
+            .v)
+    }
+
+    /// `len(t)` / the trip count of iterating a tensor: its first dimension.
+    pub fn tensor_len(&mut self, t: Value) -> R<Value> {
+        let span = self.b.span();
+        let zero = self.b.const_int(0);
+        let r = self.schema_call(
+            "size",
+            vec![SArg::V(Val { v: t, ty: Ty::Tensor }), SArg::V(Val { v: zero, ty: Ty::Int })],
+            vec![],
+            "len",
+            span,
+        )?;
+        Ok(r.v)
+    }
+
+    /// `t[i]` for iteration over a tensor's first dimension.
+    pub fn tensor_row(&mut self, t: Value, i: Value) -> R<Value> {
+        let span = self.b.span();
+        let idx = self.encode_indices(vec![IndexItem::Int(i)]);
+        let r = self.schema_call(
+            "index",
+            vec![SArg::V(Val { v: t, ty: Ty::Tensor }), SArg::Indices(idx)],
+            vec![],
+            "indexing",
+            span,
+        )?;
+        Ok(r.v)
+    }
+
+    // ---- subscripts ----
+
+    /// The `Index[]` operand of `index`/`index_put_`: a `List[Index]` of `index.*` components.
+    fn encode_indices(&mut self, items: Vec<IndexItem>) -> Value {
+        let mut vs = Vec::new();
+        for it in items {
+            vs.push(match it {
+                IndexItem::Int(v) => self.b.index(IndexKind::Int, &[v]),
+                IndexItem::Tensor(v) => self.b.index(IndexKind::Tensor, &[v]),
+                IndexItem::NewAxis => self.b.index(IndexKind::None, &[]),
+                IndexItem::Ellipsis => self.b.index(IndexKind::Ellipsis, &[]),
+                IndexItem::Slice(a, b, c) => {
+                    let a = match a {
+                        Some(v) => self.b.opt_wrap(v),
+                        None => self.b.opt_none(Type::Int),
+                    };
+                    let b = match b {
+                        Some(v) => self.b.opt_wrap(v),
+                        None => self.b.opt_none(Type::Int),
+                    };
+                    let c = match c {
+                        Some(v) => v,
+                        None => self.b.const_int(1),
+                    };
+                    self.b.index(IndexKind::Slice, &[a, b, c])
+                }
+            });
+        }
+        self.b.list_new(Type::Index, &vs)
+    }
+
+    fn index_items(&mut self, index: &Expr) -> R<Vec<IndexItem>> {
+        let parts: Vec<&Expr> = match &index.kind {
+            ExprKind::Tuple(items) => items.iter().collect(),
+            _ => vec![index],
+        };
+        let mut out = Vec::new();
+        for p in parts {
+            out.push(match &p.kind {
+                ExprKind::None => IndexItem::NewAxis,
+                ExprKind::Ellipsis => IndexItem::Ellipsis,
+                ExprKind::Slice { lower, upper, step } => {
+                    let get = |e: &Option<Box<Expr>>, this: &mut Self| -> R<Option<Value>> {
+                        match e {
+                            None => Ok(None),
+                            Some(e) => {
+                                let v = this.expr(e)?;
+                                Ok(Some(this.expect_int(v, e, "slice bound")?))
+                            }
+                        }
+                    };
+                    let a = get(lower, self)?;
+                    let b = get(upper, self)?;
+                    if let Some(s) = step
+                        && let Some(k) = super::stmt::const_int_expr(s)
+                        && k <= 0
+                    {
+                        return Err(Diagnostic::error("tensor slices need a positive step")
+                            .with_primary(s.span, format!("step {k}"))
+                            .with_help("PyTorch does not support negative steps; use `torch.flip`"));
+                    }
+                    let c = get(step, self)?;
+                    IndexItem::Slice(a, b, c)
+                }
+                _ => {
+                    let v = self.expr(p)?;
+                    match v.ty {
+                        Ty::Int => IndexItem::Int(v.v),
+                        Ty::Bool => {
+                            let i = self.b.cast(pyjit_ir::CastOp::BoolToInt, v.v);
+                            IndexItem::Int(i)
+                        }
+                        Ty::Tensor => IndexItem::Tensor(v.v),
+                        other => {
+                            return Err(self.with_param_help(
+                                Diagnostic::error(format!("a tensor cannot be indexed with a `{other}`"))
+                                    .with_primary(p.span, format!("`{other}` index"))
+                                    .with_help("index with ints, slices, `None`, `...` or a tensor"),
+                                p,
+                                &other,
+                                "int",
+                            ));
+                        }
+                    }
+                }
+            });
+        }
+        Ok(out)
+    }
+
+    pub fn tensor_index(&mut self, base: Val, index: &Expr, span: Span) -> R<Val> {
+        let items = self.index_items(index)?;
+        self.set_span(span);
+        let idx = self.encode_indices(items);
+        self.schema_call("index", vec![SArg::V(base), SArg::Indices(idx)], vec![], "indexing", span)
+    }
+
+    /// `t[idx] = v`: `index_put_` writes into `t`'s storage, so every alias sees it.
+    pub fn tensor_setitem(&mut self, base: Val, index: &Expr, val: Val, vspan: Span, span: Span) -> R<()> {
+        let items = self.index_items(index)?;
+        self.set_span(span);
+        let idx = self.encode_indices(items);
+        if !(val.ty == Ty::Tensor || val.ty.is_scalar()) {
+            return Err(Diagnostic::error(format!("cannot store a `{}` into a tensor", val.ty))
+                .with_primary(vspan, format!("`{}`", val.ty))
+                .with_help("assign a tensor or a number"));
+        }
+        self.schema_call(
+            "index_put_",
+            vec![SArg::V(base), SArg::Indices(idx), SArg::V(val)],
+            vec![],
+            "index assignment",
+            span,
+        )?;
+        Ok(())
+    }
+
+    // ---- calls ----
+
+    fn call_args(&mut self, args: &[Expr], kws: &[Keyword]) -> R<(Vec<SArg>, Vec<(String, SArg)>)> {
+        let mut pos = Vec::new();
+        for a in args {
+            pos.push(SArg::V(self.expr(a)?));
+        }
+        let mut named = Vec::new();
+        for k in kws {
+            if let Some(n) = &k.arg {
+                named.push((n.name.clone(), SArg::V(self.expr(&k.value)?)));
+            }
+        }
+        Ok((pos, named))
+    }
+
+    /// `torch.NAME(...)`, `F.NAME(...)`, `np.NAME(...)`.
+    pub fn call_tensor_fn(&mut self, e: &Expr, canon: &str, fspan: Span, args: &[Expr], kws: &[Keyword]) -> R<Val> {
+        let (module, name) = canon.rsplit_once('.').unwrap_or(("", canon));
+        let shown = self.m.file.slice(fspan).to_string();
+        let unknown = |extra: &str| {
+            Diagnostic::error(format!("unknown op `{shown}`"))
+                .with_primary(fspan, format!("not an op of `{module}` the compiler knows{extra}"))
+                .with_help("see LANGUAGE.md \"Tensor operations\" for the supported ops")
+        };
+        let op_name: String = match module {
+            "torch" => {
+                let ok = rs::overloads(name).any(|(_, s)| s.spelling.torch);
+                if !ok {
+                    return Err(unknown(""));
+                }
+                name.to_string()
+            }
+            "torch.nn.functional" => {
+                let ok = rs::overloads(name).any(|(_, s)| s.spelling.functional);
+                if !ok {
+                    return Err(unknown(""));
+                }
+                name.to_string()
+            }
+            "numpy" => match rs::numpy_function(name) {
+                Some(n) => n.to_string(),
+                None => return Err(unknown(" (NumPy spelling)")),
+            },
+            _ => return Err(unknown("")),
+        };
+        let (mut pos, mut named) = self.call_args(args, kws)?;
+        if module == "numpy" {
+            // NumPy creation defaults to float64; `torch.tensor` of float data likewise.
+            let has_dtype = named.iter().any(|(k, _)| k == "dtype");
+            let float_data = op_name == "tensor"
+                && pos.first().is_some_and(|a| matches!(a, SArg::V(v) if ty_has_float(&v.ty)));
+            if !has_dtype && (NP_FLOAT64_CREATION.contains(&name) || float_data) {
+                let d = self.b.const_dtype(ir_dtype(DType::Float64));
+                named.push(("dtype".into(), SArg::V(Val { v: d, ty: Ty::DType })));
+            }
+            // `np.full(shape, 3)` infers the dtype from the fill value in NumPy.
+            if name == "full" && !has_dtype && pos.get(1).is_some_and(|a| matches!(a, SArg::V(v) if v.ty == Ty::Int)) {
+                named.retain(|(k, _)| k != "dtype");
+            }
+            // NumPy's `ddof` is torch's `correction`.
+            for (k, _) in named.iter_mut() {
+                if k == "ddof" {
+                    *k = "correction".into();
+                }
+            }
+        }
+        if op_name == "tensor" {
+            return self.torch_tensor(e, pos, named, &shown);
+        }
+        // `torch.max(x, 1)` & co. return a (values, indices) tuple: the table says so.
+        let _ = &mut pos;
+        self.schema_call(&op_name, pos, named, &shown, e.span)
+    }
+
+    /// `torch.tensor(data)`: a literal of numbers or nested lists of numbers.
+    fn torch_tensor(&mut self, e: &Expr, pos: Vec<SArg>, named: Vec<(String, SArg)>, shown: &str) -> R<Val> {
+        if let Some(SArg::V(v)) = pos.first()
+            && !tensor_data_ok(&v.ty)
+        {
+            return Err(Diagnostic::error(format!("`{shown}` needs numbers or (nested) lists of numbers, found `{}`", v.ty))
+                .with_primary(e.span, "unsupported data"));
+        }
+        self.schema_call("tensor", pos, named, shown, e.span)
+    }
+
+    /// `x.NAME(...)` on a value of any type.
+    #[allow(clippy::too_many_arguments)]
+    pub fn call_method(
+        &mut self,
+        e: &Expr,
+        recv: Val,
+        recv_e: &Expr,
+        name: &str,
+        nspan: Span,
+        args: &[Expr],
+        kws: &[Keyword],
+    ) -> R<Val> {
+        match recv.ty.clone() {
+            Ty::Tensor => {}
+            Ty::List(elem) => {
+                return match name {
+                    "append" => {
+                        let [a] = args else {
+                            return Err(Diagnostic::error("`append` takes exactly one argument")
+                                .with_primary(e.span, "wrong number of arguments"));
+                        };
+                        let v = self.expr_hint(a, Some(&elem))?;
+                        let v = self.coerce(v, &elem, a.span, |got, want| {
+                            format!("cannot append a `{got}` to a `List[{want}]`")
+                        })?;
+                        self.set_span(e.span);
+                        self.b.list_append(recv.v, v);
+                        let n = self.b.const_none();
+                        Ok(Val { v: n, ty: Ty::None })
+                    }
+                    _ => Err(Diagnostic::error(format!("lists have no method `{name}` here"))
+                        .with_primary(nspan, "unsupported list method")
+                        .with_help("lists support indexing, `len`, iteration and `append`")),
+                };
+            }
+            other => {
+                return Err(self.with_param_help(
+                    Diagnostic::error(format!("a value of type `{other}` has no method `{name}`"))
+                        .with_primary(nspan, format!("`{other}` has no methods")),
+                    recv_e,
+                    &other,
+                    "Tensor",
+                ));
+            }
+        }
+        // Tensor methods.
+        if name == "item" {
+            if !args.is_empty() || !kws.is_empty() {
+                return Err(Diagnostic::error("`item()` takes no arguments").with_primary(e.span, "arguments given"));
+            }
+            let v = self.scalar_of(ScalarTy::Float, recv.v)?;
+            return Ok(Val { v, ty: Ty::Float });
+        }
+        if name == "size" && args.len() == 1 {
+            // `x.size(d)`: the int overload.
+            let d = self.expr(&args[0])?;
+            return self.schema_call("size", vec![SArg::V(recv), SArg::V(d)], vec![], "size", e.span);
+        }
+        let mut op_name = name.to_string();
+        let is_method = rs::overloads(name).any(|(_, s)| s.spelling.method);
+        if !is_method {
+            match rs::numpy_function(name) {
+                Some(n) if rs::overloads(n).any(|(_, s)| s.spelling.method) || n == "to" => op_name = n.to_string(),
+                _ => {
+                    let mut d = Diagnostic::error(format!("unknown tensor method `{name}`"))
+                        .with_primary(nspan, "not a tensor method the compiler knows");
+                    if rs::has_op(name) {
+                        d = d.with_help(format!("`{name}` exists as a function: `torch.{name}(x, ...)`"));
+                    }
+                    return Err(d);
+                }
+            }
+        }
+        let (mut pos, named) = self.call_args(args, kws)?;
+        pos.insert(0, SArg::V(recv));
+        let shown = format!("Tensor.{name}");
+        self.schema_call(&op_name, pos, named, &shown, e.span)
+    }
+
+    /// `x.shape`, `x.T`, `x.ndim`, `torch.float32`, `math.pi` …
+    pub fn attribute(&mut self, e: &Expr, value: &Expr, attr: &str, aspan: Span) -> R<Val> {
+        if let Some(dotted) = e.dotted_name() {
+            let first = dotted.split('.').next().unwrap_or("");
+            if !self.st.vars.contains_key(first)
+                && let Some(canon) = self.m.info.imports.canonical(&dotted)
+            {
+                return self.module_attribute(e, &canon);
+            }
+        }
+        let recv = self.expr(value)?;
+        self.set_span(e.span);
+        if recv.ty != Ty::Tensor {
+            return Err(self.with_param_help(
+                Diagnostic::error(format!("a value of type `{}` has no attribute `{attr}`", recv.ty))
+                    .with_primary(aspan, "unknown attribute"),
+                value,
+                &recv.ty,
+                "Tensor",
+            ));
+        }
+        match attr {
+            "shape" => self.schema_call("size", vec![SArg::V(recv)], vec![], "shape", e.span),
+            "T" | "mT" => self.schema_call("t", vec![SArg::V(recv)], vec![], "T", e.span),
+            "ndim" => self.schema_call("dim", vec![SArg::V(recv)], vec![], "ndim", e.span),
+            "data" => Ok(recv),
+            _ => Err(Diagnostic::error(format!("unknown tensor attribute `{attr}`"))
+                .with_primary(aspan, "not supported")
+                .with_help("supported attributes: `shape`, `T`, `ndim`")),
+        }
+    }
+
+    fn module_attribute(&mut self, e: &Expr, canon: &str) -> R<Val> {
+        let (module, name) = canon.rsplit_once('.').unwrap_or(("", canon));
+        match module {
+            "math" => {
+                let f = match name {
+                    "pi" => std::f64::consts::PI,
+                    "e" => std::f64::consts::E,
+                    "tau" => std::f64::consts::TAU,
+                    "inf" => f64::INFINITY,
+                    "nan" => f64::NAN,
+                    _ => {
+                        return Err(Diagnostic::error(format!("unknown constant `math.{name}`"))
+                            .with_primary(e.span, "not a `math` constant")
+                            .with_help("supported: math.pi, math.e, math.tau, math.inf, math.nan"));
+                    }
+                };
+                let v = self.b.const_float(f);
+                Ok(Val { v, ty: Ty::Float })
+            }
+            "torch" | "numpy" => {
+                if let Some(d) = DType::from_name(name) {
+                    let v = self.b.const_dtype(ir_dtype(d));
+                    return Ok(Val { v, ty: Ty::DType });
+                }
+                let f = match name {
+                    "pi" => Some(std::f64::consts::PI),
+                    "e" => Some(std::f64::consts::E),
+                    "inf" => Some(f64::INFINITY),
+                    "nan" => Some(f64::NAN),
+                    _ => None,
+                };
+                if let Some(f) = f {
+                    let v = self.b.const_float(f);
+                    return Ok(Val { v, ty: Ty::Float });
+                }
+                Err(Diagnostic::error(format!("unknown attribute `{}`", self.m.file.slice(e.span)))
+                    .with_primary(e.span, "not a value the compiler knows")
+                    .with_help("dtypes (`torch.float32`, `np.float64` …) and `pi`/`e`/`inf`/`nan` are supported"))
+            }
+            _ => Err(Diagnostic::error(format!("unknown attribute `{}`", self.m.file.slice(e.span)))
+                .with_primary(e.span, "not a value")),
+        }
+    }
+
+    /// Dtype equality is known statically only for constants.
+    pub fn dtype_eq(&mut self, eq: bool, l: Val, r: Val, span: Span) -> R<Val> {
+        let a = self.const_dtype_of(l.v);
+        let b = self.const_dtype_of(r.v);
+        match (a, b) {
+            (Some(a), Some(b)) => {
+                let v = self.b.const_bool((a == b) == eq);
+                Ok(Val { v, ty: Ty::Bool })
+            }
+            _ => Err(Diagnostic::error("comparing dtypes is not supported")
+                .with_primary(span, "dtype comparison")),
+        }
+    }
+
+    fn const_dtype_of(&self, v: Value) -> Option<pyjit_ir::DType> {
+        let op = self.b.func.defining_op(v)?;
+        match &self.b.func.op(op).kind {
+            pyjit_ir::OpKind::Const(pyjit_ir::Const::DType(d)) => Some(*d),
+            _ => None,
+        }
+    }
+}
+
+fn ty_has_float(t: &Ty) -> bool {
+    match t {
+        Ty::Float => true,
+        Ty::List(e) => ty_has_float(e),
+        Ty::Tuple(ts) => ts.iter().any(ty_has_float),
+        _ => false,
+    }
+}
+
+fn tensor_data_ok(t: &Ty) -> bool {
+    match t {
+        Ty::Int | Ty::Float | Ty::Bool => true,
+        Ty::List(e) => tensor_data_ok(e),
+        Ty::Tuple(ts) => ts.iter().all(tensor_data_ok),
+        _ => false,
+    }
+}
+
+/// A binding failure as a diagnostic naming the op as the user spelled it.
+fn bind_error(e: BindError, what: &str, span: Span) -> Diagnostic {
+    match e {
+        BindError::UnknownOp(_) => Diagnostic::error(format!("unknown op `{what}`"))
+            .with_primary(span, "not in the op table"),
+        BindError::TooManyArguments { max, got, .. } => Diagnostic::error(format!(
+            "`{what}` takes at most {max} positional argument{} but {got} were given",
+            if max == 1 { "" } else { "s" }
+        ))
+        .with_primary(span, "too many arguments"),
+        BindError::MissingArgument { param, .. } => {
+            Diagnostic::error(format!("`{what}` is missing argument `{param}`"))
+                .with_primary(span, format!("missing `{param}`"))
+        }
+        BindError::UnknownKeyword { param, .. } => {
+            Diagnostic::error(format!("`{what}` has no parameter named `{param}`"))
+                .with_primary(span, format!("unexpected keyword argument `{param}`"))
+        }
+        BindError::DuplicateArgument { param, .. } => {
+            Diagnostic::error(format!("`{what}` got multiple values for `{param}`"))
+                .with_primary(span, "given twice")
+        }
+        BindError::WrongType {
+            param,
+            expected,
+            found,
+            ..
+        } => Diagnostic::error(format!(
+            "argument `{param}` of `{what}` must be `{expected}`, found `{found}`"
+        ))
+        .with_primary(span, format!("`{param}` has the wrong type")),
+        BindError::NoMatchingOverload { candidates, .. } => {
+            Diagnostic::error(format!("no overload of `{what}` matches these arguments"))
+                .with_primary(span, "arguments do not match")
+                .with_note(format!("candidates:\n{candidates}"))
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! Module analysis: which imports, functions and constants a file declares (LANGUAGE.md "Module
+//! level"). Everything else at top level (`if __name__ == "__main__":`, other statements) is
+//! skipped, never compiled.
+
+use crate::names::Imports;
+use pyjit_syntax::ast::{
+    BinOp, Expr, ExprKind, FunctionDef, Module, StmtKind, UnaryOp,
+};
+use pyjit_syntax::{Diagnostic, Span};
+use std::collections::HashMap;
+
+/// A compile-time constant of the module (`EPS = 1e-6`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Const {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    None,
+    Tuple(Vec<Const>),
+}
+
+pub struct ModuleInfo<'a> {
+    pub imports: Imports,
+    /// Module functions in source order.
+    pub functions: Vec<&'a FunctionDef>,
+    pub fn_index: HashMap<String, usize>,
+    pub constants: HashMap<String, Const>,
+    /// Top-level names assigned something that is not a constant (reported if a function uses them).
+    pub other_globals: HashMap<String, Span>,
+}
+
+const ALLOWED_IMPORTS: &str = "allowed imports: `import torch`, `import math`, `import numpy as np`, \
+`import torch.nn.functional as F`, `from torch import Tensor`, `from typing import List, Tuple, Optional`";
+
+pub fn analyze<'a>(module: &'a Module, out: &mut Vec<Diagnostic>) -> ModuleInfo<'a> {
+    let mut info = ModuleInfo {
+        imports: Imports::default(),
+        functions: Vec::new(),
+        fn_index: HashMap::new(),
+        constants: HashMap::new(),
+        other_globals: HashMap::new(),
+    };
+    for s in &module.body {
+        match &s.kind {
+            StmtKind::Import(aliases) => {
+                for a in aliases {
+                    let name = a.name.name.as_str();
+                    let ok = matches!(
+                        name,
+                        "torch" | "math" | "numpy" | "torch.nn.functional"
+                    );
+                    if !ok {
+                        out.push(
+                            Diagnostic::error(format!("import of `{name}` is not supported"))
+                                .with_primary(a.name.span, "module not available to compiled code")
+                                .with_help(ALLOWED_IMPORTS),
+                        );
+                        continue;
+                    }
+                    match &a.asname {
+                        Some(asn) => {
+                            info.imports
+                                .bound
+                                .insert(asn.name.clone(), name.to_string());
+                        }
+                        None => {
+                            // `import torch.nn.functional` binds `torch`.
+                            let first = name.split('.').next().unwrap_or(name);
+                            info.imports
+                                .bound
+                                .insert(first.to_string(), first.to_string());
+                        }
+                    }
+                }
+            }
+            StmtKind::ImportFrom {
+                module: m, names, ..
+            } => {
+                let mname = m.as_ref().map(|i| i.name.as_str()).unwrap_or("");
+                if mname == "__future__" {
+                    continue;
+                }
+                for a in names {
+                    let n = a.name.name.as_str();
+                    let ok = match mname {
+                        "torch" => matches!(n, "Tensor"),
+                        "typing" => matches!(n, "List" | "Tuple" | "Optional"),
+                        "torch.nn" => n == "functional",
+                        _ => false,
+                    };
+                    if !ok {
+                        let help = if mname == "typing" {
+                            "from `typing`, only `List`, `Tuple` and `Optional` are supported".to_string()
+                        } else {
+                            ALLOWED_IMPORTS.to_string()
+                        };
+                        out.push(
+                            Diagnostic::error(format!(
+                                "`from {mname} import {n}` is not supported"
+                            ))
+                            .with_primary(a.name.span, "name not available to compiled code")
+                            .with_help(help),
+                        );
+                        continue;
+                    }
+                    let local = a.asname.as_ref().unwrap_or(&a.name).name.clone();
+                    info.imports.bound.insert(local, format!("{mname}.{n}"));
+                }
+            }
+            StmtKind::FunctionDef(def) => {
+                for d in &def.decorators {
+                    let dn = d.dotted_name();
+                    let ok = matches!(dn.as_deref(), Some("torch.jit.script"));
+                    if !ok {
+                        let shown = pyjit_slice_or(dn.as_deref(), "this decorator");
+                        out.push(
+                            Diagnostic::error(format!("decorator `@{shown}` is not supported"))
+                                .with_primary(d.span, "unsupported decorator")
+                                .with_help(
+                                    "only `@torch.jit.script` is accepted (and ignored); remove the decorator",
+                                ),
+                        );
+                    }
+                }
+                if let Some(&prev) = info.fn_index.get(&def.name.name) {
+                    let prev_span = info.functions[prev].name.span;
+                    out.push(
+                        Diagnostic::error(format!("function `{}` is defined twice", def.name.name))
+                            .with_primary(def.name.span, "second definition")
+                            .with_secondary(prev_span, "first definition")
+                            .with_help("rename one of the functions"),
+                    );
+                    continue;
+                }
+                info.fn_index
+                    .insert(def.name.name.clone(), info.functions.len());
+                info.functions.push(def);
+            }
+            StmtKind::ClassDef(c) => out.push(
+                Diagnostic::error(format!("class definition `{}` is not supported", c.name.name))
+                    .with_primary(c.name.span, "class defined here")
+                    .with_help(
+                        "write the methods as module-level functions that take the fields as parameters",
+                    ),
+            ),
+            StmtKind::Assign { targets, value, .. } => {
+                for t in targets {
+                    if let ExprKind::Name(n) = &t.kind {
+                        match eval_const(value, &info) {
+                            Some(c) if targets.len() == 1 => {
+                                info.constants.insert(n.clone(), c);
+                            }
+                            _ => {
+                                info.constants.remove(n);
+                                info.other_globals.insert(n.clone(), t.span);
+                            }
+                        }
+                    }
+                }
+            }
+            StmtKind::AnnAssign {
+                target,
+                value: Some(value),
+                ..
+            } => {
+                if let ExprKind::Name(n) = &target.kind {
+                    match eval_const(value, &info) {
+                        Some(c) => {
+                            info.constants.insert(n.clone(), c);
+                        }
+                        None => {
+                            info.other_globals.insert(n.clone(), target.span);
+                        }
+                    }
+                }
+            }
+            // `if __name__ == "__main__":`, docstrings and other statements are skipped: they run
+            // only under CPython.
+            _ => {}
+        }
+    }
+    info
+}
+
+fn pyjit_slice_or<'a>(s: Option<&'a str>, or: &'a str) -> &'a str {
+    s.unwrap_or(or)
+}
+
+/// Evaluates a constant expression: literals, tuples, other constants, `math.pi`/`e`/`inf`/`nan`,
+/// and arithmetic on those.
+pub fn eval_const(e: &Expr, info: &ModuleInfo) -> Option<Const> {
+    match &e.kind {
+        ExprKind::Int(v) => i64::try_from(*v).ok().map(Const::Int),
+        ExprKind::Float(v) => Some(Const::Float(*v)),
+        ExprKind::Bool(b) => Some(Const::Bool(*b)),
+        ExprKind::None => Some(Const::None),
+        ExprKind::Tuple(items) => items
+            .iter()
+            .map(|i| eval_const(i, info))
+            .collect::<Option<Vec<_>>>()
+            .map(Const::Tuple),
+        ExprKind::Name(n) => info.constants.get(n).cloned(),
+        ExprKind::Attribute { .. } => {
+            let canon = info.imports.canonical(&e.dotted_name()?)?;
+            match canon.as_str() {
+                "math.pi" => Some(Const::Float(std::f64::consts::PI)),
+                "math.e" => Some(Const::Float(std::f64::consts::E)),
+                "math.tau" => Some(Const::Float(std::f64::consts::TAU)),
+                "math.inf" => Some(Const::Float(f64::INFINITY)),
+                "math.nan" => Some(Const::Float(f64::NAN)),
+                _ => None,
+            }
+        }
+        ExprKind::UnaryOp { op, operand } => {
+            let v = eval_const(operand, info)?;
+            match (op, v) {
+                (UnaryOp::Neg, Const::Int(i)) => Some(Const::Int(i.wrapping_neg())),
+                (UnaryOp::Neg, Const::Float(f)) => Some(Const::Float(-f)),
+                (UnaryOp::Pos, c @ (Const::Int(_) | Const::Float(_))) => Some(c),
+                (UnaryOp::Not, Const::Bool(b)) => Some(Const::Bool(!b)),
+                _ => None,
+            }
+        }
+        ExprKind::BinOp { left, op, right } => {
+            let l = eval_const(left, info)?;
+            let r = eval_const(right, info)?;
+            match (l, r) {
+                (Const::Int(a), Const::Int(b)) => match op {
+                    BinOp::Add => Some(Const::Int(a.wrapping_add(b))),
+                    BinOp::Sub => Some(Const::Int(a.wrapping_sub(b))),
+                    BinOp::Mul => Some(Const::Int(a.wrapping_mul(b))),
+                    BinOp::Div if b != 0 => Some(Const::Float(a as f64 / b as f64)),
+                    BinOp::FloorDiv if b != 0 => Some(Const::Int(floor_div(a, b))),
+                    BinOp::Pow if (0..=62).contains(&b) => Some(Const::Int(a.wrapping_pow(b as u32))),
+                    _ => None,
+                },
+                (a, b) => {
+                    let fa = as_f64(&a)?;
+                    let fb = as_f64(&b)?;
+                    match op {
+                        BinOp::Add => Some(Const::Float(fa + fb)),
+                        BinOp::Sub => Some(Const::Float(fa - fb)),
+                        BinOp::Mul => Some(Const::Float(fa * fb)),
+                        BinOp::Div if fb != 0.0 => Some(Const::Float(fa / fb)),
+                        BinOp::Pow => Some(Const::Float(fa.powf(fb))),
+                        _ => None,
+                    }
+                }
+            }
+        }
+        _ => None,
+    }
+}
+
+fn as_f64(c: &Const) -> Option<f64> {
+    match c {
+        Const::Int(i) => Some(*i as f64),
+        Const::Float(f) => Some(*f),
+        _ => None,
+    }
+}
+
+/// Python's floor division on ints (rounds towards negative infinity).
+fn floor_div(a: i64, b: i64) -> i64 {
+    let q = a.wrapping_div(b);
+    if a.wrapping_rem(b) != 0 && ((a < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
+    }
+}

@@ -1,0 +1,373 @@
+//! The static types of the scripted language (LANGUAGE.md "Types") and their parsing from
+//! annotations, mypy-style type comments and `torch.jit.annotate`.
+
+use crate::names::Imports;
+use pyjit_syntax::Diagnostic;
+use pyjit_syntax::ast::{Expr, ExprKind};
+use std::fmt;
+
+/// A frontend type. It mirrors the IR's generic types plus `Str` (messages only) and `DType`
+/// (the value of `torch.float32` & co., which exists only as an argument to creation/conversion ops).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    Tensor,
+    Int,
+    Float,
+    Bool,
+    Str,
+    None,
+    DType,
+    Tuple(Vec<Ty>),
+    List(Box<Ty>),
+    Optional(Box<Ty>),
+}
+
+impl Ty {
+    pub fn list(t: Ty) -> Ty {
+        Ty::List(Box::new(t))
+    }
+
+    pub fn optional(t: Ty) -> Ty {
+        match t {
+            Ty::Optional(_) | Ty::None => t,
+            t => Ty::Optional(Box::new(t)),
+        }
+    }
+
+    pub fn is_scalar(&self) -> bool {
+        matches!(self, Ty::Int | Ty::Float | Ty::Bool)
+    }
+
+    pub fn is_number(&self) -> bool {
+        matches!(self, Ty::Int | Ty::Float)
+    }
+
+    /// Whether a value of type `self` may be used where `expected` is required, without a
+    /// conversion op: equality, `None`/`T` into `Optional[T]`, and the same rule inside containers'
+    /// element types only by equality (lists are invariant, as in TorchScript).
+    pub fn is_subtype_of(&self, expected: &Ty) -> bool {
+        if self == expected {
+            return true;
+        }
+        match (self, expected) {
+            (Ty::None, Ty::Optional(_)) => true,
+            (t, Ty::Optional(inner)) => t.is_subtype_of(inner),
+            (Ty::Tuple(a), Ty::Tuple(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.is_subtype_of(y))
+            }
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ty::Tensor => write!(f, "Tensor"),
+            Ty::Int => write!(f, "int"),
+            Ty::Float => write!(f, "float"),
+            Ty::Bool => write!(f, "bool"),
+            Ty::Str => write!(f, "str"),
+            Ty::None => write!(f, "None"),
+            Ty::DType => write!(f, "dtype"),
+            Ty::Tuple(ts) => {
+                write!(f, "Tuple[")?;
+                for (i, t) in ts.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                if ts.is_empty() {
+                    write!(f, "()")?;
+                }
+                write!(f, "]")
+            }
+            Ty::List(t) => write!(f, "List[{t}]"),
+            Ty::Optional(t) => write!(f, "Optional[{t}]"),
+        }
+    }
+}
+
+/// Parses a type annotation expression.
+pub fn parse_annotation(e: &Expr, imports: &Imports) -> Result<Ty, Diagnostic> {
+    let bad = |what: &str| {
+        Diagnostic::error(format!("unsupported type annotation `{what}`"))
+            .with_primary(e.span, "not a type the compiler knows")
+            .with_help(
+                "use Tensor, int, float, bool, List[T], Tuple[T, ...], Optional[T] or None",
+            )
+    };
+    match &e.kind {
+        ExprKind::None => Ok(Ty::None),
+        ExprKind::Str(s) => {
+            // A string annotation (forward reference) is parsed as the expression it spells.
+            match pyjit_syntax_parse_type_str(s, e.span) {
+                Some(inner) => parse_annotation(&inner, imports),
+                None => Err(bad(s)),
+            }
+        }
+        ExprKind::Name(_) | ExprKind::Attribute { .. } => {
+            let Some(dotted) = e.dotted_name() else {
+                return Err(bad("?"));
+            };
+            match imports.resolve_type_name(&dotted).as_deref() {
+                Some("Tensor") => Ok(Ty::Tensor),
+                Some("int") => Ok(Ty::Int),
+                Some("float") => Ok(Ty::Float),
+                Some("bool") => Ok(Ty::Bool),
+                Some("str") => Ok(Ty::Str),
+                Some("None") => Ok(Ty::None),
+                Some("List") | Some("Tuple") | Some("Optional") => Err(Diagnostic::error(
+                    format!("`{dotted}` needs type arguments"),
+                )
+                .with_primary(e.span, "missing `[...]`")
+                .with_help(format!("write `{dotted}[int]` (or the element type you mean)"))),
+                _ => Err(bad(&dotted)),
+            }
+        }
+        ExprKind::Subscript { value, index } => {
+            let Some(dotted) = value.dotted_name() else {
+                return Err(bad("?"));
+            };
+            let args: Vec<&Expr> = match &index.kind {
+                ExprKind::Tuple(items) => items.iter().collect(),
+                _ => vec![index.as_ref()],
+            };
+            match imports.resolve_type_name(&dotted).as_deref() {
+                Some("List") => {
+                    if args.len() != 1 {
+                        return Err(Diagnostic::error("`List` takes exactly one type argument")
+                            .with_primary(index.span, format!("{} arguments", args.len())));
+                    }
+                    Ok(Ty::list(parse_annotation(args[0], imports)?))
+                }
+                Some("Optional") => {
+                    if args.len() != 1 {
+                        return Err(
+                            Diagnostic::error("`Optional` takes exactly one type argument")
+                                .with_primary(index.span, format!("{} arguments", args.len())),
+                        );
+                    }
+                    Ok(Ty::optional(parse_annotation(args[0], imports)?))
+                }
+                Some("Tuple") => {
+                    // `Tuple[()]` is the empty tuple.
+                    if let [one] = args.as_slice()
+                        && matches!(&one.kind, ExprKind::Tuple(v) if v.is_empty())
+                    {
+                        return Ok(Ty::Tuple(vec![]));
+                    }
+                    if args.iter().any(|a| matches!(a.kind, ExprKind::Ellipsis)) {
+                        return Err(Diagnostic::error(
+                            "variable-length tuples `Tuple[T, ...]` are not supported",
+                        )
+                        .with_primary(index.span, "tuples have a fixed length")
+                        .with_help("use `List[T]` for a sequence of unknown length"));
+                    }
+                    let ts = args
+                        .iter()
+                        .map(|a| parse_annotation(a, imports))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Ok(Ty::Tuple(ts))
+                }
+                Some("Dict") => Err(Diagnostic::error("`Dict` types are not supported")
+                    .with_primary(e.span, "dictionaries are not part of the language")
+                    .with_help("use parallel lists or a tuple instead")),
+                _ => Err(bad(&dotted)),
+            }
+        }
+        _ => Err(bad("expression")),
+    }
+}
+
+/// Forward references in string annotations are rare; we accept only bare names in them.
+fn pyjit_syntax_parse_type_str(s: &str, span: pyjit_syntax::Span) -> Option<Expr> {
+    let s = s.trim();
+    if !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+        let mut parts = s.split('.');
+        let first = parts.next()?;
+        let mut e = Expr::new(ExprKind::Name(first.to_string()), span);
+        for p in parts {
+            e = Expr::new(
+                ExprKind::Attribute {
+                    value: Box::new(e),
+                    attr: pyjit_syntax::ast::Ident {
+                        name: p.to_string(),
+                        span,
+                    },
+                },
+                span,
+            );
+        }
+        Some(e)
+    } else {
+        None
+    }
+}
+
+/// A parsed function type comment: `(int, Tensor) -> Tensor`.
+pub struct FnTypeComment {
+    pub params: Vec<Ty>,
+    pub ret: Ty,
+}
+
+/// Parses the text of a `# type: (...) -> T` comment on a `def`.
+pub fn parse_fn_type_comment(
+    text: &str,
+    span: pyjit_syntax::Span,
+    imports: &Imports,
+) -> Result<FnTypeComment, Diagnostic> {
+    let mut p = TypeTextParser::new(text, span, imports);
+    p.expect("(")?;
+    let mut params = Vec::new();
+    if !p.eat(")") {
+        loop {
+            params.push(p.ty()?);
+            if p.eat(")") {
+                break;
+            }
+            p.expect(",")?;
+            if p.eat(")") {
+                break;
+            }
+        }
+    }
+    p.expect("->")?;
+    let ret = p.ty()?;
+    p.end()?;
+    Ok(FnTypeComment { params, ret })
+}
+
+/// Parses the text of an assignment's `# type: T` comment.
+pub fn parse_type_comment(
+    text: &str,
+    span: pyjit_syntax::Span,
+    imports: &Imports,
+) -> Result<Ty, Diagnostic> {
+    let mut p = TypeTextParser::new(text, span, imports);
+    let t = p.ty()?;
+    p.end()?;
+    Ok(t)
+}
+
+struct TypeTextParser<'a> {
+    toks: Vec<String>,
+    pos: usize,
+    span: pyjit_syntax::Span,
+    text: &'a str,
+    imports: &'a Imports,
+}
+
+impl<'a> TypeTextParser<'a> {
+    fn new(text: &'a str, span: pyjit_syntax::Span, imports: &'a Imports) -> Self {
+        let mut toks = Vec::new();
+        let cs: Vec<char> = text.chars().collect();
+        let mut i = 0;
+        while i < cs.len() {
+            let c = cs[i];
+            if c.is_whitespace() {
+                i += 1;
+            } else if c == '-' && cs.get(i + 1) == Some(&'>') {
+                toks.push("->".to_string());
+                i += 2;
+            } else if c.is_alphanumeric() || c == '_' || c == '.' {
+                let start = i;
+                while i < cs.len() && (cs[i].is_alphanumeric() || cs[i] == '_' || cs[i] == '.') {
+                    i += 1;
+                }
+                toks.push(cs[start..i].iter().collect());
+            } else {
+                toks.push(c.to_string());
+                i += 1;
+            }
+        }
+        TypeTextParser {
+            toks,
+            pos: 0,
+            span,
+            text,
+            imports,
+        }
+    }
+
+    fn err(&self, what: &str) -> Diagnostic {
+        Diagnostic::error(format!("malformed type comment: {what}"))
+            .with_primary(self.span, format!("in `# type: {}`", self.text))
+            .with_help("write `# type: (int, Tensor) -> Tensor` for a def, `# type: List[int]` for an assignment")
+    }
+
+    fn peek(&self) -> Option<&str> {
+        self.toks.get(self.pos).map(|s| s.as_str())
+    }
+
+    fn eat(&mut self, t: &str) -> bool {
+        if self.peek() == Some(t) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, t: &str) -> Result<(), Diagnostic> {
+        if self.eat(t) {
+            Ok(())
+        } else {
+            Err(self.err(&format!(
+                "expected `{t}`, found {}",
+                self.peek().map(|s| format!("`{s}`")).unwrap_or("the end".into())
+            )))
+        }
+    }
+
+    fn end(&self) -> Result<(), Diagnostic> {
+        match self.peek() {
+            None => Ok(()),
+            Some(t) => Err(self.err(&format!("unexpected `{t}`"))),
+        }
+    }
+
+    fn ty(&mut self) -> Result<Ty, Diagnostic> {
+        let Some(name) = self.peek().map(str::to_string) else {
+            return Err(self.err("expected a type"));
+        };
+        if !name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') {
+            return Err(self.err(&format!("expected a type, found `{name}`")));
+        }
+        self.pos += 1;
+        let resolved = self.imports.resolve_type_name(&name);
+        let unknown_msg = format!("unknown type `{name}`");
+        if self.eat("[") {
+            let mut args = Vec::new();
+            if self.eat("(") {
+                self.expect(")")?;
+            } else {
+                loop {
+                    args.push(self.ty()?);
+                    if !self.eat(",") {
+                        break;
+                    }
+                }
+            }
+            self.expect("]")?;
+            return match resolved.as_deref() {
+                Some("List") if args.len() == 1 => Ok(Ty::list(args.pop().unwrap_or(Ty::Int))),
+                Some("Optional") if args.len() == 1 => {
+                    Ok(Ty::optional(args.pop().unwrap_or(Ty::Int)))
+                }
+                Some("Tuple") => Ok(Ty::Tuple(args)),
+                _ => Err(self.err(&unknown_msg)),
+            };
+        }
+        match resolved.as_deref() {
+            Some("Tensor") => Ok(Ty::Tensor),
+            Some("int") => Ok(Ty::Int),
+            Some("float") => Ok(Ty::Float),
+            Some("bool") => Ok(Ty::Bool),
+            Some("str") => Ok(Ty::Str),
+            Some("None") => Ok(Ty::None),
+            _ => Err(self.err(&unknown_msg)),
+        }
+    }
+}

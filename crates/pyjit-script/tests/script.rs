@@ -1,0 +1,126 @@
+//! Data-driven tests of the script frontend. The data lives in `tests/script/` at the workspace
+//! root:
+//! - `ir/*.py`: programs that must script; the printed IR of the whole module is snapshotted
+//!   (`tests/script/snapshots/ir__NAME.snap`) and must pass the verifier.
+//! - `errors/*.py`: programs that must be rejected; the rendered diagnostics are snapshotted
+//!   (`errors__NAME.snap`), and each must name a `file:line:col` with a caret.
+//! - the end-to-end corpus `tests/programs/*.py` must all script and verify.
+//!
+//! Re-bless with `INSTA_UPDATE=always cargo test -p pyjit-script` (or `cargo xtask bless`).
+
+use pyjit_syntax::SourceFile;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn py_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "py"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+fn load(path: &Path, shown_dir: &str) -> SourceFile {
+    let text = std::fs::read_to_string(path).expect("readable test file");
+    let name = format!("{shown_dir}/{}", path.file_name().unwrap_or_default().to_string_lossy());
+    SourceFile::new(name, text)
+}
+
+fn settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path(root().join("tests/script/snapshots"));
+    s.set_prepend_module_to_snapshot(false);
+    s.set_omit_expression(true);
+    s
+}
+
+fn render_all(file: &SourceFile, diags: &[pyjit_syntax::Diagnostic]) -> String {
+    diags.iter().map(|d| d.render(file)).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn ir_snapshots() {
+    let files = py_files(&root().join("tests/script/ir"));
+    assert!(files.len() >= 20, "expected the IR snapshot programs, found {}", files.len());
+    let mut failures = Vec::new();
+    for path in files {
+        let file = load(&path, "ir");
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy().to_string();
+        match pyjit_script::script_source(&file) {
+            Ok(m) => {
+                let printed = pyjit_ir::print_module(&m);
+                settings().bind(|| insta::assert_snapshot!(format!("ir__{stem}"), printed));
+            }
+            Err(diags) => failures.push(format!("{stem}:\n{}", render_all(&file, &diags))),
+        }
+    }
+    assert!(failures.is_empty(), "programs failed to script:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn error_snapshots() {
+    let files = py_files(&root().join("tests/script/errors"));
+    assert!(files.len() >= 60, "expected at least 60 rejected programs, found {}", files.len());
+    let mut accepted = Vec::new();
+    for path in files {
+        let file = load(&path, "errors");
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy().to_string();
+        match pyjit_script::script_source(&file) {
+            Ok(_) => accepted.push(stem),
+            Err(diags) => {
+                for d in &diags {
+                    assert!(
+                        d.primary_span().is_some(),
+                        "{stem}: diagnostic without a primary label: {}",
+                        d.message
+                    );
+                    assert!(!d.message.contains("internal compiler error"), "{stem}: {}", d.message);
+                }
+                let rendered = render_all(&file, &diags);
+                assert!(rendered.contains(&format!("--> errors/{stem}.py:")), "{stem}: no location:\n{rendered}");
+                assert!(rendered.contains('^'), "{stem}: no caret:\n{rendered}");
+                settings().bind(|| insta::assert_snapshot!(format!("errors__{stem}"), rendered));
+            }
+        }
+    }
+    assert!(accepted.is_empty(), "programs that should have been rejected: {accepted:?}");
+}
+
+/// Programs of the end-to-end corpus that are meant to fail at compile time (none so far: the
+/// corpus' error cases fail at run time).
+const CORPUS_COMPILE_ERRORS: &[&str] = &[];
+
+#[test]
+fn corpus_scripts_and_verifies() {
+    let files = py_files(&root().join("tests/programs"));
+    let mut failures = Vec::new();
+    for path in &files {
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy().to_string();
+        let file = load(path, "tests/programs");
+        let r = pyjit_script::script_source(&file);
+        match (r, CORPUS_COMPILE_ERRORS.contains(&stem.as_str())) {
+            (Ok(m), false) => {
+                if let Err(e) = pyjit_ir::verify_module(&m) {
+                    failures.push(format!("{stem}: IR does not verify: {e:?}"));
+                }
+            }
+            (Err(d), false) => failures.push(format!("{stem}:\n{}", render_all(&file, &d))),
+            (Ok(_), true) => failures.push(format!("{stem}: expected a compile error")),
+            (Err(_), true) => {}
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} corpus programs failed:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
+}

@@ -1,0 +1,8 @@
+import torch
+from torch import Tensor
+from typing import List, Tuple, Optional
+
+
+def f(n: int) -> int:
+    d = {i: i for i in range(n)}
+    return n

@@ -1,0 +1,6 @@
+import torch
+from typing import Dict
+
+
+def f(n: int) -> int:
+    return n

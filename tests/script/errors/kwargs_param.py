@@ -1,0 +1,7 @@
+import torch
+from torch import Tensor
+from typing import List, Tuple, Optional
+
+
+def f(x: Tensor, **opts: float) -> Tensor:
+    return x

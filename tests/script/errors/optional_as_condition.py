@@ -1,0 +1,9 @@
+import torch
+from torch import Tensor
+from typing import List, Tuple, Optional
+
+
+def f(x: Optional[int]) -> int:
+    if x:
+        return 1
+    return 0

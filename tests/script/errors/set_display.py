@@ -1,0 +1,8 @@
+import torch
+from torch import Tensor
+from typing import List, Tuple, Optional
+
+
+def f(x: int) -> int:
+    s = {x, 1}
+    return x

@@ -1,0 +1,6 @@
+import math
+import torch
+
+
+def f(a):
+    return math.sqrt(a)
