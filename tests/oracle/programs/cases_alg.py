@@ -41,3 +41,10 @@ def _():
 @spec("alg_quicksort")
 def _():
     return [C("quicksort", [5, 3, 9, 3, -1, 0, 12, 5]), C("quicksort", []), C("quicksort", [4, 4, 4])]
+
+
+@spec("index_assign_precision")
+def _():
+    return [C("store_scalars", torch.zeros(2, 2, dtype=f64), torch.zeros(2, dtype=i64), 0.1, 9007199254740993,
+              note="2**53 + 1 is not a double"),
+            C("store_scalars", torch.zeros(2, 2), torch.zeros(2, dtype=i32), 0.1, 7, note="float32/int32 targets round")]
