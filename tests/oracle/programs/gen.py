@@ -249,6 +249,8 @@ def same(a, b):
     if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
         if a.dtype != b.dtype or a.shape != b.shape:
             return False
+        if a.dtype == torch.float64:
+            return bool(torch.allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True))
         if a.dtype.is_floating_point:
             return bool(torch.allclose(a, b, rtol=1e-5, atol=1e-6, equal_nan=True))
         return bool(torch.equal(a, b))
