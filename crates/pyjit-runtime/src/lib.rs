@@ -6,11 +6,13 @@
 //! This layer depends on no other pyjit crate. It must never panic on any input: every failure is a
 //! typed [`error::RuntimeError`] value.
 
+pub mod abi;
 pub mod dispatch;
 pub mod dtype;
 pub mod element;
 pub mod error;
 pub mod index;
+pub mod npy;
 pub mod ops;
 pub mod print;
 pub mod promotion;
