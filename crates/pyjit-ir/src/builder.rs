@@ -7,12 +7,12 @@
 use crate::entities::{FuncId, Op, Region, Value};
 use crate::function::Function;
 use crate::ops::{
-    BoolBinOp, CastOp, CmpOp, Const, FloatBinOp, FloatUnOp, IntBinOp, IntUnOp, IndexKind, MathFn,
+    BoolBinOp, CastOp, CmpOp, Const, FloatBinOp, FloatUnOp, IndexKind, IntBinOp, IntUnOp, MathFn,
     OpKind,
 };
+use crate::schema::DType;
 use crate::schema::OpId;
 use crate::types::Type;
-use crate::schema::DType;
 use pyjit_syntax::Span;
 
 /// Where new ops go: the end of a region, or a given index of it (advanced after each insert).
@@ -364,7 +364,13 @@ impl<'f> FunctionBuilder<'f> {
 
     /// `if cond -> (result_types) { then_r } else { else_r }`: both regions must have been
     /// created with [`FunctionBuilder::new_region`] (no parameters) and end in `yield` or `raise`.
-    pub fn if_(&mut self, cond: Value, then_r: Region, else_r: Region, result_types: &[Type]) -> Op {
+    pub fn if_(
+        &mut self,
+        cond: Value,
+        then_r: Region,
+        else_r: Region,
+        result_types: &[Type],
+    ) -> Op {
         self.insert(OpKind::If, &[cond], result_types, &[then_r, else_r])
     }
 

@@ -124,7 +124,12 @@ impl Module {
 
 impl Function {
     /// A function with the given parameters and an empty body.
-    pub fn new(name: impl Into<String>, params: &[(&str, Type)], ret: Type, span: Span) -> Function {
+    pub fn new(
+        name: impl Into<String>,
+        params: &[(&str, Type)],
+        ret: Type,
+        span: Span,
+    ) -> Function {
         let mut f = Function {
             name: name.into(),
             param_names: params.iter().map(|(n, _)| n.to_string()).collect(),
@@ -146,7 +151,10 @@ impl Function {
     }
 
     pub fn param_types(&self) -> Vec<Type> {
-        self.params().iter().map(|&v| self.values[v].ty.clone()).collect()
+        self.params()
+            .iter()
+            .map(|&v| self.values[v].ty.clone())
+            .collect()
     }
 
     // ---- values ----
@@ -305,7 +313,9 @@ impl Function {
 
     /// Inserts a detached op just before `before` (which must be attached).
     pub fn insert_op_before(&mut self, before: Op, op: Op) {
-        let r = self.ops[before].parent.expect("insert_op_before: anchor is detached");
+        let r = self.ops[before]
+            .parent
+            .expect("insert_op_before: anchor is detached");
         let i = self.position(before).unwrap_or(0);
         self.insert_op(r, i, op);
     }
@@ -443,7 +453,11 @@ impl Function {
             .iter()
             .map(|v| *map.get(v).unwrap_or(v))
             .collect();
-        let types: Vec<Type> = data.results.iter().map(|&v| src.values[v].ty.clone()).collect();
+        let types: Vec<Type> = data
+            .results
+            .iter()
+            .map(|&v| src.values[v].ty.clone())
+            .collect();
         let new = self.create_op(data.kind.clone(), &operands, &types, &regions, data.span);
         for (i, &v) in data.results.iter().enumerate() {
             map.insert(v, self.ops[new].results[i]);

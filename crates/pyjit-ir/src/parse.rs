@@ -86,8 +86,11 @@ fn perr<T>(line: u32, col: u32, message: impl Into<String>) -> Result<T, ParseEr
     })
 }
 
+/// The `#` comment of each line: its text (trimmed, without `#`) and the column of the `#`.
+type Comments = HashMap<u32, (String, u32)>;
+
 /// Splits the text into tokens and collects the `#` comment of each line.
-fn lex(text: &str) -> Result<(Vec<Token>, HashMap<u32, (String, u32)>), ParseError> {
+fn lex(text: &str) -> Result<(Vec<Token>, Comments), ParseError> {
     let chars: Vec<char> = text.chars().collect();
     let mut toks = Vec::new();
     let mut comments = HashMap::new();
@@ -137,7 +140,11 @@ fn lex(text: &str) -> Result<(Vec<Token>, HashMap<u32, (String, u32)>), ParseErr
                     return perr(tline, tcol, format!("expected a name after `{c}`"));
                 }
                 i = j;
-                if c == '%' { Tok::Value(name) } else { Tok::Func(name) }
+                if c == '%' {
+                    Tok::Value(name)
+                } else {
+                    Tok::Func(name)
+                }
             }
             '"' => {
                 let (s, end) = lex_string(&chars, i, tline, tcol)?;
@@ -204,7 +211,12 @@ fn lex(text: &str) -> Result<(Vec<Token>, HashMap<u32, (String, u32)>), ParseErr
 }
 
 /// Reads a string literal starting at the `"` at `start`; returns it and the index after it.
-fn lex_string(chars: &[char], start: usize, line: u32, col: u32) -> Result<(String, usize), ParseError> {
+fn lex_string(
+    chars: &[char],
+    start: usize,
+    line: u32,
+    col: u32,
+) -> Result<(String, usize), ParseError> {
     let mut s = String::new();
     let mut j = start + 1;
     loop {
@@ -252,7 +264,7 @@ enum LocTarget {
 struct Parser {
     toks: Vec<Token>,
     pos: usize,
-    comments: HashMap<u32, (String, u32)>,
+    comments: Comments,
     /// (function, op, callee name, line, col) of each `call`, resolved once all functions exist.
     calls: Vec<(FuncId, Op, String, u32, u32)>,
     /// (target, line of its first token) for every function header and op.
@@ -415,7 +427,11 @@ impl Parser {
                                     Err(_) => return perr(l, c, format!("bad dimension `{n}`")),
                                 },
                                 other => {
-                                    return perr(l, c, format!("expected a dimension or `?`, found {other}"));
+                                    return perr(
+                                        l,
+                                        c,
+                                        format!("expected a dimension or `?`, found {other}"),
+                                    );
                                 }
                             }
                             if !self.eat_punct(',') {
@@ -457,7 +473,13 @@ impl Parser {
         let (l, c) = self.here();
         let name = match self.next() {
             Tok::Func(n) => n,
-            t => return perr(l, c, format!("expected a function name like `@f`, found {t}")),
+            t => {
+                return perr(
+                    l,
+                    c,
+                    format!("expected a function name like `@f`, found {t}"),
+                );
+            }
         };
         if m.function_by_name(&name).is_some() {
             return perr(l, c, format!("function `@{name}` is defined twice"));
@@ -470,12 +492,18 @@ impl Parser {
         };
         self.expect_punct(')')?;
         if *self.peek() != Tok::Arrow {
-            return self.fail(format!("expected `->` and a return type, found {}", self.peek()));
+            return self.fail(format!(
+                "expected `->` and a return type, found {}",
+                self.peek()
+            ));
         }
         self.next();
         let ret = self.parse_type()?;
         self.expect_punct('{')?;
-        let ps: Vec<(&str, Type)> = params.iter().map(|(n, t, _, _)| (n.as_str(), t.clone())).collect();
+        let ps: Vec<(&str, Type)> = params
+            .iter()
+            .map(|(n, t, _, _)| (n.as_str(), t.clone()))
+            .collect();
         let mut f = Function::new(name, &ps, ret, Span::DUMMY);
         let mut names: HashMap<String, Value> = HashMap::new();
         for (i, (n, _, l, c)) in params.iter().enumerate() {
@@ -490,14 +518,24 @@ impl Parser {
         Ok(())
     }
 
-    fn lookup(&self, names: &HashMap<String, Value>, n: &str, l: u32, c: u32) -> Result<Value, ParseError> {
+    fn lookup(
+        &self,
+        names: &HashMap<String, Value>,
+        n: &str,
+        l: u32,
+        c: u32,
+    ) -> Result<Value, ParseError> {
         match names.get(n) {
             Some(&v) => Ok(v),
             None => perr(l, c, format!("value `%{n}` is used before it is defined")),
         }
     }
 
-    fn operand_list(&mut self, names: &HashMap<String, Value>, close: char) -> Result<Vec<Value>, ParseError> {
+    fn operand_list(
+        &mut self,
+        names: &HashMap<String, Value>,
+        close: char,
+    ) -> Result<Vec<Value>, ParseError> {
         let mut out = Vec::new();
         if self.eat_punct(close) {
             return Ok(out);
@@ -536,7 +574,12 @@ impl Parser {
     }
 
     /// Parses the ops of a function body up to and including its closing `}`.
-    fn body(&mut self, f: &mut Function, fid: FuncId, names: &mut HashMap<String, Value>) -> Result<(), ParseError> {
+    fn body(
+        &mut self,
+        f: &mut Function,
+        fid: FuncId,
+        names: &mut HashMap<String, Value>,
+    ) -> Result<(), ParseError> {
         let mut stack = vec![Frame {
             region: f.body,
             pending: None,
@@ -646,19 +689,35 @@ impl Parser {
                             }
                         }
                     }
-                    let kind = if kw == "yield" { OpKind::Yield } else { OpKind::Return };
+                    let kind = if kw == "yield" {
+                        OpKind::Yield
+                    } else {
+                        OpKind::Return
+                    };
                     (kind, ops)
                 }
                 "call" => {
                     let (l, c) = self.here();
                     let callee = match self.next() {
                         Tok::Func(n) => n,
-                        t => return perr(l, c, format!("expected a function name like `@f`, found {t}")),
+                        t => {
+                            return perr(
+                                l,
+                                c,
+                                format!("expected a function name like `@f`, found {t}"),
+                            );
+                        }
                     };
                     self.expect_punct('(')?;
                     let args = self.operand_list(names, ')')?;
                     let types: Vec<Type> = results.iter().map(|r| r.1.clone()).collect();
-                    let op = f.create_op(OpKind::Call(FuncId::from_u32(0)), &args, &types, &[], Span::DUMMY);
+                    let op = f.create_op(
+                        OpKind::Call(FuncId::from_u32(0)),
+                        &args,
+                        &types,
+                        &[],
+                        Span::DUMMY,
+                    );
                     f.append_op(region, op);
                     let vals = f.results(op).to_vec();
                     Self::define(f, names, &vals, &results)?;
@@ -675,7 +734,10 @@ impl Parser {
                         };
                         return perr(kl, kc, format!("unknown op `{name}`{hint}"));
                     };
-                    if matches!(kind, OpKind::If | OpKind::Loop | OpKind::Const(_) | OpKind::Call(_)) {
+                    if matches!(
+                        kind,
+                        OpKind::If | OpKind::Loop | OpKind::Const(_) | OpKind::Call(_)
+                    ) {
                         return perr(kl, kc, format!("`{name}` is written with its own syntax"));
                     }
                     self.attrs(&mut kind, name)?;
@@ -698,7 +760,11 @@ impl Parser {
     fn attrs(&mut self, kind: &mut OpKind, name: &str) -> Result<(), ParseError> {
         let takes = matches!(
             kind,
-            OpKind::TupleGet(_) | OpKind::StrOf(_) | OpKind::Raise(_) | OpKind::Check(_) | OpKind::Guard { .. }
+            OpKind::TupleGet(_)
+                | OpKind::StrOf(_)
+                | OpKind::Raise(_)
+                | OpKind::Check(_)
+                | OpKind::Guard { .. }
         );
         if *self.peek() != Tok::Punct('[') {
             // `str.of` without a spec means `str(v)`; the others need their attributes.
@@ -792,8 +858,10 @@ fn offset_of(text: &str, line: u32, col: u32) -> Option<u32> {
         match chars.next() {
             Some((_, ch)) => off += ch.len_utf8(),
             // A column just past the last character (an empty span at the end) is fine.
-            None => return (off == line_len && col as usize == line_text.chars().count() + 1)
-                .then_some((start + off) as u32),
+            None => {
+                return (off == line_len && col as usize == line_text.chars().count() + 1)
+                    .then_some((start + off) as u32);
+            }
         }
     }
     Some((start + off) as u32)
@@ -825,10 +893,18 @@ fn parse(text: &str, source: Option<Arc<SourceFile>>) -> Result<Module, ParseErr
         };
         let mut parts = comment.rsplitn(3, ':');
         let (Some(c), Some(l), Some(name)) = (parts.next(), parts.next(), parts.next()) else {
-            return perr(line, *ccol, format!("expected a location `# file:line:col`, found `# {comment}`"));
+            return perr(
+                line,
+                *ccol,
+                format!("expected a location `# file:line:col`, found `# {comment}`"),
+            );
         };
         let (Ok(l), Ok(c)) = (l.trim().parse::<u32>(), c.trim().parse::<u32>()) else {
-            return perr(line, *ccol, format!("expected a location `# file:line:col`, found `# {comment}`"));
+            return perr(
+                line,
+                *ccol,
+                format!("expected a location `# file:line:col`, found `# {comment}`"),
+            );
         };
         if l == 0 || c == 0 {
             return perr(line, *ccol, "locations are 1-based");
@@ -836,7 +912,11 @@ fn parse(text: &str, source: Option<Arc<SourceFile>>) -> Result<Module, ParseErr
         match &file {
             None => file = Some(name.to_string()),
             Some(f) if f != name => {
-                return perr(line, *ccol, format!("a module has one source file; found `{f}` and `{name}`"));
+                return perr(
+                    line,
+                    *ccol,
+                    format!("a module has one source file; found `{f}` and `{name}`"),
+                );
             }
             _ => {}
         }
@@ -849,7 +929,14 @@ fn parse(text: &str, source: Option<Arc<SourceFile>>) -> Result<Module, ParseErr
     let source = match source {
         Some(s) => {
             if s.name != file {
-                return perr(1, 1, format!("locations name `{file}` but the source file is `{}`", s.name));
+                return perr(
+                    1,
+                    1,
+                    format!(
+                        "locations name `{file}` but the source file is `{}`",
+                        s.name
+                    ),
+                );
             }
             s
         }
@@ -868,7 +955,14 @@ fn parse(text: &str, source: Option<Arc<SourceFile>>) -> Result<Module, ParseErr
     };
     for (target, l, c) in locs {
         let Some(off) = offset_of(&source.text, l, c) else {
-            return perr(1, 1, format!("location {}:{l}:{c} is outside the source file", source.name));
+            return perr(
+                1,
+                1,
+                format!(
+                    "location {}:{l}:{c} is outside the source file",
+                    source.name
+                ),
+            );
         };
         let span = Span::new(off as usize, off as usize);
         match target {

@@ -151,7 +151,10 @@ impl<'a> Printer<'a> {
     }
 
     fn uses(&self, vs: &[Value]) -> String {
-        vs.iter().map(|&v| self.use_(v)).collect::<Vec<_>>().join(", ")
+        vs.iter()
+            .map(|&v| self.use_(v))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     fn typed_defs(&mut self, vs: &[Value]) -> String {

@@ -1,97 +1,93 @@
-//! The IR's view of the runtime's op-schema table (PLACEHOLDER until the runtime's schema lands).
+//! The IR's view of the runtime's op-schema table: names, and how schema types map to IR types.
+//!
+//! The table itself lives in `pyjit_runtime::schema` and is never duplicated here. A tensor op's
+//! operands are *all* the schema's parameters in schema order (keyword-only ones included), with
+//! defaults already filled in by the producer (the runtime's `bind`/`resolve` do exactly that).
+
+pub use pyjit_runtime::DType;
+pub use pyjit_runtime::schema::{ArgType, OpId, OpSchema, lookup, overloads, schema};
 
 use crate::Type;
 
-/// PLACEHOLDER copy of the runtime's dtype until it is exported.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum DType {
-    Bool,
-    Int32,
-    Int64,
-    Float32,
-    Float64,
-}
-
-impl DType {
-    pub const ALL: [DType; 5] = [DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64];
-    pub fn name(self) -> &'static str {
-        match self {
-            DType::Bool => "bool",
-            DType::Int32 => "int32",
-            DType::Int64 => "int64",
-            DType::Float32 => "float32",
-            DType::Float64 => "float64",
-        }
-    }
-}
-
-/// Index of an op in the schema table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct OpId(pub u16);
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum ArgType {
-    Tensor,
-    Scalar,
-    Int,
-    Bool,
-}
-
-impl std::fmt::Display for ArgType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{self:?}")
-    }
-}
-
-struct Entry {
-    name: &'static str,
-    params: &'static [ArgType],
-    returns: usize,
-}
-
-const TABLE: &[Entry] = &[
-    Entry { name: "add.Tensor", params: &[ArgType::Tensor, ArgType::Tensor], returns: 1 },
-    Entry { name: "add.Scalar", params: &[ArgType::Tensor, ArgType::Scalar], returns: 1 },
-    Entry { name: "mul.Tensor", params: &[ArgType::Tensor, ArgType::Tensor], returns: 1 },
-    Entry { name: "mul.Scalar", params: &[ArgType::Tensor, ArgType::Scalar], returns: 1 },
-    Entry { name: "sum", params: &[ArgType::Tensor], returns: 1 },
-    Entry { name: "gt.Scalar", params: &[ArgType::Tensor, ArgType::Scalar], returns: 1 },
-    Entry { name: "max.dim", params: &[ArgType::Tensor, ArgType::Int, ArgType::Bool], returns: 2 },
-    Entry { name: "add_.Tensor", params: &[ArgType::Tensor, ArgType::Tensor], returns: 1 },
-    Entry { name: "Bool.Tensor", params: &[ArgType::Tensor], returns: 0 },
-];
-
+/// `max.dim`: the name the text format writes after `tensor.`.
 pub fn op_name(id: OpId) -> String {
-    TABLE.get(id.0 as usize).map(|e| e.name).unwrap_or("?").to_string()
+    schema(id).qualified_name()
 }
 
 pub(crate) fn lookup_op(name: &str) -> Option<OpId> {
-    TABLE.iter().position(|e| e.name == name).map(|i| OpId(i as u16))
+    lookup(name)
 }
 
+/// In-place ops write their first operand.
 pub fn is_inplace(id: OpId) -> bool {
-    op_name(id).contains('_')
+    schema(id).inplace
 }
 
+/// Whether a result of the op is a mutable object (tensor or list) rather than a scalar.
 pub fn returns_mutable(id: OpId) -> bool {
-    !op_name(id).starts_with("Bool")
+    schema(id)
+        .returns
+        .iter()
+        .any(|r| !matches!(r.ty, ArgType::Int | ArgType::Float | ArgType::Bool))
 }
 
-pub fn accepts(param: &ArgType, got: &Type) -> bool {
-    match param {
-        ArgType::Tensor => got.is_tensor(),
-        ArgType::Scalar => got.is_scalar(),
-        ArgType::Int => *got == Type::Int,
-        ArgType::Bool => *got == Type::Bool,
-    }
+/// The IR type of a schema result type. `Scalar` (the result of `item`) has none: a program
+/// must say which scalar it wants (`tensor.Int.Tensor`, `tensor.Float.Tensor`,
+/// `tensor.Bool.Tensor`).
+pub fn ir_type(ty: &ArgType) -> Option<Type> {
+    Some(match ty {
+        ArgType::Tensor => Type::tensor(),
+        ArgType::Int => Type::Int,
+        ArgType::Float => Type::Float,
+        ArgType::Bool => Type::Bool,
+        ArgType::Str => Type::Str,
+        ArgType::ScalarType => Type::DType,
+        ArgType::IntList(_) => Type::list(Type::Int),
+        ArgType::FloatList => Type::list(Type::Float),
+        ArgType::TensorList => Type::list(Type::tensor()),
+        ArgType::Indices => Type::list(Type::Index),
+        ArgType::Optional(inner) => Type::optional(ir_type(inner)?),
+        ArgType::Scalar | ArgType::Any => return None,
+    })
 }
 
+/// Result types of op `id` (generic tensors; `None` for results without an IR type).
 pub fn return_types(id: OpId) -> Vec<Type> {
-    signature(id).map(|(_, r)| r).unwrap_or_default()
+    schema(id)
+        .returns
+        .iter()
+        .map(|r| ir_type(&r.ty).unwrap_or(Type::None))
+        .collect()
 }
 
-pub(crate) fn signature(id: OpId) -> Option<(Vec<ArgType>, Vec<Type>)> {
-    let e = TABLE.get(id.0 as usize)?;
-    let rets = if e.returns == 0 { vec![Type::Bool] } else { vec![Type::tensor(); e.returns] };
-    Some((e.params.to_vec(), rets))
+/// Whether an operand of IR type `got` may be passed for a parameter of schema type `param`.
+/// Mirrors the runtime's `accepts` (so everything the verifier accepts, the runtime binds):
+/// `Scalar` takes int/float/bool, `float` also takes int, `int[]` also takes one int, list
+/// parameters take tuples of the right elements, an optional parameter takes `None`, its inner
+/// type, or an `Optional` of it, and `Any` takes everything.
+pub fn accepts(param: &ArgType, got: &Type) -> bool {
+    let scalar = |t: &Type| t.is_scalar();
+    let all = |ts: &[Type], f: &dyn Fn(&Type) -> bool| ts.iter().all(f);
+    match (param, got) {
+        (ArgType::Any, _) => true,
+        (ArgType::Optional(_), Type::None) => true,
+        (ArgType::Optional(p), Type::Optional(inner)) => accepts(p, inner),
+        (ArgType::Optional(p), t) => accepts(p, t),
+        (ArgType::Tensor, Type::Tensor(_)) => true,
+        (ArgType::Scalar, t) => scalar(t),
+        (ArgType::Int, Type::Int) => true,
+        (ArgType::Float, Type::Int | Type::Float) => true,
+        (ArgType::Bool, Type::Bool) => true,
+        (ArgType::Str, Type::Str) => true,
+        (ArgType::ScalarType, Type::DType) => true,
+        (ArgType::IntList(_), Type::Int) => true,
+        (ArgType::IntList(_), Type::List(e)) => **e == Type::Int,
+        (ArgType::IntList(_), Type::Tuple(ts)) => all(ts, &|t| *t == Type::Int),
+        (ArgType::FloatList, Type::List(e)) => matches!(**e, Type::Int | Type::Float),
+        (ArgType::FloatList, Type::Tuple(ts)) => all(ts, &|t| matches!(t, Type::Int | Type::Float)),
+        (ArgType::TensorList, Type::List(e)) => e.is_tensor(),
+        (ArgType::TensorList, Type::Tuple(ts)) => all(ts, &Type::is_tensor),
+        (ArgType::Indices, Type::List(e)) => **e == Type::Index,
+        _ => false,
+    }
 }

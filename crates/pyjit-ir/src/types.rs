@@ -300,13 +300,14 @@ mod tests {
         assert!(s.is_compatible(&f32_2));
         assert_eq!(
             s.meet(&f32_2),
-            Some(TensorType::shaped(Some(DType::Float32), vec![Some(4), None]))
+            Some(TensorType::shaped(
+                Some(DType::Float32),
+                vec![Some(4), None]
+            ))
         );
         assert!(!TensorType::ranked(None, 3).is_compatible(&s));
         assert!(!Type::Int.is_assignable_to(&Type::Float));
         assert!(!Type::Int.is_assignable_to(&Type::optional(Type::Int)));
-        assert!(
-            Type::list(Type::Tensor(f32_2)).is_assignable_to(&Type::list(Type::tensor()))
-        );
+        assert!(Type::list(Type::Tensor(f32_2)).is_assignable_to(&Type::list(Type::tensor())));
     }
 }

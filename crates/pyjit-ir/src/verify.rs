@@ -73,7 +73,11 @@ pub fn verify_module(m: &Module) -> Result<(), Vec<VerifyError>> {
             errors.extend(e);
         }
     }
-    if errors.is_empty() { Ok(()) } else { Err(errors) }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
 }
 
 /// Verifies one function of a module (the module supplies callee signatures).
@@ -90,7 +94,11 @@ pub fn verify_function(m: &Module, id: crate::FuncId) -> Result<(), Vec<VerifyEr
         names: crate::print::printed_value_names(m, id),
     };
     v.function();
-    if v.errors.is_empty() { Ok(()) } else { Err(v.errors) }
+    if v.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(v.errors)
+    }
 }
 
 struct Verifier<'a> {
@@ -182,7 +190,10 @@ impl Verifier<'_> {
             }
             self.op_seen[op] = true;
             if od.parent != Some(r) {
-                self.err(od.span, format!("{op}'s parent is not the region that lists it"));
+                self.err(
+                    od.span,
+                    format!("{op}'s parent is not the region that lists it"),
+                );
             }
             let term = od.kind.is_terminator();
             if term && i != last {
@@ -251,7 +262,10 @@ impl Verifier<'_> {
         let span = od.span;
         for (i, &v) in od.operands.iter().enumerate() {
             if f.values.get(v).is_none() {
-                self.err(span, format!("`{name}` operand {i} is not a value of this function"));
+                self.err(
+                    span,
+                    format!("`{name}` operand {i} is not a value of this function"),
+                );
                 return;
             }
             if !self.visible[v] {
@@ -268,7 +282,10 @@ impl Verifier<'_> {
         if od.regions.len() != want_regions {
             self.err(
                 span,
-                format!("`{name}` owns {} regions, expected {want_regions}", od.regions.len()),
+                format!(
+                    "`{name}` owns {} regions, expected {want_regions}",
+                    od.regions.len()
+                ),
             );
             return;
         }
@@ -290,7 +307,10 @@ impl Verifier<'_> {
         if od.operands.len() != operands {
             self.err(
                 od.span,
-                format!("`{name}` takes {operands} operands, got {}", od.operands.len()),
+                format!(
+                    "`{name}` takes {operands} operands, got {}",
+                    od.operands.len()
+                ),
             );
             ok = false;
         }
@@ -382,7 +402,12 @@ impl Verifier<'_> {
             OpKind::Tensor(id) => self.tensor_op(op, *id),
             OpKind::TupleNew => {
                 if self.count(op, od.operands.len(), 1) {
-                    let t = Type::Tuple(od.operands.iter().map(|&v| f.values[v].ty.clone()).collect());
+                    let t = Type::Tuple(
+                        od.operands
+                            .iter()
+                            .map(|&v| f.values[v].ty.clone())
+                            .collect(),
+                    );
                     self.result(op, 0, &t);
                 }
             }
@@ -393,10 +418,16 @@ impl Verifier<'_> {
                             Some(t) => self.result(op, 0, t),
                             None => self.err(
                                 span,
-                                format!("`tuple.get` index {i} is out of range for a {}-tuple", ts.len()),
+                                format!(
+                                    "`tuple.get` index {i} is out of range for a {}-tuple",
+                                    ts.len()
+                                ),
                             ),
                         },
-                        Some(t) => self.err(span, format!("`tuple.get` operand 0 has type {t}, expected a tuple")),
+                        Some(t) => self.err(
+                            span,
+                            format!("`tuple.get` operand 0 has type {t}, expected a tuple"),
+                        ),
                         None => {}
                     }
                 }
@@ -409,7 +440,10 @@ impl Verifier<'_> {
                                 self.operand(op, i, &elem);
                             }
                         }
-                        t => self.err(span, format!("`list.new` result has type {t}, expected a list")),
+                        t => self.err(
+                            span,
+                            format!("`list.new` result has type {t}, expected a list"),
+                        ),
                     }
                 }
             }
@@ -426,7 +460,10 @@ impl Verifier<'_> {
                 let elem = match operand_ty(0) {
                     Some(Type::List(e)) => *e,
                     Some(t) => {
-                        self.err(span, format!("`{name}` operand 0 has type {t}, expected a list"));
+                        self.err(
+                            span,
+                            format!("`{name}` operand 0 has type {t}, expected a list"),
+                        );
                         return;
                     }
                     None => return,
@@ -445,9 +482,13 @@ impl Verifier<'_> {
                 }
             }
             OpKind::OptNone => {
-                if self.count(op, 0, 1) && !matches!(f.values[od.results[0]].ty, Type::Optional(_)) {
+                if self.count(op, 0, 1) && !matches!(f.values[od.results[0]].ty, Type::Optional(_))
+                {
                     let t = &f.values[od.results[0]].ty;
-                    self.err(span, format!("`opt.none` result has type {t}, expected an Optional"));
+                    self.err(
+                        span,
+                        format!("`opt.none` result has type {t}, expected an Optional"),
+                    );
                 }
             }
             OpKind::OptWrap => {
@@ -468,7 +509,10 @@ impl Verifier<'_> {
                             self.result(op, 0, &Type::Bool);
                         }
                     }
-                    Some(t) => self.err(span, format!("`{name}` operand 0 has type {t}, expected an Optional")),
+                    Some(t) => self.err(
+                        span,
+                        format!("`{name}` operand 0 has type {t}, expected an Optional"),
+                    ),
                     None => {}
                 }
             }
@@ -507,7 +551,10 @@ impl Verifier<'_> {
             }
             OpKind::Call(callee) => {
                 let Some(g) = self.m.funcs.get(*callee) else {
-                    self.err(span, format!("`call` of {callee}, which is not in the module"));
+                    self.err(
+                        span,
+                        format!("`call` of {callee}, which is not in the module"),
+                    );
                     return;
                 };
                 let params = g.param_types();
@@ -549,24 +596,37 @@ impl Verifier<'_> {
     fn tensor_op(&mut self, op: Op, id: crate::OpId) {
         let f = self.f;
         let od = &f.ops[op];
-        let Some((params, returns)) = schema::signature(id) else {
-            self.err(od.span, format!("tensor op {id:?} is not in the schema table"));
-            return;
-        };
-        if !self.count(op, params.len(), returns.len()) {
+        let sch = schema::schema(id);
+        if !self.count(op, sch.params.len(), sch.returns.len()) {
             return;
         }
-        for (i, p) in params.iter().enumerate() {
+        for (i, p) in sch.params.iter().enumerate() {
             let got = &f.values[od.operands[i]].ty;
-            if !schema::accepts(p, got) {
+            if !schema::accepts(&p.ty, got) {
                 self.err(
                     od.span,
-                    format!("`{}` operand {i} has type {got}, which the schema's `{p}` does not accept", od.kind.name()),
+                    format!(
+                        "`{}` operand {i} (`{}`) has type {got}, which the schema's `{}` does not accept",
+                        od.kind.name(),
+                        p.name,
+                        p.ty
+                    ),
                 );
             }
         }
-        for (i, t) in returns.iter().enumerate() {
-            self.result(op, i, t);
+        for (i, r) in sch.returns.iter().enumerate() {
+            match schema::ir_type(&r.ty) {
+                Some(t) => self.result(op, i, &t),
+                None => self.err(
+                    od.span,
+                    format!(
+                        "`{}` returns `{}`, which has no IR type (use `tensor.Int.Tensor`, \
+                         `tensor.Float.Tensor` or `tensor.Bool.Tensor`)",
+                        od.kind.name(),
+                        r.ty
+                    ),
+                ),
+            }
         }
     }
 
@@ -574,7 +634,10 @@ impl Verifier<'_> {
         let f = self.f;
         let od = &f.ops[op];
         if od.operands.len() != 1 {
-            self.err(od.span, format!("`if` takes 1 operand, got {}", od.operands.len()));
+            self.err(
+                od.span,
+                format!("`if` takes 1 operand, got {}", od.operands.len()),
+            );
         } else {
             self.operand(op, 0, &Type::Bool);
         }
@@ -582,7 +645,10 @@ impl Verifier<'_> {
         for (k, &r) in od.regions.iter().enumerate() {
             let branch = if k == 0 { "then" } else { "else" };
             if !f.regions[r].params.is_empty() {
-                self.err(od.span, format!("the {branch} region of `if` has parameters"));
+                self.err(
+                    od.span,
+                    format!("the {branch} region of `if` has parameters"),
+                );
             }
             self.check_yield(r, &results, &format!("the {branch} region of `if`"));
         }
@@ -624,7 +690,10 @@ impl Verifier<'_> {
         if params[0] != Type::Int {
             self.err(
                 od.span,
-                format!("`loop` body parameter 0 (the iteration index) has type {}, expected int", params[0]),
+                format!(
+                    "`loop` body parameter 0 (the iteration index) has type {}, expected int",
+                    params[0]
+                ),
             );
         }
         for i in 0..carried {
@@ -633,7 +702,10 @@ impl Verifier<'_> {
         if od.results.len() != carried {
             self.err(
                 od.span,
-                format!("`loop` has {} results, expected {carried} (one per carried value)", od.results.len()),
+                format!(
+                    "`loop` has {} results, expected {carried} (one per carried value)",
+                    od.results.len()
+                ),
             );
         } else {
             for i in 0..carried {
@@ -648,7 +720,9 @@ impl Verifier<'_> {
     /// Checks that region `r`'s `yield` (if it ends with one) gives values of `types`.
     fn check_yield(&mut self, r: Region, types: &[Type], what: &str) {
         let f = self.f;
-        let Some(&last) = f.regions[r].ops.last() else { return };
+        let Some(&last) = f.regions[r].ops.last() else {
+            return;
+        };
         let od = &f.ops[last];
         if od.kind != OpKind::Yield {
             return;
@@ -656,15 +730,24 @@ impl Verifier<'_> {
         if od.operands.len() != types.len() {
             self.err(
                 od.span,
-                format!("{what} yields {} values, expected {}", od.operands.len(), types.len()),
+                format!(
+                    "{what} yields {} values, expected {}",
+                    od.operands.len(),
+                    types.len()
+                ),
             );
             return;
         }
         for (i, t) in types.iter().enumerate() {
             // The yield's operands are checked for existence when the yield itself is visited.
-            let Some(got) = f.values.get(od.operands[i]).map(|d| &d.ty) else { continue };
+            let Some(got) = f.values.get(od.operands[i]).map(|d| &d.ty) else {
+                continue;
+            };
             if !got.is_assignable_to(t) {
-                self.err(od.span, format!("{what} yields {got} as value {i}, expected {t}"));
+                self.err(
+                    od.span,
+                    format!("{what} yields {got} as value {i}, expected {t}"),
+                );
             }
         }
     }

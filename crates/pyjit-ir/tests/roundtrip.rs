@@ -17,7 +17,11 @@ fn roundtrip_files() {
         .filter(|p| p.extension().is_some_and(|e| e == "ir"))
         .collect();
     files.sort();
-    assert!(files.len() >= 10, "expected at least 10 round-trip files, found {}", files.len());
+    assert!(
+        files.len() >= 10,
+        "expected at least 10 round-trip files, found {}",
+        files.len()
+    );
     let bless = std::env::var_os("PYJIT_BLESS").is_some();
     let mut failures = Vec::new();
     for path in &files {
@@ -36,7 +40,10 @@ fn roundtrip_files() {
         let printed = print_module(&m);
         let again = print_module(&parse_module(&printed).expect("printed IR parses"));
         if again != printed {
-            failures.push(format!("{}: print is not a fixed point:\n{printed}\n---\n{again}", path.display()));
+            failures.push(format!(
+                "{}: print is not a fixed point:\n{printed}\n---\n{again}",
+                path.display()
+            ));
         }
         if printed != text {
             if bless {

@@ -64,7 +64,10 @@ fn op_parent_mismatch() {
     let first = func.region_ops(func.body)[0];
     let other = func.new_region(&[]);
     func.ops[first].parent = Some(other);
-    assert_eq!(messages(&m), ["in @f: op0's parent is not the region that lists it"]);
+    assert_eq!(
+        messages(&m),
+        ["in @f: op0's parent is not the region that lists it"]
+    );
 }
 
 #[test]
@@ -83,9 +86,7 @@ fn region_owned_twice() {
     b.return_(v);
     assert_eq!(
         messages(&m),
-        [
-            "in @g: region1 is owned by more than one op",
-        ]
+        ["in @g: region1 is owned by more than one op",]
     );
 }
 
@@ -141,7 +142,9 @@ fn value_def_record_mismatch() {
     func.values[one].def = ValueDef::Result(ops[1], 0);
     assert_eq!(
         messages(&m),
-        ["in @f: value %0 records its definition as Result(op1, 0), but is defined by Result(op0, 0)"]
+        [
+            "in @f: value %0 records its definition as Result(op1, 0), but is defined by Result(op0, 0)"
+        ]
     );
 }
 
@@ -283,7 +286,10 @@ fn malformed_tensor_type() {
 fn param_names_mismatch() {
     let (mut m, f) = small();
     m.func_mut(f).param_names.push("extra".into());
-    assert_eq!(messages(&m), ["in @f: function has 2 parameter names for 1 parameters"]);
+    assert_eq!(
+        messages(&m),
+        ["in @f: function has 2 parameter names for 1 parameters"]
+    );
 }
 
 #[test]
@@ -441,7 +447,10 @@ fn if_region_with_params() {
     let if_op = b.if_(c, then_r, else_r, &[Type::Int]);
     let r = b.result(if_op);
     b.return_(r);
-    assert_eq!(messages(&m), ["in @g: the then region of `if` has parameters"]);
+    assert_eq!(
+        messages(&m),
+        ["in @g: the then region of `if` has parameters"]
+    );
 }
 
 // ---- 8. loop
@@ -524,7 +533,10 @@ fn call_of_missing_function() {
     let first = b.func.region_ops(b.func.body)[0];
     b.position_before(first);
     b.call(FuncId::from_u32(7), &[x], Type::Int);
-    assert_eq!(messages(&m), ["in @f: `call` of func7, which is not in the module"]);
+    assert_eq!(
+        messages(&m),
+        ["in @f: `call` of func7, which is not in the module"]
+    );
 }
 
 // ---- 12. guards
@@ -554,4 +566,62 @@ fn errors_carry_the_op_span() {
     assert_eq!(errs.len(), 1);
     let src = m.source.as_ref().unwrap();
     assert_eq!(src.location(errs[0].span), "a.py:2:5");
+}
+
+// ---- 11. tensor ops
+
+#[test]
+fn tensor_op_arity_operands_results() {
+    check(
+        "func @f(%x: Tensor, %n: int, %s: str) -> Tensor {
+  %0: Tensor = tensor.relu(%x, %x)
+  %1: Tensor = tensor.mul.Scalar(%x, %s)
+  %2: Tensor = tensor.mul.Scalar(%n, %n)
+  %3: int = tensor.relu(%x)
+  %4: Tensor = tensor.max.dim(%x, %n, %n)
+  %5: List[float] = tensor.size(%x)
+  return %x
+}",
+        &[
+            "in @f: `tensor.relu` takes 1 operands, got 2",
+            "in @f: `tensor.mul.Scalar` operand 1 (`other`) has type str, which the schema's `Scalar` does not accept",
+            "in @f: `tensor.mul.Scalar` operand 0 (`self`) has type int, which the schema's `Tensor` does not accept",
+            "in @f: `tensor.relu` result 0 has type int, expected Tensor",
+            "in @f: `tensor.max.dim` has 2 results, got 1",
+            "in @f: `tensor.size` result 0 has type List[float], expected List[int]",
+        ],
+    );
+}
+
+#[test]
+fn tensor_op_optional_and_list_params() {
+    // What the runtime binds, the verifier accepts: None / T / Optional[T] for `T?`, tuples and
+    // single ints for `int[]`, lists of Index for `Index[]`.
+    check(
+        "func @f(%x: Tensor, %n: int, %o: Optional[int]) -> Tensor {
+  %0: None = const none
+  %1: Tensor = tensor.clamp(%x, %0, %n)
+  %2: Optional[int] = opt.wrap(%n)
+  %3: Tensor = tensor.argmax(%x, %2, %n)
+  %4: Tuple[int, int] = tuple.new(%n, %n)
+  %5: Tensor = tensor.reshape(%x, %4)
+  %6: Tensor = tensor.reshape(%x, %n)
+  %7: Tuple[int, float] = tuple.new(%n, %n)
+  return %x
+}",
+        &[
+            "in @f: `tensor.argmax` operand 2 (`keepdim`) has type int, which the schema's `bool` does not accept",
+            "in @f: `tuple.new` result 0 has type Tuple[int, float], expected Tuple[int, int]",
+        ],
+    );
+}
+
+#[test]
+fn tensor_item_has_no_ir_type() {
+    check(
+        "func @f(%x: Tensor) -> float {\n  %0: float = tensor.item(%x)\n  return %0\n}",
+        &[
+            "in @f: `tensor.item` returns `Scalar`, which has no IR type (use `tensor.Int.Tensor`, `tensor.Float.Tensor` or `tensor.Bool.Tensor`)",
+        ],
+    );
 }
