@@ -87,8 +87,15 @@ impl Lower<'_, '_, '_> {
             }
             ExprKind::List(items) => self.list_display(e, items, hint),
             ExprKind::BinOp { left, op, right } => {
-                let l = self.expr(left)?;
-                let r = self.expr(right)?;
+                // An `int`/`float` context reaches the operands of arithmetic, so that
+                // `t.item() + 1` in an int context reads the tensor as an int.
+                let h = match (hint, op) {
+                    (Some(Ty::Int), BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::FloorDiv | BinOp::Mod) => Some(Ty::Int),
+                    (Some(Ty::Float), BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Pow) => Some(Ty::Float),
+                    _ => None,
+                };
+                let l = self.expr_hint(left, h.as_ref())?;
+                let r = self.expr_hint(right, h.as_ref())?;
                 self.set_span(e.span);
                 self.binop(*op, l, r, left.span, right.span, e.span)
             }
@@ -98,7 +105,27 @@ impl Lower<'_, '_, '_> {
                 Ok(c)
             }
             ExprKind::IfExp { test, body, orelse } => self.ternary(test, body, orelse, e.span, hint),
-            ExprKind::Call { func, args, keywords } => self.call(e, func, args, keywords),
+            ExprKind::Call { func, args, keywords } => {
+                // `t.item()` has the type its context wants (Python's depends on the dtype).
+                if let ExprKind::Attribute { value, attr } = &func.kind
+                    && attr.name == "item"
+                    && args.is_empty()
+                    && keywords.is_empty()
+                    && matches!(hint, Some(Ty::Int | Ty::Bool))
+                {
+                    let recv = self.expr(value)?;
+                    if recv.ty == Ty::Tensor {
+                        self.set_span(e.span);
+                        let (k, ty) = match hint {
+                            Some(Ty::Int) => (ScalarTy::Int, Ty::Int),
+                            _ => (ScalarTy::Bool, Ty::Bool),
+                        };
+                        let v = self.scalar_of(k, recv.v)?;
+                        return Ok(Val { v, ty });
+                    }
+                }
+                self.call(e, func, args, keywords)
+            }
             ExprKind::Attribute { value, attr } => self.attribute(e, value, &attr.name, attr.span),
             ExprKind::Subscript { value, index } => self.subscript(e, value, index),
             ExprKind::Ellipsis | ExprKind::Slice { .. } => Err(Diagnostic::error(
@@ -389,6 +416,21 @@ impl Lower<'_, '_, '_> {
                     return Err(Diagnostic::error("`is` / `is not` are only supported with `None`")
                         .with_primary(e.span, "identity comparison")
                         .with_help("use `==` / `!=` to compare values"));
+                }
+                // A variable is tested through its binding: a refined `Optional` is known to hold
+                // a value, and the test still names it for the refinement.
+                if let ExprKind::Name(n) = &var_e.kind
+                    && let Some(Binding::Val { v, ty: Ty::Optional(_), refined }) = self.st.vars.get(n).cloned()
+                {
+                    self.set_span(e.span);
+                    let is_none = if refined { self.b.const_bool(false) } else { self.b.opt_is_none(v) };
+                    let name = vec![n.clone()];
+                    return Ok(if matches!(op, CmpOp::Is) {
+                        Cond { v: is_none, if_true: vec![], if_false: name }
+                    } else {
+                        let v = self.b.not(is_none);
+                        Cond { v, if_true: name, if_false: vec![] }
+                    });
                 }
                 let v = self.expr(var_e)?;
                 self.set_span(e.span);
@@ -704,7 +746,11 @@ impl Lower<'_, '_, '_> {
             d
         };
         if !l.ty.is_scalar() || !r.ty.is_scalar() {
-            // List concatenation is not in the language; say so plainly.
+            if matches!(l.ty, Ty::Optional(_)) || matches!(r.ty, Ty::Optional(_)) {
+                return Err(bad(self).with_help(
+                    "the operand may be None: test it first (`if x is not None:`) or `assert x is not None`",
+                ));
+            }
             return Err(bad(self));
         }
         let both_bool = l.ty == Ty::Bool && r.ty == Ty::Bool;
@@ -876,7 +922,7 @@ impl Lower<'_, '_, '_> {
                         .with_primary(index.span, "list slice")
                         .with_help("copy the elements you need with a loop, or use a tensor"));
                 }
-                let i = self.expr(index)?;
+                let i = self.expr_hint(index, Some(&Ty::Int))?;
                 let i = self.expect_int(i, index, "list index")?;
                 self.set_span(e.span);
                 let v = self.b.list_get(base.v, i);

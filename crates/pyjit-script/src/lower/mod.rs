@@ -315,8 +315,10 @@ impl Lower<'_, '_, '_> {
             return self.unify_returns(&seen).map(Some);
         };
         if self.st.unreachable {
-            let u = self.b.undef(ir_type(&ret_ty));
-            self.b.return_(u);
+            if !self.b.is_terminated() {
+                let u = self.b.undef(ir_type(&ret_ty));
+                self.b.return_(u);
+            }
             return Ok(None);
         }
         match self.st.ret {
@@ -356,6 +358,17 @@ impl Lower<'_, '_, '_> {
             }
         }
         Ok(None)
+    }
+
+    /// Ends a region that control never leaves normally (its paths all raise, but through nested
+    /// ops) with a `yield` of placeholders, as the verifier wants every region terminated.
+    pub fn seal_unreachable(&mut self, r: Region, types: &[Type]) {
+        let saved = self.b.position_at_end(r);
+        if !self.b.is_terminated() {
+            let vs: Vec<Value> = types.iter().map(|t| self.b.undef(t.clone())).collect();
+            self.b.yield_(&vs);
+        }
+        self.b.set_insert_point(saved);
     }
 
     fn retv_or_undef(&mut self, ret_ty: &Ty) -> Value {
@@ -468,16 +481,18 @@ impl Lower<'_, '_, '_> {
         // A branch that raised contributes nothing: the other one's environment flows out.
         match (st_then.unreachable, st_else.unreachable) {
             (true, true) => {
+                self.seal_unreachable(then_r, &[]);
+                self.seal_unreachable(else_r, &[]);
                 self.b.if_(cond, then_r, else_r, &[]);
                 self.st = before.clone();
                 self.st.unreachable = true;
                 return Ok(());
             }
             (true, false) | (false, true) => {
-                let (live, live_r) = if st_then.unreachable {
-                    (st_else, else_r)
+                let (live, live_r, dead_r) = if st_then.unreachable {
+                    (st_else, else_r, then_r)
                 } else {
-                    (st_then, then_r)
+                    (st_then, then_r, else_r)
                 };
                 let mut out_names = Vec::new();
                 let mut yields = Vec::new();
@@ -521,6 +536,7 @@ impl Lower<'_, '_, '_> {
                 };
                 new_state.retv = live.retv;
                 self.b.build_in(live_r, |b| b.yield_(&yields));
+                self.seal_unreachable(dead_r, &types);
                 let op = self.b.if_(cond, then_r, else_r, &types);
                 let results = self.b.results(op);
                 let mut k = 0;

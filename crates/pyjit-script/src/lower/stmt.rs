@@ -225,6 +225,24 @@ impl Lower<'_, '_, '_> {
     pub fn assign_target(&mut self, t: &Expr, val: Val, vspan: Span) -> R<()> {
         match &t.kind {
             ExprKind::Name(n) => self.assign_name(n, t.span, val, None, vspan),
+            ExprKind::Tuple(items) | ExprKind::List(items) if matches!(val.ty, Ty::List(_)) => {
+                // `a, b = t.chunk(2)`: Python checks the length at run time.
+                let Ty::List(elem) = val.ty.clone() else { unreachable!("matched above") };
+                let n = self.b.list_len(val.v);
+                let want = self.b.const_int(items.len() as i64);
+                let ok = self.b.int_cmp(CmpOp::Eq, n, want);
+                let msg = self.b.const_str(format!(
+                    "cannot unpack a list into {} values: wrong number of elements",
+                    items.len()
+                ));
+                self.b.check("ValueError", ok, msg);
+                for (i, item) in items.iter().enumerate() {
+                    let iv = self.b.const_int(i as i64);
+                    let v = self.b.list_get(val.v, iv);
+                    self.assign_target(item, Val { v, ty: (*elem).clone() }, vspan)?;
+                }
+                Ok(())
+            }
             ExprKind::Tuple(items) | ExprKind::List(items) => {
                 let Ty::Tuple(ts) = &val.ty else {
                     return Err(Diagnostic::error(format!(
@@ -524,7 +542,11 @@ impl Lower<'_, '_, '_> {
         self.loop_depth -= 1;
         r?;
         let body_state = self.st.clone();
-        if !self.st.unreachable {
+        if self.st.unreachable {
+            let mut tys = vec![Type::Bool];
+            tys.extend(types[1..].iter().cloned());
+            self.seal_unreachable(body_r, &tys);
+        } else {
             self.set_span(span);
             // Continue unless a `break` or `return` happened; `continue` only ends this iteration.
             let saved_cont = self.st.cont;
@@ -919,7 +941,7 @@ impl Lower<'_, '_, '_> {
                     }
                     let mut vals = Vec::new();
                     for a in args {
-                        let v = self.expr(a)?;
+                        let v = self.expr_hint(a, Some(&Ty::Int))?;
                         vals.push(self.expect_int(v, a, "`range` argument")?);
                     }
                     let step_const = match args.get(2) {

@@ -149,6 +149,36 @@ impl Lower<'_, '_, '_> {
         what: &str,
         span: Span,
     ) -> R<Val> {
+        // A keyword no overload knows gets its own message (with a suggestion) rather than
+        // "no overload matches".
+        for (k, _) in &keywords {
+            let known = rs::overloads(name).any(|(_, s)| {
+                s.param_index(k).is_some()
+                    || matches!(k.as_str(), "input" | "axis" | "keepdims")
+            });
+            if !known && rs::has_op(name) {
+                let mut names: Vec<String> = Vec::new();
+                for (_, s) in rs::overloads(name) {
+                    for p in &s.params {
+                        if p.name != "self" && !names.contains(&p.name) {
+                            names.push(p.name.clone());
+                        }
+                    }
+                }
+                let mut d = Diagnostic::error(format!("`{what}` has no parameter named `{k}`"))
+                    .with_primary(span, format!("unexpected keyword argument `{k}`"));
+                if let Some(best) = names
+                    .iter()
+                    .filter(|n| super::expr::edit_distance(k, n) <= 3)
+                    .min_by_key(|n| super::expr::edit_distance(k, n))
+                {
+                    d = d.with_help(format!("did you mean `{best}`?"));
+                } else if !names.is_empty() {
+                    d = d.with_help(format!("its parameters are {}", names.join(", ")));
+                }
+                return Err(d);
+            }
+        }
         let (id, bound) = match rs::resolve(name, positional, keywords) {
             Ok(r) => r,
             Err(e) => return Err(bind_error(e, what, span)),
@@ -163,7 +193,10 @@ impl Lower<'_, '_, '_> {
         let _ = qualified;
         // The IR names tensor ops by the runtime table's ids.
         let ir_id = pyjit_ir::OpId(id.0);
-        let results = self.b.tensor_op(ir_id, &operands);
+        // Result types come from the runtime's table (generic tensors; specialization refines).
+        let types: Vec<Type> = schema.returns.iter().map(|r| ret_type(&r.ty)).collect();
+        let op = self.b.insert(pyjit_ir::OpKind::Tensor(ir_id), &operands, &types, &[]);
+        let results = self.b.results(op);
         match results.as_slice() {
             [one] => Ok(Val { v: *one, ty: from_ir_type(self.b.value_type(*one)) }),
             many => {
@@ -283,6 +316,11 @@ impl Lower<'_, '_, '_> {
             (OperatorForm::Reflected, l.ty.is_scalar())
         };
         if !ok {
+            if matches!(l.ty, Ty::Optional(_)) || matches!(r.ty, Ty::Optional(_)) {
+                return Err(bad(&l, &r).with_help(
+                    "the operand may be None: test it first (`if x is not None:`) or `assert x is not None`",
+                ));
+            }
             return Err(bad(&l, &r));
         }
         let Some(target) = rs::operator_target(pyop, form) else {
@@ -460,14 +498,6 @@ impl Lower<'_, '_, '_> {
                     };
                     let a = get(lower, self)?;
                     let b = get(upper, self)?;
-                    if let Some(s) = step
-                        && let Some(k) = super::stmt::const_int_expr(s)
-                        && k <= 0
-                    {
-                        return Err(Diagnostic::error("tensor slices need a positive step")
-                            .with_primary(s.span, format!("step {k}"))
-                            .with_help("PyTorch does not support negative steps; use `torch.flip`"));
-                    }
                     let c = get(step, self)?;
                     IndexItem::Slice(a, b, c)
                 }
@@ -566,11 +596,20 @@ impl Lower<'_, '_, '_> {
             }
             "numpy" => match rs::numpy_function(name) {
                 Some(n) => n.to_string(),
+                None if DType::from_name(name).is_some() => name.to_string(),
                 None => return Err(unknown(" (NumPy spelling)")),
             },
             _ => return Err(unknown("")),
         };
         let (mut pos, mut named) = self.call_args(args, kws)?;
+        if module == "numpy"
+            && let Some(d) = DType::from_name(name)
+        {
+            // `np.float32(2.0)`: a NumPy scalar of that dtype, i.e. a 0-d array.
+            let dv = self.b.const_dtype(ir_dtype(d));
+            named.push(("dtype".into(), SArg::V(Val { v: dv, ty: Ty::DType })));
+            return self.schema_call("scalar_tensor", pos, named, &shown, e.span);
+        }
         if module == "numpy" {
             // NumPy creation defaults to float64; `torch.tensor` of float data likewise.
             let has_dtype = named.iter().any(|(k, _)| k == "dtype");
@@ -594,8 +633,7 @@ impl Lower<'_, '_, '_> {
         if op_name == "tensor" {
             return self.torch_tensor(e, pos, named, &shown);
         }
-        // `torch.max(x, 1)` & co. return a (values, indices) tuple: the table says so.
-        let _ = &mut pos;
+        python_level_defaults(&op_name, &pos, &mut named, self);
         self.schema_call(&op_name, pos, named, &shown, e.span)
     }
 
@@ -683,8 +721,9 @@ impl Lower<'_, '_, '_> {
                 }
             }
         }
-        let (mut pos, named) = self.call_args(args, kws)?;
+        let (mut pos, mut named) = self.call_args(args, kws)?;
         pos.insert(0, SArg::V(recv));
+        python_level_defaults(&op_name, &pos, &mut named, self);
         let shown = format!("Tensor.{name}");
         self.schema_call(&op_name, pos, named, &shown, e.span)
     }
@@ -715,9 +754,12 @@ impl Lower<'_, '_, '_> {
             "T" | "mT" => self.schema_call("t", vec![SArg::V(recv)], vec![], "T", e.span),
             "ndim" => self.schema_call("dim", vec![SArg::V(recv)], vec![], "ndim", e.span),
             "data" => Ok(recv),
+            "dtype" if rs::has_op("dtype") => {
+                self.schema_call("dtype", vec![SArg::V(recv)], vec![], "dtype", e.span)
+            }
             _ => Err(Diagnostic::error(format!("unknown tensor attribute `{attr}`"))
                 .with_primary(aspan, "not supported")
-                .with_help("supported attributes: `shape`, `T`, `ndim`")),
+                .with_help("supported attributes: `shape`, `T`, `ndim`, `dtype` (when the runtime provides it)")),
         }
     }
 
@@ -785,6 +827,34 @@ impl Lower<'_, '_, '_> {
             pyjit_ir::OpKind::Const(pyjit_ir::Const::DType(d)) => Some(*d),
             _ => None,
         }
+    }
+}
+
+/// Defaults that PyTorch's Python wrappers supply but the op schemas do not: `torch.norm(x, dim=1)`
+/// is the 2-norm (`p` defaults to `"fro"`, the 2-norm of each vector).
+fn python_level_defaults(op: &str, pos: &[SArg], named: &mut Vec<(String, SArg)>, lw: &mut Lower) {
+    if op == "norm" && pos.len() < 2 && !named.iter().any(|(k, _)| k == "p") && !named.is_empty() {
+        let two = lw.b.const_int(2);
+        named.push(("p".into(), SArg::V(Val { v: two, ty: Ty::Int })));
+    }
+}
+
+/// The IR type of a schema return type.
+fn ret_type(t: &ArgType) -> Type {
+    match t {
+        ArgType::Tensor => Type::tensor(),
+        ArgType::Int => Type::Int,
+        // `Scalar` results (`item`) are read as float; `Float.Tensor` & co. are preferred.
+        ArgType::Float | ArgType::Scalar => Type::Float,
+        ArgType::Bool => Type::Bool,
+        ArgType::Str => Type::Str,
+        ArgType::ScalarType => Type::DType,
+        ArgType::IntList(_) => Type::list(Type::Int),
+        ArgType::FloatList => Type::list(Type::Float),
+        ArgType::TensorList => Type::list(Type::tensor()),
+        ArgType::Optional(inner) => Type::optional(ret_type(inner)),
+        ArgType::Indices => Type::list(Type::Index),
+        ArgType::Any => Type::tensor(),
     }
 }
 
