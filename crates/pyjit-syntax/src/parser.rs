@@ -18,7 +18,6 @@ struct Lexed {
     toks: Vec<TokInfo>,
     error: Option<Diagnostic>,
     unclosed: Option<(Tok, Span)>,
-    type_comments: Vec<RawTypeComment>,
     /// Offset just past the input.
     end: usize,
 }
@@ -41,39 +40,52 @@ fn lex(text: &str, range: std::ops::Range<usize>, mode: Mode, budget: u32, fdept
         toks,
         error,
         unclosed: layout.unclosed.take(),
-        type_comments: std::mem::take(&mut layout.type_comments),
         end,
     }
 }
 
-fn run(lexed: &Lexed, start: Tok, text: &str) -> Result<Top, Diagnostic> {
-    let first = lexed.toks.first().map(|t| t.span.start as usize).unwrap_or(0);
-    let input = std::iter::once(Ok((first, start, first)))
-        .chain(
-            lexed
-                .toks
-                .iter()
-                .map(|t| Ok((t.span.start as usize, t.tok.clone(), t.span.end as usize))),
-        )
-        .chain(lexed.error.clone().map(Err));
-    grammar::TopParser::new()
-        .parse(input)
-        .map_err(|e| syntax_error(lexed, e, text))
+/// Parses `text[range]` streaming tokens from the indentation layer straight into the parser.
+/// Only on an error is the input lexed again, in full, to give the message its context (the
+/// previous token, the enclosing statement, an unclosed bracket); errors are rare, so the common
+/// path never stores or clones a token.
+fn run(
+    text: &str,
+    range: std::ops::Range<usize>,
+    mode: Mode,
+    budget: u32,
+    fdepth: u32,
+) -> Result<(Top, Vec<RawTypeComment>), Diagnostic> {
+    let mut layout = Layout::with_limits(text, range.clone(), mode, budget, fdepth);
+    let start = match mode {
+        Mode::Module => Tok::StartModule,
+        Mode::Expr => Tok::StartExpr,
+    };
+    let first = range.start;
+    let input = std::iter::once(Ok((first, start, first))).chain(
+        (&mut layout).map(|r| r.map(|t| (t.span.start as usize, t.tok, t.span.end as usize))),
+    );
+    match grammar::TopParser::new().parse(input) {
+        Ok(top) => Ok((top, std::mem::take(&mut layout.type_comments))),
+        Err(ParseError::User { error }) => Err(error),
+        Err(e) => {
+            let lexed = lex(text, range, mode, budget, fdepth);
+            Err(syntax_error(&lexed, e, text))
+        }
+    }
 }
 
 /// Parses a whole file.
 pub fn parse_module(file: &crate::SourceFile) -> Result<Module, Vec<Diagnostic>> {
     let text = file.text.as_str();
-    let lexed = lex(text, 0..text.len(), Mode::Module, crate::lexer::MAX_EXPR_NESTING, 0);
-    match run(&lexed, Tok::StartModule, text) {
-        Ok(Top::Module(mut body)) => {
-            attach_type_comments(&mut body, &lexed.type_comments, text);
+    match run(text, 0..text.len(), Mode::Module, crate::lexer::MAX_EXPR_NESTING, 0) {
+        Ok((Top::Module(mut body), comments)) => {
+            attach_type_comments(&mut body, &comments, text);
             Ok(Module {
                 body,
                 span: Span::new(0, text.len()),
             })
         }
-        Ok(Top::Expr(_)) => Err(vec![
+        Ok((Top::Expr(_), _)) => Err(vec![
             Diagnostic::error("internal: module entry produced an expression")
                 .with_primary(Span::new(0, 0), "here"),
         ]),
@@ -89,10 +101,9 @@ pub fn parse_expr_range(
     budget: u32,
     fdepth: u32,
 ) -> Result<Expr, Vec<Diagnostic>> {
-    let lexed = lex(text, range, Mode::Expr, budget, fdepth);
-    match run(&lexed, Tok::StartExpr, text) {
-        Ok(Top::Expr(e)) => Ok(e),
-        Ok(Top::Module(_)) => Err(vec![
+    match run(text, range, Mode::Expr, budget, fdepth) {
+        Ok((Top::Expr(e), _)) => Ok(e),
+        Ok((Top::Module(_), _)) => Err(vec![
             Diagnostic::error("internal: expression entry produced a module")
                 .with_primary(Span::new(0, 0), "here"),
         ]),

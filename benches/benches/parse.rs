@@ -1,0 +1,38 @@
+//! Throughput of the syntax front end (lex + indentation layer + LR parse + AST) on a generated
+//! 10,000-line file. Criterion reports bytes/s; the line rate is printed once for the record.
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use pyjit_benches::python_source;
+use pyjit_syntax::{SourceFile, parse_module};
+use std::hint::black_box;
+use std::time::Instant;
+
+fn parse(c: &mut Criterion) {
+    let text = python_source(10_000);
+    let lines = text.lines().count();
+    let file = SourceFile::new("bench.py", text);
+    assert!(parse_module(&file).is_ok(), "the generated file must parse");
+
+    // One explicit measurement in lines/s, since criterion reports only one throughput unit.
+    let start = Instant::now();
+    let rounds = 5;
+    for _ in 0..rounds {
+        black_box(parse_module(black_box(&file)).ok());
+    }
+    let secs = start.elapsed().as_secs_f64() / rounds as f64;
+    println!(
+        "parse: {lines} lines, {} bytes: {:.0} lines/s, {:.1} MB/s",
+        file.text.len(),
+        lines as f64 / secs,
+        file.text.len() as f64 / secs / 1e6
+    );
+
+    let mut group = c.benchmark_group("parse");
+    group.throughput(Throughput::Bytes(file.text.len() as u64));
+    group.sample_size(20);
+    group.bench_function("module_10k_lines", |b| b.iter(|| parse_module(black_box(&file))));
+    group.finish();
+}
+
+criterion_group!(benches, parse);
+criterion_main!(benches);
