@@ -4,3 +4,7 @@
 //! Passes never change what a program computes; they only add facts (types) or rewrite into
 //! equivalent IR, and every pass's output verifies. This layer never runs user code and never
 //! panics on verified input.
+
+pub mod specialize;
+
+pub use specialize::{SpecializeError, join, specialize};

@@ -1,0 +1,408 @@
+//! Signature specialization: refine a generic function's tensor types for one call signature.
+//!
+//! Scripted IR types every tensor as plain `Tensor`. Given the types of the arguments of one call
+//! (for tensors: dtype and rank, the code-cache key; optionally known dims), this pass propagates
+//! facts forward through every op:
+//!
+//! - tensor ops: the runtime schema's [`infer`] rules (type promotion, reductions' rank, matmul
+//!   forms …), given each operand as a typed tensor, a compile-time constant (a `const` op, or a
+//!   `list.new`/`tuple.new` of constants) or a scalar of known kind;
+//! - `if`: each result is the *join* (the facts both branches agree on) of the two yields; a
+//!   branch that ends in `raise` contributes nothing;
+//! - `loop`: carried values are iterated to a fixpoint (join of the initial values and what the
+//!   body yields), which terminates because each tensor fact can only be lost, never regained;
+//! - tuples keep element types; `opt.wrap`/`opt.unwrap` wrap and unwrap;
+//! - lists keep their declared element type: a list can be appended to after it is built, so
+//!   facts about its elements at construction do not hold for later reads;
+//! - calls keep the callee's declared return type (specialization is per function).
+//!
+//! The pass never fails on a program that may raise at run time: when the schema's inference
+//! rejects an op (say, a shape mismatch it can already see), the result stays generic and the
+//! error is left to run time. It fails only when the signature does not fit the parameters.
+
+use pyjit_ir::{
+    Const, EntityRef, FuncId, Function, Module, Op, OpKind, Region, TensorType, Type,
+    Value as IrValue,
+};
+use pyjit_runtime::schema::{ArgInfo, TensorInfo, TypeInfo, infer};
+use pyjit_runtime::value::Value as RtValue;
+use std::fmt;
+
+/// Why a function cannot be specialized for a signature.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpecializeError(pub String);
+
+impl fmt::Display for SpecializeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SpecializeError {}
+
+/// The facts both types hold (the least upper bound): what is known about a value that may be
+/// either. `None` when the types are not two versions of one static type.
+pub fn join(a: &Type, b: &Type) -> Option<Type> {
+    Some(match (a, b) {
+        (Type::Tensor(x), Type::Tensor(y)) => Type::Tensor(join_tensor(x, y)),
+        (Type::Tuple(xs), Type::Tuple(ys)) if xs.len() == ys.len() => Type::Tuple(
+            xs.iter()
+                .zip(ys)
+                .map(|(x, y)| join(x, y))
+                .collect::<Option<Vec<_>>>()?,
+        ),
+        (Type::Optional(x), Type::Optional(y)) => Type::optional(join(x, y)?),
+        (Type::List(x), Type::List(y)) => Type::list(join(x, y)?),
+        (x, y) if x == y => x.clone(),
+        _ => return None,
+    })
+}
+
+fn join_tensor(x: &TensorType, y: &TensorType) -> TensorType {
+    let dtype = if x.dtype == y.dtype { x.dtype } else { None };
+    let rank = if x.rank == y.rank { x.rank } else { None };
+    let dims = match (&x.dims, &y.dims) {
+        (Some(a), Some(b)) if a.len() == b.len() => Some(
+            a.iter()
+                .zip(b)
+                .map(|(p, q)| if p == q { *p } else { None })
+                .collect(),
+        ),
+        _ => None,
+    };
+    TensorType { dtype, rank, dims }
+}
+
+/// `declared` with the facts of `fact` added where they are compatible; `declared` itself
+/// otherwise. Used to keep every refined type assignable to what the frontend declared.
+fn refine(declared: &Type, fact: &Type) -> Type {
+    match (declared, fact) {
+        (Type::Tensor(d), Type::Tensor(f)) => Type::Tensor(d.meet(f).unwrap_or_else(|| d.clone())),
+        (Type::Tuple(ds), Type::Tuple(fs)) if ds.len() == fs.len() => {
+            Type::Tuple(ds.iter().zip(fs).map(|(d, f)| refine(d, f)).collect())
+        }
+        (Type::Optional(d), Type::Optional(f)) => Type::optional(refine(d, f)),
+        (Type::Optional(d), f) if !matches!(f, Type::None) => Type::optional(refine(d, f)),
+        _ => declared.clone(),
+    }
+}
+
+/// Specializes function `func` of `module` for arguments of types `args` (one per parameter;
+/// each must be a refinement of the declared parameter type). Returns the refined copy; the
+/// module is unchanged.
+pub fn specialize(
+    module: &Module,
+    func: FuncId,
+    args: &[Type],
+) -> Result<Function, SpecializeError> {
+    let generic = module
+        .funcs
+        .get(func)
+        .ok_or_else(|| SpecializeError(format!("no function {func}")))?;
+    let mut f = generic.compacted();
+    let params = f.params().to_vec();
+    if params.len() != args.len() {
+        return Err(SpecializeError(format!(
+            "{}() takes {} argument(s) but the signature has {}",
+            f.name,
+            params.len(),
+            args.len()
+        )));
+    }
+    let names = f.param_names.clone();
+    for ((&p, a), name) in params.iter().zip(args).zip(&names) {
+        let declared = f.value_type(p).clone();
+        if !a.is_assignable_to(&declared) {
+            return Err(SpecializeError(format!(
+                "parameter `{name}` is declared {declared}; the signature gives {a}"
+            )));
+        }
+        f.set_value_type(p, refine(&declared, a));
+    }
+    let declared: Vec<Type> = f.values.values().map(|v| v.ty.clone()).collect();
+    let mut s = Specializer {
+        declared,
+        returns: Vec::new(),
+    };
+    let body = f.body;
+    s.region(&mut f, body);
+    if let Some(first) = s.returns.first().cloned() {
+        let joined = s
+            .returns
+            .iter()
+            .skip(1)
+            .try_fold(first, |acc, t| join(&acc, t));
+        if let Some(t) = joined {
+            f.ret = refine(&f.ret, &t);
+        }
+    }
+    Ok(f)
+}
+
+struct Specializer {
+    /// The type every value had before specialization (refinements never go below these).
+    declared: Vec<Type>,
+    /// Types of the `return` operands seen.
+    returns: Vec<Type>,
+}
+
+/// The yielded types of a region, or `None` when it cannot finish normally (ends in `raise`).
+type Yielded = Option<Vec<Type>>;
+
+impl Specializer {
+    fn set(&self, f: &mut Function, v: IrValue, fact: &Type) {
+        let declared = &self.declared[v.index()];
+        f.set_value_type(v, refine(declared, fact));
+    }
+
+    fn region(&mut self, f: &mut Function, r: Region) -> Yielded {
+        let ops = f.region_ops(r).to_vec();
+        for op in ops {
+            let kind = f.op(op).kind.clone();
+            match kind {
+                OpKind::Yield => {
+                    let tys = f
+                        .op(op)
+                        .operands
+                        .iter()
+                        .map(|&v| f.value_type(v).clone())
+                        .collect();
+                    return Some(tys);
+                }
+                OpKind::Return => {
+                    if let Some(&v) = f.op(op).operands.first() {
+                        self.returns.push(f.value_type(v).clone());
+                    }
+                    return None;
+                }
+                OpKind::Raise(_) => return None,
+                _ => self.op(f, op, &kind),
+            }
+        }
+        None
+    }
+
+    fn op(&mut self, f: &mut Function, op: Op, kind: &OpKind) {
+        let data = f.op(op).clone();
+        // Start from the declared types: inside a loop this op is visited once per fixpoint
+        // round, and a fact from an earlier round may no longer hold.
+        for &r in &data.results {
+            let d = self.declared[r.index()].clone();
+            f.set_value_type(r, d);
+        }
+        let operand =
+            |f: &Function, i: usize| data.operands.get(i).map(|&v| f.value_type(v).clone());
+        match kind {
+            OpKind::Tensor(id) => {
+                let infos: Vec<ArgInfo> = data.operands.iter().map(|&v| arg_info(f, v)).collect();
+                if let Ok(out) = infer(*id, &infos) {
+                    for (&r, t) in data.results.iter().zip(out) {
+                        if let Some(t) = type_of_info(&t) {
+                            self.set(f, r, &t);
+                        }
+                    }
+                }
+            }
+            OpKind::Select => {
+                if let (Some(a), Some(b)) = (operand(f, 1), operand(f, 2))
+                    && let Some(t) = join(&a, &b)
+                {
+                    self.set(f, data.results[0], &t);
+                }
+            }
+            OpKind::TupleNew => {
+                let t = Type::Tuple(
+                    data.operands
+                        .iter()
+                        .map(|&v| f.value_type(v).clone())
+                        .collect(),
+                );
+                self.set(f, data.results[0], &t);
+            }
+            OpKind::TupleGet(i) => {
+                if let Some(Type::Tuple(ts)) = operand(f, 0)
+                    && let Some(t) = ts.get(*i as usize)
+                {
+                    self.set(f, data.results[0], t);
+                }
+            }
+            OpKind::OptWrap => {
+                if let Some(t) = operand(f, 0) {
+                    self.set(f, data.results[0], &Type::optional(t));
+                }
+            }
+            OpKind::OptUnwrap => {
+                if let Some(Type::Optional(t)) = operand(f, 0) {
+                    self.set(f, data.results[0], &t);
+                }
+            }
+            OpKind::If => {
+                let a = self.region(f, data.regions[0]);
+                let b = self.region(f, data.regions[1]);
+                let joined: Option<Vec<Type>> = match (a, b) {
+                    (Some(a), Some(b)) => a.iter().zip(&b).map(|(x, y)| join(x, y)).collect(),
+                    (Some(t), None) | (None, Some(t)) => Some(t),
+                    (None, None) => None,
+                };
+                if let Some(ts) = joined {
+                    for (&r, t) in data.results.iter().zip(&ts) {
+                        self.set(f, r, t);
+                    }
+                }
+            }
+            OpKind::Loop => self.loop_op(f, &data),
+            _ => {}
+        }
+    }
+
+    fn loop_op(&mut self, f: &mut Function, data: &pyjit_ir::OpData) {
+        let body = data.regions[0];
+        let params = f.region_params(body).to_vec();
+        let mut carried: Vec<Type> = data.operands[2..]
+            .iter()
+            .map(|&v| f.value_type(v).clone())
+            .collect();
+        // Each round can only lose facts, and a type has finitely many; the bound is a guard
+        // against a bug, after which everything falls back to the declared types.
+        for _ in 0..64 {
+            for (&p, t) in params[1..].iter().zip(&carried) {
+                self.set(f, p, t);
+            }
+            let yielded = self.region(f, body);
+            let next: Vec<Type> = match &yielded {
+                Some(ys) if ys.len() == params.len() => carried
+                    .iter()
+                    .zip(&ys[1..])
+                    .map(|(c, y)| join(c, y).unwrap_or_else(|| c.clone()))
+                    .collect(),
+                _ => carried.clone(),
+            };
+            if next == carried {
+                for (&r, t) in data.results.iter().zip(&carried) {
+                    self.set(f, r, t);
+                }
+                return;
+            }
+            carried = next;
+        }
+        for &p in &params[1..] {
+            let d = self.declared[p.index()].clone();
+            f.set_value_type(p, d);
+        }
+    }
+}
+
+/// What the schema's inference needs to know about an operand.
+fn arg_info(f: &Function, v: IrValue) -> ArgInfo {
+    if let Some(c) = constant(f, v) {
+        return ArgInfo::Known(c);
+    }
+    match f.value_type(v) {
+        Type::Tensor(TensorType {
+            dtype: Some(dtype),
+            rank: Some(rank),
+            ..
+        }) => ArgInfo::Tensor(TensorInfo {
+            dtype: *dtype,
+            rank: *rank as usize,
+        }),
+        Type::Int => ArgInfo::Int,
+        Type::Float => ArgInfo::Float,
+        Type::Bool => ArgInfo::Bool,
+        Type::List(e) if **e == Type::Int => ArgInfo::IntList(list_len(f, v)),
+        Type::Tuple(ts) if ts.iter().all(|t| *t == Type::Int) => ArgInfo::IntList(Some(ts.len())),
+        Type::List(e) if e.is_tensor() => ArgInfo::TensorList(tensor_elems(f, v)),
+        Type::Tuple(ts) if !ts.is_empty() && ts.iter().all(Type::is_tensor) => {
+            ArgInfo::TensorList(tensor_elems(f, v))
+        }
+        _ => ArgInfo::Unknown,
+    }
+}
+
+/// The value of `v` when it is a compile-time constant: a `const`, or a `list.new`/`tuple.new`
+/// of int constants.
+fn constant(f: &Function, v: IrValue) -> Option<RtValue> {
+    let op = f.op(f.defining_op(v)?);
+    match &op.kind {
+        OpKind::Const(c) => Some(match c {
+            Const::Int(i) => RtValue::Int(*i),
+            Const::Float(x) => RtValue::Float(*x),
+            Const::Bool(b) => RtValue::Bool(*b),
+            Const::None => RtValue::None,
+            Const::Str(s) => RtValue::Str(s.clone()),
+            Const::DType(d) => RtValue::DType(*d),
+        }),
+        OpKind::ListNew | OpKind::TupleNew => {
+            let ints = op
+                .operands
+                .iter()
+                .map(|&e| match constant(f, e)? {
+                    RtValue::Int(i) => Some(i),
+                    _ => None,
+                })
+                .collect::<Option<Vec<i64>>>()?;
+            // A list literal can be appended to later; only its length at construction is a
+            // fact, and only tuples are immutable. Lists are still passed as constants when
+            // nothing but tensor ops read them, which the frontend guarantees for size literals.
+            if op.kind == OpKind::ListNew && !list_is_read_only(f, v) {
+                return None;
+            }
+            Some(RtValue::IntList(ints))
+        }
+        _ => None,
+    }
+}
+
+/// Whether list `v` is only ever passed to tensor ops (never mutated or aliased elsewhere).
+fn list_is_read_only(f: &Function, v: IrValue) -> bool {
+    f.all_ops().into_iter().all(|op| {
+        let d = f.op(op);
+        !d.operands.contains(&v)
+            || matches!(
+                d.kind,
+                OpKind::Tensor(_) | OpKind::ListLen | OpKind::ListGet
+            )
+    })
+}
+
+fn list_len(f: &Function, v: IrValue) -> Option<usize> {
+    let op = f.op(f.defining_op(v)?);
+    (op.kind == OpKind::ListNew && list_is_read_only(f, v)).then_some(op.operands.len())
+}
+
+fn tensor_elems(f: &Function, v: IrValue) -> Option<Vec<TensorInfo>> {
+    let op = f.op(f.defining_op(v)?);
+    let immutable =
+        op.kind == OpKind::TupleNew || (op.kind == OpKind::ListNew && list_is_read_only(f, v));
+    if !immutable {
+        return None;
+    }
+    op.operands
+        .iter()
+        .map(|&e| match f.value_type(e) {
+            Type::Tensor(TensorType {
+                dtype: Some(dtype),
+                rank: Some(rank),
+                ..
+            }) => Some(TensorInfo {
+                dtype: *dtype,
+                rank: *rank as usize,
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+fn type_of_info(t: &TypeInfo) -> Option<Type> {
+    match t {
+        TypeInfo::Tensor(i) => Some(Type::Tensor(TensorType::ranked(
+            Some(i.dtype),
+            i.rank as u32,
+        ))),
+        TypeInfo::Int => Some(Type::Int),
+        TypeInfo::Float => Some(Type::Float),
+        TypeInfo::Bool => Some(Type::Bool),
+        // Lists stay as declared (see the module docs).
+        TypeInfo::IntList | TypeInfo::TensorList(..) => None,
+    }
+}
