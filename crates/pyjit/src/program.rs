@@ -1,0 +1,487 @@
+//! [`Program`]: a compiled source file and the call API.
+
+use pyjit_interp::{CallSite, Config, InterpError, Interpreter, Value};
+use pyjit_ir::{EntityRef, FuncId, Module, Type};
+use pyjit_runtime::DType;
+use pyjit_syntax::{Diagnostic, SourceFile, Span};
+use std::fmt;
+use std::io::Write;
+use std::sync::Arc;
+
+/// Which engine runs a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Backend {
+    /// The reference interpreter of the IR.
+    #[default]
+    Interp,
+    /// Cranelift-compiled machine code (issue 5; not yet implemented).
+    Native,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Interp => "interp",
+            Backend::Native => "native",
+        }
+    }
+}
+
+/// How a [`Program`] runs its calls.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub backend: Backend,
+    /// Interpreter settings (recursion limit).
+    pub interp: Config,
+}
+
+/// The part of a call signature that specialization and the code cache are keyed by: for a
+/// tensor its dtype and rank; for every other value its kind (containers recursively).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ArgKey {
+    Tensor {
+        dtype: DType,
+        rank: u32,
+    },
+    Int,
+    Float,
+    Bool,
+    None,
+    Str,
+    DType,
+    Index,
+    Tuple(Vec<ArgKey>),
+    /// A list, keyed by its declared element type (elements of one list may differ in rank).
+    List(Type),
+}
+
+/// The key of one call: one [`ArgKey`] per argument.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Signature(pub Vec<ArgKey>);
+
+impl Signature {
+    /// The signature of `args` passed to parameters of types `params`.
+    pub fn of(args: &[Value], params: &[Type]) -> Signature {
+        Signature(
+            args.iter()
+                .zip(params)
+                .map(|(a, t)| ArgKey::of(a, t))
+                .collect(),
+        )
+    }
+}
+
+impl ArgKey {
+    pub fn of(v: &Value, declared: &Type) -> ArgKey {
+        let inner = |i: usize| match declared {
+            Type::Tuple(ts) => ts.get(i).cloned().unwrap_or(Type::None),
+            Type::Optional(t) => (**t).clone(),
+            _ => Type::None,
+        };
+        match v {
+            Value::Tensor(t) => ArgKey::Tensor {
+                dtype: t.dtype(),
+                rank: t.dim() as u32,
+            },
+            Value::Int(_) => ArgKey::Int,
+            Value::Float(_) => ArgKey::Float,
+            Value::Bool(_) => ArgKey::Bool,
+            Value::None => ArgKey::None,
+            Value::Str(_) => ArgKey::Str,
+            Value::DType(_) => ArgKey::DType,
+            Value::Index(_) => ArgKey::Index,
+            Value::Tuple(items) => {
+                let decl = match declared {
+                    Type::Optional(t) => (**t).clone(),
+                    t => t.clone(),
+                };
+                ArgKey::Tuple(
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, x)| {
+                            let t = match &decl {
+                                Type::Tuple(ts) => ts.get(i).cloned().unwrap_or(Type::None),
+                                _ => inner(i),
+                            };
+                            ArgKey::of(x, &t)
+                        })
+                        .collect(),
+                )
+            }
+            Value::List(_) => ArgKey::List(match declared {
+                Type::Optional(t) => (**t).clone(),
+                t => t.clone(),
+            }),
+        }
+    }
+}
+
+impl fmt::Display for ArgKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArgKey::Tensor { dtype, rank } => write!(f, "Tensor({}, rank {rank})", dtype.name()),
+            ArgKey::Int => f.write_str("int"),
+            ArgKey::Float => f.write_str("float"),
+            ArgKey::Bool => f.write_str("bool"),
+            ArgKey::None => f.write_str("None"),
+            ArgKey::Str => f.write_str("str"),
+            ArgKey::DType => f.write_str("dtype"),
+            ArgKey::Index => f.write_str("Index"),
+            ArgKey::Tuple(items) => {
+                f.write_str("(")?;
+                for (i, it) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{it}")?;
+                }
+                f.write_str(")")
+            }
+            ArgKey::List(t) => write!(f, "{t}"),
+        }
+    }
+}
+
+/// A run-time error of a call: the Python exception class, its message, and where in the
+/// source it was raised.
+#[derive(Clone, Debug)]
+pub struct RunError {
+    pub error: InterpError,
+    source: Arc<SourceFile>,
+}
+
+impl RunError {
+    pub fn kind(&self) -> &str {
+        &self.error.kind
+    }
+
+    pub fn message(&self) -> &str {
+        &self.error.message
+    }
+
+    pub fn span(&self) -> Span {
+        self.error.span
+    }
+
+    pub fn call_stack(&self) -> &[CallSite] {
+        &self.error.call_stack
+    }
+
+    /// `file:line:col` of the failing op.
+    pub fn location(&self) -> String {
+        self.source.location(self.error.span)
+    }
+
+    pub fn diagnostic(&self) -> Diagnostic {
+        self.error.to_diagnostic()
+    }
+
+    /// The diagnostic rendered against the source: message, `--> file:line:col`, the source
+    /// line and a caret under the failing op.
+    pub fn render(&self) -> String {
+        self.error.render(&self.source)
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (at {})", self.error, self.location())
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// Why a call did not produce a value.
+#[derive(Debug)]
+pub enum CallError {
+    /// No function of that name; carries the names that exist.
+    UnknownFunction {
+        name: String,
+        available: Vec<String>,
+    },
+    /// The arguments do not fit the parameters (count or type); the message names the parameter.
+    BadArguments(String),
+    /// The chosen backend cannot run this call.
+    Unsupported(String),
+    /// The program raised.
+    Run(RunError),
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallError::UnknownFunction { name, available } => write!(
+                f,
+                "no function `{name}` in this file; it defines: {}",
+                available.join(", ")
+            ),
+            CallError::BadArguments(m) | CallError::Unsupported(m) => f.write_str(m),
+            CallError::Run(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for CallError {}
+
+impl From<RunError> for CallError {
+    fn from(e: RunError) -> CallError {
+        CallError::Run(e)
+    }
+}
+
+/// A compiled source file: its verified generic IR and the source its spans point into.
+pub struct Program {
+    source: Arc<SourceFile>,
+    module: Module,
+    options: Options,
+    /// Per function (in [`FuncId`] order), per parameter: the default value, when the source
+    /// gives one that is a compile-time constant.
+    defaults: Vec<Vec<Option<Value>>>,
+}
+
+impl Program {
+    /// Parses, scripts and verifies `source`. Errors are diagnostics to render against it.
+    pub fn compile(source: SourceFile) -> Result<Program, Vec<Diagnostic>> {
+        Program::compile_with(source, Options::default())
+    }
+
+    pub fn compile_with(source: SourceFile, options: Options) -> Result<Program, Vec<Diagnostic>> {
+        let ast = pyjit_syntax::parse_module(&source)?;
+        let mut module = pyjit_script::script_module(&source, &ast)?;
+        let defaults = default_values(&ast, &module);
+        let source = Arc::new(source);
+        if module.source.is_none() {
+            module.source = Some(source.clone());
+        }
+        if let Err(errors) = pyjit_ir::verify_module(&module) {
+            // Scripted IR that fails verification is a frontend bug; report it at the op rather
+            // than run it.
+            return Err(errors
+                .into_iter()
+                .map(|e| {
+                    Diagnostic::error(format!("internal error: invalid IR produced: {e}"))
+                        .with_primary(e.span, "while compiling this")
+                })
+                .collect());
+        }
+        Ok(Program {
+            source,
+            module,
+            options,
+            defaults,
+        })
+    }
+
+    pub fn source(&self) -> &SourceFile {
+        &self.source
+    }
+
+    /// The generic (unspecialized) IR.
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    pub fn set_backend(&mut self, backend: Backend) {
+        self.options.backend = backend;
+    }
+
+    /// The functions of the file, in source order.
+    pub fn function_names(&self) -> Vec<&str> {
+        self.module
+            .funcs
+            .values()
+            .map(|f| f.name.as_str())
+            .collect()
+    }
+
+    fn func_id(&self, name: &str) -> Result<FuncId, CallError> {
+        self.module
+            .function_by_name(name)
+            .ok_or_else(|| CallError::UnknownFunction {
+                name: name.to_string(),
+                available: self
+                    .function_names()
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+            })
+    }
+
+    /// Parameter names and declared types of function `name`.
+    pub fn params(&self, name: &str) -> Result<Vec<(String, Type)>, CallError> {
+        let f = self.module.func(self.func_id(name)?);
+        Ok(f.param_names.iter().cloned().zip(f.param_types()).collect())
+    }
+
+    /// Default values of function `name`'s parameters (`None` where there is none), which a
+    /// caller may omit from the end of the argument list.
+    pub fn defaults(&self, name: &str) -> Result<Vec<Option<Value>>, CallError> {
+        let id = self.func_id(name)?;
+        Ok(self.defaults.get(id.index()).cloned().unwrap_or_default())
+    }
+
+    /// The declared (or inferred) return type of function `name`.
+    pub fn return_type(&self, name: &str) -> Result<Type, CallError> {
+        Ok(self.module.func(self.func_id(name)?).ret.clone())
+    }
+
+    /// The signature (code-cache key) of a call of `name` with `args`.
+    pub fn signature(&self, name: &str, args: &[Value]) -> Result<Signature, CallError> {
+        let params: Vec<Type> = self.params(name)?.into_iter().map(|(_, t)| t).collect();
+        Ok(Signature::of(args, &params))
+    }
+
+    /// The IR of function `name` specialized for a call with `args`: every tensor type refined
+    /// (dtype, rank) through every op. Returns a copy of the module in which that function is
+    /// replaced by its specialization (other functions stay generic).
+    pub fn specialize(&self, name: &str, args: &[Value]) -> Result<(Module, FuncId), CallError> {
+        let id = self.func_id(name)?;
+        let f = self.module.func(id);
+        let params = f.param_types();
+        if args.len() != params.len() {
+            return Err(CallError::BadArguments(format!(
+                "{name}() takes {} argument(s) but {} were given",
+                params.len(),
+                args.len()
+            )));
+        }
+        let types: Vec<Type> = args
+            .iter()
+            .zip(&params)
+            .map(|(a, t)| static_type(a, t))
+            .collect();
+        let spec = pyjit_opt::specialize(&self.module, id, &types)
+            .map_err(|e| CallError::BadArguments(e.to_string()))?;
+        let mut m = self.module.clone();
+        *m.func_mut(id) = spec;
+        Ok((m, id))
+    }
+
+    /// Calls function `name`; its `print`s go to the process's stdout.
+    pub fn call(&self, name: &str, args: Vec<Value>) -> Result<Value, CallError> {
+        let mut out = std::io::stdout();
+        self.call_with_output(name, args, &mut out)
+    }
+
+    /// Calls function `name`, writing its `print`s to `out`.
+    pub fn call_with_output(
+        &self,
+        name: &str,
+        args: Vec<Value>,
+        out: &mut dyn Write,
+    ) -> Result<Value, CallError> {
+        let id = self.func_id(name)?;
+        let f = self.module.func(id);
+        let params = f.param_types();
+        if args.len() != params.len() {
+            return Err(CallError::BadArguments(format!(
+                "{name}() takes {} argument(s) ({}) but {} were given",
+                params.len(),
+                f.param_names.join(", "),
+                args.len()
+            )));
+        }
+        for ((a, t), pname) in args.iter().zip(&params).zip(&f.param_names) {
+            if !a.has_type(t) {
+                return Err(CallError::BadArguments(format!(
+                    "argument for parameter `{pname}` of {name}() must be {t}, got a {}",
+                    a.type_name()
+                )));
+            }
+        }
+        match self.options.backend {
+            Backend::Interp => {
+                let mut interp = Interpreter::new(&self.module, self.options.interp.clone(), out);
+                interp.call(id, args).map_err(|error| {
+                    CallError::Run(RunError {
+                        error,
+                        source: self.source.clone(),
+                    })
+                })
+            }
+            Backend::Native => Err(CallError::Unsupported(
+                "the native backend is not yet implemented; use --backend interp".to_string(),
+            )),
+        }
+    }
+}
+
+/// The constant default values of every function's parameters, matched to the IR functions by
+/// name (the frontend scripts every `def` of the file, in source order).
+fn default_values(ast: &pyjit_syntax::ast::Module, module: &Module) -> Vec<Vec<Option<Value>>> {
+    use pyjit_script::module::{analyze, eval_const};
+    let mut ignored = Vec::new();
+    let info = analyze(ast, &mut ignored);
+    module
+        .funcs
+        .values()
+        .map(|f| {
+            let Some(def) = info.functions.iter().find(|d| d.name.name == f.name) else {
+                return vec![None; f.param_names.len()];
+            };
+            let p = &def.params;
+            let params: Vec<_> = p.posonly.iter().chain(&p.args).chain(&p.kwonly).collect();
+            f.param_names
+                .iter()
+                .zip(f.param_types())
+                .map(|(name, ty)| {
+                    let param = params.iter().find(|q| &q.name.name == name)?;
+                    let c = eval_const(param.default.as_ref()?, &info)?;
+                    const_to_value(&c, &ty)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn const_to_value(c: &pyjit_script::module::Const, ty: &Type) -> Option<Value> {
+    use pyjit_script::module::Const;
+    Some(match (c, ty) {
+        (Const::None, _) => Value::None,
+        (c, Type::Optional(inner)) => return const_to_value(c, inner),
+        (Const::Int(i), Type::Float) => Value::Float(*i as f64),
+        (Const::Int(i), Type::Int) => Value::Int(*i),
+        (Const::Float(x), Type::Float) => Value::Float(*x),
+        (Const::Bool(b), Type::Bool) => Value::Bool(*b),
+        (Const::Tuple(items), Type::Tuple(tys)) if items.len() == tys.len() => Value::tuple(
+            items
+                .iter()
+                .zip(tys)
+                .map(|(c, t)| const_to_value(c, t))
+                .collect::<Option<Vec<_>>>()?,
+        ),
+        (Const::Tuple(items), Type::List(elem)) => Value::list(
+            items
+                .iter()
+                .map(|c| const_to_value(c, elem))
+                .collect::<Option<Vec<_>>>()?,
+        ),
+        _ => return None,
+    })
+}
+
+/// The static type of an argument as specialization sees it: tensors with their dtype and
+/// rank, tuples element-wise, everything else as declared.
+pub fn static_type(v: &Value, declared: &Type) -> Type {
+    match (v, declared) {
+        (Value::None, _) => declared.clone(),
+        (v, Type::Optional(inner)) => Type::optional(static_type(v, inner)),
+        (Value::Tensor(t), _) => Type::Tensor(pyjit_ir::TensorType::ranked(
+            Some(t.dtype()),
+            t.dim() as u32,
+        )),
+        (Value::Tuple(items), Type::Tuple(tys)) if items.len() == tys.len() => Type::Tuple(
+            items
+                .iter()
+                .zip(tys)
+                .map(|(x, t)| static_type(x, t))
+                .collect(),
+        ),
+        _ => declared.clone(),
+    }
+}

@@ -1,0 +1,381 @@
+//! The end-to-end corpus: every case of every program under `tests/programs/` runs through the
+//! code path of `pyjit run` ([`pyjit::run::run`]: ARG parsing, argument fitting, compile, call,
+//! the `-o X.npz` encoding) and is compared with what real PyTorch produced.
+//!
+//! Comparison (see `tests/programs/README.md`):
+//! - results: the same keys, dtypes and shapes exactly; ints and bools exactly; floats within
+//!   `|a - b| <= atol + rtol * |b|` with float32 `rtol = 1e-4, atol = 1e-5` and float64
+//!   `rtol = 1e-9, atol = 1e-12` (reduction order and transcendental implementations differ
+//!   between PyTorch's kernels and ours), NaN equal to NaN, infinities equal by sign; a case's
+//!   `tol` in the manifest overrides both;
+//! - errors: the run must end in a run-time error (exit status 2) of the same Python class; when
+//!   the program raised it itself (`raise`/`assert`) the message must match exactly too (for
+//!   runtime errors pyjit's wording may differ; mismatches are counted but not failures);
+//! - stdout: exactly `stdout.txt` (empty when absent).
+//!
+//! Every failure of every case is reported at once. Programs that cannot pass yet are listed in
+//! `tests/programs_known_failures.txt` with the reason; a listed program that passes fails the
+//! test, so the list stays honest. A program without cases fails the test too.
+
+use pyjit::run::{RunOutcome, RunRequest, run};
+use pyjit::{SourceFile, output};
+use pyjit_runtime::{DType, Tensor};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs")
+}
+
+fn known_failures_file() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs_known_failures.txt")
+}
+
+/// `name: reason` lines; `#` starts a comment.
+fn known_failures() -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(known_failures_file()).unwrap_or_default();
+    text.lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .map(|l| match l.split_once(':') {
+            Some((n, r)) => (n.trim().to_string(), r.trim().to_string()),
+            None => (l.to_string(), String::new()),
+        })
+        .collect()
+}
+
+/// Per-case tolerance overrides from the manifest: (program, case) → (rtol, atol).
+fn tolerances() -> BTreeMap<(String, usize), (f64, f64)> {
+    let mut out = BTreeMap::new();
+    let Ok(text) = std::fs::read_to_string(corpus_dir().join("manifest.json")) else {
+        return out;
+    };
+    let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return out;
+    };
+    if let Some(programs) = json.get("programs").and_then(|p| p.as_object()) {
+        for (name, p) in programs {
+            for c in p
+                .get("cases")
+                .and_then(|c| c.as_array())
+                .into_iter()
+                .flatten()
+            {
+                let (Some(k), Some(tol)) = (c.get("case").and_then(|k| k.as_u64()), c.get("tol"))
+                else {
+                    continue;
+                };
+                let pair = match tol {
+                    serde_json::Value::Number(n) => n.as_f64().map(|t| (t, t)),
+                    serde_json::Value::Array(a) if a.len() == 2 => a[0].as_f64().zip(a[1].as_f64()),
+                    serde_json::Value::Object(o) => o
+                        .get("rtol")
+                        .and_then(|v| v.as_f64())
+                        .zip(o.get("atol").and_then(|v| v.as_f64())),
+                    _ => None,
+                };
+                if let Some(pair) = pair {
+                    out.insert((name.clone(), k as usize), pair);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn default_tol(dtype: DType) -> (f64, f64) {
+    match dtype {
+        DType::Float32 => (1e-4, 1e-5),
+        _ => (1e-9, 1e-12),
+    }
+}
+
+fn close(a: f64, b: f64, (rtol, atol): (f64, f64)) -> bool {
+    if a.is_nan() || b.is_nan() {
+        return a.is_nan() && b.is_nan();
+    }
+    if a.is_infinite() || b.is_infinite() {
+        return a == b;
+    }
+    (a - b).abs() <= atol + rtol * b.abs()
+}
+
+fn compare_arrays(
+    key: &str,
+    got: &Tensor,
+    want: &Tensor,
+    tol: Option<(f64, f64)>,
+) -> Result<(), String> {
+    if got.dtype() != want.dtype() {
+        return Err(format!(
+            "{key}: dtype {} != expected {}",
+            got.dtype().name(),
+            want.dtype().name()
+        ));
+    }
+    if got.shape() != want.shape() {
+        return Err(format!(
+            "{key}: shape {:?} != expected {:?}",
+            got.shape(),
+            want.shape()
+        ));
+    }
+    if want.dtype().is_float() {
+        let tol = tol.unwrap_or_else(|| default_tol(want.dtype()));
+        let (g, w) = (got.to_vec::<f64>(), want.to_vec::<f64>());
+        let bad: Vec<usize> = (0..w.len()).filter(|&i| !close(g[i], w[i], tol)).collect();
+        if let Some(&i) = bad.first() {
+            return Err(format!(
+                "{key}: {} of {} elements differ beyond rtol={}, atol={}; first at flat index {i}: {} vs expected {}",
+                bad.len(),
+                w.len(),
+                tol.0,
+                tol.1,
+                g[i],
+                w[i]
+            ));
+        }
+    } else {
+        let (g, w) = (got.to_vec::<i64>(), want.to_vec::<i64>());
+        if let Some(i) = (0..w.len()).find(|&i| g[i] != w[i]) {
+            return Err(format!(
+                "{key}: element {i} is {} but expected {}",
+                g[i], w[i]
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The results of one program's cases, by case number.
+type CaseResults = Vec<(usize, CaseResult)>;
+
+struct CaseResult {
+    failure: Option<String>,
+    /// A runtime error of the right class whose wording differs from PyTorch's.
+    message_differs: bool,
+}
+
+fn run_case(program: &Path, case_dir: &Path, tol: Option<(f64, f64)>) -> CaseResult {
+    let fail = |m: String| CaseResult {
+        failure: Some(m),
+        message_differs: false,
+    };
+    let args_line = match std::fs::read_to_string(case_dir.join("args.txt")) {
+        Ok(s) => s,
+        Err(e) => return fail(format!("cannot read args.txt: {e}")),
+    };
+    let words = match pyjit::args::split_words(args_line.trim()) {
+        Ok(w) => w,
+        Err(e) => return fail(e),
+    };
+    let Some((func, args)) = words.split_first() else {
+        return fail("args.txt is empty".into());
+    };
+    let text = match std::fs::read_to_string(program) {
+        Ok(t) => t,
+        Err(e) => return fail(format!("cannot read program: {e}")),
+    };
+    // The name diagnostics show: the path from the repository root.
+    let name = format!(
+        "tests/programs/{}",
+        program.file_name().and_then(|n| n.to_str()).unwrap_or("?")
+    );
+    let req = RunRequest {
+        function: Some(func.clone()),
+        args: args.to_vec(),
+        base_dir: case_dir.to_path_buf(),
+        ..RunRequest::default()
+    };
+    let mut stdout = Vec::new();
+    let outcome = run(SourceFile::new(name, text), &req, &mut stdout);
+    let stdout = String::from_utf8_lossy(&stdout).into_owned();
+    let want_stdout = std::fs::read_to_string(case_dir.join("stdout.txt")).unwrap_or_default();
+    let mut problems = Vec::new();
+    let mut message_differs = false;
+    let expected_error = std::fs::read_to_string(case_dir.join("error.txt")).ok();
+    match (&outcome, &expected_error) {
+        (RunOutcome::CompileError(d), _) => {
+            let first = d.first().map(|d| d.message.clone()).unwrap_or_default();
+            problems.push(format!("compile error ({} diagnostics): {first}", d.len()));
+        }
+        (RunOutcome::Usage(m), _) => problems.push(format!("usage error: {m}")),
+        (RunOutcome::RunError(e), None) => problems.push(format!("unexpected run-time error: {e}")),
+        (RunOutcome::Ok { .. }, Some(want)) => {
+            problems.push(format!("expected an error ({}), got a result", want.trim()))
+        }
+        (RunOutcome::RunError(e), Some(want)) => {
+            let want = want.trim_end_matches('\n');
+            let (kind, msg) = want.split_once(": ").unwrap_or((want, ""));
+            if e.kind() != kind {
+                problems.push(format!(
+                    "error class {} != expected {kind} (got `{e}`, want `{want}`)",
+                    e.kind()
+                ));
+            } else if e.message() != msg {
+                if e.error.raised_by_program {
+                    problems.push(format!(
+                        "error message `{}` != expected `{msg}`",
+                        e.message()
+                    ));
+                } else {
+                    message_differs = true;
+                }
+            }
+        }
+        (RunOutcome::Ok { value, ty }, None) => {
+            let want = match pyjit_runtime::npy::read_npz(case_dir.join("expected.npz")) {
+                Ok(w) => w,
+                Err(e) => return fail(format!("cannot read expected.npz: {e}")),
+            };
+            match output::to_arrays(value, ty) {
+                Err(e) => problems.push(format!("cannot encode the result: {e}")),
+                Ok(got) => {
+                    let got: BTreeMap<String, Tensor> = got.into_iter().collect();
+                    let want: BTreeMap<String, Tensor> = want.into_iter().collect();
+                    let gk: BTreeSet<&String> = got.keys().collect();
+                    let wk: BTreeSet<&String> = want.keys().collect();
+                    if gk != wk {
+                        problems.push(format!(
+                            "result keys {gk:?} != expected {wk:?} (result: {})",
+                            output::display(value)
+                        ));
+                    } else {
+                        for (k, w) in &want {
+                            if let Err(e) = compare_arrays(k, &got[k], w, tol) {
+                                problems.push(e);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if stdout != want_stdout {
+        problems.push(format!(
+            "stdout differs:\n--- got\n{stdout}--- expected\n{want_stdout}---"
+        ));
+    }
+    CaseResult {
+        failure: (!problems.is_empty()).then(|| problems.join("; ")),
+        message_differs,
+    }
+}
+
+fn case_dirs(cases: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<(usize, PathBuf)> = std::fs::read_dir(cases)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let k = e.file_name().to_str()?.parse::<usize>().ok()?;
+                    Some((k, e.path()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    dirs.into_iter().map(|(_, p)| p).collect()
+}
+
+#[test]
+fn corpus_runs_on_the_interpreter() {
+    let dir = corpus_dir();
+    let mut programs: Vec<String> = std::fs::read_dir(&dir)
+        .expect("tests/programs exists")
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_suffix(".py")
+                .map(String::from)
+        })
+        .collect();
+    programs.sort();
+    assert!(!programs.is_empty(), "no programs in {}", dir.display());
+    let known = known_failures();
+    let tols = tolerances();
+
+    // Two workers: CI has two cores.
+    let results: Vec<(String, CaseResults)> = {
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let slots: Vec<std::sync::Mutex<Option<CaseResults>>> = programs
+            .iter()
+            .map(|_| std::sync::Mutex::new(None))
+            .collect();
+        std::thread::scope(|s| {
+            for _ in 0..2 {
+                s.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(name) = programs.get(i) else { break };
+                        let py = dir.join(format!("{name}.py"));
+                        let cases = case_dirs(&dir.join(format!("{name}.cases")));
+                        let res = cases
+                            .iter()
+                            .enumerate()
+                            .map(|(k, c)| {
+                                (k, run_case(&py, c, tols.get(&(name.clone(), k)).copied()))
+                            })
+                            .collect();
+                        *slots[i].lock().unwrap() = Some(res);
+                    }
+                });
+            }
+        });
+        programs
+            .iter()
+            .cloned()
+            .zip(
+                slots
+                    .into_iter()
+                    .map(|m| m.into_inner().unwrap().unwrap_or_default()),
+            )
+            .collect()
+    };
+
+    let mut report = String::new();
+    let (mut prog_pass, mut case_pass, mut case_total, mut msg_differs) = (0, 0, 0, 0);
+    let mut errors = Vec::new();
+    for (name, cases) in &results {
+        case_total += cases.len();
+        let failed: Vec<&(usize, CaseResult)> =
+            cases.iter().filter(|(_, r)| r.failure.is_some()).collect();
+        case_pass += cases.len() - failed.len();
+        msg_differs += cases.iter().filter(|(_, r)| r.message_differs).count();
+        let passes = !cases.is_empty() && failed.is_empty();
+        if passes {
+            prog_pass += 1;
+        }
+        match (cases.is_empty(), passes, known.contains_key(name)) {
+            (true, _, _) => errors.push(format!("{name}: has no cases (tests/programs/{name}.cases/)")),
+            (_, true, true) => errors.push(format!(
+                "{name}: passes but is listed in programs_known_failures.txt; remove it from the list"
+            )),
+            (_, false, false) => {
+                let mut e = format!("{name}: {} of {} cases fail", failed.len(), cases.len());
+                for (k, r) in failed {
+                    let _ = write!(e, "\n    case {k}: {}", r.failure.as_deref().unwrap_or(""));
+                }
+                errors.push(e);
+            }
+            _ => {}
+        }
+    }
+    for name in known.keys() {
+        if !programs.contains(name) {
+            errors.push(format!(
+                "{name}: listed in programs_known_failures.txt but no such program"
+            ));
+        }
+    }
+    let _ = writeln!(
+        report,
+        "corpus on --backend interp: {prog_pass}/{} programs pass, {case_pass}/{case_total} cases pass \
+         ({} programs listed as known failures; {msg_differs} error cases of the right class with different wording)",
+        programs.len(),
+        known.len()
+    );
+    eprintln!("{report}");
+    assert!(errors.is_empty(), "{report}\n{}", errors.join("\n"));
+}
