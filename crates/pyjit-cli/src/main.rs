@@ -15,7 +15,11 @@ pub const EXIT_PROGRAM_ERROR: u8 = 1;
 pub const EXIT_USAGE: u8 = 64;
 
 #[derive(Parser)]
-#[command(name = "pyjit", version, about = "JIT compiler for a statically typed Python subset (TorchScript dialect)")]
+#[command(
+    name = "pyjit",
+    version,
+    about = "JIT compiler for a statically typed Python subset (TorchScript dialect)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

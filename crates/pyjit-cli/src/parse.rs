@@ -35,7 +35,11 @@ pub fn run(args: &ParseArgs) -> u8 {
     let file = SourceFile::new(args.file.display().to_string(), text);
     match parse_module(&file) {
         Ok(module) => {
-            let out = if args.unparse { unparse(&module) } else { dump(&module) };
+            let out = if args.unparse {
+                unparse(&module)
+            } else {
+                dump(&module)
+            };
             // A closed pipe (`pyjit parse f.py | head`) is not an error worth a panic.
             let _ = std::io::stdout().lock().write_all(out.as_bytes());
             0

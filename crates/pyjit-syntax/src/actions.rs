@@ -28,7 +28,10 @@ pub fn ex(kind: ExprKind, l: usize, r: usize) -> Expr {
 }
 
 pub fn st(kind: StmtKind, l: usize, r: usize) -> Stmt {
-    Stmt { kind, span: sp(l, r) }
+    Stmt {
+        kind,
+        span: sp(l, r),
+    }
 }
 
 /// End offset of a block (its last statement), so compound statements do not swallow the blank
@@ -69,7 +72,8 @@ pub fn boolop(op: BoolOp, first: Expr, rest: Vec<Expr>, l: usize, r: usize) -> E
 /// `a, b` is a tuple; a lone `a` is itself; `a,` is a one-element tuple.
 pub fn tuple_or_single(mut v: Vec<Expr>, trailing: bool, l: usize, r: usize) -> Expr {
     if v.len() == 1 && !trailing {
-        v.pop().unwrap_or_else(|| ex(ExprKind::Tuple(Vec::new()), l, r))
+        v.pop()
+            .unwrap_or_else(|| ex(ExprKind::Tuple(Vec::new()), l, r))
     } else {
         ex(ExprKind::Tuple(v), l, r)
     }
@@ -78,11 +82,19 @@ pub fn tuple_or_single(mut v: Vec<Expr>, trailing: bool, l: usize, r: usize) -> 
 /// `(e)` keeps `e` (with the parentheses in its span, so a diagnostic covers what the user wrote).
 pub fn paren(v: Vec<Expr>, trailing: bool, l: usize, r: usize) -> PResult<Expr> {
     if v.len() == 1 && !trailing {
-        let mut e = v.into_iter().next().unwrap_or_else(|| ex(ExprKind::Tuple(Vec::new()), l, r));
+        let mut e = v
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| ex(ExprKind::Tuple(Vec::new()), l, r));
         if matches!(e.kind, ExprKind::Starred(_)) {
-            return user(Diagnostic::error("cannot use a starred expression here")
-                .with_primary(e.span, "`*` unpacking needs a tuple, list or call around it")
-                .with_help("add a trailing comma to make a tuple: `(*x,)`"));
+            return user(
+                Diagnostic::error("cannot use a starred expression here")
+                    .with_primary(
+                        e.span,
+                        "`*` unpacking needs a tuple, list or call around it",
+                    )
+                    .with_help("add a trailing comma to make a tuple: `(*x,)`"),
+            );
         }
         e.span = sp(l, r);
         Ok(e)
@@ -199,9 +211,11 @@ fn describe(e: &Expr) -> &'static str {
 
 pub fn check_target(e: &Expr, ctx: TargetCtx) -> Result<(), Diagnostic> {
     if let ExprKind::Starred(_) = e.kind {
-        return Err(Diagnostic::error("a starred target must be inside a tuple or list")
-            .with_primary(e.span, "`*` unpacking needs other targets beside it")
-            .with_help("add a trailing comma: `*a, = ...`"));
+        return Err(
+            Diagnostic::error("a starred target must be inside a tuple or list")
+                .with_primary(e.span, "`*` unpacking needs other targets beside it")
+                .with_help("add a trailing comma: `*a, = ...`"),
+        );
     }
     check_target_inner(e, ctx)
 }
@@ -222,23 +236,32 @@ fn check_target_inner(e: &Expr, ctx: TargetCtx) -> Result<(), Diagnostic> {
             Ok(())
         }
         ExprKind::Starred(inner)
-            if !matches!(ctx, TargetCtx::AugAssign | TargetCtx::AnnAssign | TargetCtx::Del) =>
+            if !matches!(
+                ctx,
+                TargetCtx::AugAssign | TargetCtx::AnnAssign | TargetCtx::Del
+            ) =>
         {
             check_target_inner(inner, ctx)
         }
         _ => {
             let what = describe(e);
-            let mut d = Diagnostic::error(format!("cannot {verb} {what}"))
-                .with_primary(e.span, format!("this is {what}, not a variable, attribute or subscript"));
+            let mut d = Diagnostic::error(format!("cannot {verb} {what}")).with_primary(
+                e.span,
+                format!("this is {what}, not a variable, attribute or subscript"),
+            );
             match (&e.kind, ctx) {
                 (ExprKind::Tuple(_) | ExprKind::List(_), TargetCtx::AugAssign) => {
-                    d = Diagnostic::error(format!("cannot use {what} as the target of an augmented assignment"))
-                        .with_primary(e.span, "augmented assignment needs a single target")
-                        .with_help("assign to each element separately");
+                    d = Diagnostic::error(format!(
+                        "cannot use {what} as the target of an augmented assignment"
+                    ))
+                    .with_primary(e.span, "augmented assignment needs a single target")
+                    .with_help("assign to each element separately");
                 }
                 (ExprKind::Tuple(_) | ExprKind::List(_), TargetCtx::AnnAssign) => {
-                    d = Diagnostic::error(format!("only a single target can be annotated, not {what}"))
-                        .with_primary(e.span, "annotated assignment needs a single target");
+                    d = Diagnostic::error(format!(
+                        "only a single target can be annotated, not {what}"
+                    ))
+                    .with_primary(e.span, "annotated assignment needs a single target");
                 }
                 (ExprKind::Starred(_), _) => {
                     d = Diagnostic::error("a starred target must be inside a tuple or list")
@@ -249,7 +272,9 @@ fn check_target_inner(e: &Expr, ctx: TargetCtx) -> Result<(), Diagnostic> {
                     d = d.with_help("to compare two values, use `==` inside an expression");
                 }
                 (ExprKind::Call { .. }, TargetCtx::Assign) => {
-                    d = d.with_help("to compare, use `==`; to assign, put a variable on the left of `=`");
+                    d = d.with_help(
+                        "to compare, use `==`; to assign, put a variable on the left of `=`",
+                    );
                 }
                 _ => {}
             }
@@ -321,9 +346,11 @@ pub fn params(items: Vec<ParamItem>) -> PResult<Parameters> {
                 ParamItem::Plain(q) => q.span,
                 ParamItem::Slash(s) | ParamItem::Star(_, s) | ParamItem::DoubleStar(_, s) => *s,
             };
-            return user(Diagnostic::error("parameters cannot follow `**kwargs`")
-                .with_primary(span, "this comes after the `**` parameter")
-                .with_secondary(k, "the `**` parameter must be last"));
+            return user(
+                Diagnostic::error("parameters cannot follow `**kwargs`")
+                    .with_primary(span, "this comes after the `**` parameter")
+                    .with_secondary(k, "the `**` parameter must be last"),
+            );
         }
         match item {
             ParamItem::Plain(q) => {
@@ -334,37 +361,47 @@ pub fn params(items: Vec<ParamItem>) -> PResult<Parameters> {
                 if q.default.is_some() {
                     last_default = Some(q.span);
                 } else if let Some(d) = last_default {
-                    return user(Diagnostic::error(
-                        "parameter without a default follows a parameter with a default",
-                    )
-                    .with_primary(q.name.span, "this parameter needs a default value too")
-                    .with_secondary(d, "this parameter has a default"));
+                    return user(
+                        Diagnostic::error(
+                            "parameter without a default follows a parameter with a default",
+                        )
+                        .with_primary(q.name.span, "this parameter needs a default value too")
+                        .with_secondary(d, "this parameter has a default"),
+                    );
                 }
                 p.args.push(q);
             }
             ParamItem::Slash(s) => {
                 if let Some(prev) = seen_slash {
-                    return user(Diagnostic::error("`/` may appear only once in a parameter list")
-                        .with_primary(s, "second `/`")
-                        .with_secondary(prev, "first `/`"));
+                    return user(
+                        Diagnostic::error("`/` may appear only once in a parameter list")
+                            .with_primary(s, "second `/`")
+                            .with_secondary(prev, "first `/`"),
+                    );
                 }
                 if let Some(star) = seen_star {
-                    return user(Diagnostic::error("`/` must come before `*`")
-                        .with_primary(s, "this `/`")
-                        .with_secondary(star, "comes after this `*`"));
+                    return user(
+                        Diagnostic::error("`/` must come before `*`")
+                            .with_primary(s, "this `/`")
+                            .with_secondary(star, "comes after this `*`"),
+                    );
                 }
                 if p.args.is_empty() {
-                    return user(Diagnostic::error("at least one parameter must precede `/`")
-                        .with_primary(s, "nothing before this `/`"));
+                    return user(
+                        Diagnostic::error("at least one parameter must precede `/`")
+                            .with_primary(s, "nothing before this `/`"),
+                    );
                 }
                 seen_slash = Some(s);
                 p.posonly = std::mem::take(&mut p.args);
             }
             ParamItem::Star(v, s) => {
                 if let Some(prev) = seen_star {
-                    return user(Diagnostic::error("`*` may appear only once in a parameter list")
-                        .with_primary(s, "second `*`")
-                        .with_secondary(prev, "first `*`"));
+                    return user(
+                        Diagnostic::error("`*` may appear only once in a parameter list")
+                            .with_primary(s, "second `*`")
+                            .with_secondary(prev, "first `*`"),
+                    );
                 }
                 seen_star = Some(s);
                 p.vararg = v;
@@ -379,8 +416,10 @@ pub fn params(items: Vec<ParamItem>) -> PResult<Parameters> {
         && p.vararg.is_none()
         && p.kwonly.is_empty()
     {
-        return user(Diagnostic::error("named parameters must follow a bare `*`")
-            .with_primary(s, "this `*` is followed by no keyword-only parameter"));
+        return user(
+            Diagnostic::error("named parameters must follow a bare `*`")
+                .with_primary(s, "this `*` is followed by no keyword-only parameter"),
+        );
     }
     Ok(p)
 }
@@ -399,25 +438,33 @@ pub fn call(func: Expr, items: Vec<ArgItem>, l: usize, r: usize) -> PResult<Expr
     for item in items {
         match item {
             ArgItem::Gen(g) if n > 1 => {
-                return user(Diagnostic::error("a generator expression must be parenthesized")
-                    .with_primary(g.span, "wrap this in parentheses")
-                    .with_note("an unparenthesized generator is allowed only as the sole argument"));
+                return user(
+                    Diagnostic::error("a generator expression must be parenthesized")
+                        .with_primary(g.span, "wrap this in parentheses")
+                        .with_note(
+                            "an unparenthesized generator is allowed only as the sole argument",
+                        ),
+                );
             }
             ArgItem::Pos(e) | ArgItem::Gen(e) => {
                 if let Some(k) = keywords.last() {
                     let starred = matches!(e.kind, ExprKind::Starred(_));
                     if k.arg.is_none() && !starred {
-                        return user(Diagnostic::error(
-                            "positional argument follows keyword argument unpacking",
-                        )
-                        .with_primary(e.span, "this positional argument")
-                        .with_secondary(k.span, "comes after this `**` argument"));
+                        return user(
+                            Diagnostic::error(
+                                "positional argument follows keyword argument unpacking",
+                            )
+                            .with_primary(e.span, "this positional argument")
+                            .with_secondary(k.span, "comes after this `**` argument"),
+                        );
                     }
                     if k.arg.is_some() && !starred {
-                        return user(Diagnostic::error("positional argument follows keyword argument")
-                            .with_primary(e.span, "this positional argument")
-                            .with_secondary(k.span, "comes after this keyword argument")
-                            .with_help("put positional arguments before keyword arguments"));
+                        return user(
+                            Diagnostic::error("positional argument follows keyword argument")
+                                .with_primary(e.span, "this positional argument")
+                                .with_secondary(k.span, "comes after this keyword argument")
+                                .with_help("put positional arguments before keyword arguments"),
+                        );
                     }
                 }
                 args.push(e);
@@ -428,9 +475,11 @@ pub fn call(func: Expr, items: Vec<ArgItem>, l: usize, r: usize) -> PResult<Expr
                         .iter()
                         .find(|p| p.arg.as_ref().is_some_and(|a| a.name == name.name))
                 {
-                    return user(Diagnostic::error(format!("keyword argument `{}` repeated", name.name))
-                        .with_primary(name.span, "given again here")
-                        .with_secondary(prev.span, "first given here"));
+                    return user(
+                        Diagnostic::error(format!("keyword argument `{}` repeated", name.name))
+                            .with_primary(name.span, "given again here")
+                            .with_secondary(prev.span, "first given here"),
+                    );
                 }
                 keywords.push(k);
             }
@@ -486,5 +535,8 @@ pub fn dotted(first: String, rest: Vec<String>, l: usize, r: usize) -> Ident {
         name.push('.');
         name.push_str(&part);
     }
-    Ident { name, span: sp(l, r) }
+    Ident {
+        name,
+        span: sp(l, r),
+    }
 }

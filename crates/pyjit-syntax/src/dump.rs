@@ -61,7 +61,11 @@ impl Dumper {
         let sp = Some(s.span);
         match &s.kind {
             StmtKind::FunctionDef(f) => {
-                let a = if f.is_async { "AsyncFunctionDef" } else { "FunctionDef" };
+                let a = if f.is_async {
+                    "AsyncFunctionDef"
+                } else {
+                    "FunctionDef"
+                };
                 self.line(d, &format!("{a} {}", f.name.name), sp);
                 self.exprs(d + 1, "decorators", &f.decorators);
                 self.params(d + 1, &f.params);
@@ -170,7 +174,11 @@ impl Dumper {
                 self.line(d, "Try", sp);
                 self.stmts(d + 1, "body", body);
                 for h in handlers {
-                    let name = h.name.as_ref().map(|n| format!(" as {}", n.name)).unwrap_or_default();
+                    let name = h
+                        .name
+                        .as_ref()
+                        .map(|n| format!(" as {}", n.name))
+                        .unwrap_or_default();
                     self.line(d + 1, &format!("ExceptHandler{name}"), Some(h.span));
                     self.opt_expr(d + 2, "type", &h.typ);
                     self.stmts(d + 2, "body", &h.body);
@@ -193,7 +201,11 @@ impl Dumper {
             } => {
                 let m = module.as_ref().map(|m| m.name.as_str()).unwrap_or("");
                 let dots = ".".repeat(*level as usize);
-                self.line(d, &format!("ImportFrom {dots}{m} import {}", aliases(names)), sp);
+                self.line(
+                    d,
+                    &format!("ImportFrom {dots}{m} import {}", aliases(names)),
+                    sp,
+                );
             }
             StmtKind::Global(n) => self.line(d, &format!("Global {}", idents(n)), sp),
             StmtKind::Nonlocal(n) => self.line(d, &format!("Nonlocal {}", idents(n)), sp),
@@ -214,7 +226,11 @@ impl Dumper {
     }
 
     fn params(&mut self, d: usize, p: &Parameters) {
-        let groups: [(&str, &[Param]); 3] = [("posonly", &p.posonly), ("args", &p.args), ("kwonly", &p.kwonly)];
+        let groups: [(&str, &[Param]); 3] = [
+            ("posonly", &p.posonly),
+            ("args", &p.args),
+            ("kwonly", &p.kwonly),
+        ];
         for (name, list) in groups {
             if list.is_empty() {
                 continue;
@@ -297,7 +313,11 @@ impl Dumper {
             ExprKind::Imag(v) => self.line(d, &format!("Imag {v:?}j"), sp),
             ExprKind::Str(s) => self.line(d, &format!("Str {s:?}"), sp),
             ExprKind::Bytes(b) => {
-                let s: String = b.iter().flat_map(|&c| std::ascii::escape_default(c)).map(char::from).collect();
+                let s: String = b
+                    .iter()
+                    .flat_map(|&c| std::ascii::escape_default(c))
+                    .map(char::from)
+                    .collect();
                 self.line(d, &format!("Bytes b\"{s}\""), sp)
             }
             ExprKind::FString(parts) => {
@@ -372,7 +392,11 @@ impl Dumper {
                 self.field(d + 1, "orelse");
                 self.expr(d + 2, orelse);
             }
-            ExprKind::Call { func, args, keywords } => {
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } => {
                 self.line(d, "Call", sp);
                 self.expr(d + 1, func);
                 self.exprs(d + 1, "args", args);
@@ -415,7 +439,11 @@ impl Dumper {
                 self.expr(d + 1, elt);
                 self.comprehensions(d + 1, generators);
             }
-            ExprKind::DictComp { key, value, generators } => {
+            ExprKind::DictComp {
+                key,
+                value,
+                generators,
+            } => {
                 self.line(d, "DictComp", sp);
                 self.expr(d + 1, key);
                 self.expr(d + 1, value);
@@ -456,7 +484,11 @@ fn aliases(names: &[Alias]) -> String {
 }
 
 fn idents(names: &[Ident]) -> String {
-    names.iter().map(|n| n.name.as_str()).collect::<Vec<_>>().join(", ")
+    names
+        .iter()
+        .map(|n| n.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The indented tree of a module.

@@ -445,7 +445,10 @@ impl<'a> Layout<'a> {
         let ws = Span::new(self.line_start, tok_start);
         let tabs_error = || {
             Diagnostic::error("inconsistent use of tabs and spaces in indentation")
-                .with_primary(ws, "this indentation mixes tabs and spaces differently from the lines above")
+                .with_primary(
+                    ws,
+                    "this indentation mixes tabs and spaces differently from the lines above",
+                )
                 .with_help("indent with spaces only (4 per level is the convention)")
         };
         let (top_col, top_alt) = *self.indents.last().unwrap_or(&(0, 0));
@@ -550,7 +553,9 @@ impl<'a> Layout<'a> {
             RawTok::Str => Tok::Str(self.string(span)?),
             other => match punct(other) {
                 Some(t) => t,
-                None => return Err(Diagnostic::error("unexpected token").with_primary(span, "here")),
+                None => {
+                    return Err(Diagnostic::error("unexpected token").with_primary(span, "here"));
+                }
             },
         };
         self.brackets_and_nesting(&tok, span)?;
@@ -562,9 +567,19 @@ impl<'a> Layout<'a> {
         let ok = match tok {
             Tok::LPar | Tok::LSqb | Tok::LBrace => {
                 if self.brackets.len() >= MAX_BRACKET_DEPTH {
-                    return Err(Diagnostic::error("too deeply nested: too many open brackets")
-                        .with_primary(span, format!("this is bracket number {} open at once", MAX_BRACKET_DEPTH + 1))
-                        .with_note(format!("at most {MAX_BRACKET_DEPTH} brackets may be open at once")));
+                    return Err(
+                        Diagnostic::error("too deeply nested: too many open brackets")
+                            .with_primary(
+                                span,
+                                format!(
+                                    "this is bracket number {} open at once",
+                                    MAX_BRACKET_DEPTH + 1
+                                ),
+                            )
+                            .with_note(format!(
+                                "at most {MAX_BRACKET_DEPTH} brackets may be open at once"
+                            )),
+                    );
                 }
                 self.brackets.push((tok.clone(), span));
                 self.nesting.open();
@@ -578,8 +593,10 @@ impl<'a> Layout<'a> {
                 };
                 match self.brackets.pop() {
                     None => {
-                        return Err(Diagnostic::error(format!("unexpected {tok}"))
-                            .with_primary(span, format!("this {tok} has no matching opening bracket")));
+                        return Err(Diagnostic::error(format!("unexpected {tok}")).with_primary(
+                            span,
+                            format!("this {tok} has no matching opening bracket"),
+                        ));
                     }
                     Some((open, ospan)) if open != want => {
                         return Err(Diagnostic::error(format!(
@@ -606,12 +623,16 @@ impl<'a> Layout<'a> {
         if ok {
             Ok(())
         } else {
-            Err(Diagnostic::error("too deeply nested: this expression is too complex")
-                .with_primary(span, "the limit is reached here")
-                .with_note(format!(
-                    "one statement may nest at most {MAX_EXPR_NESTING} operators and brackets"
-                ))
-                .with_help("split the expression into several statements with intermediate variables"))
+            Err(
+                Diagnostic::error("too deeply nested: this expression is too complex")
+                    .with_primary(span, "the limit is reached here")
+                    .with_note(format!(
+                        "one statement may nest at most {MAX_EXPR_NESTING} operators and brackets"
+                    ))
+                    .with_help(
+                        "split the expression into several statements with intermediate variables",
+                    ),
+            )
         }
     }
 
@@ -637,7 +658,11 @@ impl<'a> Layout<'a> {
             RawError::UnterminatedString | RawError::UnterminatedTriple => {
                 let text = &self.text[span.range()];
                 let quote_at = text.find(['"', '\'']).unwrap_or(0);
-                let qlen = if e == RawError::UnterminatedTriple { 3 } else { 1 };
+                let qlen = if e == RawError::UnterminatedTriple {
+                    3
+                } else {
+                    1
+                };
                 let open = Span::new(
                     span.start as usize,
                     (span.start as usize + quote_at + qlen).min(span.end as usize),
@@ -663,7 +688,9 @@ impl<'a> Layout<'a> {
                 if c == '!' {
                     d = d.with_help("Python spells logical negation `not`");
                 } else if c == '$' || c == '?' || c == '`' {
-                    d = d.with_note("this character has no meaning in Python outside strings and comments");
+                    d = d.with_note(
+                        "this character has no meaning in Python outside strings and comments",
+                    );
                 }
                 d
             }
@@ -696,10 +723,16 @@ impl<'a> Layout<'a> {
             })
         } else if prefix.contains('f') {
             if self.fstring_depth >= MAX_FSTRING_DEPTH {
-                return Err(Diagnostic::error("too deeply nested: f-strings nested too deeply")
-                    .with_primary(span, format!("more than {MAX_FSTRING_DEPTH} f-strings inside each other")));
+                return Err(
+                    Diagnostic::error("too deeply nested: f-strings nested too deeply")
+                        .with_primary(
+                            span,
+                            format!("more than {MAX_FSTRING_DEPTH} f-strings inside each other"),
+                        ),
+                );
             }
-            let budget = MAX_EXPR_NESTING.saturating_sub(self.nesting.total + self.nesting.levels.len() as u32);
+            let budget = MAX_EXPR_NESTING
+                .saturating_sub(self.nesting.total + self.nesting.levels.len() as u32);
             FStringParser {
                 text: self.text,
                 raw,
@@ -744,7 +777,10 @@ pub fn closer_of(open: &Tok) -> Tok {
 
 pub fn unclosed_bracket(open: &Tok, open_span: Span, at: Span) -> Diagnostic {
     Diagnostic::error(format!("unclosed {open}"))
-        .with_primary(at, format!("expected {} before this point", closer_of(open)))
+        .with_primary(
+            at,
+            format!("expected {} before this point", closer_of(open)),
+        )
         .with_secondary(open_span, format!("this {open} is never closed"))
 }
 
@@ -768,16 +804,23 @@ fn name_token(slice: &str, span: Span) -> Result<Tok, Diagnostic> {
 }
 
 fn int_token(digits: &str, radix: u32, span: Span) -> Result<Tok, Diagnostic> {
-    i128::from_str_radix(digits, radix).map(Tok::Int).map_err(|_| {
-        Diagnostic::error("integer literal is too large")
-            .with_primary(span, "this does not fit in 128 bits")
-            .with_note("pyjit's integers are 64-bit; literals are checked against 128 bits here")
-    })
+    i128::from_str_radix(digits, radix)
+        .map(Tok::Int)
+        .map_err(|_| {
+            Diagnostic::error("integer literal is too large")
+                .with_primary(span, "this does not fit in 128 bits")
+                .with_note(
+                    "pyjit's integers are 64-bit; literals are checked against 128 bits here",
+                )
+        })
 }
 
 fn float_value(slice: &str) -> f64 {
     // The regex only admits valid float syntax; an overflow parses to infinity as in Python.
-    slice.replace('_', "").parse::<f64>().unwrap_or(f64::INFINITY)
+    slice
+        .replace('_', "")
+        .parse::<f64>()
+        .unwrap_or(f64::INFINITY)
 }
 
 fn bad_number(slice: &str, span: Span) -> Diagnostic {
@@ -825,16 +868,27 @@ fn units_to_string(units: Vec<Unit>) -> String {
 }
 
 /// Processes escapes in `text[start..end]` (a literal's body).
-fn decode(text: &str, start: usize, end: usize, raw: bool, bytes: bool) -> Result<Vec<Unit>, Diagnostic> {
+fn decode(
+    text: &str,
+    start: usize,
+    end: usize,
+    raw: bool,
+    bytes: bool,
+) -> Result<Vec<Unit>, Diagnostic> {
     let body = &text[start..end];
     let mut out = Vec::with_capacity(body.len());
     let mut it = body.char_indices().peekable();
     while let Some((i, c)) = it.next() {
         if bytes && !c.is_ascii() {
             let at = start + i;
-            return Err(Diagnostic::error("bytes can only contain ASCII literal characters")
-                .with_primary(Span::new(at, at + c.len_utf8()), "this character is not ASCII")
-                .with_help("write it as a `\\x..` escape"));
+            return Err(
+                Diagnostic::error("bytes can only contain ASCII literal characters")
+                    .with_primary(
+                        Span::new(at, at + c.len_utf8()),
+                        "this character is not ASCII",
+                    )
+                    .with_help("write it as a `\\x..` escape"),
+            );
         }
         if c != '\\' || raw {
             if raw && c == '\\' {
@@ -862,8 +916,10 @@ fn decode(text: &str, start: usize, end: usize, raw: bool, bytes: bool) -> Resul
             break;
         };
         let bad = |what: &str, len: usize| {
-            Diagnostic::error(format!("invalid escape sequence: {what}"))
-                .with_primary(Span::new(esc_start, (esc_start + len).min(end)), "this escape")
+            Diagnostic::error(format!("invalid escape sequence: {what}")).with_primary(
+                Span::new(esc_start, (esc_start + len).min(end)),
+                "this escape",
+            )
         };
         match e {
             '\n' => {}
@@ -933,7 +989,10 @@ fn decode(text: &str, start: usize, end: usize, raw: bool, bytes: bool) -> Resul
             }
             'N' if !bytes => {
                 return Err(Diagnostic::error("named Unicode escapes are not supported")
-                    .with_primary(Span::new(esc_start, (esc_start + 2).min(end)), "`\\N{...}` escape")
+                    .with_primary(
+                        Span::new(esc_start, (esc_start + 2).min(end)),
+                        "`\\N{...}` escape",
+                    )
                     .with_help("write the character itself, or a `\\u` escape"));
             }
             other => {
@@ -958,7 +1017,12 @@ struct FStringParser<'a> {
 impl FStringParser<'_> {
     /// Parses parts from `start` until `end` or, inside a format spec, until the `}` that closes
     /// the field; returns the parts and where it stopped.
-    fn parts(&self, start: usize, end: usize, in_spec: bool) -> Result<(Vec<FStringPart>, usize), Diagnostic> {
+    fn parts(
+        &self,
+        start: usize,
+        end: usize,
+        in_spec: bool,
+    ) -> Result<(Vec<FStringPart>, usize), Diagnostic> {
         let b = self.text.as_bytes();
         let mut parts = Vec::new();
         let mut lit = String::new();
@@ -1004,9 +1068,14 @@ impl FStringParser<'_> {
                         }
                         return Ok((parts, i));
                     }
-                    return Err(Diagnostic::error("single `}` is not allowed in an f-string")
-                        .with_primary(Span::new(i, i + 1), "this `}` closes no replacement field")
-                        .with_help("write `}}` for a literal brace"));
+                    return Err(
+                        Diagnostic::error("single `}` is not allowed in an f-string")
+                            .with_primary(
+                                Span::new(i, i + 1),
+                                "this `}` closes no replacement field",
+                            )
+                            .with_help("write `}}` for a literal brace"),
+                    );
                 }
                 _ => i += 1,
             }
@@ -1024,7 +1093,10 @@ impl FStringParser<'_> {
         let b = self.text.as_bytes();
         let unclosed = || {
             Diagnostic::error("unclosed `{` in f-string")
-                .with_primary(Span::new(open, open + 1), "this replacement field is never closed")
+                .with_primary(
+                    Span::new(open, open + 1),
+                    "this replacement field is never closed",
+                )
                 .with_help("write `{{` for a literal brace")
         };
         let mut depth = 0i32;
@@ -1074,11 +1146,15 @@ impl FStringParser<'_> {
         }
         if self.text[open + 1..expr_end].trim().is_empty() {
             return Err(Diagnostic::error("empty expression in f-string")
-                .with_primary(Span::new(open, (expr_end + 1).min(end)), "expected an expression inside `{}`")
+                .with_primary(
+                    Span::new(open, (expr_end + 1).min(end)),
+                    "expected an expression inside `{}`",
+                )
                 .with_help("write `{{` for a literal brace"));
         }
-        let expr: Expr = crate::parser::parse_expr_range(self.text, open + 1..expr_end, self.budget, self.depth)
-            .map_err(|mut ds| ds.remove(0))?;
+        let expr: Expr =
+            crate::parser::parse_expr_range(self.text, open + 1..expr_end, self.budget, self.depth)
+                .map_err(|mut ds| ds.remove(0))?;
         if !debug {
             i = expr_end;
         }
@@ -1091,8 +1167,12 @@ impl FStringParser<'_> {
                     i += 2;
                 }
                 _ => {
-                    return Err(Diagnostic::error("invalid conversion in f-string")
-                        .with_primary(Span::new(i, (i + 2).min(end)), "expected `!r`, `!s` or `!a`"));
+                    return Err(
+                        Diagnostic::error("invalid conversion in f-string").with_primary(
+                            Span::new(i, (i + 2).min(end)),
+                            "expected `!r`, `!s` or `!a`",
+                        ),
+                    );
                 }
             }
         }

@@ -216,7 +216,9 @@ fn expr(e: &mut Expr) {
         | ExprKind::None
         | ExprKind::Ellipsis => {}
         ExprKind::FString(parts) => fstring(parts),
-        ExprKind::Tuple(es) | ExprKind::List(es) | ExprKind::Set(es) => es.iter_mut().for_each(expr),
+        ExprKind::Tuple(es) | ExprKind::List(es) | ExprKind::Set(es) => {
+            es.iter_mut().for_each(expr)
+        }
         ExprKind::Dict(items) => {
             for (k, v) in items {
                 opt(k);

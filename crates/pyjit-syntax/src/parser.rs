@@ -9,14 +9,19 @@ use crate::token::Tok;
 use lalrpop_util::ParseError;
 
 lalrpop_util::lalrpop_mod!(
-    #[allow(clippy::all, clippy::pedantic, unused_parens, unused_imports, dead_code)]
+    #[allow(
+        clippy::all,
+        clippy::pedantic,
+        unused_parens,
+        unused_imports,
+        dead_code
+    )]
     grammar
 );
 
-/// A lexed input: every token up to the first lexical error (if any).
+/// A lexed input: every token up to the first lexical error (if any), for error messages.
 struct Lexed {
     toks: Vec<TokInfo>,
-    error: Option<Diagnostic>,
     unclosed: Option<(Tok, Span)>,
     /// Offset just past the input.
     end: usize,
@@ -25,20 +30,10 @@ struct Lexed {
 fn lex(text: &str, range: std::ops::Range<usize>, mode: Mode, budget: u32, fdepth: u32) -> Lexed {
     let end = range.end;
     let mut layout = Layout::with_limits(text, range, mode, budget, fdepth);
-    let mut toks = Vec::new();
-    let mut error = None;
-    for item in layout.by_ref() {
-        match item {
-            Ok(t) => toks.push(t),
-            Err(d) => {
-                error = Some(d);
-                break;
-            }
-        }
-    }
+    // The layout ends after its first error; the tokens before it are the context.
+    let toks: Vec<TokInfo> = layout.by_ref().map_while(Result::ok).collect();
     Lexed {
         toks,
-        error,
         unclosed: layout.unclosed.take(),
         end,
     }
@@ -77,7 +72,13 @@ fn run(
 /// Parses a whole file.
 pub fn parse_module(file: &crate::SourceFile) -> Result<Module, Vec<Diagnostic>> {
     let text = file.text.as_str();
-    match run(text, 0..text.len(), Mode::Module, crate::lexer::MAX_EXPR_NESTING, 0) {
+    match run(
+        text,
+        0..text.len(),
+        Mode::Module,
+        crate::lexer::MAX_EXPR_NESTING,
+        0,
+    ) {
         Ok((Top::Module(mut body), comments)) => {
             attach_type_comments(&mut body, &comments, text);
             Ok(Module {
@@ -227,7 +228,9 @@ fn syntax_error(lexed: &Lexed, err: ParseError<usize, Tok, Diagnostic>, text: &s
             ),
             None => ("this statement", 1),
         };
-        let mut d = Diagnostic::error(format!("expected an indented block after {what} on line {line}"));
+        let mut d = Diagnostic::error(format!(
+            "expected an indented block after {what} on line {line}"
+        ));
         d = if at_eof {
             d.with_primary(eof, "the file ends here")
         } else {
@@ -252,19 +255,27 @@ fn syntax_error(lexed: &Lexed, err: ParseError<usize, Tok, Diagnostic>, text: &s
             .with_primary(span, format!("this `{kw}` follows no `try` block"));
     }
     if tok == Tok::Dedent && !at_eof {
-        return Diagnostic::error("unexpected end of the indented block")
-            .with_primary(span, "the block ends here, but the statement above is incomplete");
+        return Diagnostic::error("unexpected end of the indented block").with_primary(
+            span,
+            "the block ends here, but the statement above is incomplete",
+        );
     }
 
     let prev_desc = prev.map(|p| describe_after(&p.tok)).unwrap_or_default();
-    let found = if at_eof { "end of file".to_string() } else { tok.to_string() };
+    let found = if at_eof {
+        "end of file".to_string()
+    } else {
+        tok.to_string()
+    };
     let expects_name = expected_has(&expected, "NAME");
     let expects_expr = expected_has(&expected, "INT");
 
     if tok == Tok::ColonEqual {
         return Diagnostic::error("cannot use `:=` here")
             .with_primary(span, "`:=` can only assign to a plain name")
-            .with_help("use `=` in a separate statement to assign to an attribute, subscript or tuple");
+            .with_help(
+                "use `=` in a separate statement to assign to an attribute, subscript or tuple",
+            );
     }
     // `def = 3`, `class = 1`: a keyword used as a variable.
     if let Some(p) = prev
@@ -292,7 +303,9 @@ fn syntax_error(lexed: &Lexed, err: ParseError<usize, Tok, Diagnostic>, text: &s
         };
         let mut d = Diagnostic::error(msg).with_primary(span, format!("found {found}"));
         if tok.is_keyword() {
-            d = d.with_note(format!("{tok} is a reserved keyword and cannot be used as a name"));
+            d = d.with_note(format!(
+                "{tok} is a reserved keyword and cannot be used as a name"
+            ));
         }
         return d;
     }
@@ -320,7 +333,12 @@ fn syntax_error(lexed: &Lexed, err: ParseError<usize, Tok, Diagnostic>, text: &s
 
     if expects_expr && !tok.starts_expr() {
         let msg = match prev {
-            Some(p) if !matches!(p.tok, Tok::Newline | Tok::Indent | Tok::Dedent | Tok::StartModule) => {
+            Some(p)
+                if !matches!(
+                    p.tok,
+                    Tok::Newline | Tok::Indent | Tok::Dedent | Tok::StartModule
+                ) =>
+            {
                 format!("expected an expression after {prev_desc}")
             }
             _ => "expected an expression".to_string(),
@@ -336,7 +354,9 @@ fn syntax_error(lexed: &Lexed, err: ParseError<usize, Tok, Diagnostic>, text: &s
             span
         };
         let mut d = Diagnostic::error(msg).with_primary(primary, label);
-        if matches!(tok, Tok::RPar | Tok::RSqb | Tok::RBrace) && prev.is_some_and(|p| p.tok == Tok::Comma) {
+        if matches!(tok, Tok::RPar | Tok::RSqb | Tok::RBrace)
+            && prev.is_some_and(|p| p.tok == Tok::Comma)
+        {
             d = d.with_help("remove the extra `,`");
         }
         return d;
@@ -350,17 +370,22 @@ fn syntax_error(lexed: &Lexed, err: ParseError<usize, Tok, Diagnostic>, text: &s
                 .with_help("perhaps you forgot a comma?");
         }
         if expected_has(&expected, "NEWLINE") {
-            let mut d = Diagnostic::error(format!("unexpected {found} after the end of a statement"))
-                .with_primary(span, "expected the end of the line or `;` before this");
+            let mut d =
+                Diagnostic::error(format!("unexpected {found} after the end of a statement"))
+                    .with_primary(span, "expected the end of the line or `;` before this");
             if let (Some(p), Tok::Name(_)) = (prev, &tok)
                 && let Tok::Name(pn) = &p.tok
                 && ["print", "exec"].contains(&pn.as_str())
             {
-                d = d.with_help(format!("`{pn}` is a function in Python 3: call it with parentheses"));
+                d = d.with_help(format!(
+                    "`{pn}` is a function in Python 3: call it with parentheses"
+                ));
             } else if let Some(Tok::Name(n)) = head
                 && ["function", "fn", "func", "var", "let", "const"].contains(&n.as_str())
             {
-                d = d.with_help("Python defines functions with `def` and needs no variable declarations");
+                d = d.with_help(
+                    "Python defines functions with `def` and needs no variable declarations",
+                );
             } else {
                 d = d.with_help("put each statement on its own line, or separate them with `;`");
             }
@@ -385,7 +410,17 @@ fn syntax_error(lexed: &Lexed, err: ParseError<usize, Tok, Diagnostic>, text: &s
 }
 
 fn binary_like(t: &Tok) -> bool {
-    t.spelling().is_some() && !matches!(t, Tok::RPar | Tok::RSqb | Tok::RBrace | Tok::True | Tok::False | Tok::None | Tok::Ellipsis)
+    t.spelling().is_some()
+        && !matches!(
+            t,
+            Tok::RPar
+                | Tok::RSqb
+                | Tok::RBrace
+                | Tok::True
+                | Tok::False
+                | Tok::None
+                | Tok::Ellipsis
+        )
 }
 
 fn describe_after(t: &Tok) -> String {
@@ -399,7 +434,11 @@ fn describe_after(t: &Tok) -> String {
 
 fn line_of(text: &str, offset: u32) -> usize {
     let end = (offset as usize).min(text.len());
-    text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 fn readable_expected(expected: &[String]) -> Vec<String> {

@@ -46,7 +46,10 @@ pub fn render_plain(d: &Diagnostic, file: &SourceFile) -> String {
     if term::emit_to_string(&mut out, &config, &files, &cd).is_err() {
         // Rendering only fails on spans outside the file, which to_codespan clamps; keep a fallback
         // that still names the location rather than losing the message.
-        let lc = d.primary_span().map(|s| file.location(s)).unwrap_or_default();
+        let lc = d
+            .primary_span()
+            .map(|s| file.location(s))
+            .unwrap_or_default();
         out = format!("error: {}\n  --> {}\n", d.message, lc);
     }
     out

@@ -98,7 +98,9 @@ impl SourceFile {
 
     /// The text of 1-based line `line`, without its line ending.
     pub fn line_text(&self, line: u32) -> &str {
-        let i = (line as usize).saturating_sub(1).min(self.line_starts.len() - 1);
+        let i = (line as usize)
+            .saturating_sub(1)
+            .min(self.line_starts.len() - 1);
         let start = self.line_starts[i] as usize;
         let end = self
             .line_starts

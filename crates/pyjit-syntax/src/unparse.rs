@@ -43,13 +43,19 @@ fn prec(e: &Expr) -> u8 {
         ExprKind::Lambda { .. } => P_LAMBDA,
         ExprKind::IfExp { .. } => P_TEST,
         ExprKind::BoolOp { op: BoolOp::Or, .. } => P_OR,
-        ExprKind::BoolOp { op: BoolOp::And, .. } => P_AND,
-        ExprKind::UnaryOp { op: UnaryOp::Not, .. } => P_NOT,
+        ExprKind::BoolOp {
+            op: BoolOp::And, ..
+        } => P_AND,
+        ExprKind::UnaryOp {
+            op: UnaryOp::Not, ..
+        } => P_NOT,
         ExprKind::Compare { .. } => P_CMP,
         ExprKind::BinOp { op, .. } => binop_prec(*op),
         ExprKind::UnaryOp { .. } => P_FACTOR,
         ExprKind::Await(_) => P_AWAIT,
-        ExprKind::Call { .. } | ExprKind::Attribute { .. } | ExprKind::Subscript { .. } => P_PRIMARY,
+        ExprKind::Call { .. } | ExprKind::Attribute { .. } | ExprKind::Subscript { .. } => {
+            P_PRIMARY
+        }
         ExprKind::Starred(_) => P_BOR,
         _ => P_ATOM,
     }
@@ -146,7 +152,11 @@ impl Unparser {
                 self.block(level + 1, body);
                 self.else_block(level, orelse);
             }
-            StmtKind::With { items, body, is_async } => {
+            StmtKind::With {
+                items,
+                body,
+                is_async,
+            } => {
                 self.indent(level);
                 let items: Vec<String> = items
                     .iter()
@@ -435,7 +445,9 @@ impl Unparser {
                 let parts: Vec<String> = items
                     .iter()
                     .map(|(k, v)| match k {
-                        Some(k) => format!("{}: {}", self.expr_str(k, P_TEST), self.expr_str(v, P_TEST)),
+                        Some(k) => {
+                            format!("{}: {}", self.expr_str(k, P_TEST), self.expr_str(v, P_TEST))
+                        }
                         None => format!("**{}", self.expr_str(v, P_BOR)),
                     })
                     .collect();
@@ -485,7 +497,11 @@ impl Unparser {
                 self.expr_str(test, P_OR),
                 self.expr_str(orelse, P_TEST)
             ),
-            ExprKind::Call { func, args, keywords } => {
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } => {
                 let f = self.primary(func);
                 let a = if let ([g], []) = (args.as_slice(), keywords.as_slice())
                     && matches!(g.kind, ExprKind::GeneratorExp { .. })
@@ -501,7 +517,8 @@ impl Unparser {
                 let v = self.primary(value);
                 let i = match &index.kind {
                     ExprKind::Tuple(es) if !es.is_empty() => {
-                        let parts: Vec<String> = es.iter().map(|x| self.subscript_item(x)).collect();
+                        let parts: Vec<String> =
+                            es.iter().map(|x| self.subscript_item(x)).collect();
                         if parts.len() == 1 {
                             format!("{},", parts[0])
                         } else {
@@ -534,13 +551,21 @@ impl Unparser {
                 let e = self.expr_str(elt, P_TEST);
                 format!("({e}{})", self.comps(generators))
             }
-            ExprKind::DictComp { key, value, generators } => {
+            ExprKind::DictComp {
+                key,
+                value,
+                generators,
+            } => {
                 let k = self.expr_str(key, P_TEST);
                 let v = self.expr_str(value, P_TEST);
                 format!("{{{k}: {v}{}}}", self.comps(generators))
             }
             ExprKind::NamedExpr { target, value } => {
-                format!("{} := {}", self.expr_str(target, P_ATOM), self.expr_str(value, P_TEST))
+                format!(
+                    "{} := {}",
+                    self.expr_str(target, P_ATOM),
+                    self.expr_str(value, P_TEST)
+                )
             }
             ExprKind::Await(x) => format!("await {}", self.expr_str(x, P_PRIMARY)),
             ExprKind::Yield(None) => "yield".into(),
@@ -553,7 +578,9 @@ impl Unparser {
     /// (`1.real` would lex as `1.` then `real`).
     fn primary(&mut self, e: &Expr) -> String {
         match e.kind {
-            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Imag(_) => format!("({})", self.expr_inner(e)),
+            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Imag(_) => {
+                format!("({})", self.expr_inner(e))
+            }
             _ => self.expr_str(e, P_PRIMARY),
         }
     }
@@ -661,7 +688,11 @@ fn push_escaped(s: &mut String, c: char, quote: Option<char>) {
 }
 
 fn str_repr(v: &str) -> String {
-    let q = if v.contains('\'') && !v.contains('"') { '"' } else { '\'' };
+    let q = if v.contains('\'') && !v.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     let mut s = String::with_capacity(v.len() + 2);
     s.push(q);
     for c in v.chars() {
@@ -714,7 +745,11 @@ fn aliases(names: &[Alias]) -> String {
 }
 
 fn idents(names: &[Ident]) -> String {
-    names.iter().map(|n| n.name.as_str()).collect::<Vec<_>>().join(", ")
+    names
+        .iter()
+        .map(|n| n.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Python source for a module.

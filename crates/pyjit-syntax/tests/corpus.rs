@@ -20,7 +20,11 @@ fn corpus_dumps() {
             Err(ds) => failures.push(ds.iter().map(|d| d.render(&file)).collect::<String>()),
         }
     }
-    assert!(failures.is_empty(), "corpus files failed to parse:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "corpus files failed to parse:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -39,7 +43,10 @@ fn corpus_round_trips() {
         };
         strip_spans(&mut first);
         strip_spans(&mut second);
-        assert_eq!(first, second, "{name}: round trip changed the tree; unparsed:\n{printed}");
+        assert_eq!(
+            first, second,
+            "{name}: round trip changed the tree; unparsed:\n{printed}"
+        );
         // Unparsing is a fixed point after one round.
         assert_eq!(unparse(&second), printed, "{name}: unparse is not stable");
     }

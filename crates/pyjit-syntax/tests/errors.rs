@@ -16,13 +16,19 @@ macro_rules! error_case {
 // Indentation.
 error_case!(unexpected_indent, "def f(x):\n    y = 1\n      z = 2\n");
 error_case!(unexpected_indent_first_line, "  x = 1\n");
-error_case!(unindent_mismatch, "def f(x):\n    if x:\n        y = 1\n      z = 2\n");
+error_case!(
+    unindent_mismatch,
+    "def f(x):\n    if x:\n        y = 1\n      z = 2\n"
+);
 error_case!(tabs_spaces_mixed, "def f(x):\n    y = 1\n\tz = 2\n");
 error_case!(tabs_after_spaces_block, "if x:\n        a = 1\n\tb = 2\n");
 error_case!(def_without_body, "def f():\nx = 1\n");
 error_case!(def_without_body_at_eof, "def f(x: int) -> int:\n");
 error_case!(if_without_body, "if x > 0:\n\nprint(x)\n");
-error_case!(for_without_body_nested, "def f():\n    for i in range(3):\n    return 1\n");
+error_case!(
+    for_without_body_nested,
+    "def f():\n    for i in range(3):\n    return 1\n"
+);
 error_case!(too_many_indent_levels, &{
     let mut s = String::new();
     for i in 0..102 {
@@ -37,19 +43,31 @@ error_case!(too_many_indent_levels, &{
 // Brackets.
 error_case!(unclosed_paren_next_line, "x = (1, 2\ny = 3\n");
 error_case!(unclosed_paren_eof, "x = foo(1, 2");
-error_case!(unclosed_bracket_in_def, "def f(x):\n    return [x, x\n\ndef g():\n    pass\n");
+error_case!(
+    unclosed_bracket_in_def,
+    "def f(x):\n    return [x, x\n\ndef g():\n    pass\n"
+);
 error_case!(unclosed_brace, "d = {'a': 1,\n");
 error_case!(stray_close_paren, "x = 1)\n");
 error_case!(stray_close_bracket, "def f():\n    return x]\n");
 error_case!(mismatched_brackets, "x = (1, 2]\n");
 // One bracket or operator per line keeps the rendered snapshot short.
-error_case!(too_deeply_nested_brackets, &format!("x = {}1{}\n", "(\n".repeat(300), ")".repeat(300)));
-error_case!(too_complex_expression, &format!("x = ({}1)\n", "-1 +\n".repeat(400)));
+error_case!(
+    too_deeply_nested_brackets,
+    &format!("x = {}1{}\n", "(\n".repeat(300), ")".repeat(300))
+);
+error_case!(
+    too_complex_expression,
+    &format!("x = ({}1)\n", "-1 +\n".repeat(400))
+);
 
 // Strings.
 error_case!(unterminated_string, "x = \"abc\ny = 1\n");
 error_case!(unterminated_single_quote, "print('hello)\n");
-error_case!(unterminated_triple_string, "def f():\n    \"\"\"docstring\n    return 1\n");
+error_case!(
+    unterminated_triple_string,
+    "def f():\n    \"\"\"docstring\n    return 1\n"
+);
 error_case!(bad_hex_escape, "x = \"\\x4\"\n");
 error_case!(bytes_non_ascii, "x = b\"caf\u{e9}\"\n");
 error_case!(mixed_bytes_and_str, "x = b\"a\" \"b\"\n");
@@ -69,7 +87,10 @@ error_case!(name_starting_with_digit, "x = 1abc\n");
 error_case!(dollar_sign, "x = $y\n");
 error_case!(exclamation_not, "if !x:\n    pass\n");
 error_case!(stray_backslash, "x = 1 \\ 2\n");
-error_case!(integer_too_large, "x = 9999999999999999999999999999999999999999999\n");
+error_case!(
+    integer_too_large,
+    "x = 9999999999999999999999999999999999999999999\n"
+);
 
 // Missing pieces.
 error_case!(missing_colon_if, "if x\n    pass\n");
@@ -80,7 +101,10 @@ error_case!(missing_colon_class, "class A\n    pass\n");
 error_case!(assignment_in_condition, "if x = 1:\n    pass\n");
 error_case!(missing_expression_after_assign, "x = \n");
 error_case!(missing_expression_after_operator, "y = 1 +\n");
-error_case!(missing_expression_in_return_tuple, "def f():\n    return 1, , 2\n");
+error_case!(
+    missing_expression_in_return_tuple,
+    "def f():\n    return 1, , 2\n"
+);
 error_case!(missing_comma_in_list, "x = [1, 2 3]\n");
 error_case!(empty_call_argument, "f(1, , 2)\n");
 error_case!(print_statement, "print \"hello\"\n");
@@ -88,7 +112,10 @@ error_case!(print_statement, "print \"hello\"\n");
 // Misplaced keywords.
 error_case!(else_without_if, "else:\n    pass\n");
 error_case!(elif_without_if, "x = 1\nelif x:\n    pass\n");
-error_case!(else_after_dedent_mismatch, "def f(x):\n    if x:\n        return 1\nelse:\n    return 2\n");
+error_case!(
+    else_after_dedent_mismatch,
+    "def f(x):\n    if x:\n        return 1\nelse:\n    return 2\n"
+);
 error_case!(except_without_try, "except ValueError:\n    pass\n");
 error_case!(keyword_as_name, "def = 3\n");
 error_case!(class_keyword_as_param, "def f(class):\n    pass\n");

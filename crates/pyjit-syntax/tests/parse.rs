@@ -10,7 +10,10 @@ fn expr(src: &str) -> Expr {
     let file = SourceFile::new("<expr>", src);
     match parse_expr(&file) {
         Ok(e) => e,
-        Err(ds) => panic!("{src}: {}", ds.iter().map(|d| d.render(&file)).collect::<String>()),
+        Err(ds) => panic!(
+            "{src}: {}",
+            ds.iter().map(|d| d.render(&file)).collect::<String>()
+        ),
     }
 }
 
@@ -20,11 +23,16 @@ fn sexp(e: &Expr) -> String {
         ExprKind::Name(n) => n.clone(),
         ExprKind::Int(v) => v.to_string(),
         ExprKind::Float(v) => format!("{v:?}"),
-        ExprKind::BinOp { left, op, right } => format!("({} {} {})", op.symbol(), sexp(left), sexp(right)),
+        ExprKind::BinOp { left, op, right } => {
+            format!("({} {} {})", op.symbol(), sexp(left), sexp(right))
+        }
         ExprKind::UnaryOp { op, operand } => format!("({} {})", op.symbol(), sexp(operand)),
         ExprKind::BoolOp { op, values } => {
             let o = if *op == BoolOp::And { "and" } else { "or" };
-            format!("({o} {})", values.iter().map(sexp).collect::<Vec<_>>().join(" "))
+            format!(
+                "({o} {})",
+                values.iter().map(sexp).collect::<Vec<_>>().join(" ")
+            )
         }
         ExprKind::Compare { left, ops } => {
             let mut s = format!("(cmp {}", sexp(left));
@@ -33,15 +41,25 @@ fn sexp(e: &Expr) -> String {
             }
             s + ")"
         }
-        ExprKind::IfExp { test, body, orelse } => format!("(if {} {} {})", sexp(test), sexp(body), sexp(orelse)),
+        ExprKind::IfExp { test, body, orelse } => {
+            format!("(if {} {} {})", sexp(test), sexp(body), sexp(orelse))
+        }
         ExprKind::Call { func, args, .. } => {
-            format!("(call {} {})", sexp(func), args.iter().map(sexp).collect::<Vec<_>>().join(" "))
+            format!(
+                "(call {} {})",
+                sexp(func),
+                args.iter().map(sexp).collect::<Vec<_>>().join(" ")
+            )
         }
         ExprKind::Attribute { value, attr } => format!("(. {} {})", sexp(value), attr.name),
         ExprKind::Subscript { value, index } => format!("([] {} {})", sexp(value), sexp(index)),
-        ExprKind::Tuple(es) => format!("(tuple {})", es.iter().map(sexp).collect::<Vec<_>>().join(" ")),
+        ExprKind::Tuple(es) => format!(
+            "(tuple {})",
+            es.iter().map(sexp).collect::<Vec<_>>().join(" ")
+        ),
         ExprKind::Slice { lower, upper, step } => {
-            let p = |x: &Option<Box<Expr>>| x.as_ref().map(|e| sexp(e)).unwrap_or_else(|| "_".into());
+            let p =
+                |x: &Option<Box<Expr>>| x.as_ref().map(|e| sexp(e)).unwrap_or_else(|| "_".into());
             format!("(slice {} {} {})", p(lower), p(upper), p(step))
         }
         ExprKind::None => "None".into(),
@@ -124,14 +142,20 @@ fn comparisons_chain() {
 
 #[test]
 fn primaries_chain_left_to_right() {
-    check("x.y.z(1)(2)[3].w", "(. ([] (call (call (. (. x y) z) 1) 2) 3) w)");
+    check(
+        "x.y.z(1)(2)[3].w",
+        "(. ([] (call (call (. (. x y) z) 1) 2) 3) w)",
+    );
     check("await f(x) ** 2", "(** (await (call f x)) 2)");
     check("-f(x).y", "(- (. (call f x) y))");
 }
 
 #[test]
 fn subscripts() {
-    check("x[:, 1:3, None]", "([] x (tuple (slice _ _ _) (slice 1 3 _) None))");
+    check(
+        "x[:, 1:3, None]",
+        "([] x (tuple (slice _ _ _) (slice 1 3 _) None))",
+    );
     check("x[::2]", "([] x (slice _ _ 2))");
     check("x[..., 0]", "([] x (tuple ... 0))");
     check("x[1:-1:2]", "([] x (slice 1 (- 1) 2))");
@@ -164,7 +188,14 @@ fn numbers_in_every_form() {
     for (src, v) in ints {
         assert_eq!(expr(src).kind, ExprKind::Int(v), "{src}");
     }
-    let floats = [("1e-3", 1e-3), (".5", 0.5), ("5.", 5.0), ("1.5e+2", 150.0), ("1_0.2_5", 10.25), ("1E5", 1e5)];
+    let floats = [
+        ("1e-3", 1e-3),
+        (".5", 0.5),
+        ("5.", 5.0),
+        ("1.5e+2", 150.0),
+        ("1_0.2_5", 10.25),
+        ("1E5", 1e5),
+    ];
     for (src, v) in floats {
         assert_eq!(expr(src).kind, ExprKind::Float(v), "{src}");
     }
@@ -198,16 +229,30 @@ fn fstring_fields_have_absolute_spans() {
     let src = "y = f'a{x + 1!r:>{w}}b' 'c'\n";
     let file = SourceFile::new("f.py", src);
     let m = parse_module(&file).unwrap();
-    let StmtKind::Assign { value, .. } = &m.body[0].kind else { panic!() };
-    let ExprKind::FString(parts) = &value.kind else { panic!("{value:?}") };
+    let StmtKind::Assign { value, .. } = &m.body[0].kind else {
+        panic!()
+    };
+    let ExprKind::FString(parts) = &value.kind else {
+        panic!("{value:?}")
+    };
     assert_eq!(parts.len(), 3);
     assert_eq!(parts[0], FStringPart::Literal("a".into()));
     assert_eq!(parts[2], FStringPart::Literal("bc".into()));
-    let FStringPart::Expr { expr, conversion, format_spec, debug } = &parts[1] else { panic!() };
+    let FStringPart::Expr {
+        expr,
+        conversion,
+        format_spec,
+        debug,
+    } = &parts[1]
+    else {
+        panic!()
+    };
     assert_eq!(file.slice(expr.span), "x + 1");
     assert_eq!(*conversion, Some('r'));
     assert!(!debug);
-    let FStringPart::Expr { expr: w, .. } = &format_spec[1] else { panic!("{format_spec:?}") };
+    let FStringPart::Expr { expr: w, .. } = &format_spec[1] else {
+        panic!("{format_spec:?}")
+    };
     assert_eq!(file.slice(w.span), "w");
 }
 
@@ -216,13 +261,20 @@ fn type_comments_attach_to_defs_and_assignments() {
     let src = "def f(a, b):\n    # type: (int, Tensor) -> Tensor\n    x = []  # type: List[int]\n    y = []  # type: ignore\n    z = 1\n    # type: int\n    return x\n";
     let file = SourceFile::new("t.py", src);
     let m = parse_module(&file).unwrap();
-    let StmtKind::FunctionDef(f) = &m.body[0].kind else { panic!() };
-    assert_eq!(f.type_comment.as_ref().map(|t| t.text.as_str()), Some("(int, Tensor) -> Tensor"));
+    let StmtKind::FunctionDef(f) = &m.body[0].kind else {
+        panic!()
+    };
+    assert_eq!(
+        f.type_comment.as_ref().map(|t| t.text.as_str()),
+        Some("(int, Tensor) -> Tensor")
+    );
     let comments: Vec<Option<&str>> = f
         .body
         .iter()
         .filter_map(|s| match &s.kind {
-            StmtKind::Assign { type_comment, .. } => Some(type_comment.as_ref().map(|t| t.text.as_str())),
+            StmtKind::Assign { type_comment, .. } => {
+                Some(type_comment.as_ref().map(|t| t.text.as_str()))
+            }
             _ => None,
         })
         .collect();
@@ -235,8 +287,13 @@ fn statement_spans_end_at_their_last_token() {
     let src = "def f(x):\n    if x:\n        return 1\n\n\n    return 2\n\n\ny = 3\n";
     let file = SourceFile::new("s.py", src);
     let m = parse_module(&file).unwrap();
-    assert_eq!(file.slice(m.body[0].span), "def f(x):\n    if x:\n        return 1\n\n\n    return 2");
-    let StmtKind::FunctionDef(f) = &m.body[0].kind else { panic!() };
+    assert_eq!(
+        file.slice(m.body[0].span),
+        "def f(x):\n    if x:\n        return 1\n\n\n    return 2"
+    );
+    let StmtKind::FunctionDef(f) = &m.body[0].kind else {
+        panic!()
+    };
     assert_eq!(file.slice(f.body[0].span), "if x:\n        return 1");
     assert_eq!(file.slice(m.body[1].span), "y = 3");
     let lc = file.line_col(m.body[1].span.start);
@@ -264,13 +321,19 @@ fn crlf_tabs_and_continuations() {
 fn blank_and_comment_lines_do_not_affect_blocks() {
     let src = "if x:\n\n    # comment\n        # deeper comment\n    y = 1\n  # shallow comment\n    z = 2\n";
     let m = parse_module(&SourceFile::new("b.py", src)).unwrap();
-    let StmtKind::If { body, .. } = &m.body[0].kind else { panic!() };
+    let StmtKind::If { body, .. } = &m.body[0].kind else {
+        panic!()
+    };
     assert_eq!(body.len(), 2);
 }
 
 #[test]
 fn soft_keywords_are_names() {
-    let m = parse_module(&SourceFile::new("k.py", "match = case = type = 1\n_ = match\n")).unwrap();
+    let m = parse_module(&SourceFile::new(
+        "k.py",
+        "match = case = type = 1\n_ = match\n",
+    ))
+    .unwrap();
     assert!(dump(&m).contains("Name match"));
 }
 
@@ -289,7 +352,11 @@ fn on_small_stack(src: String) -> Result<String, String> {
                 }
                 Err(ds) => {
                     common::check_spans(&file, &ds);
-                    Err(ds.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("\n"))
+                    Err(ds
+                        .iter()
+                        .map(|d| d.message.clone())
+                        .collect::<Vec<_>>()
+                        .join("\n"))
                 }
             }
         })
@@ -327,7 +394,13 @@ fn deep_inputs_without_brackets_are_errors_not_crashes() {
 #[test]
 fn wide_but_shallow_inputs_are_fine() {
     // Long flat displays are not deep: commas reset the nesting estimate.
-    let list = format!("x = [{}]\n", (0..20_000).map(|i| format!("-{i}")).collect::<Vec<_>>().join(", "));
+    let list = format!(
+        "x = [{}]\n",
+        (0..20_000)
+            .map(|i| format!("-{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     assert!(on_small_stack(list).is_ok());
     let many_stmts = "x = -1 + 2 * 3\n".repeat(5_000);
     assert!(on_small_stack(many_stmts).is_ok());

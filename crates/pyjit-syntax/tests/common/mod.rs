@@ -29,9 +29,14 @@ pub fn corpus() -> Vec<(String, String)> {
 
 /// Asserts the invariants every diagnostic keeps: a primary label whose span lies in the text.
 pub fn check_spans(file: &SourceFile, diags: &[Diagnostic]) {
-    assert!(!diags.is_empty(), "an error result carries at least one diagnostic");
+    assert!(
+        !diags.is_empty(),
+        "an error result carries at least one diagnostic"
+    );
     for d in diags {
-        let primary = d.primary_span().unwrap_or_else(|| panic!("no primary label: {d:?}"));
+        let primary = d
+            .primary_span()
+            .unwrap_or_else(|| panic!("no primary label: {d:?}"));
         for l in &d.labels {
             assert!(
                 l.span.start <= l.span.end && l.span.end as usize <= file.text.len(),
@@ -48,7 +53,10 @@ pub fn check_spans(file: &SourceFile, diags: &[Diagnostic]) {
 pub fn render_errors(name: &str, src: &str) -> String {
     let file = SourceFile::new(format!("{name}.py"), src);
     match parse_module(&file) {
-        Ok(m) => panic!("{name}: expected a syntax error, got\n{}", pyjit_syntax::dump(&m)),
+        Ok(m) => panic!(
+            "{name}: expected a syntax error, got\n{}",
+            pyjit_syntax::dump(&m)
+        ),
         Err(diags) => {
             check_spans(&file, &diags);
             diags.iter().map(|d| d.render(&file)).collect()
