@@ -11,7 +11,22 @@ fn main() {
             }
         };
         let file = pyjit_syntax::SourceFile::new(path.clone(), text);
-        match pyjit_script::script_source(&file) {
+        let parsed = match pyjit_syntax::parse_module(&file) {
+            Ok(m) => m,
+            Err(ds) => {
+                for d in ds {
+                    println!("{}", d.render(&file));
+                }
+                continue;
+            }
+        };
+        // PYJIT_NO_VERIFY=1 prints the IR even when the verifier rejects it.
+        let r = if std::env::var_os("PYJIT_NO_VERIFY").is_some() {
+            pyjit_script::script_module_unverified(&file, &parsed)
+        } else {
+            pyjit_script::script_module(&file, &parsed)
+        };
+        match r {
             Ok(m) => println!("{}", pyjit_ir::print_module(&m)),
             Err(ds) => {
                 for d in ds {

@@ -25,9 +25,12 @@ pub fn check_function(def: &FunctionDef, src: &str, out: &mut Vec<Diagnostic>) {
 pub fn check_params(params: &Parameters, out: &mut Vec<Diagnostic>) {
     if let Some(p) = &params.vararg {
         out.push(
-            Diagnostic::error(format!("variadic parameter `*{}` is not supported", p.name.name))
-                .with_primary(p.span, "`*args` parameter")
-                .with_help("take a `List[T]` parameter, or a fixed number of parameters"),
+            Diagnostic::error(format!(
+                "variadic parameter `*{}` is not supported",
+                p.name.name
+            ))
+            .with_primary(p.span, "`*args` parameter")
+            .with_help("take a `List[T]` parameter, or a fixed number of parameters"),
         );
     }
     if let Some(p) = &params.kwarg {
@@ -49,7 +52,11 @@ struct Checker<'o> {
 
 fn err(msg: impl Into<String>, span: Span, label: &str, help: &str) -> Diagnostic {
     let d = Diagnostic::error(msg).with_primary(span, label);
-    if help.is_empty() { d } else { d.with_help(help) }
+    if help.is_empty() {
+        d
+    } else {
+        d.with_help(help)
+    }
 }
 
 /// The span of a statement's first line (its keyword), so carets on compound statements stay on
@@ -81,7 +88,10 @@ impl Checker<'_> {
         match &s.kind {
             StmtKind::FunctionDef(def) => {
                 self.push(err(
-                    format!("nested function definition `{}` is not supported", def.name.name),
+                    format!(
+                        "nested function definition `{}` is not supported",
+                        def.name.name
+                    ),
                     def.name.span,
                     "function defined inside another function",
                     &format!(
@@ -101,9 +111,7 @@ impl Checker<'_> {
                     self.expr(v, false);
                 }
             }
-            StmtKind::Assign {
-                targets, value, ..
-            } => {
+            StmtKind::Assign { targets, value, .. } => {
                 for t in targets {
                     self.target(t);
                 }
@@ -223,7 +231,10 @@ impl Checker<'_> {
                 "`global` declaration",
                 &format!(
                     "pass `{}` as a parameter and return its new value",
-                    names.first().map(|n| n.name.as_str()).unwrap_or("the value")
+                    names
+                        .first()
+                        .map(|n| n.name.as_str())
+                        .unwrap_or("the value")
                 ),
             )),
             StmtKind::Nonlocal(_) => self.push(err(

@@ -33,6 +33,29 @@ use ty::Ty;
 /// Scripts every function of a parsed module into one IR module (functions in source order).
 /// Reports every error it can find (each function is checked on its own), not just the first.
 pub fn script_module(file: &SourceFile, module: &ast::Module) -> Result<Module, Vec<Diagnostic>> {
+    let m = script_module_unverified(file, module)?;
+    if let Err(verr) = pyjit_ir::verify_module(&m) {
+        return Err(verr
+            .into_iter()
+            .map(|e| {
+                Diagnostic::error(format!(
+                    "internal compiler error: the scripted IR does not verify: {}",
+                    e.message
+                ))
+                .with_primary(e.span, format!("in function `{}`", e.func))
+                .with_note("this is a bug in pyjit-script; please report it with this program")
+            })
+            .collect());
+    }
+    Ok(m)
+}
+
+/// [`script_module`] without the final verification: for looking at the IR of a frontend bug.
+#[doc(hidden)]
+pub fn script_module_unverified(
+    file: &SourceFile,
+    module: &ast::Module,
+) -> Result<Module, Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let info = module::analyze(module, &mut errors);
     let n = info.functions.len();
@@ -70,8 +93,8 @@ pub fn script_module(file: &SourceFile, module: &ast::Module) -> Result<Module, 
     };
     // Return types first (inference lowers into scratch functions), so that every function can be
     // declared, and calls (recursion included) refer to callees by id.
-    for i in 0..n {
-        if !broken[i] {
+    for (i, &is_broken) in broken.iter().enumerate() {
+        if !is_broken {
             let span = ctx.info.functions[i].name.span;
             let _ = ctx.ret_type(i, span);
         }
@@ -80,7 +103,11 @@ pub fn script_module(file: &SourceFile, module: &ast::Module) -> Result<Module, 
     for i in 0..n {
         let def = ctx.info.functions[i];
         let params: Vec<(&str, pyjit_ir::Type)> = match &ctx.sigs[i] {
-            Some(s) => s.params.iter().map(|p| (p.name.as_str(), ir_type(&p.ty))).collect(),
+            Some(s) => s
+                .params
+                .iter()
+                .map(|p| (p.name.as_str(), ir_type(&p.ty)))
+                .collect(),
             None => Vec::new(),
         };
         let ret = match &ctx.rets.borrow()[i] {
@@ -97,7 +124,9 @@ pub fn script_module(file: &SourceFile, module: &ast::Module) -> Result<Module, 
         };
         let Some(ret) = ret else { continue };
         let def = ctx.info.functions[i];
-        if let Err(errs) = lower::lower_function(&ctx, i, def, m.func_mut(ctx.func_ids[i]), Some(ret)) {
+        if let Err(errs) =
+            lower::lower_function(&ctx, i, def, m.func_mut(ctx.func_ids[i]), Some(ret))
+        {
             errors.extend(errs);
         }
     }
@@ -106,16 +135,6 @@ pub fn script_module(file: &SourceFile, module: &ast::Module) -> Result<Module, 
     dedup(&mut errors);
     if !errors.is_empty() {
         return Err(errors);
-    }
-    if let Err(verr) = pyjit_ir::verify_module(&m) {
-        return Err(verr
-            .into_iter()
-            .map(|e| {
-                Diagnostic::error(format!("internal compiler error: the scripted IR does not verify: {}", e.message))
-                    .with_primary(e.span, format!("in function `{}`", e.func))
-                    .with_note("this is a bug in pyjit-script; please report it with this program")
-            })
-            .collect());
     }
     Ok(m)
 }
@@ -211,15 +230,20 @@ fn signature(
             Some(d) => match module::eval_const(d, info) {
                 Some(c) => Some(c),
                 None => {
-                    let dtype_default = d
-                        .dotted_name()
-                        .is_some();
+                    let dtype_default = d.dotted_name().is_some();
                     errors.push(
                         Diagnostic::error(format!(
                             "default value of parameter `{}` must be a constant",
                             p.name.name
                         ))
-                        .with_primary(d.span, if dtype_default { "not a constant the compiler knows" } else { "not a constant" })
+                        .with_primary(
+                            d.span,
+                            if dtype_default {
+                                "not a constant the compiler knows"
+                            } else {
+                                "not a constant"
+                            },
+                        )
                         .with_help("use an int, float, bool, None or a tuple of them"),
                     );
                     ok = false;

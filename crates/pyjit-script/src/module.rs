@@ -3,9 +3,7 @@
 //! skipped, never compiled.
 
 use crate::names::Imports;
-use pyjit_syntax::ast::{
-    BinOp, Expr, ExprKind, FunctionDef, Module, StmtKind, UnaryOp,
-};
+use pyjit_syntax::ast::{BinOp, Expr, ExprKind, FunctionDef, Module, StmtKind, UnaryOp};
 use pyjit_syntax::{Diagnostic, Span};
 use std::collections::HashMap;
 
@@ -231,7 +229,9 @@ pub fn eval_const(e: &Expr, info: &ModuleInfo) -> Option<Const> {
                     BinOp::Mul => Some(Const::Int(a.wrapping_mul(b))),
                     BinOp::Div if b != 0 => Some(Const::Float(a as f64 / b as f64)),
                     BinOp::FloorDiv if b != 0 => Some(Const::Int(floor_div(a, b))),
-                    BinOp::Pow if (0..=62).contains(&b) => Some(Const::Int(a.wrapping_pow(b as u32))),
+                    BinOp::Pow if (0..=62).contains(&b) => {
+                        Some(Const::Int(a.wrapping_pow(b as u32)))
+                    }
                     _ => None,
                 },
                 (a, b) => {

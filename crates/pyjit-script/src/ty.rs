@@ -94,9 +94,7 @@ pub fn parse_annotation(e: &Expr, imports: &Imports) -> Result<Ty, Diagnostic> {
     let bad = |what: &str| {
         Diagnostic::error(format!("unsupported type annotation `{what}`"))
             .with_primary(e.span, "not a type the compiler knows")
-            .with_help(
-                "use Tensor, int, float, bool, List[T], Tuple[T, ...], Optional[T] or None",
-            )
+            .with_help("use Tensor, int, float, bool, List[T], Tuple[T, ...], Optional[T] or None")
     };
     match &e.kind {
         ExprKind::None => Ok(Ty::None),
@@ -118,11 +116,13 @@ pub fn parse_annotation(e: &Expr, imports: &Imports) -> Result<Ty, Diagnostic> {
                 Some("bool") => Ok(Ty::Bool),
                 Some("str") => Ok(Ty::Str),
                 Some("None") => Ok(Ty::None),
-                Some("List") | Some("Tuple") | Some("Optional") => Err(Diagnostic::error(
-                    format!("`{dotted}` needs type arguments"),
-                )
+                Some("List") | Some("Tuple") | Some("Optional") => Err(Diagnostic::error(format!(
+                    "`{dotted}` needs type arguments"
+                ))
                 .with_primary(e.span, "missing `[...]`")
-                .with_help(format!("write `{dotted}[int]` (or the element type you mean)"))),
+                .with_help(format!(
+                    "write `{dotted}[int]` (or the element type you mean)"
+                ))),
                 _ => Err(bad(&dotted)),
             }
         }
@@ -144,10 +144,10 @@ pub fn parse_annotation(e: &Expr, imports: &Imports) -> Result<Ty, Diagnostic> {
                 }
                 Some("Optional") => {
                     if args.len() != 1 {
-                        return Err(
-                            Diagnostic::error("`Optional` takes exactly one type argument")
-                                .with_primary(index.span, format!("{} arguments", args.len())),
-                        );
+                        return Err(Diagnostic::error(
+                            "`Optional` takes exactly one type argument",
+                        )
+                        .with_primary(index.span, format!("{} arguments", args.len())));
                     }
                     Ok(Ty::optional(parse_annotation(args[0], imports)?))
                 }
@@ -184,7 +184,10 @@ pub fn parse_annotation(e: &Expr, imports: &Imports) -> Result<Ty, Diagnostic> {
 /// Forward references in string annotations are rare; we accept only bare names in them.
 fn pyjit_syntax_parse_type_str(s: &str, span: pyjit_syntax::Span) -> Option<Expr> {
     let s = s.trim();
-    if !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    {
         let mut parts = s.split('.');
         let first = parts.next()?;
         let mut e = Expr::new(ExprKind::Name(first.to_string()), span);
@@ -316,7 +319,9 @@ impl<'a> TypeTextParser<'a> {
         } else {
             Err(self.err(&format!(
                 "expected `{t}`, found {}",
-                self.peek().map(|s| format!("`{s}`")).unwrap_or("the end".into())
+                self.peek()
+                    .map(|s| format!("`{s}`"))
+                    .unwrap_or("the end".into())
             )))
         }
     }
@@ -332,7 +337,11 @@ impl<'a> TypeTextParser<'a> {
         let Some(name) = self.peek().map(str::to_string) else {
             return Err(self.err("expected a type"));
         };
-        if !name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') {
+        if !name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+        {
             return Err(self.err(&format!("expected a type, found `{name}`")));
         }
         self.pos += 1;

@@ -29,7 +29,10 @@ fn py_files(dir: &Path) -> Vec<PathBuf> {
 
 fn load(path: &Path, shown_dir: &str) -> SourceFile {
     let text = std::fs::read_to_string(path).expect("readable test file");
-    let name = format!("{shown_dir}/{}", path.file_name().unwrap_or_default().to_string_lossy());
+    let name = format!(
+        "{shown_dir}/{}",
+        path.file_name().unwrap_or_default().to_string_lossy()
+    );
     SourceFile::new(name, text)
 }
 
@@ -42,17 +45,29 @@ fn settings() -> insta::Settings {
 }
 
 fn render_all(file: &SourceFile, diags: &[pyjit_syntax::Diagnostic]) -> String {
-    diags.iter().map(|d| d.render(file)).collect::<Vec<_>>().join("\n")
+    diags
+        .iter()
+        .map(|d| d.render(file))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[test]
 fn ir_snapshots() {
     let files = py_files(&root().join("tests/script/ir"));
-    assert!(files.len() >= 20, "expected the IR snapshot programs, found {}", files.len());
+    assert!(
+        files.len() >= 20,
+        "expected the IR snapshot programs, found {}",
+        files.len()
+    );
     let mut failures = Vec::new();
     for path in files {
         let file = load(&path, "ir");
-        let stem = path.file_stem().unwrap_or_default().to_string_lossy().to_string();
+        let stem = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
         match pyjit_script::script_source(&file) {
             Ok(m) => {
                 let printed = pyjit_ir::print_module(&m);
@@ -61,17 +76,29 @@ fn ir_snapshots() {
             Err(diags) => failures.push(format!("{stem}:\n{}", render_all(&file, &diags))),
         }
     }
-    assert!(failures.is_empty(), "programs failed to script:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "programs failed to script:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn error_snapshots() {
     let files = py_files(&root().join("tests/script/errors"));
-    assert!(files.len() >= 60, "expected at least 60 rejected programs, found {}", files.len());
+    assert!(
+        files.len() >= 60,
+        "expected at least 60 rejected programs, found {}",
+        files.len()
+    );
     let mut accepted = Vec::new();
     for path in files {
         let file = load(&path, "errors");
-        let stem = path.file_stem().unwrap_or_default().to_string_lossy().to_string();
+        let stem = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
         match pyjit_script::script_source(&file) {
             Ok(_) => accepted.push(stem),
             Err(diags) => {
@@ -81,16 +108,26 @@ fn error_snapshots() {
                         "{stem}: diagnostic without a primary label: {}",
                         d.message
                     );
-                    assert!(!d.message.contains("internal compiler error"), "{stem}: {}", d.message);
+                    assert!(
+                        !d.message.contains("internal compiler error"),
+                        "{stem}: {}",
+                        d.message
+                    );
                 }
                 let rendered = render_all(&file, &diags);
-                assert!(rendered.contains(&format!("--> errors/{stem}.py:")), "{stem}: no location:\n{rendered}");
+                assert!(
+                    rendered.contains(&format!("errors/{stem}.py:")),
+                    "{stem}: no location:\n{rendered}"
+                );
                 assert!(rendered.contains('^'), "{stem}: no caret:\n{rendered}");
                 settings().bind(|| insta::assert_snapshot!(format!("errors__{stem}"), rendered));
             }
         }
     }
-    assert!(accepted.is_empty(), "programs that should have been rejected: {accepted:?}");
+    assert!(
+        accepted.is_empty(),
+        "programs that should have been rejected: {accepted:?}"
+    );
 }
 
 /// Programs of the end-to-end corpus that are meant to fail at compile time (none so far: the
@@ -102,7 +139,11 @@ fn corpus_scripts_and_verifies() {
     let files = py_files(&root().join("tests/programs"));
     let mut failures = Vec::new();
     for path in &files {
-        let stem = path.file_stem().unwrap_or_default().to_string_lossy().to_string();
+        let stem = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
         let file = load(path, "tests/programs");
         let r = pyjit_script::script_source(&file);
         match (r, CORPUS_COMPILE_ERRORS.contains(&stem.as_str())) {

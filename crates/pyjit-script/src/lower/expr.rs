@@ -1,11 +1,13 @@
 //! Expressions: names, literals, operators on scalars, conditions with `Optional` refinement,
 //! calls of module functions and builtins, `math.*`, lists, tuples, messages.
 
-use super::{Binding, Lower, R, Val, ir_type, unify};
 use super::tensor::ScalarTy;
+use super::{Binding, Lower, R, Val, ir_type, unify};
 use crate::module::Const as MConst;
 use crate::ty::{Ty, parse_annotation};
-use pyjit_ir::{BoolBinOp, CastOp, CmpOp as ICmp, FloatBinOp, FloatUnOp, IntBinOp, IntUnOp, MathFn, Type, Value};
+use pyjit_ir::{
+    BoolBinOp, CastOp, CmpOp as ICmp, FloatBinOp, FloatUnOp, IntBinOp, IntUnOp, MathFn, Type, Value,
+};
 use pyjit_syntax::ast::{BinOp, BoolOp, CmpOp, Expr, ExprKind, FStringPart, Keyword, UnaryOp};
 use pyjit_syntax::{Diagnostic, Span};
 
@@ -19,8 +21,20 @@ pub(crate) struct Cond {
 }
 
 pub(crate) const BUILTINS: &[&str] = &[
-    "range", "len", "min", "max", "abs", "int", "float", "bool", "round", "sum", "print",
-    "isinstance", "enumerate", "zip",
+    "range",
+    "len",
+    "min",
+    "max",
+    "abs",
+    "int",
+    "float",
+    "bool",
+    "round",
+    "sum",
+    "print",
+    "isinstance",
+    "enumerate",
+    "zip",
 ];
 
 impl Lower<'_, '_, '_> {
@@ -56,7 +70,10 @@ impl Lower<'_, '_, '_> {
             ExprKind::None => {
                 if let Some(Ty::Optional(inner)) = hint {
                     let v = self.b.opt_none(ir_type(inner));
-                    return Ok(Val { v, ty: Ty::Optional(inner.clone()) });
+                    return Ok(Val {
+                        v,
+                        ty: Ty::Optional(inner.clone()),
+                    });
                 }
                 let v = self.b.const_none();
                 Ok(Val { v, ty: Ty::None })
@@ -72,7 +89,9 @@ impl Lower<'_, '_, '_> {
             ExprKind::Name(n) => self.read_name(n, e.span),
             ExprKind::Tuple(items) => {
                 let hints: Vec<Option<Ty>> = match hint {
-                    Some(Ty::Tuple(ts)) if ts.len() == items.len() => ts.iter().cloned().map(Some).collect(),
+                    Some(Ty::Tuple(ts)) if ts.len() == items.len() => {
+                        ts.iter().cloned().map(Some).collect()
+                    }
                     _ => vec![None; items.len()],
                 };
                 let mut vals = Vec::new();
@@ -90,8 +109,14 @@ impl Lower<'_, '_, '_> {
                 // An `int`/`float` context reaches the operands of arithmetic, so that
                 // `t.item() + 1` in an int context reads the tensor as an int.
                 let h = match (hint, op) {
-                    (Some(Ty::Int), BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::FloorDiv | BinOp::Mod) => Some(Ty::Int),
-                    (Some(Ty::Float), BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Pow) => Some(Ty::Float),
+                    (
+                        Some(Ty::Int),
+                        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::FloorDiv | BinOp::Mod,
+                    ) => Some(Ty::Int),
+                    (
+                        Some(Ty::Float),
+                        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Pow,
+                    ) => Some(Ty::Float),
                     _ => None,
                 };
                 let l = self.expr_hint(left, h.as_ref())?;
@@ -104,8 +129,14 @@ impl Lower<'_, '_, '_> {
                 let c = self.cond_or_value(e)?;
                 Ok(c)
             }
-            ExprKind::IfExp { test, body, orelse } => self.ternary(test, body, orelse, e.span, hint),
-            ExprKind::Call { func, args, keywords } => {
+            ExprKind::IfExp { test, body, orelse } => {
+                self.ternary(test, body, orelse, e.span, hint)
+            }
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } => {
                 // `t.item()` has the type its context wants (Python's depends on the dtype).
                 if let ExprKind::Attribute { value, attr } = &func.kind
                     && attr.name == "item"
@@ -133,7 +164,8 @@ impl Lower<'_, '_, '_> {
             )
             .with_primary(e.span, "not a value")),
             // The checker rejected the rest before lowering.
-            _ => Err(Diagnostic::error("unsupported expression").with_primary(e.span, "not part of the language")),
+            _ => Err(Diagnostic::error("unsupported expression")
+                .with_primary(e.span, "not part of the language")),
         }
     }
 
@@ -143,7 +175,10 @@ impl Lower<'_, '_, '_> {
             Some(Binding::Val { v, ty, refined }) => {
                 if refined && let Ty::Optional(inner) = &ty {
                     let u = self.b.opt_unwrap(v);
-                    return Ok(Val { v: u, ty: (**inner).clone() });
+                    return Ok(Val {
+                        v: u,
+                        ty: (**inner).clone(),
+                    });
                 }
                 Ok(Val { v, ty })
             }
@@ -152,7 +187,9 @@ impl Lower<'_, '_, '_> {
             ))
             .with_primary(span, format!("`{n}` may be undefined here"))
             .with_note(reason)
-            .with_help(format!("assign `{n}` before the `if`/loop, or on every path"))),
+            .with_help(format!(
+                "assign `{n}` before the `if`/loop, or on every path"
+            ))),
             None => {
                 if let Some(c) = self.m.info.constants.get(n).cloned() {
                     return Ok(self.module_const(&c));
@@ -163,9 +200,13 @@ impl Lower<'_, '_, '_> {
                         .with_help(format!("call it: `{n}(...)`")));
                 }
                 if let Some(module) = self.m.info.imports.bound.get(n) {
-                    return Err(Diagnostic::error(format!("module `{module}` used as a value"))
-                        .with_primary(span, "not a value")
-                        .with_help(format!("use one of its members, like `{n}.something(...)`")));
+                    return Err(
+                        Diagnostic::error(format!("module `{module}` used as a value"))
+                            .with_primary(span, "not a value")
+                            .with_help(format!(
+                                "use one of its members, like `{n}.something(...)`"
+                            )),
+                    );
                 }
                 if let Some(gspan) = self.m.info.other_globals.get(n) {
                     return Err(Diagnostic::error(format!(
@@ -176,9 +217,11 @@ impl Lower<'_, '_, '_> {
                     .with_help("only int, float, bool and tuples of them can be module constants; pass other values as parameters"));
                 }
                 if self.assigned_anywhere.iter().any(|a| a == n) {
-                    return Err(Diagnostic::error(format!("`{n}` is used before it is assigned"))
-                        .with_primary(span, format!("`{n}` has no value yet here"))
-                        .with_help(format!("assign `{n}` before this line")));
+                    return Err(
+                        Diagnostic::error(format!("`{n}` is used before it is assigned"))
+                            .with_primary(span, format!("`{n}` has no value yet here"))
+                            .with_help(format!("assign `{n}` before this line")),
+                    );
                 }
                 let mut d = Diagnostic::error(format!("undefined name `{n}`"))
                     .with_primary(span, "not a variable, parameter, function or constant");
@@ -212,15 +255,30 @@ impl Lower<'_, '_, '_> {
 
     pub fn module_const(&mut self, c: &MConst) -> Val {
         match c {
-            MConst::Int(v) => Val { v: self.b.const_int(*v), ty: Ty::Int },
-            MConst::Float(v) => Val { v: self.b.const_float(*v), ty: Ty::Float },
-            MConst::Bool(v) => Val { v: self.b.const_bool(*v), ty: Ty::Bool },
-            MConst::None => Val { v: self.b.const_none(), ty: Ty::None },
+            MConst::Int(v) => Val {
+                v: self.b.const_int(*v),
+                ty: Ty::Int,
+            },
+            MConst::Float(v) => Val {
+                v: self.b.const_float(*v),
+                ty: Ty::Float,
+            },
+            MConst::Bool(v) => Val {
+                v: self.b.const_bool(*v),
+                ty: Ty::Bool,
+            },
+            MConst::None => Val {
+                v: self.b.const_none(),
+                ty: Ty::None,
+            },
             MConst::Tuple(items) => {
                 let vals: Vec<Val> = items.iter().map(|i| self.module_const(i)).collect();
                 let ty = Ty::Tuple(vals.iter().map(|v| v.ty.clone()).collect());
                 let vs: Vec<Value> = vals.iter().map(|v| v.v).collect();
-                Val { v: self.b.tuple_new(&vs), ty }
+                Val {
+                    v: self.b.tuple_new(&vs),
+                    ty,
+                }
             }
         }
     }
@@ -248,14 +306,21 @@ impl Lower<'_, '_, '_> {
                     acc = Some(match acc {
                         None => v.ty.clone(),
                         Some(a) => match unify(&a, &v.ty) {
-                            Some(u) if !matches!(u, Ty::Optional(_)) || matches!(a, Ty::Optional(_)) => u,
+                            Some(u)
+                                if !matches!(u, Ty::Optional(_))
+                                    || matches!(a, Ty::Optional(_)) =>
+                            {
+                                u
+                            }
                             _ => {
                                 return Err(Diagnostic::error(format!(
                                     "list elements have different types: `{a}` and `{}`",
                                     v.ty
                                 ))
                                 .with_primary(item.span, format!("`{}`", v.ty))
-                                .with_help("lists are homogeneous: convert the elements to one type"));
+                                .with_help(
+                                    "lists are homogeneous: convert the elements to one type",
+                                ));
                             }
                         },
                     });
@@ -271,7 +336,10 @@ impl Lower<'_, '_, '_> {
         }
         self.set_span(e.span);
         let v = self.b.list_new(ir_type(&elem), &vs);
-        Ok(Val { v, ty: Ty::list(elem) })
+        Ok(Val {
+            v,
+            ty: Ty::list(elem),
+        })
     }
 
     // ---- conversions ----
@@ -308,7 +376,13 @@ impl Lower<'_, '_, '_> {
                 let mut out = Vec::new();
                 for (i, (t, w)) in ts.clone().iter().zip(ws).enumerate() {
                     let x = self.b.tuple_get(val.v, i as u32);
-                    out.push(self.try_coerce(&Val { v: x, ty: t.clone() }, w)?);
+                    out.push(self.try_coerce(
+                        &Val {
+                            v: x,
+                            ty: t.clone(),
+                        },
+                        w,
+                    )?);
                 }
                 Some(self.b.tuple_new(&out))
             }
@@ -352,7 +426,7 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    fn to_float(&mut self, v: &Val) -> Value {
+    fn as_float(&mut self, v: &Val) -> Value {
         match v.ty {
             Ty::Int => self.b.cast(CastOp::IntToFloat, v.v),
             Ty::Bool => self.b.cast(CastOp::BoolToFloat, v.v),
@@ -360,7 +434,7 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    fn to_int(&mut self, v: &Val) -> Value {
+    fn as_int(&mut self, v: &Val) -> Value {
         match v.ty {
             Ty::Bool => self.b.cast(CastOp::BoolToInt, v.v),
             _ => v.v,
@@ -386,9 +460,11 @@ impl Lower<'_, '_, '_> {
                 } else {
                     "use a comparison that gives a bool"
                 };
-                return Err(Diagnostic::error(format!("a value of type `{other}` cannot be used as a condition"))
-                    .with_primary(e.span, format!("`{other}` has no truth value here"))
-                    .with_help(hint));
+                return Err(Diagnostic::error(format!(
+                    "a value of type `{other}` cannot be used as a condition"
+                ))
+                .with_primary(e.span, format!("`{other}` has no truth value here"))
+                .with_help(hint));
             }
         })
     }
@@ -399,13 +475,22 @@ impl Lower<'_, '_, '_> {
     pub fn cond(&mut self, e: &Expr) -> R<Cond> {
         self.set_span(e.span);
         match &e.kind {
-            ExprKind::UnaryOp { op: UnaryOp::Not, operand } => {
+            ExprKind::UnaryOp {
+                op: UnaryOp::Not,
+                operand,
+            } => {
                 let c = self.cond(operand)?;
                 self.set_span(e.span);
                 let v = self.b.not(c.v);
-                Ok(Cond { v, if_true: c.if_false, if_false: c.if_true })
+                Ok(Cond {
+                    v,
+                    if_true: c.if_false,
+                    if_false: c.if_true,
+                })
             }
-            ExprKind::Compare { left, ops } if ops.len() == 1 && matches!(ops[0].0, CmpOp::Is | CmpOp::IsNot) => {
+            ExprKind::Compare { left, ops }
+                if ops.len() == 1 && matches!(ops[0].0, CmpOp::Is | CmpOp::IsNot) =>
+            {
                 let (op, right) = (&ops[0].0, &ops[0].1);
                 let (var_e, other) = if matches!(right.kind, ExprKind::None) {
                     (left.as_ref(), right)
@@ -413,23 +498,41 @@ impl Lower<'_, '_, '_> {
                     (right, left.as_ref())
                 };
                 if !matches!(other.kind, ExprKind::None) {
-                    return Err(Diagnostic::error("`is` / `is not` are only supported with `None`")
-                        .with_primary(e.span, "identity comparison")
-                        .with_help("use `==` / `!=` to compare values"));
+                    return Err(Diagnostic::error(
+                        "`is` / `is not` are only supported with `None`",
+                    )
+                    .with_primary(e.span, "identity comparison")
+                    .with_help("use `==` / `!=` to compare values"));
                 }
                 // A variable is tested through its binding: a refined `Optional` is known to hold
                 // a value, and the test still names it for the refinement.
                 if let ExprKind::Name(n) = &var_e.kind
-                    && let Some(Binding::Val { v, ty: Ty::Optional(_), refined }) = self.st.vars.get(n).cloned()
+                    && let Some(Binding::Val {
+                        v,
+                        ty: Ty::Optional(_),
+                        refined,
+                    }) = self.st.vars.get(n).cloned()
                 {
                     self.set_span(e.span);
-                    let is_none = if refined { self.b.const_bool(false) } else { self.b.opt_is_none(v) };
+                    let is_none = if refined {
+                        self.b.const_bool(false)
+                    } else {
+                        self.b.opt_is_none(v)
+                    };
                     let name = vec![n.clone()];
                     return Ok(if matches!(op, CmpOp::Is) {
-                        Cond { v: is_none, if_true: vec![], if_false: name }
+                        Cond {
+                            v: is_none,
+                            if_true: vec![],
+                            if_false: name,
+                        }
                     } else {
                         let v = self.b.not(is_none);
-                        Cond { v, if_true: name, if_false: vec![] }
+                        Cond {
+                            v,
+                            if_true: name,
+                            if_false: vec![],
+                        }
                     });
                 }
                 let v = self.expr(var_e)?;
@@ -444,17 +547,29 @@ impl Lower<'_, '_, '_> {
                     _ => vec![],
                 };
                 if matches!(op, CmpOp::Is) {
-                    Ok(Cond { v: is_none, if_true: vec![], if_false: name })
+                    Ok(Cond {
+                        v: is_none,
+                        if_true: vec![],
+                        if_false: name,
+                    })
                 } else {
                     let v = self.b.not(is_none);
-                    Ok(Cond { v, if_true: name, if_false: vec![] })
+                    Ok(Cond {
+                        v,
+                        if_true: name,
+                        if_false: vec![],
+                    })
                 }
             }
             ExprKind::BoolOp { op, values } => self.bool_op_cond(*op, values, e.span),
             _ => {
                 let v = self.expr(e)?;
                 let b = self.truthy(v, e)?;
-                Ok(Cond { v: b, if_true: vec![], if_false: vec![] })
+                Ok(Cond {
+                    v: b,
+                    if_true: vec![],
+                    if_false: vec![],
+                })
             }
         }
     }
@@ -464,7 +579,11 @@ impl Lower<'_, '_, '_> {
     fn bool_op_cond(&mut self, op: BoolOp, values: &[Expr], span: Span) -> R<Cond> {
         let Some((first, rest)) = values.split_first() else {
             let v = self.b.const_bool(matches!(op, BoolOp::And));
-            return Ok(Cond { v, if_true: vec![], if_false: vec![] });
+            return Ok(Cond {
+                v,
+                if_true: vec![],
+                if_false: vec![],
+            });
         };
         let c = self.cond(first)?;
         if rest.is_empty() {
@@ -501,7 +620,11 @@ impl Lower<'_, '_, '_> {
         if let Some(d) = inner_err {
             return Err(d);
         }
-        let inner = inner.unwrap_or(Cond { v: c.v, if_true: vec![], if_false: vec![] });
+        let inner = inner.unwrap_or(Cond {
+            v: c.v,
+            if_true: vec![],
+            if_false: vec![],
+        });
         self.set_span(span);
         let op_if = self.b.if_(c.v, then_r, else_r, &[Type::Bool]);
         let v = self.b.result(op_if);
@@ -509,7 +632,11 @@ impl Lower<'_, '_, '_> {
             BoolOp::And => ([c.if_true, inner.if_true].concat(), vec![]),
             BoolOp::Or => (vec![], [c.if_false, inner.if_false].concat()),
         };
-        Ok(Cond { v, if_true, if_false })
+        Ok(Cond {
+            v,
+            if_true,
+            if_false,
+        })
     }
 
     /// Comparisons and boolean operators used as values.
@@ -518,7 +645,10 @@ impl Lower<'_, '_, '_> {
             ExprKind::Compare { left, ops } => {
                 if ops.len() == 1 && matches!(ops[0].0, CmpOp::Is | CmpOp::IsNot) {
                     let c = self.cond(e)?;
-                    return Ok(Val { v: c.v, ty: Ty::Bool });
+                    return Ok(Val {
+                        v: c.v,
+                        ty: Ty::Bool,
+                    });
                 }
                 self.compare_chain(left, ops, e.span)
             }
@@ -546,7 +676,10 @@ impl Lower<'_, '_, '_> {
         }
         if a.ty == Ty::Bool || a.ty == Ty::Tensor {
             let c = self.bool_op_cond(op, values, span)?;
-            return Ok(Val { v: c.v, ty: Ty::Bool });
+            return Ok(Val {
+                v: c.v,
+                ty: Ty::Bool,
+            });
         }
         let t = self.truthy(a.clone(), first)?;
         self.set_span(span);
@@ -566,7 +699,11 @@ impl Lower<'_, '_, '_> {
             }
             Ok(r) => Err(Diagnostic::error(format!(
                 "operands of `{}` have different types: `{}` and `{}`",
-                if matches!(op, BoolOp::And) { "and" } else { "or" },
+                if matches!(op, BoolOp::And) {
+                    "and"
+                } else {
+                    "or"
+                },
                 a.ty,
                 r.ty
             ))
@@ -579,7 +716,10 @@ impl Lower<'_, '_, '_> {
         self.b.set_insert_point(saved);
         r?;
         let op_if = self.b.if_(t, then_r, else_r, &[ir_type(&a.ty)]);
-        Ok(Val { v: self.b.result(op_if), ty: a.ty })
+        Ok(Val {
+            v: self.b.result(op_if),
+            ty: a.ty,
+        })
     }
 
     /// `a < b <= c`: each comparison once, later ones only if the earlier hold.
@@ -600,9 +740,11 @@ impl Lower<'_, '_, '_> {
             return Ok(c);
         }
         if c.ty != Ty::Bool {
-            return Err(Diagnostic::error("chained comparisons of tensors are not supported")
-                .with_primary(span, "tensor comparison in a chain")
-                .with_help("combine the comparisons with `&`: `(a < b) & (b < c)`"));
+            return Err(
+                Diagnostic::error("chained comparisons of tensors are not supported")
+                    .with_primary(span, "tensor comparison in a chain")
+                    .with_help("combine the comparisons with `&`: `(a < b) & (b < c)`"),
+            );
         }
         let then_r = self.b.new_region(&[]);
         let else_r = self.b.new_region(&[]);
@@ -617,14 +759,27 @@ impl Lower<'_, '_, '_> {
         self.b.set_insert_point(saved);
         let inner = inner?;
         if inner.ty != Ty::Bool {
-            return Err(Diagnostic::error("chained comparisons of tensors are not supported")
-                .with_primary(span, "tensor comparison in a chain"));
+            return Err(
+                Diagnostic::error("chained comparisons of tensors are not supported")
+                    .with_primary(span, "tensor comparison in a chain"),
+            );
         }
         let op_if = self.b.if_(c.v, then_r, else_r, &[Type::Bool]);
-        Ok(Val { v: self.b.result(op_if), ty: Ty::Bool })
+        Ok(Val {
+            v: self.b.result(op_if),
+            ty: Ty::Bool,
+        })
     }
 
-    fn compare(&mut self, op: CmpOp, l: Val, r: Val, lspan: Span, rspan: Span, span: Span) -> R<Val> {
+    fn compare(
+        &mut self,
+        op: CmpOp,
+        l: Val,
+        r: Val,
+        lspan: Span,
+        rspan: Span,
+        span: Span,
+    ) -> R<Val> {
         if l.ty == Ty::Tensor || r.ty == Ty::Tensor {
             return self.tensor_compare(op, l, r, span);
         }
@@ -641,25 +796,29 @@ impl Lower<'_, '_, '_> {
                 return Ok(Val { v, ty: Ty::Bool });
             }
             CmpOp::Is | CmpOp::IsNot => {
-                return Err(Diagnostic::error("`is` / `is not` are only supported with `None`")
-                    .with_primary(span, "identity comparison")
-                    .with_help("use `==` / `!=` to compare values"));
+                return Err(
+                    Diagnostic::error("`is` / `is not` are only supported with `None`")
+                        .with_primary(span, "identity comparison")
+                        .with_help("use `==` / `!=` to compare values"),
+                );
             }
         };
         let v = match (&l.ty, &r.ty) {
             (Ty::Int, Ty::Int) => self.b.int_cmp(iop, l.v, r.v),
             (Ty::Bool, Ty::Bool) => self.b.bool_cmp(iop, l.v, r.v),
             (Ty::Int | Ty::Bool, Ty::Int | Ty::Bool) => {
-                let a = self.to_int(&l);
-                let b = self.to_int(&r);
+                let a = self.as_int(&l);
+                let b = self.as_int(&r);
                 self.b.int_cmp(iop, a, b)
             }
             (a, b) if a.is_scalar() && b.is_scalar() => {
-                let x = self.to_float(&l);
-                let y = self.to_float(&r);
+                let x = self.as_float(&l);
+                let y = self.as_float(&r);
                 self.b.float_cmp(iop, x, y)
             }
-            (Ty::None, Ty::None) if matches!(iop, ICmp::Eq | ICmp::Ne) => self.b.const_bool(iop == ICmp::Eq),
+            (Ty::None, Ty::None) if matches!(iop, ICmp::Eq | ICmp::Ne) => {
+                self.b.const_bool(iop == ICmp::Eq)
+            }
             (Ty::DType, Ty::DType) if matches!(iop, ICmp::Eq | ICmp::Ne) => {
                 return self.dtype_eq(iop == ICmp::Eq, l, r, span);
             }
@@ -669,8 +828,11 @@ impl Lower<'_, '_, '_> {
                     op.symbol()
                 ))
                 .with_primary(span, format!("`{a}` {} `{b}`", op.symbol()))
-                .with_secondary(lspan, format!("`{a}`"))
-                .with_secondary(rspan, format!("`{b}`")));
+                .with_help(if matches!(a, Ty::Optional(_)) || matches!(b, Ty::Optional(_)) {
+                    "the operand may be None: test it first (`if x is not None:`)"
+                } else {
+                    "compare values of the same kind (numbers with numbers, tensors with tensors or numbers)"
+                }));
             }
         };
         Ok(Val { v, ty: Ty::Bool })
@@ -683,9 +845,17 @@ impl Lower<'_, '_, '_> {
                 let mut acc = self.b.const_bool(false);
                 for (i, t) in ts.into_iter().enumerate() {
                     let x = self.b.tuple_get(r.v, i as u32);
-                    let c = self.compare(CmpOp::Eq, l.clone(), Val { v: x, ty: t }, lspan, rspan, span)?;
+                    let c = self.compare(
+                        CmpOp::Eq,
+                        l.clone(),
+                        Val { v: x, ty: t },
+                        lspan,
+                        rspan,
+                        span,
+                    )?;
                     if c.ty != Ty::Bool {
-                        return Err(Diagnostic::error("`in` on tensors is not supported").with_primary(span, "tensor element"));
+                        return Err(Diagnostic::error("`in` on tensors is not supported")
+                            .with_primary(span, "tensor element"));
                     }
                     acc = self.b.bool_bin(BoolBinOp::Or, acc, c.v);
                 }
@@ -707,7 +877,10 @@ impl Lower<'_, '_, '_> {
                     Ok(c) if c.ty == Ty::Bool => c.v,
                     Ok(_) => {
                         self.b.set_insert_point(saved);
-                        return Err(Diagnostic::error("`in` on a list of tensors is not supported").with_primary(span, "tensor elements"));
+                        return Err(Diagnostic::error(
+                            "`in` on a list of tensors is not supported",
+                        )
+                        .with_primary(span, "tensor elements"));
                     }
                     Err(d) => {
                         self.b.set_insert_point(saved);
@@ -720,15 +893,25 @@ impl Lower<'_, '_, '_> {
                 let op = self.b.loop_(n, t, &[f], body);
                 Ok(self.b.result(op))
             }
-            other => Err(Diagnostic::error(format!("`in` is not supported on `{other}`"))
-                .with_primary(rspan, format!("`{other}`"))
-                .with_help("`in` works on lists and tuples")),
+            other => Err(
+                Diagnostic::error(format!("`in` is not supported on `{other}`"))
+                    .with_primary(rspan, format!("`{other}`"))
+                    .with_help("`in` works on lists and tuples"),
+            ),
         }
     }
 
     // ---- arithmetic ----
 
-    pub fn binop(&mut self, op: BinOp, l: Val, r: Val, lspan: Span, rspan: Span, span: Span) -> R<Val> {
+    pub fn binop(
+        &mut self,
+        op: BinOp,
+        l: Val,
+        r: Val,
+        lspan: Span,
+        rspan: Span,
+        span: Span,
+    ) -> R<Val> {
         if l.ty == Ty::Tensor || r.ty == Ty::Tensor {
             return self.tensor_binop(op, l, r, lspan, rspan, span);
         }
@@ -739,9 +922,8 @@ impl Lower<'_, '_, '_> {
                 l.ty,
                 r.ty
             ))
-            .with_primary(span, format!("`{}` {} `{}`", l.ty, op.symbol(), r.ty))
-            .with_secondary(lspan, format!("`{}`", l.ty))
-            .with_secondary(rspan, format!("`{}`", r.ty));
+            .with_primary(span, format!("`{}` {} `{}`", l.ty, op.symbol(), r.ty));
+            let _ = (lspan, rspan);
             let _ = this;
             d
         };
@@ -765,8 +947,8 @@ impl Lower<'_, '_, '_> {
             return Ok(Val { v, ty: Ty::Bool });
         }
         if is_int(&l.ty) && is_int(&r.ty) {
-            let a = self.to_int(&l);
-            let b = self.to_int(&r);
+            let a = self.as_int(&l);
+            let b = self.as_int(&r);
             let iop = match op {
                 BinOp::Add => IntBinOp::Add,
                 BinOp::Sub => IntBinOp::Sub,
@@ -811,8 +993,8 @@ impl Lower<'_, '_, '_> {
             BinOp::Pow => FloatBinOp::Pow,
             _ => return Err(bad(self)),
         };
-        let x = self.to_float(&l);
-        let y = self.to_float(&r);
+        let x = self.as_float(&l);
+        let y = self.as_float(&r);
         let v = self.b.float_bin(fop, x, y);
         Ok(Val { v, ty: Ty::Float })
     }
@@ -827,6 +1009,22 @@ impl Lower<'_, '_, '_> {
     }
 
     fn unary(&mut self, op: UnaryOp, operand: &Expr, span: Span) -> R<Val> {
+        // `-1` and `-0.5` are constants, not negations.
+        if op == UnaryOp::Neg {
+            match &operand.kind {
+                ExprKind::Int(v) => {
+                    if let Ok(k) = i64::try_from(-*v) {
+                        let v = self.b.const_int(k);
+                        return Ok(Val { v, ty: Ty::Int });
+                    }
+                }
+                ExprKind::Float(f) => {
+                    let v = self.b.const_float(-*f);
+                    return Ok(Val { v, ty: Ty::Float });
+                }
+                _ => {}
+            }
+        }
         if op == UnaryOp::Not {
             let c = self.cond(operand)?;
             self.set_span(span);
@@ -840,9 +1038,18 @@ impl Lower<'_, '_, '_> {
         }
         let v = match (op, &x.ty) {
             (UnaryOp::Pos, Ty::Int | Ty::Float) => return Ok(x),
-            (UnaryOp::Neg, Ty::Int) => Val { v: self.b.int_un(IntUnOp::Neg, x.v), ty: Ty::Int },
-            (UnaryOp::Neg, Ty::Float) => Val { v: self.b.float_un(FloatUnOp::Neg, x.v), ty: Ty::Float },
-            (UnaryOp::Invert, Ty::Int) => Val { v: self.b.int_un(IntUnOp::Invert, x.v), ty: Ty::Int },
+            (UnaryOp::Neg, Ty::Int) => Val {
+                v: self.b.int_un(IntUnOp::Neg, x.v),
+                ty: Ty::Int,
+            },
+            (UnaryOp::Neg, Ty::Float) => Val {
+                v: self.b.float_un(FloatUnOp::Neg, x.v),
+                ty: Ty::Float,
+            },
+            (UnaryOp::Invert, Ty::Int) => Val {
+                v: self.b.int_un(IntUnOp::Invert, x.v),
+                ty: Ty::Int,
+            },
             (UnaryOp::Neg | UnaryOp::Pos | UnaryOp::Invert, Ty::Bool) => {
                 let i = self.b.cast(CastOp::BoolToInt, x.v);
                 let v = match op {
@@ -863,7 +1070,14 @@ impl Lower<'_, '_, '_> {
         Ok(v)
     }
 
-    fn ternary(&mut self, test: &Expr, body: &Expr, orelse: &Expr, span: Span, hint: Option<&Ty>) -> R<Val> {
+    fn ternary(
+        &mut self,
+        test: &Expr,
+        body: &Expr,
+        orelse: &Expr,
+        span: Span,
+        hint: Option<&Ty>,
+    ) -> R<Val> {
         let c = self.cond(test)?;
         self.set_span(span);
         let then_r = self.b.new_region(&[]);
@@ -906,7 +1120,10 @@ impl Lower<'_, '_, '_> {
         }
         self.b.set_insert_point(saved);
         let op = self.b.if_(c.v, then_r, else_r, &[ir_type(&t)]);
-        Ok(Val { v: self.b.result(op), ty: t })
+        Ok(Val {
+            v: self.b.result(op),
+            ty: t,
+        })
     }
 
     // ---- subscripts ----
@@ -937,11 +1154,16 @@ impl Lower<'_, '_, '_> {
                 let n = ts.len() as i64;
                 let kk = if k < 0 { k + n } else { k };
                 if kk < 0 || kk >= n {
-                    return Err(Diagnostic::error(format!("tuple index {k} is out of range"))
-                        .with_primary(index.span, format!("the tuple has {n} elements")));
+                    return Err(
+                        Diagnostic::error(format!("tuple index {k} is out of range"))
+                            .with_primary(index.span, format!("the tuple has {n} elements")),
+                    );
                 }
                 let v = self.b.tuple_get(base.v, kk as u32);
-                Ok(Val { v, ty: ts[kk as usize].clone() })
+                Ok(Val {
+                    v,
+                    ty: ts[kk as usize].clone(),
+                })
             }
             other => Err(self.with_param_help(
                 Diagnostic::error(format!("a value of type `{other}` cannot be indexed"))
@@ -968,19 +1190,25 @@ impl Lower<'_, '_, '_> {
                     return self.call_qualified(e, &canon, func.span, args, kws);
                 }
                 if is_exception_name(n) {
-                    return Err(Diagnostic::error(format!("exception `{n}` can only be raised"))
-                        .with_primary(e.span, "exception object")
-                        .with_help(format!("write `raise {n}(\"message\")`")));
+                    return Err(
+                        Diagnostic::error(format!("exception `{n}` can only be raised"))
+                            .with_primary(e.span, "exception object")
+                            .with_help(format!("write `raise {n}(\"message\")`")),
+                    );
                 }
-                let mut d = Diagnostic::error(format!("unknown function `{n}`"))
-                    .with_primary(func.span, "not a function of this file, a builtin or an imported name");
+                let mut d = Diagnostic::error(format!("unknown function `{n}`")).with_primary(
+                    func.span,
+                    "not a function of this file, a builtin or an imported name",
+                );
                 if let Some(s) = self.suggest_name(n) {
                     d = d.with_help(format!("did you mean `{s}`?"));
                 }
                 Err(d)
             }
-            ExprKind::Name(n) => Err(Diagnostic::error(format!("`{n}` is a variable, not a function"))
-                .with_primary(func.span, "cannot call a value")),
+            ExprKind::Name(n) => Err(Diagnostic::error(format!(
+                "`{n}` is a variable, not a function"
+            ))
+            .with_primary(func.span, "cannot call a value")),
             ExprKind::Attribute { value, attr } => {
                 if let Some(dotted) = func.dotted_name() {
                     let first = dotted.split('.').next().unwrap_or("");
@@ -1006,7 +1234,9 @@ impl Lower<'_, '_, '_> {
         };
         let ret = self.m.ret_type(idx, e.span)?;
         let mut slots: Vec<Option<Val>> = vec![None; sig.params.len()];
-        let positional: Vec<usize> = (0..sig.params.len()).filter(|&i| !sig.params[i].kwonly).collect();
+        let positional: Vec<usize> = (0..sig.params.len())
+            .filter(|&i| !sig.params[i].kwonly)
+            .collect();
         if args.len() > positional.len() {
             return Err(Diagnostic::error(format!(
                 "`{}` takes {} positional argument{} but {} were given",
@@ -1025,7 +1255,8 @@ impl Lower<'_, '_, '_> {
         for k in kws {
             let Some(name) = &k.arg else { continue };
             let Some(i) = sig.params.iter().position(|p| p.name == name.name) else {
-                let names: Vec<String> = sig.params.iter().map(|p| format!("`{}`", p.name)).collect();
+                let names: Vec<String> =
+                    sig.params.iter().map(|p| format!("`{}`", p.name)).collect();
                 return Err(Diagnostic::error(format!(
                     "`{}` has no parameter named `{}`",
                     sig.name, name.name
@@ -1073,7 +1304,10 @@ impl Lower<'_, '_, '_> {
                         let c = c.clone();
                         let v = self.module_const(&c);
                         self.coerce(v, &p.ty, p.span, |got, want| {
-                            format!("default value of `{}` has type `{got}`, not `{want}`", p.name)
+                            format!(
+                                "default value of `{}` has type `{got}`, not `{want}`",
+                                p.name
+                            )
                         })?
                     }
                     None => {
@@ -1104,9 +1338,11 @@ impl Lower<'_, '_, '_> {
                 vs.push(v);
             }
             if let Some(k) = kws.first() {
-                return Err(Diagnostic::error("keyword arguments of `print` are not supported")
-                    .with_primary(k.span, "keyword argument")
-                    .with_help("build the line with an f-string instead of `sep=`/`end=`"));
+                return Err(
+                    Diagnostic::error("keyword arguments of `print` are not supported")
+                        .with_primary(k.span, "keyword argument")
+                        .with_help("build the line with an f-string instead of `sep=`/`end=`"),
+                );
             }
             self.set_span(e.span);
             self.b.print(&vs);
@@ -1115,7 +1351,8 @@ impl Lower<'_, '_, '_> {
         }
         if n == "isinstance" {
             let [x, t] = args else {
-                return Err(Diagnostic::error("`isinstance` takes 2 arguments").with_primary(e.span, "wrong number of arguments"));
+                return Err(Diagnostic::error("`isinstance` takes 2 arguments")
+                    .with_primary(e.span, "wrong number of arguments"));
             };
             let v = self.expr(x)?;
             let types: Vec<&Expr> = match &t.kind {
@@ -1131,8 +1368,10 @@ impl Lower<'_, '_, '_> {
             return Ok(Val { v: r, ty: Ty::Bool });
         }
         if let Some(k) = kws.first() {
-            return Err(Diagnostic::error(format!("`{n}` takes no keyword arguments"))
-                .with_primary(k.span, "keyword argument"));
+            return Err(
+                Diagnostic::error(format!("`{n}` takes no keyword arguments"))
+                    .with_primary(k.span, "keyword argument"),
+            );
         }
         let vals = args.iter().map(|a| self.expr(a)).collect::<R<Vec<_>>>()?;
         self.set_span(e.span);
@@ -1142,43 +1381,64 @@ impl Lower<'_, '_, '_> {
         };
         match n {
             "len" => {
-                let [x] = vals.as_slice() else { return Err(arity_err("1 argument")) };
+                let [x] = vals.as_slice() else {
+                    return Err(arity_err("1 argument"));
+                };
                 let v = match &x.ty {
                     Ty::List(_) => self.b.list_len(x.v),
                     Ty::Tuple(ts) => self.b.const_int(ts.len() as i64),
                     Ty::Tensor => self.tensor_len(x.v)?,
                     other => {
-                        return Err(Diagnostic::error(format!("`len` of a value of type `{other}`"))
-                            .with_primary(args[0].span, format!("`{other}` has no length")));
+                        return Err(Diagnostic::error(format!(
+                            "`len` of a value of type `{other}`"
+                        ))
+                        .with_primary(args[0].span, format!("`{other}` has no length")));
                     }
                 };
                 Ok(Val { v, ty: Ty::Int })
             }
             "int" | "float" | "bool" => {
-                let [x] = vals.as_slice() else { return Err(arity_err("1 argument")) };
+                let [x] = vals.as_slice() else {
+                    return Err(arity_err("1 argument"));
+                };
                 self.convert_scalar(n, x.clone(), &args[0], e.span)
             }
             "abs" => {
-                let [x] = vals.as_slice() else { return Err(arity_err("1 argument")) };
+                let [x] = vals.as_slice() else {
+                    return Err(arity_err("1 argument"));
+                };
                 match x.ty {
-                    Ty::Int => Ok(Val { v: self.b.int_un(IntUnOp::Abs, x.v), ty: Ty::Int }),
-                    Ty::Float => Ok(Val { v: self.b.float_un(FloatUnOp::Abs, x.v), ty: Ty::Float }),
+                    Ty::Int => Ok(Val {
+                        v: self.b.int_un(IntUnOp::Abs, x.v),
+                        ty: Ty::Int,
+                    }),
+                    Ty::Float => Ok(Val {
+                        v: self.b.float_un(FloatUnOp::Abs, x.v),
+                        ty: Ty::Float,
+                    }),
                     Ty::Bool => {
                         let i = self.b.cast(CastOp::BoolToInt, x.v);
                         Ok(Val { v: i, ty: Ty::Int })
                     }
                     Ty::Tensor => self.tensor_fn_by_name("abs", vec![x.clone()], e.span),
-                    ref other => Err(Diagnostic::error(format!("`abs` of `{other}`")).with_primary(args[0].span, "not a number")),
+                    ref other => Err(Diagnostic::error(format!("`abs` of `{other}`"))
+                        .with_primary(args[0].span, "not a number")),
                 }
             }
             "round" => match vals.as_slice() {
                 [x] => match x.ty {
-                    Ty::Float => Ok(Val { v: self.b.math(MathFn::Round, &[x.v]), ty: Ty::Int }),
+                    Ty::Float => Ok(Val {
+                        v: self.b.math(MathFn::Round, &[x.v]),
+                        ty: Ty::Int,
+                    }),
                     Ty::Int => Ok(x.clone()),
                     Ty::Tensor => self.tensor_fn_by_name("round", vec![x.clone()], e.span),
-                    ref other => Err(Diagnostic::error(format!("`round` of `{other}`")).with_primary(args[0].span, "not a number")),
+                    ref other => Err(Diagnostic::error(format!("`round` of `{other}`"))
+                        .with_primary(args[0].span, "not a number")),
                 },
-                _ => Err(arity_err("1 argument (`round(x, ndigits)` is not supported)")),
+                _ => Err(arity_err(
+                    "1 argument (`round(x, ndigits)` is not supported)",
+                )),
             },
             "min" | "max" => {
                 let is_max = n == "max";
@@ -1187,11 +1447,19 @@ impl Lower<'_, '_, '_> {
                     [x] => match &x.ty {
                         Ty::List(elem) if elem.is_number() => {
                             let elem = (**elem).clone();
-                            self.list_fold(x.v, elem, if is_max { Fold::Max } else { Fold::Min }, e.span)
+                            self.list_fold(
+                                x.v,
+                                elem,
+                                if is_max { Fold::Max } else { Fold::Min },
+                                e.span,
+                            )
                         }
                         Ty::Tensor => self.tensor_fn_by_name(n, vec![x.clone()], e.span),
                         other => Err(Diagnostic::error(format!("`{n}` of a single `{other}`"))
-                            .with_primary(args[0].span, "expected a list of numbers or several numbers")),
+                            .with_primary(
+                                args[0].span,
+                                "expected a list of numbers or several numbers",
+                            )),
                     },
                     many => {
                         let mut acc = many[0].clone();
@@ -1202,31 +1470,38 @@ impl Lower<'_, '_, '_> {
                     }
                 }
             }
-            "sum" => match vals.as_slice() {
-                [x] => match &x.ty {
-                    Ty::List(elem) if elem.is_number() => {
-                        let elem = (**elem).clone();
-                        self.list_fold(x.v, elem, Fold::Sum, e.span)
-                    }
-                    other => Err(Diagnostic::error(format!("`sum` of `{other}` is not supported"))
+            "sum" => {
+                match vals.as_slice() {
+                    [x] => match &x.ty {
+                        Ty::List(elem) if elem.is_number() => {
+                            let elem = (**elem).clone();
+                            self.list_fold(x.v, elem, Fold::Sum, e.span)
+                        }
+                        other => Err(Diagnostic::error(format!(
+                            "`sum` of `{other}` is not supported"
+                        ))
                         .with_primary(args[0].span, format!("`{other}`"))
                         .with_help("`sum` works on lists of numbers; for tensors use `x.sum()`")),
-                },
-                _ => Err(arity_err("1 argument")),
-            },
+                    },
+                    _ => Err(arity_err("1 argument")),
+                }
+            }
             "range" | "enumerate" | "zip" => Err(Diagnostic::error(format!(
                 "`{n}(...)` can only be used as the iterable of a `for` loop"
             ))
             .with_primary(e.span, "not in a `for` loop")
             .with_help("write `for i in range(n):`; to build a list, append in a loop")),
-            _ => Err(Diagnostic::error(format!("unknown builtin `{n}`")).with_primary(e.span, "not supported")),
+            _ => Err(Diagnostic::error(format!("unknown builtin `{n}`"))
+                .with_primary(e.span, "not supported")),
         }
     }
 
     fn scalar_minmax(&mut self, is_max: bool, a: Val, b: Val, bspan: Span, span: Span) -> R<Val> {
         let (a, b, ty) = match (&a.ty, &b.ty) {
             (Ty::Int, Ty::Int) => (a.v, b.v, Ty::Int),
-            (x, y) if x.is_number() && y.is_number() => (self.to_float(&a), self.to_float(&b), Ty::Float),
+            (x, y) if x.is_number() && y.is_number() => {
+                (self.as_float(&a), self.as_float(&b), Ty::Float)
+            }
             (x, y) => {
                 return Err(Diagnostic::error(format!(
                     "`{}` of `{x}` and `{y}` is not supported",
@@ -1240,7 +1515,11 @@ impl Lower<'_, '_, '_> {
         self.set_span(span);
         let cmp = if is_max { ICmp::Gt } else { ICmp::Lt };
         // Python's max keeps the first of equal values: b wins only if strictly better.
-        let c = if ty == Ty::Int { self.b.int_cmp(cmp, b, a) } else { self.b.float_cmp(cmp, b, a) };
+        let c = if ty == Ty::Int {
+            self.b.int_cmp(cmp, b, a)
+        } else {
+            self.b.float_cmp(cmp, b, a)
+        };
         let v = self.b.select(c, b, a);
         Ok(Val { v, ty })
     }
@@ -1268,12 +1547,19 @@ impl Lower<'_, '_, '_> {
                 self.b.list_get(list, z)
             }
         };
-        let ty = if fold == Fold::Sum && elem == Ty::Bool { Ty::Int } else { elem.clone() };
+        let ty = if fold == Fold::Sum && elem == Ty::Bool {
+            Ty::Int
+        } else {
+            elem.clone()
+        };
         let body = self.b.new_region(&[Type::Int, ir_type(&ty)]);
         let params = self.b.func.region_params(body).to_vec();
         let saved = self.b.position_at_end(body);
         let x = self.b.list_get(list, params[0]);
-        let acc = Val { v: params[1], ty: ty.clone() };
+        let acc = Val {
+            v: params[1],
+            ty: ty.clone(),
+        };
         let xv = Val { v: x, ty: elem };
         let r = match fold {
             Fold::Sum => self.binop(BinOp::Add, acc, xv, span, span, span),
@@ -1291,7 +1577,10 @@ impl Lower<'_, '_, '_> {
         self.b.yield_(&[tt, r.v]);
         self.b.set_insert_point(saved);
         let op = self.b.loop_(n, t, &[init], body);
-        Ok(Val { v: self.b.result(op), ty })
+        Ok(Val {
+            v: self.b.result(op),
+            ty,
+        })
     }
 
     /// `int(x)`, `float(x)`, `bool(x)`.
@@ -1310,8 +1599,10 @@ impl Lower<'_, '_, '_> {
             ("bool", Ty::Tensor) => self.scalar_of(ScalarTy::Bool, x.v)?,
             ("bool", Ty::List(_)) => self.truthy(x.clone(), arg)?,
             (_, other) => {
-                return Err(Diagnostic::error(format!("`{n}()` of a value of type `{other}` is not supported"))
-                    .with_primary(arg.span, format!("`{other}`")));
+                return Err(Diagnostic::error(format!(
+                    "`{n}()` of a value of type `{other}` is not supported"
+                ))
+                .with_primary(arg.span, format!("`{other}`")));
             }
         };
         let ty = match n {
@@ -1323,11 +1614,20 @@ impl Lower<'_, '_, '_> {
     }
 
     /// A call through an imported module: `torch.*`, `F.*`, `math.*`, `np.*`, `torch.jit.annotate`.
-    fn call_qualified(&mut self, e: &Expr, canon: &str, fspan: Span, args: &[Expr], kws: &[Keyword]) -> R<Val> {
+    fn call_qualified(
+        &mut self,
+        e: &Expr,
+        canon: &str,
+        fspan: Span,
+        args: &[Expr],
+        kws: &[Keyword],
+    ) -> R<Val> {
         if canon == "torch.jit.annotate" {
             let [t, v] = args else {
-                return Err(Diagnostic::error("`torch.jit.annotate` takes a type and a value")
-                    .with_primary(e.span, "wrong number of arguments"));
+                return Err(
+                    Diagnostic::error("`torch.jit.annotate` takes a type and a value")
+                        .with_primary(e.span, "wrong number of arguments"),
+                );
             };
             let ty = parse_annotation(t, &self.m.info.imports)?;
             let val = self.expr_hint(v, Some(&ty))?;
@@ -1342,10 +1642,19 @@ impl Lower<'_, '_, '_> {
         self.call_tensor_fn(e, canon, fspan, args, kws)
     }
 
-    fn call_math(&mut self, e: &Expr, f: &str, fspan: Span, args: &[Expr], kws: &[Keyword]) -> R<Val> {
+    fn call_math(
+        &mut self,
+        e: &Expr,
+        f: &str,
+        fspan: Span,
+        args: &[Expr],
+        kws: &[Keyword],
+    ) -> R<Val> {
         if let Some(k) = kws.first() {
-            return Err(Diagnostic::error(format!("`math.{f}` takes no keyword arguments"))
-                .with_primary(k.span, "keyword argument"));
+            return Err(
+                Diagnostic::error(format!("`math.{f}` takes no keyword arguments"))
+                    .with_primary(k.span, "keyword argument"),
+            );
         }
         let vals = args.iter().map(|a| self.expr(a)).collect::<R<Vec<_>>>()?;
         self.set_span(e.span);
@@ -1375,14 +1684,17 @@ impl Lower<'_, '_, '_> {
                     "float",
                 ));
             }
-            ops.push(self.to_float(v));
+            ops.push(self.as_float(v));
         }
         // math.floor/ceil/trunc of an int is the int itself.
         if matches!(m, MathFn::Floor | MathFn::Ceil | MathFn::Trunc) && vals[0].ty == Ty::Int {
             return Ok(vals[0].clone());
         }
         let v = self.b.math(m, &ops);
-        Ok(Val { v, ty: super::from_ir_type(&ty) })
+        Ok(Val {
+            v,
+            ty: super::from_ir_type(&ty),
+        })
     }
 
     // ---- messages ----
@@ -1420,7 +1732,12 @@ impl Lower<'_, '_, '_> {
                         out.push(self.b.const_str(s.clone()));
                     }
                 }
-                FStringPart::Expr { expr, format_spec, debug, .. } => {
+                FStringPart::Expr {
+                    expr,
+                    format_spec,
+                    debug,
+                    ..
+                } => {
                     if *debug {
                         let src = self.m.file.slice(expr.span).to_string();
                         out.push(self.b.const_str(format!("{src}=")));
@@ -1430,14 +1747,20 @@ impl Lower<'_, '_, '_> {
                         match sp {
                             FStringPart::Literal(s) => spec.push_str(s),
                             FStringPart::Expr { expr, .. } => {
-                                return Err(Diagnostic::error("nested replacement fields in a format spec are not supported")
-                                    .with_primary(expr.span, "computed format spec")
-                                    .with_help("write the format spec literally, like `{x:.3f}`"));
+                                return Err(Diagnostic::error(
+                                    "nested replacement fields in a format spec are not supported",
+                                )
+                                .with_primary(expr.span, "computed format spec")
+                                .with_help("write the format spec literally, like `{x:.3f}`"));
                             }
                         }
                     }
                     let v = self.expr(expr)?;
-                    let s = if v.ty == Ty::Str && spec.is_empty() { v.v } else { self.b.str_of(v.v, spec) };
+                    let s = if v.ty == Ty::Str && spec.is_empty() {
+                        v.v
+                    } else {
+                        self.b.str_of(v.v, spec)
+                    };
                     out.push(s);
                 }
             }
@@ -1453,7 +1776,13 @@ enum Fold {
     Max,
 }
 
-fn arg_span(args: &[Expr], kws: &[Keyword], positional: &[usize], slot: usize, name: &str) -> Option<Span> {
+fn arg_span(
+    args: &[Expr],
+    kws: &[Keyword],
+    positional: &[usize],
+    slot: usize,
+    name: &str,
+) -> Option<Span> {
     if let Some(p) = positional.iter().position(|&s| s == slot)
         && let Some(a) = args.get(p)
     {

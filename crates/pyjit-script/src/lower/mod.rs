@@ -125,7 +125,10 @@ impl ModCtx<'_> {
                     "cannot infer the return type of recursive function `{}`",
                     name.name
                 ))
-                .with_primary(call_span, "recursive call before any `return` gives its type")
+                .with_primary(
+                    call_span,
+                    "recursive call before any `return` gives its type",
+                )
                 .with_secondary(name.span, "function defined here")
                 .with_help(format!(
                     "annotate the return type: `def {}(...) -> int:` (or the type it returns)",
@@ -333,7 +336,10 @@ impl Lower<'_, '_, '_> {
                         "function `{}` can reach its end without returning a value",
                         def.name.name
                     ))
-                    .with_primary(def.name.span, format!("must return `{ret_ty}` on every path"))
+                    .with_primary(
+                        def.name.span,
+                        format!("must return `{ret_ty}` on every path"),
+                    )
                     .with_help("add a `return` statement at the end of the function"));
                 }
                 let v = match (self.st.ret, &ret_ty) {
@@ -581,8 +587,14 @@ impl Lower<'_, '_, '_> {
             let be = st_else.vars.get(name).cloned();
             // The same value on both paths (refined only if refined on both).
             if let (
-                Some(Binding::Val { v: v1, ty, refined: r1 }),
-                Some(Binding::Val { v: v2, refined: r2, .. }),
+                Some(Binding::Val {
+                    v: v1,
+                    ty,
+                    refined: r1,
+                }),
+                Some(Binding::Val {
+                    v: v2, refined: r2, ..
+                }),
             ) = (&bt, &be)
                 && v1 == v2
             {
@@ -597,10 +609,10 @@ impl Lower<'_, '_, '_> {
                 continue;
             }
             if bt == be {
-                if let Some(b) = bt {
-                    if before.vars.get(name) != Some(&b) {
-                        new_state.vars.insert(name.clone(), b);
-                    }
+                if let Some(b) = bt
+                    && before.vars.get(name) != Some(&b)
+                {
+                    new_state.vars.insert(name.clone(), b);
                 }
                 continue;
             }
@@ -625,10 +637,14 @@ impl Lower<'_, '_, '_> {
                     outs.push(Out::Var(name.clone(), t1));
                 }
                 (Some(Binding::Val { ty, .. }), other) => {
-                    new_state.vars.insert(name.clone(), one_sided(name, ty, other, names.1));
+                    new_state
+                        .vars
+                        .insert(name.clone(), one_sided(name, ty, other, names.1));
                 }
                 (other, Some(Binding::Val { ty, .. })) => {
-                    new_state.vars.insert(name.clone(), one_sided(name, ty, other, names.0));
+                    new_state
+                        .vars
+                        .insert(name.clone(), one_sided(name, ty, other, names.0));
                 }
                 (Some(u @ Binding::Undef { .. }), _) | (None, Some(u @ Binding::Undef { .. })) => {
                     new_state.vars.insert(name.clone(), u);
@@ -646,6 +662,19 @@ impl Lower<'_, '_, '_> {
             if a == b {
                 set_flag(&mut new_state, i, a);
                 continue;
+            }
+            // A flag set on exactly one path is the condition itself (or its negation).
+            match (a, b) {
+                (Flag::On, Flag::Off) => {
+                    set_flag(&mut new_state, i, Flag::Dyn(cond));
+                    continue;
+                }
+                (Flag::Off, Flag::On) => {
+                    let n = self.b.not(cond);
+                    set_flag(&mut new_state, i, Flag::Dyn(n));
+                    continue;
+                }
+                _ => {}
             }
             then_consts.push(a);
             else_consts.push(b);
@@ -667,8 +696,18 @@ impl Lower<'_, '_, '_> {
             None
         };
         for (region, ys, consts, rv) in [
-            (then_r, then_y, then_consts, retv.as_ref().map(|r| (r.0, r.2.clone()))),
-            (else_r, else_y, else_consts, retv.as_ref().map(|r| (r.1, r.2.clone()))),
+            (
+                then_r,
+                then_y,
+                then_consts,
+                retv.as_ref().map(|r| (r.0, r.2.clone())),
+            ),
+            (
+                else_r,
+                else_y,
+                else_consts,
+                retv.as_ref().map(|r| (r.1, r.2.clone())),
+            ),
         ] {
             self.b.build_in(region, |b| {
                 let mut ys = ys;
@@ -687,6 +726,14 @@ impl Lower<'_, '_, '_> {
                 }
                 b.yield_(&ys)
             });
+        }
+        // An `if` that computes nothing (both regions just `yield`) is left out.
+        let trivial = types.is_empty()
+            && self.b.func.region_ops(then_r).len() == 1
+            && self.b.func.region_ops(else_r).len() == 1;
+        if trivial {
+            self.st = new_state;
+            return Ok(());
         }
         let op = self.b.if_(cond, then_r, else_r, &types);
         let results = self.b.results(op);
@@ -747,7 +794,9 @@ pub(crate) fn unify(a: &Ty, b: &Ty) -> Option<Ty> {
         (Ty::None, Ty::Optional(_)) => Some(b.clone()),
         (Ty::Optional(_), Ty::None) => Some(a.clone()),
         (Ty::None, t) | (t, Ty::None) => Some(Ty::optional(t.clone())),
-        (Ty::Optional(x), t) | (t, Ty::Optional(x)) if t.is_subtype_of(x) => Some(a.clone().max_opt(b)),
+        (Ty::Optional(x), t) | (t, Ty::Optional(x)) if t.is_subtype_of(x) => {
+            Some(a.clone().max_opt(b))
+        }
         _ => None,
     }
 }
@@ -755,6 +804,10 @@ pub(crate) fn unify(a: &Ty, b: &Ty) -> Option<Ty> {
 impl Ty {
     /// Of two types where one is `Optional` of the other, the `Optional` one.
     fn max_opt(self, other: &Ty) -> Ty {
-        if matches!(self, Ty::Optional(_)) { self } else { other.clone() }
+        if matches!(self, Ty::Optional(_)) {
+            self
+        } else {
+            other.clone()
+        }
     }
 }

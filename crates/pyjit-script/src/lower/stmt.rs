@@ -11,7 +11,12 @@ use pyjit_syntax::ast::{BinOp, Expr, ExprKind, Stmt, StmtKind};
 
 /// What a `for` loop iterates over.
 pub(crate) enum Iterable {
-    Range { start: Value, stop: Value, step: Value, step_const: Option<i64> },
+    Range {
+        start: Value,
+        stop: Value,
+        step: Value,
+        step_const: Option<i64>,
+    },
     List(Value, Ty),
     Tensor(Value),
     Enumerate(Box<Iterable>, Value),
@@ -135,7 +140,9 @@ impl Lower<'_, '_, '_> {
                     }
                 }
             }
-            StmtKind::AugAssign { target, op, value } => self.stmt_aug_assign(target, *op, value, s.span),
+            StmtKind::AugAssign { target, op, value } => {
+                self.stmt_aug_assign(target, *op, value, s.span)
+            }
             StmtKind::If { test, body, orelse } => self.stmt_if(test, body, orelse),
             StmtKind::While { test, body, .. } => self.stmt_while(test, body, s.span),
             StmtKind::For {
@@ -181,14 +188,12 @@ impl Lower<'_, '_, '_> {
     fn stmt_assign(&mut self, targets: &[Expr], value: &Expr, declared: Option<Ty>) -> R<()> {
         // `a, b = x, y`: evaluate every right-hand value first, then bind, without a tuple.
         if let [t] = targets
-            && let (ExprKind::Tuple(ts) | ExprKind::List(ts), ExprKind::Tuple(vs)) = (&t.kind, &value.kind)
+            && let (ExprKind::Tuple(ts) | ExprKind::List(ts), ExprKind::Tuple(vs)) =
+                (&t.kind, &value.kind)
             && ts.len() == vs.len()
             && declared.is_none()
         {
-            let vals = vs
-                .iter()
-                .map(|v| self.expr(v))
-                .collect::<R<Vec<_>>>()?;
+            let vals = vs.iter().map(|v| self.expr(v)).collect::<R<Vec<_>>>()?;
             for ((t, v), e) in ts.iter().zip(vals).zip(vs) {
                 self.assign_target(t, v, e.span)?;
             }
@@ -227,7 +232,9 @@ impl Lower<'_, '_, '_> {
             ExprKind::Name(n) => self.assign_name(n, t.span, val, None, vspan),
             ExprKind::Tuple(items) | ExprKind::List(items) if matches!(val.ty, Ty::List(_)) => {
                 // `a, b = t.chunk(2)`: Python checks the length at run time.
-                let Ty::List(elem) = val.ty.clone() else { unreachable!("matched above") };
+                let Ty::List(elem) = val.ty.clone() else {
+                    unreachable!("matched above")
+                };
                 let n = self.b.list_len(val.v);
                 let want = self.b.const_int(items.len() as i64);
                 let ok = self.b.int_cmp(CmpOp::Eq, n, want);
@@ -239,7 +246,14 @@ impl Lower<'_, '_, '_> {
                 for (i, item) in items.iter().enumerate() {
                     let iv = self.b.const_int(i as i64);
                     let v = self.b.list_get(val.v, iv);
-                    self.assign_target(item, Val { v, ty: (*elem).clone() }, vspan)?;
+                    self.assign_target(
+                        item,
+                        Val {
+                            v,
+                            ty: (*elem).clone(),
+                        },
+                        vspan,
+                    )?;
                 }
                 Ok(())
             }
@@ -268,7 +282,9 @@ impl Lower<'_, '_, '_> {
                 }
                 Ok(())
             }
-            ExprKind::Subscript { value, index } => self.assign_subscript(value, index, val, vspan, t.span),
+            ExprKind::Subscript { value, index } => {
+                self.assign_subscript(value, index, val, vspan, t.span)
+            }
             ExprKind::Attribute { attr, .. } => Err(Diagnostic::error(format!(
                 "assignment to attribute `{}` is not supported",
                 attr.name
@@ -324,7 +340,9 @@ impl Lower<'_, '_, '_> {
         {
             self.unannotated.remove(name);
         }
-        self.st.vars.insert(name.to_string(), Binding::Val { v, ty, refined });
+        self.st
+            .vars
+            .insert(name.to_string(), Binding::Val { v, ty, refined });
         Ok(())
     }
 
@@ -373,7 +391,17 @@ impl Lower<'_, '_, '_> {
                         let i = self.expect_int(i, index, "list index")?;
                         let cur = self.b.list_get(b.v, i);
                         let rhs = self.expr(value)?;
-                        let r = self.binop(op, Val { v: cur, ty: elem.clone() }, rhs, target.span, value.span, span)?;
+                        let r = self.binop(
+                            op,
+                            Val {
+                                v: cur,
+                                ty: elem.clone(),
+                            },
+                            rhs,
+                            target.span,
+                            value.span,
+                            span,
+                        )?;
                         let r = self.coerce(r, &elem, span, |got, want| {
                             format!("list element has type `{want}`, but the result is `{got}`")
                         })?;
@@ -391,7 +419,14 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    fn assign_subscript(&mut self, base: &Expr, index: &Expr, val: Val, vspan: Span, span: Span) -> R<()> {
+    fn assign_subscript(
+        &mut self,
+        base: &Expr,
+        index: &Expr,
+        val: Val,
+        vspan: Span,
+        span: Span,
+    ) -> R<()> {
         let b = self.expr(base)?;
         match &b.ty {
             Ty::Tensor => self.tensor_setitem(b, index, val, vspan, span),
@@ -463,7 +498,12 @@ impl Lower<'_, '_, '_> {
     /// Marks `Optional` variables as known to hold a value.
     pub fn refine(&mut self, names: &[String]) {
         for n in names {
-            if let Some(Binding::Val { ty: Ty::Optional(_), refined, .. }) = self.st.vars.get_mut(n) {
+            if let Some(Binding::Val {
+                ty: Ty::Optional(_),
+                refined,
+                ..
+            }) = self.st.vars.get_mut(n)
+            {
                 *refined = true;
             }
         }
@@ -474,7 +514,7 @@ impl Lower<'_, '_, '_> {
     /// Emits a `loop` op. `assigned` are the names the body assigns; those defined before the loop
     /// are carried. `body` lowers the body given the iteration counter; `next_cond` computes the
     /// condition to continue (`None`: always, as for `for`).
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     pub fn lower_loop(
         &mut self,
         max_trip: Value,
@@ -495,7 +535,7 @@ impl Lower<'_, '_, '_> {
                 types.push(ir_type(ty));
             }
         }
-        let carry_ret = has_return && self.ret_ty.is_some() || has_return;
+        let carry_ret = has_return;
         let mut ret_slot = None;
         let mut retv_slot = None;
         if carry_ret {
@@ -529,8 +569,10 @@ impl Lower<'_, '_, '_> {
                 },
             );
         }
-        if let Some(k) = ret_slot {
-            self.st.ret = Flag::Dyn(params[k + 1]);
+        if ret_slot.is_some() {
+            // An iteration only starts while no `return` happened (the continuation condition
+            // includes the flag), and statements only run where no flag is set.
+            self.st.ret = Flag::Off;
         }
         if let Some(k) = retv_slot {
             self.st.retv = Some(params[k + 1]);
@@ -581,7 +623,10 @@ impl Lower<'_, '_, '_> {
                         return Err(Diagnostic::error(format!(
                             "`{n}` is not defined at the end of the loop body"
                         ))
-                        .with_primary(span, format!("`{n}` ({ty}) must be defined on every path through the body")));
+                        .with_primary(
+                            span,
+                            format!("`{n}` ({ty}) must be defined on every path through the body"),
+                        ));
                     }
                 }
             }
@@ -768,23 +813,25 @@ impl Lower<'_, '_, '_> {
                 step,
                 step_const,
             } => {
-                let zero = self.b.const_int(0);
                 match step_const {
                     Some(0) => {
                         return Err(Diagnostic::error("`range()` step must not be zero")
                             .with_primary(span, "step is 0"));
                     }
+                    // A negative trip count runs zero iterations, so no clamping is needed.
                     Some(1) => {
-                        let d = self.b.int_bin(IntBinOp::Sub, *stop, *start);
-                        self.int_max(d, zero)
+                        if self.const_int_of(*start) == Some(0) {
+                            *stop
+                        } else {
+                            self.b.int_bin(IntBinOp::Sub, *stop, *start)
+                        }
                     }
                     Some(k) if *k > 0 => {
                         // ceil((stop - start) / step) = (stop - start + step - 1) // step
                         let d = self.b.int_bin(IntBinOp::Sub, *stop, *start);
                         let km1 = self.b.const_int(k - 1);
                         let n = self.b.int_bin(IntBinOp::Add, d, km1);
-                        let n = self.b.int_bin(IntBinOp::FloorDiv, n, *step);
-                        self.int_max(n, zero)
+                        self.b.int_bin(IntBinOp::FloorDiv, n, *step)
                     }
                     Some(k) => {
                         // (start - stop + (-step) - 1) // (-step)
@@ -792,12 +839,12 @@ impl Lower<'_, '_, '_> {
                         let km1 = self.b.const_int(-k - 1);
                         let n = self.b.int_bin(IntBinOp::Add, d, km1);
                         let neg = self.b.const_int(-k);
-                        let n = self.b.int_bin(IntBinOp::FloorDiv, n, neg);
-                        self.int_max(n, zero)
+                        self.b.int_bin(IntBinOp::FloorDiv, n, neg)
                     }
                     None => {
                         // Python's len(range): step > 0: (stop - start + step - 1) // step;
-                        // step < 0: (start - stop - step - 1) // (-step); never negative.
+                        // step < 0: (start - stop - step - 1) // (-step).
+                        let zero = self.b.const_int(0);
                         let ok = self.b.int_cmp(CmpOp::Ne, *step, zero);
                         let msg = self.b.const_str("range() arg 3 must not be zero");
                         self.b.check("ValueError", ok, msg);
@@ -810,8 +857,7 @@ impl Lower<'_, '_, '_> {
                         let mag = self.b.select(pos, *step, negstep);
                         let n = self.b.int_bin(IntBinOp::Add, d, mag);
                         let n = self.b.int_bin(IntBinOp::Sub, n, one);
-                        let n = self.b.int_bin(IntBinOp::FloorDiv, n, mag);
-                        self.int_max(n, zero)
+                        self.b.int_bin(IntBinOp::FloorDiv, n, mag)
                     }
                 }
             }
@@ -838,15 +884,15 @@ impl Lower<'_, '_, '_> {
         })
     }
 
-    pub fn int_max(&mut self, a: Value, b: Value) -> Value {
-        let gt = self.b.int_cmp(CmpOp::Gt, a, b);
-        self.b.select(gt, a, b)
-    }
-
     /// The `i`-th element of an iteration.
     fn element(&mut self, it: &Iterable, i: Value) -> R<Item> {
         Ok(match it {
-            Iterable::Range { start, step, step_const, .. } => {
+            Iterable::Range {
+                start,
+                step,
+                step_const,
+                ..
+            } => {
                 let v = match step_const {
                     Some(1) => self.b.int_bin(IntBinOp::Add, *start, i),
                     _ => {
@@ -858,7 +904,10 @@ impl Lower<'_, '_, '_> {
             }
             Iterable::List(l, elem) => {
                 let v = self.b.list_get(*l, i);
-                Item::One(Val { v, ty: elem.clone() })
+                Item::One(Val {
+                    v,
+                    ty: elem.clone(),
+                })
             }
             Iterable::Tensor(t) => {
                 let v = self.tensor_row(*t, i)?;
@@ -925,7 +974,11 @@ impl Lower<'_, '_, '_> {
 
     /// What a `for` iterates over.
     fn iterable(&mut self, e: &Expr) -> R<Iterable> {
-        if let ExprKind::Call { func, args, keywords } = &e.kind
+        if let ExprKind::Call {
+            func,
+            args,
+            keywords,
+        } = &e.kind
             && let ExprKind::Name(fname) = &func.kind
             && !self.st.vars.contains_key(fname)
         {
@@ -961,7 +1014,12 @@ impl Lower<'_, '_, '_> {
                         [a, b, c] => (*a, *b, *c),
                         _ => unreachable!("checked above"),
                     };
-                    return Ok(Iterable::Range { start, stop, step, step_const });
+                    return Ok(Iterable::Range {
+                        start,
+                        stop,
+                        step,
+                        step_const,
+                    });
                 }
                 "enumerate" => {
                     let Some(first) = args.first() else {
@@ -1020,7 +1078,11 @@ impl Lower<'_, '_, '_> {
             return Ok(Some(vals));
         }
         if let ExprKind::Name(n) = &e.kind
-            && let Some(Binding::Val { ty: Ty::Tuple(ts), v, .. }) = self.st.vars.get(n).cloned()
+            && let Some(Binding::Val {
+                ty: Ty::Tuple(ts),
+                v,
+                ..
+            }) = self.st.vars.get(n).cloned()
         {
             let mut out = Vec::new();
             for (i, t) in ts.into_iter().enumerate() {
@@ -1036,7 +1098,9 @@ impl Lower<'_, '_, '_> {
 
     fn stmt_raise(&mut self, exc: Option<&Expr>, span: Span) -> R<()> {
         let Some(exc) = exc else {
-            return Err(Diagnostic::error("bare `raise` is not supported").with_primary(span, "re-raise"));
+            return Err(
+                Diagnostic::error("bare `raise` is not supported").with_primary(span, "re-raise")
+            );
         };
         let (class_e, args) = match &exc.kind {
             ExprKind::Call { func, args, .. } => (func.as_ref(), args.as_slice()),
@@ -1052,7 +1116,10 @@ impl Lower<'_, '_, '_> {
             [] => self.b.const_str(""),
             [m] => self.message(m)?,
             more => {
-                let parts = more.iter().map(|m| self.message(m)).collect::<R<Vec<_>>>()?;
+                let parts = more
+                    .iter()
+                    .map(|m| self.message(m))
+                    .collect::<R<Vec<_>>>()?;
                 let sep = self.b.const_str(", ");
                 let mut all = Vec::new();
                 for (i, p) in parts.into_iter().enumerate() {
@@ -1072,12 +1139,34 @@ impl Lower<'_, '_, '_> {
 
     fn stmt_assert(&mut self, test: &Expr, msg: Option<&Expr>) -> R<()> {
         let c = self.cond(test)?;
-        let m = match msg {
-            Some(m) => self.message(m)?,
-            None => self.b.const_str(""),
-        };
-        self.set_span(test.span);
-        self.b.check("AssertionError", c.v, m);
+        match msg {
+            // A computed message (an f-string) is only built when the assertion fails, as in
+            // Python: `if not cond { raise }`.
+            Some(m) if !matches!(m.kind, ExprKind::Str(_)) => {
+                self.set_span(test.span);
+                let failed = self.b.not(c.v);
+                self.lower_if(
+                    failed,
+                    &mut |s| {
+                        let mv = s.message(m)?;
+                        s.set_span(test.span);
+                        s.b.raise("AssertionError", mv);
+                        s.st.unreachable = true;
+                        Ok(())
+                    },
+                    &mut |_| Ok(()),
+                    ("failing path", "passing path"),
+                )?;
+            }
+            _ => {
+                let m = match msg {
+                    Some(m) => self.message(m)?,
+                    None => self.b.const_str(""),
+                };
+                self.set_span(test.span);
+                self.b.check("AssertionError", c.v, m);
+            }
+        }
         self.refine(&c.if_true);
         Ok(())
     }
@@ -1085,11 +1174,7 @@ impl Lower<'_, '_, '_> {
 
 fn collect_target_names(t: &Expr, out: &mut Vec<String>) {
     match &t.kind {
-        ExprKind::Name(n) => {
-            if !out.contains(n) {
-                out.push(n.clone())
-            }
-        }
+        ExprKind::Name(n) if !out.contains(n) => out.push(n.clone()),
         ExprKind::Tuple(items) | ExprKind::List(items) => {
             for i in items {
                 collect_target_names(i, out);

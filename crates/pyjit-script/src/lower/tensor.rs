@@ -153,8 +153,7 @@ impl Lower<'_, '_, '_> {
         // "no overload matches".
         for (k, _) in &keywords {
             let known = rs::overloads(name).any(|(_, s)| {
-                s.param_index(k).is_some()
-                    || matches!(k.as_str(), "input" | "axis" | "keepdims")
+                s.param_index(k).is_some() || matches!(k.as_str(), "input" | "axis" | "keepdims")
             });
             if !known && rs::has_op(name) {
                 let mut names: Vec<String> = Vec::new();
@@ -195,14 +194,25 @@ impl Lower<'_, '_, '_> {
         let ir_id = pyjit_ir::OpId(id.0);
         // Result types come from the runtime's table (generic tensors; specialization refines).
         let types: Vec<Type> = schema.returns.iter().map(|r| ret_type(&r.ty)).collect();
-        let op = self.b.insert(pyjit_ir::OpKind::Tensor(ir_id), &operands, &types, &[]);
+        let op = self
+            .b
+            .insert(pyjit_ir::OpKind::Tensor(ir_id), &operands, &types, &[]);
         let results = self.b.results(op);
         match results.as_slice() {
-            [one] => Ok(Val { v: *one, ty: from_ir_type(self.b.value_type(*one)) }),
+            [one] => Ok(Val {
+                v: *one,
+                ty: from_ir_type(self.b.value_type(*one)),
+            }),
             many => {
-                let tys: Vec<Ty> = many.iter().map(|v| from_ir_type(self.b.value_type(*v))).collect();
+                let tys: Vec<Ty> = many
+                    .iter()
+                    .map(|v| from_ir_type(self.b.value_type(*v)))
+                    .collect();
                 let v = self.b.tuple_new(many);
-                Ok(Val { v, ty: Ty::Tuple(tys) })
+                Ok(Val {
+                    v,
+                    ty: Ty::Tuple(tys),
+                })
             }
         }
     }
@@ -212,7 +222,14 @@ impl Lower<'_, '_, '_> {
     /// converted), `Scalar` → the scalar as it is, `int[]`/`float[]`/`Tensor[]` → `List[...]`
     /// (a single int or a tuple becomes a list), `Index[]` → the encoded subscript tuple, `T?` →
     /// `None` when absent, else the value converted as for `T` (an `Optional` value is passed as is).
-    fn materialize(&mut self, a: SArg, ty: &ArgType, what: &str, pname: &str, span: Span) -> R<Value> {
+    fn materialize(
+        &mut self,
+        a: SArg,
+        ty: &ArgType,
+        what: &str,
+        pname: &str,
+        span: Span,
+    ) -> R<Value> {
         let mismatch = |got: &Ty| {
             Diagnostic::error(format!(
                 "argument `{pname}` of `{what}` must be `{ty}`, found `{got}`"
@@ -226,7 +243,13 @@ impl Lower<'_, '_, '_> {
                 DefaultValue::Bool(b) => self.b.const_bool(b),
                 DefaultValue::Int(i) => {
                     let v = self.b.const_int(i);
-                    return self.materialize(SArg::V(Val { v, ty: Ty::Int }), ty, what, pname, span);
+                    return self.materialize(
+                        SArg::V(Val { v, ty: Ty::Int }),
+                        ty,
+                        what,
+                        pname,
+                        span,
+                    );
                 }
                 DefaultValue::Float(f) => self.b.const_float(f),
                 DefaultValue::Str(s) => self.b.const_str(s),
@@ -260,9 +283,15 @@ impl Lower<'_, '_, '_> {
                         Ty::Int => Ok(self.b.cast(pyjit_ir::CastOp::IntToFloat, v.v)),
                         _ => Err(mismatch(&v.ty)),
                     },
-                    ArgType::IntList(_) => self.to_list(v, &Ty::Int).ok_or_else(|| mismatch(&Ty::Int)),
-                    ArgType::FloatList => self.to_list(v.clone(), &Ty::Float).ok_or_else(|| mismatch(&v.ty)),
-                    ArgType::TensorList => self.to_list(v.clone(), &Ty::Tensor).ok_or_else(|| mismatch(&v.ty)),
+                    ArgType::IntList(_) => {
+                        self.list_of(v, &Ty::Int).ok_or_else(|| mismatch(&Ty::Int))
+                    }
+                    ArgType::FloatList => self
+                        .list_of(v.clone(), &Ty::Float)
+                        .ok_or_else(|| mismatch(&v.ty)),
+                    ArgType::TensorList => self
+                        .list_of(v.clone(), &Ty::Tensor)
+                        .ok_or_else(|| mismatch(&v.ty)),
                     _ => Ok(v.v),
                 }
             }
@@ -270,7 +299,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// A list of `elem` from an int (one element), a tuple or a list value.
-    fn to_list(&mut self, v: Val, elem: &Ty) -> Option<Value> {
+    fn list_of(&mut self, v: Val, elem: &Ty) -> Option<Value> {
         match &v.ty {
             Ty::List(e) if e.as_ref() == elem => Some(v.v),
             Ty::List(e) if **e == Ty::Int && *elem == Ty::Float => {
@@ -283,7 +312,13 @@ impl Lower<'_, '_, '_> {
                 let mut out = Vec::new();
                 for (i, t) in ts.iter().enumerate() {
                     let x = self.b.tuple_get(v.v, i as u32);
-                    out.push(self.try_coerce(&Val { v: x, ty: t.clone() }, elem)?);
+                    out.push(self.try_coerce(
+                        &Val {
+                            v: x,
+                            ty: t.clone(),
+                        },
+                        elem,
+                    )?);
                 }
                 Some(self.b.list_new(ir_type(elem), &out))
             }
@@ -297,7 +332,15 @@ impl Lower<'_, '_, '_> {
 
     // ---- operators ----
 
-    pub fn tensor_binop(&mut self, op: BinOp, l: Val, r: Val, lspan: Span, rspan: Span, span: Span) -> R<Val> {
+    pub fn tensor_binop(
+        &mut self,
+        op: BinOp,
+        l: Val,
+        r: Val,
+        lspan: Span,
+        rspan: Span,
+        span: Span,
+    ) -> R<Val> {
         let pyop = py_operator(op);
         let bad = |l: &Val, r: &Val| {
             Diagnostic::error(format!(
@@ -307,11 +350,13 @@ impl Lower<'_, '_, '_> {
                 r.ty
             ))
             .with_primary(span, format!("`{}` {} `{}`", l.ty, op.symbol(), r.ty))
-            .with_secondary(lspan, format!("`{}`", l.ty))
-            .with_secondary(rspan, format!("`{}`", r.ty))
         };
+        let _ = (lspan, rspan);
         let (form, ok) = if l.ty == Ty::Tensor {
-            (OperatorForm::Forward, r.ty == Ty::Tensor || r.ty.is_scalar())
+            (
+                OperatorForm::Forward,
+                r.ty == Ty::Tensor || r.ty.is_scalar(),
+            )
         } else {
             (OperatorForm::Reflected, l.ty.is_scalar())
         };
@@ -326,10 +371,20 @@ impl Lower<'_, '_, '_> {
         let Some(target) = rs::operator_target(pyop, form) else {
             return Err(bad(&l, &r));
         };
-        let (a, b) = if target.swap { (r.clone(), l.clone()) } else { (l.clone(), r.clone()) };
+        let (a, b) = if target.swap {
+            (r.clone(), l.clone())
+        } else {
+            (l.clone(), r.clone())
+        };
         let what = format!("operator {}", op.symbol());
-        self.schema_call(target.name, vec![SArg::V(a), SArg::V(b)], vec![], &what, span)
-            .map_err(|_| bad(&l, &r))
+        self.schema_call(
+            target.name,
+            vec![SArg::V(a), SArg::V(b)],
+            vec![],
+            &what,
+            span,
+        )
+        .map_err(|_| bad(&l, &r))
     }
 
     pub fn tensor_compare(&mut self, op: CmpOp, l: Val, r: Val, span: Span) -> R<Val> {
@@ -341,15 +396,27 @@ impl Lower<'_, '_, '_> {
             CmpOp::Gt => PyOperator::Gt,
             CmpOp::GtE => PyOperator::Ge,
             _ => {
-                return Err(Diagnostic::error(format!("`{}` is not supported on tensors", op.symbol()))
-                    .with_primary(span, "tensor operand"));
+                return Err(Diagnostic::error(format!(
+                    "`{}` is not supported on tensors",
+                    op.symbol()
+                ))
+                .with_primary(span, "tensor operand"));
             }
         };
         let bad = || {
-            Diagnostic::error(format!("cannot compare `{}` {} `{}`", l.ty, op.symbol(), r.ty))
-                .with_primary(span, "unsupported comparison")
+            Diagnostic::error(format!(
+                "cannot compare `{}` {} `{}`",
+                l.ty,
+                op.symbol(),
+                r.ty
+            ))
+            .with_primary(span, "unsupported comparison")
         };
-        let form = if l.ty == Ty::Tensor { OperatorForm::Forward } else { OperatorForm::Reflected };
+        let form = if l.ty == Ty::Tensor {
+            OperatorForm::Forward
+        } else {
+            OperatorForm::Reflected
+        };
         let other = if l.ty == Ty::Tensor { &r } else { &l };
         if !(other.ty == Ty::Tensor || other.ty.is_scalar()) {
             return Err(bad());
@@ -357,8 +424,18 @@ impl Lower<'_, '_, '_> {
         let Some(target) = rs::operator_target(pyop, form) else {
             return Err(bad());
         };
-        let (a, b) = if target.swap { (r.clone(), l.clone()) } else { (l.clone(), r.clone()) };
-        self.schema_call(target.name, vec![SArg::V(a), SArg::V(b)], vec![], op.symbol(), span)
+        let (a, b) = if target.swap {
+            (r.clone(), l.clone())
+        } else {
+            (l.clone(), r.clone())
+        };
+        self.schema_call(
+            target.name,
+            vec![SArg::V(a), SArg::V(b)],
+            vec![],
+            op.symbol(),
+            span,
+        )
     }
 
     pub fn tensor_unary(&mut self, op: UnaryOp, x: Val, span: Span) -> R<Val> {
@@ -373,8 +450,11 @@ impl Lower<'_, '_, '_> {
             }
         };
         let Some(target) = rs::operator_target(pyop, OperatorForm::Forward) else {
-            return Err(Diagnostic::error(format!("unary `{}` is not supported on tensors", op.symbol()))
-                .with_primary(span, "tensor operand"));
+            return Err(Diagnostic::error(format!(
+                "unary `{}` is not supported on tensors",
+                op.symbol()
+            ))
+            .with_primary(span, "tensor operand"));
         };
         self.schema_call(target.name, vec![SArg::V(x)], vec![], op.symbol(), span)
     }
@@ -395,12 +475,13 @@ impl Lower<'_, '_, '_> {
 
     /// A call of an existing op by name with values (used by builtins like `abs(t)`).
     pub fn tensor_fn_by_name(&mut self, name: &str, args: Vec<Val>, span: Span) -> R<Val> {
-        let name = match name {
-            "max" => "max",
-            "min" => "min",
-            n => n,
-        };
-        self.schema_call(name, args.into_iter().map(SArg::V).collect(), vec![], name, span)
+        self.schema_call(
+            name,
+            args.into_iter().map(SArg::V).collect(),
+            vec![],
+            name,
+            span,
+        )
     }
 
     /// `int(t)`, `float(t)`, `bool(t)`, `t.item()` and tensor conditions: the table's
@@ -413,7 +494,16 @@ impl Lower<'_, '_, '_> {
             ScalarTy::Bool => "Bool",
         };
         Ok(self
-            .schema_call(name, vec![SArg::V(Val { v: t, ty: Ty::Tensor })], vec![], "conversion to a scalar", span)?
+            .schema_call(
+                name,
+                vec![SArg::V(Val {
+                    v: t,
+                    ty: Ty::Tensor,
+                })],
+                vec![],
+                "conversion to a scalar",
+                span,
+            )?
             .v)
     }
 
@@ -423,7 +513,16 @@ impl Lower<'_, '_, '_> {
         let zero = self.b.const_int(0);
         let r = self.schema_call(
             "size",
-            vec![SArg::V(Val { v: t, ty: Ty::Tensor }), SArg::V(Val { v: zero, ty: Ty::Int })],
+            vec![
+                SArg::V(Val {
+                    v: t,
+                    ty: Ty::Tensor,
+                }),
+                SArg::V(Val {
+                    v: zero,
+                    ty: Ty::Int,
+                }),
+            ],
             vec![],
             "len",
             span,
@@ -437,7 +536,13 @@ impl Lower<'_, '_, '_> {
         let idx = self.encode_indices(vec![IndexItem::Int(i)]);
         let r = self.schema_call(
             "index",
-            vec![SArg::V(Val { v: t, ty: Ty::Tensor }), SArg::Indices(idx)],
+            vec![
+                SArg::V(Val {
+                    v: t,
+                    ty: Ty::Tensor,
+                }),
+                SArg::Indices(idx),
+            ],
             vec![],
             "indexing",
             span,
@@ -512,9 +617,11 @@ impl Lower<'_, '_, '_> {
                         Ty::Tensor => IndexItem::Tensor(v.v),
                         other => {
                             return Err(self.with_param_help(
-                                Diagnostic::error(format!("a tensor cannot be indexed with a `{other}`"))
-                                    .with_primary(p.span, format!("`{other}` index"))
-                                    .with_help("index with ints, slices, `None`, `...` or a tensor"),
+                                Diagnostic::error(format!(
+                                    "a tensor cannot be indexed with a `{other}`"
+                                ))
+                                .with_primary(p.span, format!("`{other}` index"))
+                                .with_help("index with ints, slices, `None`, `...` or a tensor"),
                                 p,
                                 &other,
                                 "int",
@@ -531,18 +638,33 @@ impl Lower<'_, '_, '_> {
         let items = self.index_items(index)?;
         self.set_span(span);
         let idx = self.encode_indices(items);
-        self.schema_call("index", vec![SArg::V(base), SArg::Indices(idx)], vec![], "indexing", span)
+        self.schema_call(
+            "index",
+            vec![SArg::V(base), SArg::Indices(idx)],
+            vec![],
+            "indexing",
+            span,
+        )
     }
 
     /// `t[idx] = v`: `index_put_` writes into `t`'s storage, so every alias sees it.
-    pub fn tensor_setitem(&mut self, base: Val, index: &Expr, val: Val, vspan: Span, span: Span) -> R<()> {
+    pub fn tensor_setitem(
+        &mut self,
+        base: Val,
+        index: &Expr,
+        val: Val,
+        vspan: Span,
+        span: Span,
+    ) -> R<()> {
         let items = self.index_items(index)?;
         self.set_span(span);
         let idx = self.encode_indices(items);
         if !(val.ty == Ty::Tensor || val.ty.is_scalar()) {
-            return Err(Diagnostic::error(format!("cannot store a `{}` into a tensor", val.ty))
-                .with_primary(vspan, format!("`{}`", val.ty))
-                .with_help("assign a tensor or a number"));
+            return Err(
+                Diagnostic::error(format!("cannot store a `{}` into a tensor", val.ty))
+                    .with_primary(vspan, format!("`{}`", val.ty))
+                    .with_help("assign a tensor or a number"),
+            );
         }
         self.schema_call(
             "index_put_",
@@ -556,27 +678,114 @@ impl Lower<'_, '_, '_> {
 
     // ---- calls ----
 
-    fn call_args(&mut self, args: &[Expr], kws: &[Keyword]) -> R<(Vec<SArg>, Vec<(String, SArg)>)> {
+    /// Lowers call arguments. A `dtype=t.dtype` keyword is taken out (the runtime has no op that
+    /// yields a tensor's dtype): the tensor is returned so that the caller converts the result to
+    /// its dtype with [`Lower::convert_like`].
+    #[allow(clippy::type_complexity)]
+    fn call_args(
+        &mut self,
+        args: &[Expr],
+        kws: &[Keyword],
+    ) -> R<(Vec<SArg>, Vec<(String, SArg)>, Option<Val>)> {
         let mut pos = Vec::new();
         for a in args {
             pos.push(SArg::V(self.expr(a)?));
         }
         let mut named = Vec::new();
+        let mut like = None;
         for k in kws {
             if let Some(n) = &k.arg {
+                if n.name == "dtype"
+                    && let Some(t) = self.dtype_of_tensor(&k.value)?
+                {
+                    like = Some(t);
+                    continue;
+                }
                 named.push((n.name.clone(), SArg::V(self.expr(&k.value)?)));
             }
         }
-        Ok((pos, named))
+        Ok((pos, named, like))
+    }
+
+    /// `t.dtype` where `t` is a tensor and the runtime has no `dtype` op: the tensor.
+    fn dtype_of_tensor(&mut self, e: &Expr) -> R<Option<Val>> {
+        if rs::has_op("dtype") {
+            return Ok(None);
+        }
+        if let ExprKind::Attribute { value, attr } = &e.kind
+            && attr.name == "dtype"
+        {
+            let first = value.dotted_name();
+            let is_module = first
+                .as_deref()
+                .and_then(|d| d.split('.').next())
+                .is_some_and(|f| {
+                    !self.st.vars.contains_key(f) && self.m.info.imports.bound.contains_key(f)
+                });
+            if !is_module {
+                let t = self.expr(value)?;
+                if t.ty == Ty::Tensor {
+                    return Ok(Some(t));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Converts `c` to the dtype of tensor `like` (for `dtype=like.dtype`): a 0-d tensor of
+    /// `like`'s dtype is expanded to `c`'s shape, copied, and `c` is written into it with
+    /// `index_put_`, which converts to the destination's dtype.
+    fn convert_like(&mut self, c: Val, like: Val, span: Span) -> R<Val> {
+        self.set_span(span);
+        let flat = self.schema_call("flatten", vec![SArg::V(like)], vec![], "dtype", span)?;
+        let zero = self.b.const_int(0);
+        let one = self.b.const_int(1);
+        let first = self.encode_indices(vec![IndexItem::Slice(Some(zero), Some(one), None)]);
+        let head = self.schema_call(
+            "index",
+            vec![SArg::V(flat), SArg::Indices(first)],
+            vec![],
+            "dtype",
+            span,
+        )?;
+        let z = self.schema_call("zeros_like", vec![SArg::V(head)], vec![], "dtype", span)?;
+        let z = self.schema_call("squeeze", vec![SArg::V(z)], vec![], "dtype", span)?;
+        let shape = self.schema_call("size", vec![SArg::V(c.clone())], vec![], "dtype", span)?;
+        let e = self.schema_call(
+            "expand",
+            vec![SArg::V(z), SArg::V(shape)],
+            vec![],
+            "dtype",
+            span,
+        )?;
+        let base = self.schema_call("clone", vec![SArg::V(e)], vec![], "dtype", span)?;
+        let all = self.encode_indices(vec![IndexItem::Ellipsis]);
+        self.schema_call(
+            "index_put_",
+            vec![SArg::V(base), SArg::Indices(all), SArg::V(c)],
+            vec![],
+            "dtype",
+            span,
+        )
     }
 
     /// `torch.NAME(...)`, `F.NAME(...)`, `np.NAME(...)`.
-    pub fn call_tensor_fn(&mut self, e: &Expr, canon: &str, fspan: Span, args: &[Expr], kws: &[Keyword]) -> R<Val> {
+    pub fn call_tensor_fn(
+        &mut self,
+        e: &Expr,
+        canon: &str,
+        fspan: Span,
+        args: &[Expr],
+        kws: &[Keyword],
+    ) -> R<Val> {
         let (module, name) = canon.rsplit_once('.').unwrap_or(("", canon));
         let shown = self.m.file.slice(fspan).to_string();
         let unknown = |extra: &str| {
             Diagnostic::error(format!("unknown op `{shown}`"))
-                .with_primary(fspan, format!("not an op of `{module}` the compiler knows{extra}"))
+                .with_primary(
+                    fspan,
+                    format!("not an op of `{module}` the compiler knows{extra}"),
+                )
                 .with_help("see LANGUAGE.md \"Tensor operations\" for the supported ops")
         };
         let op_name: String = match module {
@@ -601,26 +810,63 @@ impl Lower<'_, '_, '_> {
             },
             _ => return Err(unknown("")),
         };
-        let (mut pos, mut named) = self.call_args(args, kws)?;
+        let (pos, named, like) = self.call_args(args, kws)?;
+        if let Some(like) = like {
+            let r = self.call_tensor_fn_bound(e, module, name, &op_name, pos, named, &shown)?;
+            return self.convert_like(r, like, e.span);
+        }
+        self.call_tensor_fn_bound(e, module, name, &op_name, pos, named, &shown)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn call_tensor_fn_bound(
+        &mut self,
+        e: &Expr,
+        module: &str,
+        name: &str,
+        op_name: &str,
+        pos: Vec<SArg>,
+        mut named: Vec<(String, SArg)>,
+        shown: &str,
+    ) -> R<Val> {
         if module == "numpy"
             && let Some(d) = DType::from_name(name)
         {
             // `np.float32(2.0)`: a NumPy scalar of that dtype, i.e. a 0-d array.
             let dv = self.b.const_dtype(ir_dtype(d));
-            named.push(("dtype".into(), SArg::V(Val { v: dv, ty: Ty::DType })));
-            return self.schema_call("scalar_tensor", pos, named, &shown, e.span);
+            named.push((
+                "dtype".into(),
+                SArg::V(Val {
+                    v: dv,
+                    ty: Ty::DType,
+                }),
+            ));
+            return self.schema_call("scalar_tensor", pos, named, shown, e.span);
         }
         if module == "numpy" {
             // NumPy creation defaults to float64; `torch.tensor` of float data likewise.
             let has_dtype = named.iter().any(|(k, _)| k == "dtype");
             let float_data = op_name == "tensor"
-                && pos.first().is_some_and(|a| matches!(a, SArg::V(v) if ty_has_float(&v.ty)));
+                && pos
+                    .first()
+                    .is_some_and(|a| matches!(a, SArg::V(v) if ty_has_float(&v.ty)));
             if !has_dtype && (NP_FLOAT64_CREATION.contains(&name) || float_data) {
                 let d = self.b.const_dtype(ir_dtype(DType::Float64));
-                named.push(("dtype".into(), SArg::V(Val { v: d, ty: Ty::DType })));
+                named.push((
+                    "dtype".into(),
+                    SArg::V(Val {
+                        v: d,
+                        ty: Ty::DType,
+                    }),
+                ));
             }
             // `np.full(shape, 3)` infers the dtype from the fill value in NumPy.
-            if name == "full" && !has_dtype && pos.get(1).is_some_and(|a| matches!(a, SArg::V(v) if v.ty == Ty::Int)) {
+            if name == "full"
+                && !has_dtype
+                && pos
+                    .get(1)
+                    .is_some_and(|a| matches!(a, SArg::V(v) if v.ty == Ty::Int))
+            {
                 named.retain(|(k, _)| k != "dtype");
             }
             // NumPy's `ddof` is torch's `correction`.
@@ -631,19 +877,28 @@ impl Lower<'_, '_, '_> {
             }
         }
         if op_name == "tensor" {
-            return self.torch_tensor(e, pos, named, &shown);
+            return self.torch_tensor(e, pos, named, shown);
         }
-        python_level_defaults(&op_name, &pos, &mut named, self);
-        self.schema_call(&op_name, pos, named, &shown, e.span)
+        python_level_defaults(op_name, &pos, &mut named, self);
+        self.schema_call(op_name, pos, named, shown, e.span)
     }
 
     /// `torch.tensor(data)`: a literal of numbers or nested lists of numbers.
-    fn torch_tensor(&mut self, e: &Expr, pos: Vec<SArg>, named: Vec<(String, SArg)>, shown: &str) -> R<Val> {
+    fn torch_tensor(
+        &mut self,
+        e: &Expr,
+        pos: Vec<SArg>,
+        named: Vec<(String, SArg)>,
+        shown: &str,
+    ) -> R<Val> {
         if let Some(SArg::V(v)) = pos.first()
             && !tensor_data_ok(&v.ty)
         {
-            return Err(Diagnostic::error(format!("`{shown}` needs numbers or (nested) lists of numbers, found `{}`", v.ty))
-                .with_primary(e.span, "unsupported data"));
+            return Err(Diagnostic::error(format!(
+                "`{shown}` needs numbers or (nested) lists of numbers, found `{}`",
+                v.ty
+            ))
+            .with_primary(e.span, "unsupported data"));
         }
         self.schema_call("tensor", pos, named, shown, e.span)
     }
@@ -678,9 +933,11 @@ impl Lower<'_, '_, '_> {
                         let n = self.b.const_none();
                         Ok(Val { v: n, ty: Ty::None })
                     }
-                    _ => Err(Diagnostic::error(format!("lists have no method `{name}` here"))
-                        .with_primary(nspan, "unsupported list method")
-                        .with_help("lists support indexing, `len`, iteration and `append`")),
+                    _ => Err(
+                        Diagnostic::error(format!("lists have no method `{name}` here"))
+                            .with_primary(nspan, "unsupported list method")
+                            .with_help("lists support indexing, `len`, iteration and `append`"),
+                    ),
                 };
             }
             other => {
@@ -696,7 +953,8 @@ impl Lower<'_, '_, '_> {
         // Tensor methods.
         if name == "item" {
             if !args.is_empty() || !kws.is_empty() {
-                return Err(Diagnostic::error("`item()` takes no arguments").with_primary(e.span, "arguments given"));
+                return Err(Diagnostic::error("`item()` takes no arguments")
+                    .with_primary(e.span, "arguments given"));
             }
             let v = self.scalar_of(ScalarTy::Float, recv.v)?;
             return Ok(Val { v, ty: Ty::Float });
@@ -704,28 +962,50 @@ impl Lower<'_, '_, '_> {
         if name == "size" && args.len() == 1 {
             // `x.size(d)`: the int overload.
             let d = self.expr(&args[0])?;
-            return self.schema_call("size", vec![SArg::V(recv), SArg::V(d)], vec![], "size", e.span);
+            return self.schema_call(
+                "size",
+                vec![SArg::V(recv), SArg::V(d)],
+                vec![],
+                "size",
+                e.span,
+            );
         }
         let mut op_name = name.to_string();
         let is_method = rs::overloads(name).any(|(_, s)| s.spelling.method);
         if !is_method {
             match rs::numpy_function(name) {
-                Some(n) if rs::overloads(n).any(|(_, s)| s.spelling.method) || n == "to" => op_name = n.to_string(),
+                Some(n) if rs::overloads(n).any(|(_, s)| s.spelling.method) || n == "to" => {
+                    op_name = n.to_string()
+                }
                 _ => {
                     let mut d = Diagnostic::error(format!("unknown tensor method `{name}`"))
                         .with_primary(nspan, "not a tensor method the compiler knows");
                     if rs::has_op(name) {
-                        d = d.with_help(format!("`{name}` exists as a function: `torch.{name}(x, ...)`"));
+                        d = d.with_help(format!(
+                            "`{name}` exists as a function: `torch.{name}(x, ...)`"
+                        ));
                     }
                     return Err(d);
                 }
             }
         }
-        let (mut pos, mut named) = self.call_args(args, kws)?;
+        // `y.to(x.dtype)` converts like `x`.
+        if op_name == "to"
+            && let [a] = args
+            && kws.is_empty()
+            && let Some(like) = self.dtype_of_tensor(a)?
+        {
+            return self.convert_like(recv, like, e.span);
+        }
+        let (mut pos, mut named, like) = self.call_args(args, kws)?;
         pos.insert(0, SArg::V(recv));
         python_level_defaults(&op_name, &pos, &mut named, self);
         let shown = format!("Tensor.{name}");
-        self.schema_call(&op_name, pos, named, &shown, e.span)
+        let r = self.schema_call(&op_name, pos, named, &shown, e.span)?;
+        match like {
+            Some(like) => self.convert_like(r, like, e.span),
+            None => Ok(r),
+        }
     }
 
     /// `x.shape`, `x.T`, `x.ndim`, `torch.float32`, `math.pi` …
@@ -742,8 +1022,11 @@ impl Lower<'_, '_, '_> {
         self.set_span(e.span);
         if recv.ty != Ty::Tensor {
             return Err(self.with_param_help(
-                Diagnostic::error(format!("a value of type `{}` has no attribute `{attr}`", recv.ty))
-                    .with_primary(aspan, "unknown attribute"),
+                Diagnostic::error(format!(
+                    "a value of type `{}` has no attribute `{attr}`",
+                    recv.ty
+                ))
+                .with_primary(aspan, "unknown attribute"),
                 value,
                 &recv.ty,
                 "Tensor",
@@ -776,7 +1059,9 @@ impl Lower<'_, '_, '_> {
                     _ => {
                         return Err(Diagnostic::error(format!("unknown constant `math.{name}`"))
                             .with_primary(e.span, "not a `math` constant")
-                            .with_help("supported: math.pi, math.e, math.tau, math.inf, math.nan"));
+                            .with_help(
+                                "supported: math.pi, math.e, math.tau, math.inf, math.nan",
+                            ));
                     }
                 };
                 let v = self.b.const_float(f);
@@ -802,8 +1087,11 @@ impl Lower<'_, '_, '_> {
                     .with_primary(e.span, "not a value the compiler knows")
                     .with_help("dtypes (`torch.float32`, `np.float64` …) and `pi`/`e`/`inf`/`nan` are supported"))
             }
-            _ => Err(Diagnostic::error(format!("unknown attribute `{}`", self.m.file.slice(e.span)))
-                .with_primary(e.span, "not a value")),
+            _ => Err(Diagnostic::error(format!(
+                "unknown attribute `{}`",
+                self.m.file.slice(e.span)
+            ))
+            .with_primary(e.span, "not a value")),
         }
     }
 
@@ -835,7 +1123,13 @@ impl Lower<'_, '_, '_> {
 fn python_level_defaults(op: &str, pos: &[SArg], named: &mut Vec<(String, SArg)>, lw: &mut Lower) {
     if op == "norm" && pos.len() < 2 && !named.iter().any(|(k, _)| k == "p") && !named.is_empty() {
         let two = lw.b.const_int(2);
-        named.push(("p".into(), SArg::V(Val { v: two, ty: Ty::Int })));
+        named.push((
+            "p".into(),
+            SArg::V(Val {
+                v: two,
+                ty: Ty::Int,
+            }),
+        ));
     }
 }
 
