@@ -1,0 +1,91 @@
+//! Errors of eagerly evaluated (and traced) programs: a Python exception class, a message and the
+//! span of the construct that raised it.
+
+use pyjit_syntax::{Diagnostic, SourceFile, Span};
+use std::fmt;
+
+/// A Python exception raised while evaluating or tracing a function (`NameError`, `TypeError`,
+/// `ZeroDivisionError`, `IndexError`, `AssertionError`, a runtime error of a tensor op …), or a
+/// failure of the tracing machinery itself (class `TraceError`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceError {
+    /// The Python exception class.
+    pub kind: String,
+    pub message: String,
+    /// Where it was raised.
+    pub span: Span,
+    /// Whether the program raised it itself (`raise`, `assert`).
+    pub raised_by_program: bool,
+    /// Spans of the calls that led there, innermost first.
+    pub call_stack: Vec<Span>,
+}
+
+impl TraceError {
+    pub fn new(kind: impl Into<String>, message: impl Into<String>, span: Span) -> TraceError {
+        TraceError {
+            kind: kind.into(),
+            message: message.into(),
+            span,
+            raised_by_program: false,
+            call_stack: Vec::new(),
+        }
+    }
+
+    pub fn type_error(message: impl Into<String>, span: Span) -> TraceError {
+        TraceError::new("TypeError", message, span)
+    }
+
+    /// An error of the tracer itself (an unsupported construct or value), not of the program.
+    pub fn unsupported(message: impl Into<String>, span: Span) -> TraceError {
+        TraceError::new("TraceError", message, span)
+    }
+
+    /// The diagnostic pointing at the raising construct, with call sites as secondary labels.
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        let mut d = Diagnostic::error(self.to_string()).with_primary(self.span, "raised here");
+        for s in &self.call_stack {
+            d = d.with_secondary(*s, "called from here");
+        }
+        d
+    }
+
+    pub fn render(&self, file: &SourceFile) -> String {
+        self.to_diagnostic().render(file)
+    }
+}
+
+impl fmt::Display for TraceError {
+    /// Python's last traceback line: `Class: message` (just `Class` for an empty message).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.message.is_empty() {
+            f.write_str(&self.kind)
+        } else {
+            write!(f, "{}: {}", self.kind, self.message)
+        }
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+/// A runtime (tensor op) error as the Python exception PyTorch raises.
+pub(crate) fn from_runtime(e: pyjit_runtime::RuntimeError, span: Span) -> TraceError {
+    let kind = match &e {
+        pyjit_runtime::RuntimeError::ZeroDivision => "ZeroDivisionError".to_string(),
+        other => other.kind().name().to_string(),
+    };
+    let msg = match &e {
+        pyjit_runtime::RuntimeError::ZeroDivision => "integer division or modulo by zero".into(),
+        other => other.to_string(),
+    };
+    TraceError::new(kind, msg, span)
+}
+
+pub(crate) fn from_interp(e: pyjit_interp::InterpError) -> TraceError {
+    TraceError {
+        kind: e.kind,
+        message: e.message,
+        span: e.span,
+        raised_by_program: e.raised_by_program,
+        call_stack: e.call_stack.into_iter().map(|c| c.span).collect(),
+    }
+}

@@ -1,0 +1,41 @@
+//! Tracing: an eager, dynamically typed evaluator of the AST over runtime tensors that records
+//! every tensor op it executes into IR, and turns every Python value derived from a tensor (a
+//! `bool()` in an `if`, an `.item()`, a size read as an int) into a *guard* plus a TracerWarning.
+//!
+//! The evaluator runs more Python than scripting accepts — variables that change type,
+//! heterogeneous lists and tuples, comprehensions, `lambda` and nested `def`s, dicts, strings and
+//! f-strings, `isinstance` at run time — because it only ever sees values, never types. Loops
+//! unroll into the trace. Calls to `@torch.jit.script` functions are scripted and recorded as
+//! calls (TorchScript's mixing rule), so their control flow survives.
+//!
+//! A [`TracedFunction`] checks its guards on every call (by running the trace on the reference
+//! interpreter) and re-traces when one fails, keeping at most [`CACHE_LIMIT`] traces (then it
+//! evaluates eagerly): it never returns a result that the eager program would not. With
+//! [`TraceOptions::guards`] off it reproduces torch.jit.trace (one trace, reused silently), and
+//! every warning says so. [`check_trace`] re-traces on other inputs and reports which source
+//! lines made the graphs and the results differ.
+//!
+//! Python ints are 64-bit here and wrap on overflow (the language's `int`, like PyTorch's int64);
+//! string arguments of a traced function are baked in without a guard (the IR's guards compare
+//! ints, floats and bools only).
+//!
+//! This layer must never panic on user input (every failure is a [`TraceError`] with a span),
+//! never hand out IR the verifier rejects, and never return a traced result with guards on that
+//! differs from what eager evaluation returns.
+
+mod builtins;
+mod error;
+mod eval;
+mod record;
+mod script;
+mod trace;
+mod value;
+
+pub use error::TraceError;
+pub use record::{Guard, GuardReason, warning_text};
+pub use trace::{
+    CACHE_LIMIT, CheckMismatch, CheckReport, Trace, TraceOptions, TraceStats, TracedFunction,
+    check_trace, compare_values, eval_function, eval_function_to, signature_key, trace_function,
+    trace_function_to,
+};
+pub use value::{PyVal, TVal};

@@ -1,0 +1,774 @@
+//! The public tracing API: eager evaluation, tracing into IR, traced functions that check their
+//! guards and re-trace, and `check_trace`.
+
+use crate::error::{TraceError, from_interp};
+use crate::eval::Evaluator;
+use crate::record::{Guard, GuardReason, Recorder};
+use crate::value::{PyVal, TVal, from_interp as py_from_interp, to_interp};
+use pyjit_interp::Value as IValue;
+use pyjit_ir::{Const, FuncId, Module, OpKind, Type};
+use pyjit_syntax::ast::{self, StmtKind};
+use pyjit_syntax::{Diagnostic, SourceFile, Span};
+use std::io::Write;
+use std::sync::Arc;
+
+/// How many traces one [`TracedFunction`] keeps before it stops re-tracing and evaluates eagerly
+/// (Dynamo's `recompile_limit`).
+pub const CACHE_LIMIT: usize = 8;
+
+/// Tracing settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceOptions {
+    /// Record guards (the default). `false` is `--no-guards`: torch.jit.trace's behaviour, where
+    /// a trace is reused for every later input and silently wrong when a Python decision would
+    /// have gone another way.
+    pub guards: bool,
+}
+
+impl Default for TraceOptions {
+    fn default() -> TraceOptions {
+        TraceOptions { guards: true }
+    }
+}
+
+/// One recorded trace.
+#[derive(Clone, Debug)]
+pub struct Trace {
+    /// The IR: the traced function (plus the scripted functions it calls).
+    pub module: Module,
+    /// The traced function in `module`.
+    pub func: FuncId,
+    /// The guards it checks, in recording order.
+    pub guards: Vec<Guard>,
+    /// TracerWarnings, one per source location that produced a guard.
+    pub warnings: Vec<Diagnostic>,
+    /// What the eager run that recorded it returned.
+    pub result: IValue,
+    /// The structural key of the example arguments (see [`signature_key`]).
+    pub key: String,
+}
+
+impl Trace {
+    /// The IR text of the trace (with `# file:line:col` comments).
+    pub fn print(&self) -> String {
+        pyjit_ir::print_module(&self.module)
+    }
+
+    /// The warnings rendered against the source.
+    pub fn render_warnings(&self, file: &SourceFile) -> String {
+        self.warnings
+            .iter()
+            .map(|w| w.render(file))
+            .collect::<Vec<_>>()
+            .join("")
+    }
+
+    fn has_inplace(&self) -> bool {
+        let f = self.module.func(self.func);
+        f.all_ops().into_iter().any(|op| match &f.op(op).kind {
+            OpKind::Tensor(id) => pyjit_ir::schema::is_inplace(*id),
+            _ => false,
+        })
+    }
+
+    /// Runs the trace on `args` with the reference interpreter, writing its `print` output to
+    /// `out`. A failed guard is an error of class `GuardFailure`.
+    pub fn run(&self, args: Vec<IValue>, out: &mut dyn Write) -> Result<IValue, TraceError> {
+        pyjit_interp::Interpreter::new(&self.module, pyjit_interp::Config::default(), out)
+            .call(self.func, args)
+            .map_err(from_interp)
+    }
+
+    /// The same trace without its guards: what torch.jit.trace would run.
+    pub fn without_guards(&self) -> Trace {
+        let mut t = self.clone();
+        let f = t.module.func_mut(t.func);
+        for op in f.all_ops() {
+            if matches!(f.op(op).kind, OpKind::Guard { .. }) {
+                f.remove_op(op);
+            }
+        }
+        t.guards.clear();
+        t
+    }
+}
+
+fn find_def<'a>(
+    module: &'a ast::Module,
+    name: &str,
+    span: Span,
+) -> Result<&'a ast::FunctionDef, TraceError> {
+    module
+        .body
+        .iter()
+        .find_map(|s| match &s.kind {
+            StmtKind::FunctionDef(d) if d.name.name == name => Some(&**d),
+            _ => None,
+        })
+        .ok_or_else(|| {
+            TraceError::new(
+                "NameError",
+                format!("no function named '{name}' in the file"),
+                span,
+            )
+        })
+}
+
+/// Runs function `name` of a parsed module eagerly (Python's dynamic semantics over runtime
+/// tensors), printing to stdout.
+pub fn eval_function(
+    file: &SourceFile,
+    module: &ast::Module,
+    name: &str,
+    args: Vec<IValue>,
+) -> Result<IValue, TraceError> {
+    eval_function_to(file, module, name, args, &mut std::io::stdout())
+}
+
+/// [`eval_function`] writing `print` output to `out`.
+pub fn eval_function_to(
+    file: &SourceFile,
+    module: &ast::Module,
+    name: &str,
+    args: Vec<IValue>,
+    out: &mut dyn Write,
+) -> Result<IValue, TraceError> {
+    let def = find_def(module, name, module.span)?;
+    let mut ev = Evaluator::new(file, module, out);
+    let pyargs = args.iter().map(py_from_interp).collect();
+    let r = ev.call_user(name, pyargs, vec![], def.name.span)?;
+    to_interp(&r).map_err(|k| {
+        TraceError::type_error(
+            format!("a function result of type '{k}' cannot be returned"),
+            def.name.span,
+        )
+    })
+}
+
+/// The structural key of an argument list: kinds, tensor dtypes and ranks, list lengths. A
+/// trace is only reused for arguments with the same key (Dynamo guards tensor dtype/rank the
+/// same way); scalar values are guarded inside the graph.
+pub fn signature_key(args: &[IValue]) -> String {
+    fn one(v: &IValue, s: &mut String) {
+        match v {
+            IValue::Tensor(t) => s.push_str(&format!("T[{},{}]", t.dtype().name(), t.dim())),
+            IValue::Tuple(items) => {
+                s.push('(');
+                items.iter().for_each(|i| one(i, s));
+                s.push(')');
+            }
+            IValue::List(l) => {
+                s.push('[');
+                l.snapshot().iter().for_each(|i| one(i, s));
+                s.push(']');
+            }
+            other => {
+                s.push_str(other.type_name());
+                s.push(',');
+            }
+        }
+    }
+    let mut s = String::new();
+    args.iter().for_each(|a| one(a, &mut s));
+    s
+}
+
+fn param_type(v: &IValue) -> Type {
+    match v {
+        IValue::None => Type::None,
+        IValue::Bool(_) => Type::Bool,
+        IValue::Int(_) => Type::Int,
+        IValue::Float(_) => Type::Float,
+        IValue::Str(_) => Type::Str,
+        IValue::DType(_) => Type::DType,
+        IValue::Tensor(_) => Type::tensor(),
+        IValue::Tuple(items) => Type::Tuple(items.iter().map(param_type).collect()),
+        IValue::List(l) => Type::list(l.snapshot().first().map(param_type).unwrap_or(Type::Int)),
+        IValue::Index(_) => Type::Index,
+    }
+}
+
+/// The Python object of a traced argument: tensors become graph values; scalars are guarded
+/// constants (torch.jit.trace bakes them in silently).
+fn bind_arg(rec: &mut Recorder, v: &IValue, irv: pyjit_ir::Value, what: &str, span: Span) -> PyVal {
+    match v {
+        IValue::Tensor(t) => PyVal::Tensor(TVal {
+            t: t.clone(),
+            ir: Some(irv),
+        }),
+        IValue::Int(i) => {
+            rec.guard(irv, Const::Int(*i), GuardReason::Argument, what, span);
+            PyVal::Int(*i)
+        }
+        IValue::Float(x) => {
+            rec.guard(irv, Const::Float(*x), GuardReason::Argument, what, span);
+            PyVal::Float(*x)
+        }
+        IValue::Bool(b) => {
+            rec.guard(irv, Const::Bool(*b), GuardReason::Argument, what, span);
+            PyVal::Bool(*b)
+        }
+        IValue::Tuple(items) => PyVal::tuple(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, it)| {
+                    let e = rec.builder(span).tuple_get(irv, i as u32);
+                    bind_arg(rec, it, e, &format!("{what}[{i}]"), span)
+                })
+                .collect(),
+        ),
+        IValue::List(l) => {
+            let items = l.snapshot();
+            let n = rec.builder(span).list_len(irv);
+            rec.guard(
+                n,
+                Const::Int(items.len() as i64),
+                GuardReason::Argument,
+                &format!("len({what})"),
+                span,
+            );
+            PyVal::list(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, it)| {
+                        let mut b = rec.builder(span);
+                        let ci = b.const_int(i as i64);
+                        let e = b.list_get(irv, ci);
+                        bind_arg(rec, it, e, &format!("{what}[{i}]"), span)
+                    })
+                    .collect(),
+            )
+        }
+        other => py_from_interp(other),
+    }
+}
+
+/// The element type an empty list result gets, from the return annotation (`List[float]`).
+fn annotated_elem(def: &ast::FunctionDef) -> Type {
+    let elem = |e: &ast::Expr| match e.dotted_name().as_deref() {
+        Some("float") => Type::Float,
+        Some("bool") => Type::Bool,
+        Some("Tensor" | "torch.Tensor") => Type::tensor(),
+        _ => Type::Int,
+    };
+    match def.returns.as_ref().map(|r| &r.kind) {
+        Some(ast::ExprKind::Subscript { index, .. }) => Type::list(elem(index)),
+        _ => Type::list(Type::Int),
+    }
+}
+
+/// Traces function `name` on example arguments (printing what it prints to stdout).
+pub fn trace_function(
+    file: &SourceFile,
+    module: &ast::Module,
+    name: &str,
+    args: Vec<IValue>,
+    opts: TraceOptions,
+) -> Result<Trace, TraceError> {
+    trace_function_to(file, module, name, args, opts, &mut std::io::stdout())
+}
+
+/// [`trace_function`] writing the eager run's `print` output to `out`.
+pub fn trace_function_to(
+    file: &SourceFile,
+    module: &ast::Module,
+    name: &str,
+    args: Vec<IValue>,
+    opts: TraceOptions,
+    out: &mut dyn Write,
+) -> Result<Trace, TraceError> {
+    let def = find_def(module, name, module.span)?;
+    let key = signature_key(&args);
+    let names: Vec<String> = def
+        .params
+        .posonly
+        .iter()
+        .chain(&def.params.args)
+        .map(|p| p.name.name.clone())
+        .collect();
+    let pspans: Vec<Span> = def
+        .params
+        .posonly
+        .iter()
+        .chain(&def.params.args)
+        .map(|p| p.span)
+        .collect();
+    let params: Vec<(String, Type)> = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            (
+                names.get(i).cloned().unwrap_or_else(|| format!("arg{i}")),
+                param_type(a),
+            )
+        })
+        .collect();
+    let pref: Vec<(&str, Type)> = params
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.clone()))
+        .collect();
+    let func = pyjit_ir::Function::new(name, &pref, Type::None, def.name.span);
+    let mut rec = Recorder::new(func, opts.guards);
+    let irparams = rec.func.params().to_vec();
+    let mut pyargs = Vec::with_capacity(args.len());
+    for (i, a) in args.iter().enumerate() {
+        let span = pspans.get(i).copied().unwrap_or(def.name.span);
+        pyargs.push(bind_arg(&mut rec, a, irparams[i], &params[i].0, span));
+    }
+    let mut ev = Evaluator::new(file, module, out);
+    ev.rec = Some(rec);
+    let r = ev.call_user(name, pyargs, vec![], def.name.span)?;
+    let result = to_interp(&r).map_err(|k| {
+        TraceError::type_error(
+            format!("a function result of type '{k}' cannot be returned"),
+            def.name.span,
+        )
+    })?;
+    let ret = ev.emit_value(&r, &annotated_elem(def), def.name.span)?;
+    let mut rec = ev
+        .rec
+        .take()
+        .ok_or_else(|| TraceError::unsupported("recorder lost", def.name.span))?;
+    rec.builder(def.name.span).return_(ret);
+    rec.func.ret = rec.func.value_type(ret).clone();
+    let mut m = match ev.scripted.module.take() {
+        Some(Ok(m)) => m,
+        _ => Module::with_source(Arc::new(file.clone())),
+    };
+    if m.source.is_none() {
+        m.source = Some(Arc::new(file.clone()));
+    }
+    let fid = m.push_function(rec.func);
+    if let Err(errs) = pyjit_ir::verify_module(&m) {
+        let msg = errs
+            .iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("; ");
+        return Err(TraceError::new(
+            "TraceError",
+            format!("internal error: the recorded IR fails verification: {msg}"),
+            def.name.span,
+        ));
+    }
+    Ok(Trace {
+        module: m,
+        func: fid,
+        guards: rec.guards,
+        warnings: rec.warnings,
+        result,
+        key,
+    })
+}
+
+/// What a [`TracedFunction`] did so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TraceStats {
+    /// Traces recorded (first call and re-traces).
+    pub traces: usize,
+    /// Calls answered by running a cached trace.
+    pub hits: usize,
+    /// Runs of a cached trace that stopped at a failed guard.
+    pub guard_failures: usize,
+    /// Calls evaluated eagerly because the cache was full.
+    pub eager_fallbacks: usize,
+}
+
+/// A traced function: traces on its first call, then runs the trace, checking guards on each
+/// call; a failed guard re-traces on the new input (up to [`CACHE_LIMIT`] traces, then it
+/// evaluates eagerly), so the caller always gets the eager answer.
+pub struct TracedFunction {
+    file: SourceFile,
+    module: ast::Module,
+    name: String,
+    opts: TraceOptions,
+    traces: Vec<Trace>,
+    pub stats: TraceStats,
+    /// Every warning of every trace, in order (a re-trace adds its own).
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl TracedFunction {
+    pub fn new(
+        file: SourceFile,
+        module: ast::Module,
+        name: impl Into<String>,
+        opts: TraceOptions,
+    ) -> TracedFunction {
+        TracedFunction {
+            file,
+            module,
+            name: name.into(),
+            opts,
+            traces: Vec::new(),
+            stats: TraceStats::default(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Parses `file` and wraps its function `name`.
+    pub fn from_source(
+        file: SourceFile,
+        name: impl Into<String>,
+        opts: TraceOptions,
+    ) -> Result<TracedFunction, Vec<Diagnostic>> {
+        let module = pyjit_syntax::parse_module(&file)?;
+        Ok(TracedFunction::new(file, module, name, opts))
+    }
+
+    pub fn traces(&self) -> &[Trace] {
+        &self.traces
+    }
+
+    pub fn source(&self) -> &SourceFile {
+        &self.file
+    }
+
+    /// Calls the function, printing to stdout.
+    pub fn call(&mut self, args: Vec<IValue>) -> Result<IValue, TraceError> {
+        self.call_to(args, &mut std::io::stdout())
+    }
+
+    /// Calls the function, writing `print` output to `out`.
+    pub fn call_to(
+        &mut self,
+        args: Vec<IValue>,
+        out: &mut dyn Write,
+    ) -> Result<IValue, TraceError> {
+        let key = signature_key(&args);
+        if !self.opts.guards {
+            // torch.jit.trace: the first trace answers every later call, whatever the input.
+            if let Some(t) = self.traces.first() {
+                self.stats.hits += 1;
+                return t.run(args, out);
+            }
+        } else {
+            for t in self.traces.iter().rev().filter(|t| t.key == key) {
+                match run_guarded(t, &args)? {
+                    Some((v, printed)) => {
+                        self.stats.hits += 1;
+                        out.write_all(&printed)
+                            .map_err(|e| TraceError::new("OSError", e.to_string(), Span::DUMMY))?;
+                        return Ok(v);
+                    }
+                    None => self.stats.guard_failures += 1,
+                }
+            }
+        }
+        if self.traces.len() >= CACHE_LIMIT {
+            self.stats.eager_fallbacks += 1;
+            return eval_function_to(&self.file, &self.module, &self.name, args, out);
+        }
+        let t = trace_function_to(&self.file, &self.module, &self.name, args, self.opts, out)?;
+        self.stats.traces += 1;
+        self.warnings.extend(t.warnings.iter().cloned());
+        let r = t.result.clone();
+        self.traces.push(t);
+        Ok(r)
+    }
+}
+
+fn deep_clone(v: &IValue) -> Result<IValue, TraceError> {
+    Ok(match v {
+        IValue::Tensor(t) => IValue::Tensor(
+            t.clone_data()
+                .map_err(|e| crate::error::from_runtime(e, Span::DUMMY))?,
+        ),
+        IValue::Tuple(items) => {
+            IValue::tuple(items.iter().map(deep_clone).collect::<Result<_, _>>()?)
+        }
+        IValue::List(l) => IValue::list(
+            l.snapshot()
+                .iter()
+                .map(deep_clone)
+                .collect::<Result<_, _>>()?,
+        ),
+        other => other.clone(),
+    })
+}
+
+fn copy_back(orig: &IValue, new: &IValue) -> Result<(), TraceError> {
+    match (orig, new) {
+        (IValue::Tensor(a), IValue::Tensor(b)) => a
+            .copy_(b)
+            .map_err(|e| crate::error::from_runtime(e, Span::DUMMY)),
+        (IValue::Tuple(a), IValue::Tuple(b)) => a
+            .iter()
+            .zip(b.iter())
+            .try_for_each(|(x, y)| copy_back(x, y)),
+        (IValue::List(a), IValue::List(b)) => a
+            .snapshot()
+            .iter()
+            .zip(b.snapshot().iter())
+            .try_for_each(|(x, y)| copy_back(x, y)),
+        _ => Ok(()),
+    }
+}
+
+/// Runs a trace; `None` when a guard failed. Output is buffered so that a run abandoned at a
+/// guard prints nothing, and when the trace writes tensors in place it runs on copies that are
+/// written back only on success, so an abandoned run leaves the arguments untouched.
+fn run_guarded(t: &Trace, args: &[IValue]) -> Result<Option<(IValue, Vec<u8>)>, TraceError> {
+    let mut buf = Vec::new();
+    let inplace = t.has_inplace();
+    let run_args: Vec<IValue> = if inplace {
+        args.iter().map(deep_clone).collect::<Result<_, _>>()?
+    } else {
+        args.to_vec()
+    };
+    match t.run(run_args.clone(), &mut buf) {
+        Ok(v) => {
+            if inplace {
+                for (o, n) in args.iter().zip(&run_args) {
+                    copy_back(o, n)?;
+                }
+            }
+            Ok(Some((v, buf)))
+        }
+        Err(e) if e.kind == pyjit_interp::GUARD_FAILURE => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// One difference found by [`check_trace`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckMismatch {
+    /// Index of the input set (0 is the example the reference trace was made on).
+    pub input: usize,
+    /// Guards whose recorded value differs between the two traces: the source lines that made
+    /// the graphs differ, with the value each input gave.
+    pub diverging: Vec<(Span, String)>,
+    /// Lines of the graphs that differ (`- ` only in the reference trace, `+ ` only in this one).
+    pub graph_diff: Vec<String>,
+    /// How the reference trace run without guards (torch.jit.trace) differs from the eager result.
+    pub result_diff: Option<String>,
+    /// Where the reference trace's guards stop it on this input.
+    pub guard_failure: Option<(Span, String)>,
+}
+
+/// The report of [`check_trace`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CheckReport {
+    pub inputs: usize,
+    pub mismatches: Vec<CheckMismatch>,
+}
+
+impl CheckReport {
+    pub fn is_ok(&self) -> bool {
+        self.mismatches.is_empty()
+    }
+
+    /// The report as text with rendered source locations.
+    pub fn render(&self, file: &SourceFile) -> String {
+        let mut s = String::new();
+        if self.is_ok() {
+            s.push_str(&format!(
+                "check_trace: {} input sets trace the same graph and agree\n",
+                self.inputs
+            ));
+            return s;
+        }
+        for m in &self.mismatches {
+            let mut d = Diagnostic::warning(format!(
+                "check_trace: input set {} traces a different graph than input set 0",
+                m.input
+            ));
+            for (span, msg) in &m.diverging {
+                d = d.with_primary(*span, msg.clone());
+            }
+            if let Some((span, msg)) = &m.guard_failure {
+                d = d.with_note(format!(
+                    "the guarded trace of input set 0 stops at {}: {msg}; pyjit re-traces there",
+                    file.location(*span)
+                ));
+            }
+            match &m.result_diff {
+                Some(r) => d = d.with_note(format!(
+                    "without guards (torch.jit.trace) the trace of input set 0 is wrong here: {r}"
+                )),
+                None => {
+                    d = d.with_note(
+                        "without guards the trace of input set 0 still gives the right result here",
+                    )
+                }
+            }
+            if !m.graph_diff.is_empty() {
+                d = d.with_note(format!("graph difference:\n{}", m.graph_diff.join("\n")));
+            }
+            s.push_str(&d.render(file));
+        }
+        s
+    }
+}
+
+/// Compares two results: `None` when they agree (tensors: same dtype and shape, values within
+/// rtol 1e-5 / atol 1e-8, NaN equal to NaN), else a description of the first difference.
+pub fn compare_values(a: &IValue, b: &IValue) -> Option<String> {
+    match (a, b) {
+        (IValue::Tensor(x), IValue::Tensor(y)) => {
+            if x.dtype() != y.dtype() || x.shape() != y.shape() {
+                return Some(format!(
+                    "dtype/shape {:?} {:?} vs {:?} {:?}",
+                    x.dtype(),
+                    x.shape(),
+                    y.dtype(),
+                    y.shape()
+                ));
+            }
+            let xs = x.to_vec::<f64>();
+            let ys = y.to_vec::<f64>();
+            let mut worst = 0.0f64;
+            let mut bad = false;
+            for (p, q) in xs.iter().zip(&ys) {
+                let same =
+                    (p.is_nan() && q.is_nan()) || p == q || (p - q).abs() <= 1e-8 + 1e-5 * q.abs();
+                if !same {
+                    bad = true;
+                    worst = worst.max((p - q).abs());
+                }
+            }
+            bad.then(|| {
+                format!(
+                    "tensors differ (max abs difference {})",
+                    pyjit_runtime::print::python_float_repr(worst)
+                )
+            })
+        }
+        (IValue::Tuple(x), IValue::Tuple(y)) => {
+            if x.len() != y.len() {
+                return Some("tuples of different lengths".into());
+            }
+            x.iter()
+                .zip(y.iter())
+                .find_map(|(p, q)| compare_values(p, q))
+        }
+        (IValue::List(x), IValue::List(y)) => {
+            let (x, y) = (x.snapshot(), y.snapshot());
+            if x.len() != y.len() {
+                return Some(format!("lists of lengths {} and {}", x.len(), y.len()));
+            }
+            x.iter()
+                .zip(y.iter())
+                .find_map(|(p, q)| compare_values(p, q))
+        }
+        (IValue::Float(x), IValue::Float(y)) => {
+            (!((x.is_nan() && y.is_nan()) || x == y)).then(|| format!("{x} vs {y}"))
+        }
+        _ => {
+            let (p, q) = (
+                pyjit_interp::format::py_repr(a),
+                pyjit_interp::format::py_repr(b),
+            );
+            (p != q).then(|| format!("{p} vs {q}"))
+        }
+    }
+}
+
+fn graph_lines(t: &Trace) -> Vec<String> {
+    let mut m = t.module.clone();
+    m.source = None;
+    pyjit_ir::print_module_without_spans(&m)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// torch.jit.trace's `check_inputs`: traces on `inputs[0]`, then on every other input set;
+/// diffs each graph with the first (naming the source lines whose guarded values differ), runs
+/// the first trace without guards on the other inputs and compares with the eager results.
+pub fn check_trace(
+    file: &SourceFile,
+    module: &ast::Module,
+    name: &str,
+    inputs: Vec<Vec<IValue>>,
+    out: &mut dyn Write,
+) -> Result<CheckReport, TraceError> {
+    let mut it = inputs.into_iter();
+    let Some(first) = it.next() else {
+        return Ok(CheckReport::default());
+    };
+    let base = trace_function_to(file, module, name, first, TraceOptions::default(), out)?;
+    let unguarded = base.without_guards();
+    let base_lines = graph_lines(&base);
+    let mut report = CheckReport {
+        inputs: 1,
+        mismatches: Vec::new(),
+    };
+    for (i, args) in it.enumerate() {
+        let input = i + 1;
+        report.inputs += 1;
+        let other = trace_function_to(
+            file,
+            module,
+            name,
+            args.clone(),
+            TraceOptions::default(),
+            out,
+        )?;
+        let lines = graph_lines(&other);
+        if lines == base_lines {
+            continue;
+        }
+        let mut diverging = Vec::new();
+        for g in &base.guards {
+            let theirs = other
+                .guards
+                .iter()
+                .find(|o| o.span == g.span && o.reason == g.reason);
+            match theirs {
+                Some(o) if o.expected == g.expected => {}
+                Some(o) => diverging.push((
+                    g.span,
+                    format!(
+                        "{}; with input set {input} it is {}",
+                        g.message,
+                        crate::record::const_text(&o.expected)
+                    ),
+                )),
+                None => diverging.push((
+                    g.span,
+                    format!("{}; input set {input} never reaches it", g.message),
+                )),
+            }
+            if diverging.len() >= 3 {
+                break;
+            }
+        }
+        let mut graph_diff: Vec<String> = base_lines
+            .iter()
+            .filter(|l| !lines.contains(l))
+            .map(|l| format!("- {l}"))
+            .take(8)
+            .collect();
+        graph_diff.extend(
+            lines
+                .iter()
+                .filter(|l| !base_lines.contains(l))
+                .map(|l| format!("+ {l}"))
+                .take(8),
+        );
+        let mut sink = Vec::new();
+        let result_diff = match unguarded.run(deep_args(&args)?, &mut sink) {
+            Ok(v) => compare_values(&v, &other.result),
+            Err(e) => Some(format!("it raises {e}")),
+        };
+        let guard_failure = match base.run(deep_args(&args)?, &mut sink) {
+            Err(e) if e.kind == pyjit_interp::GUARD_FAILURE => Some((e.span, e.message)),
+            _ => None,
+        };
+        report.mismatches.push(CheckMismatch {
+            input,
+            diverging,
+            graph_diff,
+            result_diff,
+            guard_failure,
+        });
+    }
+    Ok(report)
+}
+
+fn deep_args(args: &[IValue]) -> Result<Vec<IValue>, TraceError> {
+    args.iter().map(deep_clone).collect()
+}

@@ -1,0 +1,201 @@
+//! The dynamically typed values of the eager evaluator: Python's objects as far as the language
+//! (and the extra Python the tracer accepts) needs them.
+
+use pyjit_interp::Value as IValue;
+use pyjit_runtime::{DType, Tensor};
+use pyjit_syntax::ast;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// A tensor and, while tracing, the IR value that computes it.
+#[derive(Clone, Debug)]
+pub struct TVal {
+    pub t: Tensor,
+    pub ir: Option<pyjit_ir::Value>,
+}
+
+/// A Python object.
+#[derive(Clone, Debug)]
+pub enum PyVal {
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Rc<str>),
+    DType(DType),
+    Tensor(TVal),
+    Tuple(Rc<Vec<PyVal>>),
+    List(Rc<RefCell<Vec<PyVal>>>),
+    /// Insertion-ordered, keys compared with Python's `==` (str, int, float, bool, None, tuples).
+    Dict(Rc<RefCell<Vec<(PyVal, PyVal)>>>),
+    Func(Rc<Callable>),
+    /// A module or namespace (`torch`, `math`, `torch.nn.functional`, `numpy`, `typing`) by its
+    /// canonical dotted name.
+    Module(Rc<str>),
+    /// A type object usable in `isinstance` and as a conversion (`int`, `float`, `list` …).
+    Type(&'static str),
+    /// `...`
+    Ellipsis,
+}
+
+/// Something callable.
+#[derive(Debug)]
+pub enum Callable {
+    /// A function of the module, by name.
+    User(String),
+    /// A `lambda` or nested `def`, with the variables it closed over (captured by value when
+    /// created; Python's late binding differs only if the enclosing variable is later rebound).
+    Closure {
+        name: String,
+        params: Rc<ast::Parameters>,
+        body: ClosureBody,
+        env: HashMap<String, PyVal>,
+    },
+    /// A builtin or library function by canonical dotted name (`len`, `torch.zeros`, `math.sqrt`).
+    Builtin(String),
+    /// A bound method (`x.sum`, `lst.append`, `d.items`).
+    Method { recv: PyVal, name: String },
+}
+
+#[derive(Debug)]
+pub enum ClosureBody {
+    Expr(Rc<ast::Expr>),
+    Stmts(Rc<Vec<ast::Stmt>>),
+}
+
+impl PyVal {
+    pub fn str(s: impl AsRef<str>) -> PyVal {
+        PyVal::Str(Rc::from(s.as_ref()))
+    }
+
+    pub fn list(items: Vec<PyVal>) -> PyVal {
+        PyVal::List(Rc::new(RefCell::new(items)))
+    }
+
+    pub fn tuple(items: Vec<PyVal>) -> PyVal {
+        PyVal::Tuple(Rc::new(items))
+    }
+
+    pub fn tensor(t: Tensor, ir: Option<pyjit_ir::Value>) -> PyVal {
+        PyVal::Tensor(TVal { t, ir })
+    }
+
+    /// Python's name of the value's type, as in `TypeError` messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            PyVal::None => "NoneType",
+            PyVal::Bool(_) => "bool",
+            PyVal::Int(_) => "int",
+            PyVal::Float(_) => "float",
+            PyVal::Str(_) => "str",
+            PyVal::DType(_) => "torch.dtype",
+            PyVal::Tensor(_) => "Tensor",
+            PyVal::Tuple(_) => "tuple",
+            PyVal::List(_) => "list",
+            PyVal::Dict(_) => "dict",
+            PyVal::Func(_) => "function",
+            PyVal::Module(_) => "module",
+            PyVal::Type(_) => "type",
+            PyVal::Ellipsis => "ellipsis",
+        }
+    }
+
+    /// The elements of a list or tuple (a snapshot).
+    pub fn sequence(&self) -> Option<Vec<PyVal>> {
+        match self {
+            PyVal::List(l) => Some(l.borrow().clone()),
+            PyVal::Tuple(t) => Some(t.to_vec()),
+            _ => None,
+        }
+    }
+
+    /// Python's `repr`.
+    pub fn repr(&self) -> String {
+        match self {
+            PyVal::Str(s) => pyjit_interp::format::py_repr(&IValue::str(s)),
+            PyVal::Tuple(items) => {
+                let parts: Vec<String> = items.iter().map(PyVal::repr).collect();
+                if parts.len() == 1 {
+                    format!("({},)", parts[0])
+                } else {
+                    format!("({})", parts.join(", "))
+                }
+            }
+            PyVal::List(l) => {
+                let parts: Vec<String> = l.borrow().iter().map(PyVal::repr).collect();
+                format!("[{}]", parts.join(", "))
+            }
+            PyVal::Dict(d) => {
+                let parts: Vec<String> = d
+                    .borrow()
+                    .iter()
+                    .map(|(k, v)| format!("{}: {}", k.repr(), v.repr()))
+                    .collect();
+                format!("{{{}}}", parts.join(", "))
+            }
+            PyVal::Func(c) => match &**c {
+                Callable::User(n) => format!("<function {n}>"),
+                Callable::Closure { name, .. } => format!("<function {name}>"),
+                Callable::Builtin(n) => format!("<built-in function {n}>"),
+                Callable::Method { name, .. } => format!("<bound method {name}>"),
+            },
+            PyVal::Module(m) => format!("<module '{m}'>"),
+            PyVal::Type(t) => format!("<class '{t}'>"),
+            PyVal::Ellipsis => "Ellipsis".into(),
+            leaf => match to_interp_leaf(leaf) {
+                Some(v) => pyjit_interp::format::py_repr(&v),
+                None => String::from("?"),
+            },
+        }
+    }
+
+    /// Python's `str`.
+    pub fn to_str(&self) -> String {
+        match self {
+            PyVal::Str(s) => s.to_string(),
+            other => other.repr(),
+        }
+    }
+}
+
+fn to_interp_leaf(v: &PyVal) -> Option<IValue> {
+    Some(match v {
+        PyVal::None => IValue::None,
+        PyVal::Bool(b) => IValue::Bool(*b),
+        PyVal::Int(i) => IValue::Int(*i),
+        PyVal::Float(f) => IValue::Float(*f),
+        PyVal::Str(s) => IValue::str(s),
+        PyVal::DType(d) => IValue::DType(*d),
+        PyVal::Tensor(t) => IValue::Tensor(t.t.clone()),
+        _ => return None,
+    })
+}
+
+/// Converts to the interpreter's value type (the project's common value type at API
+/// boundaries). Dicts, functions and modules have no counterpart.
+pub fn to_interp(v: &PyVal) -> Result<IValue, String> {
+    Ok(match v {
+        PyVal::Tuple(items) => {
+            IValue::tuple(items.iter().map(to_interp).collect::<Result<_, _>>()?)
+        }
+        PyVal::List(l) => IValue::list(l.borrow().iter().map(to_interp).collect::<Result<_, _>>()?),
+        leaf => to_interp_leaf(leaf).ok_or_else(|| leaf.type_name().to_string())?,
+    })
+}
+
+/// Converts an interpreter value (an argument) to a Python object.
+pub fn from_interp(v: &IValue) -> PyVal {
+    match v {
+        IValue::None => PyVal::None,
+        IValue::Bool(b) => PyVal::Bool(*b),
+        IValue::Int(i) => PyVal::Int(*i),
+        IValue::Float(f) => PyVal::Float(*f),
+        IValue::Str(s) => PyVal::str(s),
+        IValue::DType(d) => PyVal::DType(*d),
+        IValue::Tensor(t) => PyVal::tensor(t.clone(), None),
+        IValue::Tuple(items) => PyVal::tuple(items.iter().map(from_interp).collect()),
+        IValue::List(l) => PyVal::list(l.snapshot().iter().map(from_interp).collect()),
+        IValue::Index(_) => PyVal::None,
+    }
+}

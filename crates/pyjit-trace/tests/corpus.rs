@@ -1,0 +1,82 @@
+//! Every case of the program corpus (tests/programs/) through the eager evaluator and through
+//! traced functions (one per program function, called on every case in order, so later cases
+//! exercise guards and re-tracing), compared with PyTorch's outputs.
+
+mod common;
+
+use common::{Case, cases, check};
+use pyjit_trace::{TraceOptions, TracedFunction};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Cases the eager evaluator gets wrong today, with the reason. The test fails if one of them
+/// starts passing (so the list shrinks as bugs are fixed).
+const EAGER_KNOWN_FAILURES: &[(&str, &str)] = &[];
+
+/// Cases traced functions get wrong today (beyond the eager ones), with the reason.
+const TRACE_KNOWN_FAILURES: &[(&str, &str)] = &[];
+
+fn assert_failures(kind: &str, failures: BTreeMap<String, String>, known: &[(&str, &str)]) {
+    let known: BTreeSet<&str> = known.iter().map(|(k, _)| *k).collect();
+    let unexpected: Vec<String> = failures
+        .iter()
+        .filter(|(k, _)| !known.contains(k.as_str()))
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect();
+    let fixed: Vec<&&str> = known
+        .iter()
+        .filter(|k| !failures.contains_key(**k))
+        .collect();
+    assert!(
+        unexpected.is_empty() && fixed.is_empty(),
+        "{kind}: {} unexpected failures:\n{}\nlisted as known failures but now passing: {fixed:?}",
+        unexpected.len(),
+        unexpected.join("\n")
+    );
+}
+
+#[test]
+fn eager_evaluator_matches_pytorch_on_the_corpus() {
+    let all = cases();
+    assert!(all.len() > 500, "corpus not found");
+    let mut failures = BTreeMap::new();
+    for case in &all {
+        let file = case.source();
+        let module = pyjit_syntax::parse_module(&file).expect("corpus parses");
+        let mut out = Vec::new();
+        let got =
+            pyjit_trace::eval_function_to(&file, &module, &case.func, case.args.clone(), &mut out);
+        if let Some(why) = check(case, got, &String::from_utf8_lossy(&out)) {
+            failures.insert(case.id(), why);
+        }
+    }
+    assert_failures("eager", failures, EAGER_KNOWN_FAILURES);
+}
+
+#[test]
+fn traced_functions_match_pytorch_on_every_argument_set() {
+    let all = cases();
+    let mut by_fn: BTreeMap<(String, String), Vec<&Case>> = BTreeMap::new();
+    for c in &all {
+        by_fn
+            .entry((c.program.clone(), c.func.clone()))
+            .or_default()
+            .push(c);
+    }
+    let mut failures = BTreeMap::new();
+    let eager: BTreeSet<&str> = EAGER_KNOWN_FAILURES.iter().map(|(k, _)| *k).collect();
+    for ((_, func), cs) in by_fn {
+        let file = cs[0].source();
+        let mut tf =
+            TracedFunction::from_source(file, func, TraceOptions::default()).expect("parses");
+        for case in cs {
+            let mut out = Vec::new();
+            let got = tf.call_to(case.args.clone(), &mut out);
+            if let Some(why) = check(case, got, &String::from_utf8_lossy(&out)) {
+                if !eager.contains(case.id().as_str()) {
+                    failures.insert(case.id(), why);
+                }
+            }
+        }
+    }
+    assert_failures("trace", failures, TRACE_KNOWN_FAILURES);
+}
