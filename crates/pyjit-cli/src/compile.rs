@@ -35,7 +35,12 @@ pub fn run(args: &CompileArgs) -> u8 {
         Ok(f) => f,
         Err(code) => return code,
     };
-    let lits = match args.args.iter().map(|a| parse_arg(a)).collect::<Result<Vec<_>, _>>() {
+    let lits = match args
+        .args
+        .iter()
+        .map(|a| parse_arg(a))
+        .collect::<Result<Vec<_>, _>>()
+    {
         Ok(l) => l,
         Err(e) => {
             eprintln!("error: {e}");
@@ -85,14 +90,13 @@ pub fn run(args: &CompileArgs) -> u8 {
     let defaults = program.defaults(&name).unwrap_or_default();
     let mut values = Vec::new();
     for (i, (pname, pty)) in params.iter().enumerate() {
-        let v = match lits.get(i) {
-            Some(lit) => fit_arg(lit, pty, pname, Path::new(".")),
-            None => defaults
-                .get(i)
-                .cloned()
-                .flatten()
-                .ok_or_else(|| format!("{name}() is missing an argument for parameter `{pname}`")),
-        };
+        let v =
+            match lits.get(i) {
+                Some(lit) => fit_arg(lit, pty, pname, Path::new(".")),
+                None => defaults.get(i).cloned().flatten().ok_or_else(|| {
+                    format!("{name}() is missing an argument for parameter `{pname}`")
+                }),
+            };
         match v {
             Ok(v) => values.push(v),
             Err(e) => {

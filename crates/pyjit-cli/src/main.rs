@@ -7,7 +7,9 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod compile;
 mod parse;
+mod run;
 
 /// Exit code for errors in the user's program (diagnostics were printed).
 pub const EXIT_PROGRAM_ERROR: u8 = 1;
@@ -29,6 +31,10 @@ struct Cli {
 enum Command {
     /// Parse a Python file and print its syntax tree (or the syntax errors).
     Parse(parse::ParseArgs),
+    /// Compile a function and run it on arguments (exit 2 on a run-time error).
+    Run(run::RunArgs),
+    /// Compile a function and print its IR (specialized when example arguments are given).
+    Compile(compile::CompileArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +49,8 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         Command::Parse(args) => parse::run(&args),
+        Command::Run(args) => run::run(&args),
+        Command::Compile(args) => compile::run(&args),
     };
     ExitCode::from(code)
 }

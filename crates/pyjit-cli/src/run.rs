@@ -27,7 +27,7 @@ pub enum BackendArg {
     Interp,
 }
 
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct RunArgs {
     /// The Python source file.
     pub file: PathBuf,
@@ -70,7 +70,55 @@ pub fn read_source(path: &std::path::Path) -> Result<SourceFile, u8> {
     }
 }
 
+/// Options written after the first ARG. The ARGs accept values starting with `-` (`-3`,
+/// `-inf`), so clap hands everything after the first ARG to us; no ARG spelling starts with `--`
+/// or is `-f`/`-o`, so the options can be picked out unambiguously.
+fn take_trailing_options(args: &mut RunArgs) -> Result<(), String> {
+    let words = std::mem::take(&mut args.args);
+    let mut it = words.into_iter();
+    while let Some(w) = it.next() {
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ => (w.clone(), None),
+        };
+        let known = matches!(
+            flag.as_str(),
+            "-f" | "--function" | "-o" | "--output" | "--mode" | "--backend"
+        );
+        if !known {
+            if w.starts_with("--") {
+                return Err(format!("unknown option `{w}`"));
+            }
+            args.args.push(w);
+            continue;
+        }
+        let value = match inline.or_else(|| it.next()) {
+            Some(v) => v,
+            None => return Err(format!("option `{flag}` needs a value")),
+        };
+        match flag.as_str() {
+            "-f" | "--function" => args.function = Some(value),
+            "-o" | "--output" => args.output = Some(PathBuf::from(value)),
+            "--mode" => {
+                args.mode = ModeArg::from_str(&value, false)
+                    .map_err(|_| format!("--mode must be script, trace or eager, not `{value}`"))?
+            }
+            _ => {
+                args.backend = BackendArg::from_str(&value, false)
+                    .map_err(|_| format!("--backend must be native or interp, not `{value}`"))?
+            }
+        }
+    }
+    Ok(())
+}
+
 pub fn run(args: &RunArgs) -> u8 {
+    let mut args = args.clone();
+    if let Err(e) = take_trailing_options(&mut args) {
+        eprintln!("error: {e}");
+        return crate::EXIT_USAGE;
+    }
+    let args = &args;
     let file = match read_source(&args.file) {
         Ok(f) => f,
         Err(code) => return code,

@@ -68,8 +68,25 @@ impl InterpError {
     /// the message, a caret under the failing op, and the call sites as secondary labels.
     pub fn to_diagnostic(&self) -> Diagnostic {
         let mut d = Diagnostic::error(self.to_string()).with_primary(self.span, "raised here");
+        // Deep recursion repeats one call site hundreds of times: show each distinct run of call
+        // sites once with its count, and at most MAX_SITES of them.
+        const MAX_SITES: usize = 8;
+        let mut runs: Vec<(&CallSite, usize)> = Vec::new();
         for site in &self.call_stack {
-            d = d.with_secondary(site.span, format!("called from `{}`", site.function));
+            match runs.last_mut() {
+                Some((last, n)) if *last == site => *n += 1,
+                _ => runs.push((site, 1)),
+            }
+        }
+        for (site, n) in runs.iter().take(MAX_SITES) {
+            let times = if *n > 1 { format!(" ({n} times)") } else { String::new() };
+            d = d.with_secondary(site.span, format!("called from `{}`{times}", site.function));
+        }
+        if runs.len() > MAX_SITES {
+            d = d.with_note(format!(
+                "{} more call sites not shown",
+                runs[MAX_SITES..].iter().map(|(_, n)| n).sum::<usize>()
+            ));
         }
         d
     }
