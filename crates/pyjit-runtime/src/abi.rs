@@ -63,7 +63,7 @@ impl PjStatus {
             RuntimeError::DType(_) => PjStatus::DTypeError,
             RuntimeError::Shape(_) => PjStatus::ShapeError,
             RuntimeError::Index(_) => PjStatus::IndexError,
-            RuntimeError::Value(_) => PjStatus::ValueError,
+            RuntimeError::Value(_) | RuntimeError::ValueError(_) => PjStatus::ValueError,
             RuntimeError::NotImplemented(_) => PjStatus::NotImplemented,
             RuntimeError::Io(_) => PjStatus::IoError,
             RuntimeError::Bind(_) => PjStatus::BindError,

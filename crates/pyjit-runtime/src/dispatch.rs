@@ -258,7 +258,13 @@ fn scalar_value(s: Scalar) -> Value {
     Value::scalar(s)
 }
 
+/// Python's `float(t)`/`int(t)`/`bool(t)`: like `item()` but a ValueError in PyTorch's words.
 fn item_of(x: &Tensor) -> Result<Scalar> {
+    if x.numel() != 1 {
+        return Err(RuntimeError::ValueError(
+            "only one element tensors can be converted to Python scalars".into(),
+        ));
+    }
     x.item()
 }
 
@@ -532,7 +538,7 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
         ("flip", _) => |a| one(ops::flip(t(a, 0)?, &ints(a, 1)?)?),
         ("repeat", _) => |a| one(ops::repeat(t(a, 0)?, &ints(a, 1)?)?),
         // conversion
-        ("item", _) => |a| Ok(vec![scalar_value(item_of(t(a, 0)?)?)]),
+        ("item", _) => |a| Ok(vec![scalar_value(t(a, 0)?.item()?)]),
         ("to", _) => |a| one(t(a, 0)?.to_dtype(dtype(a, 1)?)?),
         ("float", _) => |a| one(t(a, 0)?.to_dtype(DType::Float32)?),
         ("double", _) => |a| one(t(a, 0)?.to_dtype(DType::Float64)?),
@@ -542,13 +548,13 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
         ("Float", _) => |a| Ok(vec![Value::Float(item_of(t(a, 0)?)?.to_f64())]),
         ("Int", _) => |a| {
             let s = item_of(t(a, 0)?)?;
-            if let Scalar::Float(f) = s {
-                if !f.is_finite() {
-                    return Err(RuntimeError::Value(format!(
-                        "cannot convert float {} to integer",
-                        crate::print::python_float_repr(f)
-                    )));
-                }
+            if let Scalar::Float(f) = s
+                && !f.is_finite()
+            {
+                return Err(RuntimeError::Value(format!(
+                    "cannot convert float {} to integer",
+                    crate::print::python_float_repr(f)
+                )));
             }
             Ok(vec![Value::Int(s.to_i64())])
         },

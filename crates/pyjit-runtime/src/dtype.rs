@@ -133,7 +133,7 @@ impl DType {
     /// PyTorch's `canCast(from, to)`: the rule used by in-place ops and `out=`: a float result
     /// cannot be written into an integer tensor, nor a non-bool into a bool tensor.
     pub fn can_cast(from: DType, to: DType) -> bool {
-        !(from.category() > to.category())
+        from.category() <= to.category()
     }
 
     /// A stable numeric code used by the C ABI (see docs/abi.md).

@@ -49,9 +49,15 @@ pub enum RuntimeError {
     #[error("{0}")]
     Index(String),
 
-    /// An invalid argument value (negative size, bad step, unknown option …).
+    /// An invalid argument value (negative size, bad step, unknown option …); PyTorch raises
+    /// these as `RuntimeError`.
     #[error("{0}")]
     Value(String),
+
+    /// An error PyTorch's Python layer raises as `ValueError` (`float(t)` of a multi-element
+    /// tensor, a ragged `torch.tensor` literal).
+    #[error("{0}")]
+    ValueError(String),
 
     /// An operation PyTorch itself refuses with `NotImplementedError` (e.g. `-` on bool tensors).
     #[error("{0}")]
@@ -98,7 +104,7 @@ impl RuntimeError {
             | RuntimeError::DimOutOfRange { .. }
             | RuntimeError::Index(_) => ErrorKind::IndexError,
             RuntimeError::NotImplemented(_) => ErrorKind::NotImplementedError,
-            RuntimeError::Value(_) => ErrorKind::ValueError,
+            RuntimeError::ValueError(_) => ErrorKind::ValueError,
             RuntimeError::Bind(_) => ErrorKind::TypeError,
             RuntimeError::Io(_) => ErrorKind::OSError,
             _ => ErrorKind::RuntimeError,
@@ -118,6 +124,7 @@ impl RuntimeError {
             RuntimeError::Shape(_) => "Shape",
             RuntimeError::Index(_) => "Index",
             RuntimeError::Value(_) => "Value",
+            RuntimeError::ValueError(_) => "ValueError",
             RuntimeError::NotImplemented(_) => "NotImplemented",
             RuntimeError::Io(_) => "Io",
             RuntimeError::Bind(_) => "Bind",

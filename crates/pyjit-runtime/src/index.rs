@@ -229,6 +229,13 @@ pub fn index_put_(t: &Tensor, indices: &[TensorIndex], values: &Tensor) -> Resul
             "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.".into(),
         ));
     }
+    if values.dtype() != t.dtype() {
+        return Err(RuntimeError::DType(format!(
+            "Index put requires the source and destination dtypes match, got {} for the destination and {} for the source.",
+            t.dtype().scalar_type_name(),
+            values.dtype().scalar_type_name()
+        )));
+    }
     let plan = plan_advanced(&view, &advanced)?;
     let src = values.broadcast_to(&plan.shape).map_err(|_| {
         RuntimeError::Shape(format!(
@@ -347,11 +354,10 @@ pub fn gather(t: &Tensor, dim: i64, idx: &Tensor) -> Result<Tensor> {
     let size = t.shape()[d] as i64;
     for (lin, &v) in vals.iter().enumerate() {
         if v < -size || v >= size {
-            return Err(RuntimeError::IndexOutOfRange {
-                index: v,
-                dim: d,
-                size: size as usize,
-            });
+            // gather raises this as a RuntimeError, not an IndexError.
+            return Err(RuntimeError::Value(format!(
+                "index {v} is out of bounds for dimension {d} with size {size}"
+            )));
         }
         let w = if v < 0 { v + size } else { v } as usize;
         let mut rem = lin;

@@ -131,15 +131,13 @@ mod tests {
     fn npy_round_trip_all_dtypes_and_0d() {
         for d in DType::ALL {
             for shape in [&[][..], &[0][..], &[2, 3][..]] {
-                let t = crate::ops::arange(
-                    Scalar::Int(0),
-                    Scalar::Int(shape.iter().product::<usize>() as i64),
-                    Scalar::Int(1),
-                    Some(d),
-                )
-                .unwrap()
-                .reshape(&shape.iter().map(|&x| x as i64).collect::<Vec<_>>())
-                .unwrap();
+                let n = shape.iter().product::<usize>() as i64;
+                let t = crate::ops::arange(Scalar::Int(0), Scalar::Int(n), Scalar::Int(1), None)
+                    .unwrap()
+                    .to_dtype(d)
+                    .unwrap()
+                    .reshape(&shape.iter().map(|&x| x as i64).collect::<Vec<_>>())
+                    .unwrap();
                 let t = if d == DType::Bool {
                     t
                 } else {

@@ -1243,10 +1243,10 @@ pub fn resolve<A: BindArg>(
             }
         }
     }
-    if cands.len() == 1 {
-        if let Some(e) = first_err {
-            return Err(e);
-        }
+    if cands.len() == 1
+        && let Some(e) = first_err
+    {
+        return Err(e);
     }
     Err(BindError::NoMatchingOverload {
         op: name.to_string(),
@@ -1556,10 +1556,10 @@ pub fn infer(id: OpId, args: &[ArgInfo]) -> Result<Vec<TypeInfo>, RuntimeError> 
                 Some(ArgInfo::Known(Value::None)) => Some(0),
                 a => list_len(a),
             });
-            if let Some(i) = s.param_index("dim") {
-                if let Some(d) = known_int(args.get(i)) {
-                    wrap_dim(d, t.rank)?;
-                }
+            if let Some(i) = s.param_index("dim")
+                && let Some(d) = known_int(args.get(i))
+            {
+                wrap_dim(d, t.rank)?;
             }
             let rank = match dims {
                 None => 0,

@@ -396,7 +396,7 @@ impl Tensor {
     /// The elements converted to `T`, as an owned row-major array.
     pub fn to_array<T: Element>(&self) -> ArrayD<T> {
         with_dtype!(self.dtype, S => {
-            self.with_view::<S, ArrayD<T>>(|v| v.mapv(T::cast_from))
+            self.with_view::<S, ArrayD<T>>(|v| map_view(v, T::cast_from))
             .unwrap_or_else(|| ArrayD::from_elem(IxDyn(&[0]), T::default()))
         })
     }
@@ -816,9 +816,20 @@ impl Tensor {
     }
 }
 
+/// `f` applied to every element, as a new row-major array. (ndarray's `mapv` keeps the input's
+/// strides, which for size-1 or expanded axes can be strides an owned array must not have.)
+pub(crate) fn map_view<S: Copy, D>(v: ArrayViewD<'_, S>, f: impl Fn(S) -> D) -> ArrayD<D> {
+    let shape = IxDyn(v.shape());
+    let data: Vec<D> = match v.as_slice() {
+        Some(s) => s.iter().map(|&x| f(x)).collect(),
+        None => v.iter().map(|&x| f(x)).collect(),
+    };
+    ArrayD::from_shape_vec(shape, data).expect("the data length matches the shape")
+}
+
 /// Appends the storage positions of a (shape, strides, offset) view in row-major order.
 pub(crate) fn offsets_into(shape: &[usize], strides: &[usize], base: usize, out: &mut Vec<usize>) {
-    if shape.iter().any(|&n| n == 0) {
+    if shape.contains(&0) {
         return;
     }
     match shape.len() {
@@ -882,7 +893,7 @@ pub fn infer_size(sizes: &[i64], numel: usize) -> Result<Vec<usize>> {
                     fmt_list(sizes)
                 )));
             }
-            if numel % known != 0 {
+            if !numel.is_multiple_of(known) {
                 return Err(invalid());
             }
             out[i] = numel / known;

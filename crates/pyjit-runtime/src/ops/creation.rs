@@ -4,16 +4,15 @@ use super::{literal_dtype, literal_scalars, literal_shape_checked};
 use crate::dtype::{DEFAULT_FLOAT, DType};
 use crate::element::Element;
 use crate::error::{Result, RuntimeError};
-use crate::tensor::{Tensor, alloc_filled, check_alloc, fmt_list};
+use crate::tensor::{Tensor, alloc_filled, check_alloc};
 use crate::value::{Scalar, Value};
 use crate::with_dtype;
 
 /// Validates a size list (no negative dims) and converts it.
-pub fn sizes_to_shape(sizes: &[i64]) -> Result<Vec<usize>> {
-    if let Some(&d) = sizes.iter().find(|&&d| d < 0) {
-        return Err(RuntimeError::Value(format!(
-            "Trying to create tensor with negative dimension {d}: [{}]",
-            fmt_list(sizes)
+pub fn sizes_to_shape(op: &str, sizes: &[i64]) -> Result<Vec<usize>> {
+    if sizes.iter().any(|&d| d < 0) {
+        return Err(RuntimeError::Shape(format!(
+            "{op}: Dimension size must be non-negative."
         )));
     }
     Ok(sizes.iter().map(|&d| d as usize).collect())
@@ -21,12 +20,18 @@ pub fn sizes_to_shape(sizes: &[i64]) -> Result<Vec<usize>> {
 
 /// `torch.zeros(size, dtype=)` (default float32).
 pub fn zeros(sizes: &[i64], dtype: Option<DType>) -> Result<Tensor> {
-    Tensor::zeros(&sizes_to_shape(sizes)?, dtype.unwrap_or(DEFAULT_FLOAT))
+    Tensor::zeros(
+        &sizes_to_shape("zeros", sizes)?,
+        dtype.unwrap_or(DEFAULT_FLOAT),
+    )
 }
 
 /// `torch.ones(size, dtype=)`.
 pub fn ones(sizes: &[i64], dtype: Option<DType>) -> Result<Tensor> {
-    Tensor::ones(&sizes_to_shape(sizes)?, dtype.unwrap_or(DEFAULT_FLOAT))
+    Tensor::ones(
+        &sizes_to_shape("ones", sizes)?,
+        dtype.unwrap_or(DEFAULT_FLOAT),
+    )
 }
 
 /// `torch.empty(size, dtype=)`: zero-filled (deterministic), like a fresh allocation usually is.
@@ -37,7 +42,7 @@ pub fn empty(sizes: &[i64], dtype: Option<DType>) -> Result<Tensor> {
 /// `torch.full(size, value, dtype=)`; the dtype defaults from the value (bool, int64, float32).
 pub fn full(sizes: &[i64], value: Scalar, dtype: Option<DType>) -> Result<Tensor> {
     Tensor::full(
-        &sizes_to_shape(sizes)?,
+        &sizes_to_shape("full", sizes)?,
         value,
         dtype.unwrap_or(value.default_dtype()),
     )
@@ -60,6 +65,9 @@ pub fn ones_like(t: &Tensor, dtype: Option<DType>) -> Result<Tensor> {
 pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) -> Result<Tensor> {
     let all_int = [start, end, step].iter().all(|s| !s.is_float());
     let dtype = dtype.unwrap_or(if all_int { DType::Int64 } else { DEFAULT_FLOAT });
+    if dtype == DType::Bool {
+        return Err(RuntimeError::not_implemented_for("arange_cpu", dtype));
+    }
     let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
     if st == 0.0 {
         return Err(RuntimeError::Value("step must be nonzero".into()));
@@ -71,7 +79,7 @@ pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) ->
     }
     if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
         return Err(RuntimeError::Value(
-            "upper bound and larger bound inconsistent with step sign".into(),
+            "upper bound and lower bound inconsistent with step sign".into(),
         ));
     }
     let n = if all_int {

@@ -320,14 +320,13 @@ pub fn binary(op: BinaryOp, a: Input<'_>, b: Input<'_>) -> Result<Tensor> {
             DType::Bool => nyi("fmod_cpu"),
         },
         Pow => {
-            if compute.is_int() {
-                if let Input::S(s) = b {
-                    if s.to_i64() < 0 {
-                        return Err(RuntimeError::Value(
-                            "Integers to negative integer powers are not allowed.".into(),
-                        ));
-                    }
-                }
+            if compute.is_int()
+                && let Input::S(s) = b
+                && s.to_i64() < 0
+            {
+                return Err(RuntimeError::Value(
+                    "Integers to negative integer powers are not allowed.".into(),
+                ));
             }
             match compute {
                 DType::Int32 => map_binary::<i32, i32>(&x, &y, |p, q| int_pow!(i32, p, q)),
@@ -644,7 +643,15 @@ pub fn gelu(t: &Tensor, approximate: &str) -> Result<Tensor> {
     };
     match t.dtype() {
         DType::Float64 => map_unary::<f64, f64>(t, f),
-        _ => map_unary::<f32, f32>(t, move |x| f(x as f64) as f32),
+        // PyTorch's vectorized float32 erf yields NaN at +inf, so gelu(+inf) is NaN there (but
+        // inf for float64 and for the tanh approximation); reproduced for bit-compatibility.
+        _ => map_unary::<f32, f32>(t, move |x| {
+            if x == f32::INFINITY && !tanh_mode {
+                f32::NAN
+            } else {
+                f(x as f64) as f32
+            }
+        }),
     }
 }
 

@@ -112,7 +112,7 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     same_dtype(a, b)?;
     if a.shape()[1] != b.shape()[0] {
         return Err(RuntimeError::Shape(format!(
-            "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
+            "mm: mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
             a.shape()[0],
             a.shape()[1],
             b.shape()[0],
@@ -315,7 +315,7 @@ mod tests {
         let e = matmul(&m, &m).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"
+            "mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"
         );
         assert!(matmul(&Tensor::scalar(crate::Scalar::Float(1.0)), &v).is_err());
         let i = Tensor::from_vec(vec![1i64 << 62, 4], &[1, 2]).unwrap();

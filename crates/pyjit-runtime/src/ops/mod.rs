@@ -70,9 +70,9 @@ pub fn broadcast_all(shapes: &[&[usize]]) -> Result<Vec<usize>> {
 /// `out[i] = f(x[i])` with the input read as `S` (converted if needed).
 pub(crate) fn map_unary<S: Element, D: Element>(t: &Tensor, f: impl Fn(S) -> D) -> Result<Tensor> {
     check_alloc(t.shape(), D::DTYPE)?;
-    Ok(Tensor::from_array(
-        t.with_view_as::<S, ArrayD<D>>(|v| v.mapv(f)),
-    ))
+    Ok(Tensor::from_array(t.with_view_as::<S, ArrayD<D>>(|v| {
+        crate::tensor::map_view(v, f)
+    })))
 }
 
 /// `out[i] = f(a[i], b[i])` over the broadcast shape, inputs read as `S`.
@@ -132,10 +132,12 @@ pub(crate) fn any_elem<T: Element>(t: &Tensor, pred: impl Fn(T) -> bool) -> bool
 pub fn literal_dtype(v: &Value) -> Option<DType> {
     fn walk(v: &Value, acc: &mut u8) -> bool {
         match v {
-            Value::Bool(_) => *acc = (*acc).max(0),
-            Value::BoolList(_) => *acc = (*acc).max(0),
-            Value::Int(_) | Value::IntList(_) => *acc = (*acc).max(1),
-            Value::Float(_) | Value::FloatList(_) => *acc = (*acc).max(2),
+            Value::Bool(_) | Value::BoolList(_) => {}
+            Value::Int(_) => *acc = (*acc).max(1),
+            Value::IntList(l) if !l.is_empty() => *acc = (*acc).max(1),
+            Value::Float(_) => *acc = (*acc).max(2),
+            Value::FloatList(l) if !l.is_empty() => *acc = (*acc).max(2),
+            Value::IntList(_) | Value::FloatList(_) => {}
             Value::Tensor(t) if t.dim() == 0 => {
                 *acc = (*acc).max(match t.dtype().category() {
                     crate::dtype::Category::Bool => 0,
@@ -206,7 +208,7 @@ pub(crate) fn literal_shape_checked(v: &Value) -> Result<Vec<usize>> {
                     None => inner = Some(s),
                     Some(prev) if *prev != s => {
                         let _ = dim_i;
-                        return Err(RuntimeError::Value(format!(
+                        return Err(RuntimeError::ValueError(format!(
                             "expected sequence of length {} at dim 1 (got {})",
                             prev.first().copied().unwrap_or(0),
                             s.first().copied().unwrap_or(0)
