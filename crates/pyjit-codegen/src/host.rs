@@ -1,0 +1,374 @@
+//! The host side of native code: the per-call context, the table of error sites, and every
+//! `extern "C"` function native code calls (registered by name with `JITBuilder::symbol`).
+//!
+//! Errors never unwind through native code. A host function that fails stores an
+//! [`InterpError`] in the context and sets its `failed` byte; native code reads that byte after
+//! each fallible call, releases what it owns and returns. The error carries the span of the op
+//! from the *site* table, so it reads exactly like the interpreter's.
+
+use crate::layout::{self, Slot};
+use pyjit_interp::format::{py_format, py_str};
+use pyjit_interp::{CallSite, GUARD_FAILURE, InterpError, Value, from_runtime, to_runtime};
+use pyjit_ir::{IndexKind, MathFn, OpKind, Type};
+use pyjit_runtime::TensorIndex;
+use pyjit_syntax::Span;
+use std::io::Write;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// What native code knows about one fallible op or call site.
+#[derive(Debug)]
+pub(crate) struct Site {
+    /// The function containing the op.
+    pub function: String,
+    pub span: Span,
+    pub kind: SiteKind,
+}
+
+#[derive(Debug)]
+pub(crate) enum SiteKind {
+    /// An error whose class and message are known at compile time (division by zero, a failed
+    /// guard, unwrapping `None`, recursion too deep).
+    Error { class: String, message: String },
+    /// An op run by [`pjn_op`]: operands and results are passed as slots of these types.
+    Op {
+        kind: OpKind,
+        operands: Vec<Type>,
+        results: Vec<Type>,
+    },
+    /// A scalar op run by a dedicated host function (its error comes from the function).
+    Scalar,
+    /// A `call` op: recorded in the error's call stack when the callee fails.
+    Call,
+}
+
+/// The per-call context native code receives as its first argument. `#[repr(C)]` because native
+/// code reads `failed`, `depth` and `max_depth` at fixed offsets.
+#[repr(C)]
+pub(crate) struct Ctx<'a> {
+    pub failed: u8,
+    pub depth: u64,
+    pub max_depth: u64,
+    pub sites: &'a [Site],
+    pub error: Option<InterpError>,
+    pub out: &'a mut dyn Write,
+}
+
+pub(crate) const OFFSET_FAILED: i32 = std::mem::offset_of!(Ctx<'static>, failed) as i32;
+pub(crate) const OFFSET_DEPTH: i32 = std::mem::offset_of!(Ctx<'static>, depth) as i32;
+pub(crate) const OFFSET_MAX_DEPTH: i32 = std::mem::offset_of!(Ctx<'static>, max_depth) as i32;
+
+impl Ctx<'_> {
+    fn site(&self, site: u64) -> Option<&Site> {
+        self.sites.get(site as usize)
+    }
+
+    /// Records an error raised at `site` (the first error wins: later ones are consequences).
+    fn fail(&mut self, site: u64, mut e: InterpError) {
+        if self.error.is_none() {
+            if let Some(s) = self.site(site) {
+                e.span = s.span;
+                e.function = s.function.clone();
+            }
+            self.error = Some(e);
+        }
+        self.failed = 1;
+    }
+
+    fn fail_with(&mut self, site: u64, class: &str, message: &str) {
+        self.fail(site, InterpError::new(class, message, Span::DUMMY));
+    }
+}
+
+/// Runs `f` on the context, turning a panic in host code into an internal error (a panic must
+/// never unwind into native frames).
+fn with_ctx<R: Default>(ctx: *mut Ctx<'_>, site: u64, f: impl FnOnce(&mut Ctx<'_>) -> R) -> R {
+    // SAFETY: native code passes the context pointer it received from `NativeFunction::call`,
+    // which stays valid and unaliased by Rust references for the whole call.
+    let ctx = unsafe { &mut *ctx };
+    match catch_unwind(AssertUnwindSafe(|| f(ctx))) {
+        Ok(r) => r,
+        Err(_) => {
+            ctx.fail_with(
+                site,
+                pyjit_interp::INTERNAL_ERROR,
+                "panic in a host function",
+            );
+            R::default()
+        }
+    }
+}
+
+/// Records the compile-time error of `site`.
+pub(crate) extern "C" fn pjn_error(ctx: *mut Ctx<'_>, site: u64) {
+    with_ctx(ctx, site, |c| {
+        let (class, message) = match c.site(site).map(|s| &s.kind) {
+            Some(SiteKind::Error { class, message }) => (class.clone(), message.clone()),
+            _ => (pyjit_interp::INTERNAL_ERROR.into(), "bad error site".into()),
+        };
+        c.fail_with(site, &class, &message);
+    })
+}
+
+/// Adds a call site to the pending error's call stack (innermost caller first).
+pub(crate) extern "C" fn pjn_note_call(ctx: *mut Ctx<'_>, site: u64) {
+    with_ctx(ctx, site, |c| {
+        let Some(s) = c.site(site) else { return };
+        let cs = CallSite {
+            function: s.function.clone(),
+            span: s.span,
+        };
+        if let Some(e) = c.error.as_mut() {
+            e.call_stack.push(cs);
+        }
+    })
+}
+
+/// Runs an op that native code does not inline (tensor ops, lists, strings, subscripts, `print`,
+/// `raise`, a failed `check`). Operand slots are read from `args`; result slots (owned) are
+/// written to `out` only on success.
+pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, out: *mut u64) {
+    with_ctx(ctx, site, |c| {
+        let Some(Site {
+            kind:
+                SiteKind::Op {
+                    kind,
+                    operands,
+                    results,
+                },
+            span,
+            ..
+        }) = c.site(site)
+        else {
+            c.fail_with(site, pyjit_interp::INTERNAL_ERROR, "bad op site");
+            return;
+        };
+        let nargs: usize = operands.iter().map(|t| layout::slots_of(t).len()).sum();
+        let raw: &[u64] = if nargs == 0 {
+            &[]
+        } else {
+            // SAFETY: native code stores exactly `nargs` slots at `args`.
+            unsafe { std::slice::from_raw_parts(args, nargs) }
+        };
+        let mut pos = 0;
+        let vals: Vec<Value> = operands
+            .iter()
+            // SAFETY: the operand slots are live values owned by the calling native code.
+            .map(|t| unsafe { layout::slots_to_value(t, raw, &mut pos) })
+            .collect();
+        let (kind, results, span) = (kind.clone(), results.clone(), *span);
+        match run_op(c, &kind, vals, span) {
+            Ok(vs) => {
+                let mut slots = Vec::new();
+                for (v, t) in vs.iter().zip(&results) {
+                    if let Err(m) = layout::value_to_slots(v, t, &mut slots) {
+                        let kinds: Vec<Slot> = results.iter().flat_map(layout::slots_of).collect();
+                        layout::release_raw(&kinds, &slots);
+                        c.fail_with(site, pyjit_interp::INTERNAL_ERROR, &m);
+                        return;
+                    }
+                }
+                for (i, s) in slots.into_iter().enumerate() {
+                    // SAFETY: native code reserved one u64 per result slot at `out`.
+                    unsafe { *out.add(i) = s };
+                }
+            }
+            Err(e) => c.fail(site, e),
+        }
+    })
+}
+
+/// One op on interpreter values, with the interpreter's semantics and messages.
+fn run_op(
+    c: &mut Ctx<'_>,
+    kind: &OpKind,
+    args: Vec<Value>,
+    span: Span,
+) -> Result<Vec<Value>, InterpError> {
+    let err = |class: &str, msg: &str| InterpError::new(class, msg, span);
+    let int = |v: &Value| v.as_int().ok_or_else(|| err(pyjit_interp::INTERNAL_ERROR, "expected an int"));
+    let list = |v: &Value| match v {
+        Value::List(l) => Ok(l.clone()),
+        _ => Err(err(pyjit_interp::INTERNAL_ERROR, "list op on a non-list")),
+    };
+    let arg = |i: usize| {
+        args.get(i)
+            .cloned()
+            .ok_or_else(|| err(pyjit_interp::INTERNAL_ERROR, "missing operand"))
+    };
+    Ok(match kind {
+        OpKind::Const(pyjit_ir::Const::Str(s)) => vec![Value::str(s)],
+        OpKind::Tensor(id) => {
+            let schema = pyjit_runtime::schema::schema(*id);
+            let rt: Vec<_> = args
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match schema.params.get(i) {
+                    Some(p) => to_runtime(v, &p.ty),
+                    None => pyjit_interp::generic_to_runtime(v),
+                })
+                .collect();
+            let out = pyjit_runtime::dispatch::call(*id, &rt)
+                .map_err(|e| err(e.kind().name(), &e.to_string()))?;
+            out.into_iter().map(from_runtime).collect()
+        }
+        OpKind::Index(k) => vec![Value::Index(match k {
+            IndexKind::Int => TensorIndex::Int(int(&arg(0)?)?),
+            IndexKind::Slice => {
+                let bound = |v: Value| match v {
+                    Value::None => Ok(None),
+                    Value::Int(i) => Ok(Some(i)),
+                    _ => Err(err(pyjit_interp::INTERNAL_ERROR, "slice bound is not an int")),
+                };
+                let step = int(&arg(2)?)?;
+                if step == 0 {
+                    return Err(err("ValueError", "slice step cannot be zero"));
+                }
+                TensorIndex::Slice {
+                    start: bound(arg(0)?)?,
+                    stop: bound(arg(1)?)?,
+                    step,
+                }
+            }
+            IndexKind::None => TensorIndex::None,
+            IndexKind::Ellipsis => TensorIndex::Ellipsis,
+            IndexKind::Tensor => TensorIndex::Tensor(
+                arg(0)?
+                    .as_tensor()
+                    .cloned()
+                    .ok_or_else(|| err(pyjit_interp::INTERNAL_ERROR, "index.tensor of a non-tensor"))?,
+            ),
+        })],
+        OpKind::ListNew => vec![Value::list(args)],
+        OpKind::ListGet => {
+            let (l, i) = (list(&arg(0)?)?, int(&arg(1)?)?);
+            let v = norm_index(i, l.len())
+                .and_then(|j| l.get(j))
+                .ok_or_else(|| err("IndexError", "list index out of range"))?;
+            vec![v]
+        }
+        OpKind::ListSet => {
+            let (l, i, v) = (list(&arg(0)?)?, int(&arg(1)?)?, arg(2)?);
+            if !norm_index(i, l.len()).is_some_and(|j| l.set(j, v)) {
+                return Err(err("IndexError", "list assignment index out of range"));
+            }
+            vec![]
+        }
+        OpKind::ListAppend => {
+            list(&arg(0)?)?.push(arg(1)?);
+            vec![]
+        }
+        OpKind::ListLen => vec![Value::Int(list(&arg(0)?)?.len() as i64)],
+        OpKind::StrOf(spec) => {
+            vec![Value::str(py_format(&arg(0)?, spec).map_err(|m| err("ValueError", &m))?)]
+        }
+        OpKind::StrConcat => vec![Value::str(args.iter().map(py_str).collect::<String>())],
+        OpKind::Print => {
+            let line = args.iter().map(py_str).collect::<Vec<_>>().join(" ");
+            // A closed stdout is not the program's fault (as in the interpreter).
+            let _ = writeln!(c.out, "{line}");
+            vec![]
+        }
+        OpKind::Raise(class) => {
+            let msg = args.first().map(py_str).unwrap_or_default();
+            return Err(InterpError::raised(class.clone(), msg, span));
+        }
+        // Called only when the condition was false; operand 0 is the condition.
+        OpKind::Check(class) => {
+            let msg = args.get(1).map(py_str).unwrap_or_default();
+            return Err(InterpError::raised(class.clone(), msg, span));
+        }
+        OpKind::Guard { message, .. } => return Err(err(GUARD_FAILURE, message)),
+        other => {
+            return Err(err(
+                pyjit_interp::INTERNAL_ERROR,
+                &format!("`{}` has no host implementation", other.name()),
+            ));
+        }
+    })
+}
+
+/// Python's index normalization: negative counts from the end.
+fn norm_index(i: i64, len: usize) -> Option<usize> {
+    let len = len as i64;
+    let j = if i < 0 { i.checked_add(len)? } else { i };
+    (0..len).contains(&j).then_some(j as usize)
+}
+
+// ---- scalar host functions (Python semantics; see crate::pyops) ----
+
+fn scalar<R: Default>(
+    ctx: *mut Ctx<'_>,
+    site: u64,
+    r: impl FnOnce() -> Result<R, crate::pyops::PyErr>,
+) -> R {
+    with_ctx(ctx, site, |c| match r() {
+        Ok(v) => v,
+        Err(e) => {
+            c.fail_with(site, e.0, &e.1);
+            R::default()
+        }
+    })
+}
+
+pub(crate) extern "C" fn pjn_int_pow(ctx: *mut Ctx<'_>, site: u64, a: i64, b: i64) -> i64 {
+    scalar(ctx, site, || crate::pyops::int_pow(a, b))
+}
+
+pub(crate) extern "C" fn pjn_float_floordiv(ctx: *mut Ctx<'_>, site: u64, a: f64, b: f64) -> f64 {
+    scalar(ctx, site, || crate::pyops::float_floordiv(a, b))
+}
+
+pub(crate) extern "C" fn pjn_float_mod(ctx: *mut Ctx<'_>, site: u64, a: f64, b: f64) -> f64 {
+    scalar(ctx, site, || crate::pyops::float_mod(a, b))
+}
+
+pub(crate) extern "C" fn pjn_float_pow(ctx: *mut Ctx<'_>, site: u64, a: f64, b: f64) -> f64 {
+    scalar(ctx, site, || crate::pyops::float_pow(a, b))
+}
+
+pub(crate) extern "C" fn pjn_float_to_int(ctx: *mut Ctx<'_>, site: u64, x: f64) -> i64 {
+    scalar(ctx, site, || crate::pyops::float_to_int(x))
+}
+
+fn math_fn(code: i64) -> MathFn {
+    MathFn::ALL
+        .get(code as usize)
+        .copied()
+        .unwrap_or(MathFn::Fabs)
+}
+
+/// `math.*` functions with a float result.
+pub(crate) extern "C" fn pjn_math_f(ctx: *mut Ctx<'_>, site: u64, code: i64, x: f64, y: f64) -> f64 {
+    scalar(ctx, site, || crate::pyops::math_float(math_fn(code), x, y))
+}
+
+/// `math.floor/ceil/trunc/round`: float → int.
+pub(crate) extern "C" fn pjn_math_i(ctx: *mut Ctx<'_>, site: u64, code: i64, x: f64) -> i64 {
+    scalar(ctx, site, || crate::pyops::math_int(math_fn(code), x))
+}
+
+/// The address of every host function, by the name native code imports it under.
+pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
+    vec![
+        ("pjn_error", pjn_error as *const u8),
+        ("pjn_note_call", pjn_note_call as *const u8),
+        ("pjn_op", pjn_op as *const u8),
+        ("pjn_int_pow", pjn_int_pow as *const u8),
+        ("pjn_float_floordiv", pjn_float_floordiv as *const u8),
+        ("pjn_float_mod", pjn_float_mod as *const u8),
+        ("pjn_float_pow", pjn_float_pow as *const u8),
+        ("pjn_float_to_int", pjn_float_to_int as *const u8),
+        ("pjn_math_f", pjn_math_f as *const u8),
+        ("pjn_math_i", pjn_math_i as *const u8),
+        ("pjn_obj_retain", layout::pjn_obj_retain as *const u8),
+        ("pjn_obj_release", layout::pjn_obj_release as *const u8),
+        (
+            "pj_tensor_retain",
+            pyjit_runtime::abi::pj_tensor_retain as *const u8,
+        ),
+        (
+            "pj_tensor_release",
+            pyjit_runtime::abi::pj_tensor_release as *const u8,
+        ),
+    ]
+}

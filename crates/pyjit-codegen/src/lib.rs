@@ -1,0 +1,491 @@
+//! The native backend of pyjit: lowers (specialized) IR to Cranelift and runs it as machine code
+//! in memory. Scalars and control flow compile to straight-line Cranelift code with Python's
+//! semantics inline (floor `//` and `%`, wrapping ints, IEEE floats); `if`/`loop` regions become
+//! blocks with block parameters; calls between functions (recursion included) are native calls;
+//! tuples are several native values. Tensors are the runtime's reference-counted ABI handles;
+//! tensor ops, lists, strings and subscripts go through host functions registered explicitly
+//! with `JITBuilder::symbol` that reuse the interpreter's value conversions, so both backends
+//! share one meaning. Every function has one trampoline (`ctx, *const u64 args, *mut u64 ret`).
+//!
+//! This crate is the only one that imports Cranelift. It must never let native code crash the
+//! process on user input: every fallible operation's status is checked, errors come back as
+//! [`InterpError`] values with the op's span (the same class, message and location as the
+//! interpreter's), references are released on every path, and recursion is bounded by a depth
+//! limit rather than by the native stack. It never sees the AST or Python source.
+
+mod host;
+mod layout;
+mod lower;
+mod pyops;
+
+pub use layout::live_object_count;
+pub use pyjit_interp::{InterpError, Value};
+
+use cranelift_codegen::ir::{self, AbiParam, InstBuilder, MemFlagsData, UserFuncName, types};
+use cranelift_codegen::settings::Configurable;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{FuncId as ClFuncId, Linkage, Module as _};
+use host::{Ctx, Site};
+use layout::{Slot, slots_of};
+use pyjit_ir::{EntityRef, FuncId, Type};
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Errors of compilation (never of running: those are [`InterpError`]s).
+#[derive(Debug, thiserror::Error)]
+pub enum CodegenError {
+    #[error("invalid IR: {0}")]
+    Verify(String),
+    #[error("cranelift: {0}")]
+    Cranelift(String),
+    #[error("internal codegen error: {0}")]
+    Internal(String),
+    #[error("no function named `{0}`")]
+    NoSuchFunction(String),
+}
+
+/// Cranelift's optimization level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum OptLevel {
+    None,
+    #[default]
+    Speed,
+}
+
+/// Compilation settings.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub opt_level: OptLevel,
+    /// The deepest chain of calls a run may make; one more raises `RecursionError` (as the
+    /// interpreter's `Config::max_call_depth`, default 1000 like Python).
+    pub max_call_depth: u64,
+    /// Run Cranelift's IR verifier on every function (on by default in debug builds).
+    pub verify: bool,
+    /// Keep the Cranelift IR text of every function (for `pyjit compile --emit clif`).
+    pub keep_clif: bool,
+    /// Keep the disassembly of every function (for `--emit asm`).
+    pub keep_asm: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            opt_level: OptLevel::Speed,
+            max_call_depth: 1000,
+            verify: cfg!(debug_assertions),
+            keep_clif: false,
+            keep_asm: false,
+        }
+    }
+}
+
+/// Where compile time went.
+#[derive(Clone, Debug, Default)]
+pub struct CompileTimes {
+    /// IR verification.
+    pub verify: Duration,
+    /// IR → Cranelift IR (our lowering).
+    pub lower: Duration,
+    /// Cranelift: optimization, register allocation, emission, linking.
+    pub cranelift: Duration,
+}
+
+struct FuncEntry {
+    name: String,
+    params: Vec<Type>,
+    ret: Type,
+    trampoline: *const u8,
+}
+
+/// The compiled code and everything it refers to; freed when the last [`NativeModule`] or
+/// [`NativeFunction`] referring to it goes away.
+struct Compiled {
+    jit: Option<JITModule>,
+    funcs: Vec<FuncEntry>,
+    sites: Vec<Site>,
+    max_call_depth: u64,
+}
+
+// SAFETY: after `finalize_definitions` the JIT module is never mutated again (only freed on
+// drop, when no other reference exists); the code it holds is immutable and reentrant (all
+// per-call state lives in the `Ctx` each call allocates), and the site table is read-only.
+unsafe impl Send for Compiled {}
+// SAFETY: see above.
+unsafe impl Sync for Compiled {}
+
+impl Drop for Compiled {
+    fn drop(&mut self) {
+        if let Some(jit) = self.jit.take() {
+            // SAFETY: no `NativeFunction` is left (each holds an `Arc<Compiled>`), so no code
+            // pointer into this memory can be called any more.
+            unsafe { jit.free_memory() };
+        }
+    }
+}
+
+/// A module compiled to machine code.
+#[derive(Clone)]
+pub struct NativeModule {
+    inner: Arc<Compiled>,
+    clif: Vec<(String, String)>,
+    asm: Vec<(String, String)>,
+    times: CompileTimes,
+}
+
+/// One callable compiled function. Cheap to clone, `Send + Sync`: many threads may call it at
+/// once. It keeps the machine code alive.
+#[derive(Clone)]
+pub struct NativeFunction {
+    inner: Arc<Compiled>,
+    index: usize,
+}
+
+type Trampoline = unsafe extern "C" fn(*mut Ctx<'static>, *const u64, *mut u64);
+
+impl NativeModule {
+    /// Compiles every function of `module` (verified first).
+    pub fn compile(module: &pyjit_ir::Module, options: &Options) -> Result<NativeModule, CodegenError> {
+        let t0 = Instant::now();
+        pyjit_ir::verify_module(module).map_err(|errs| {
+            CodegenError::Verify(
+                errs.iter()
+                    .map(|e| format!("{e:?}"))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
+        })?;
+        let mut times = CompileTimes {
+            verify: t0.elapsed(),
+            ..CompileTimes::default()
+        };
+
+        let mut flags = cranelift_codegen::settings::builder();
+        let set = |flags: &mut cranelift_codegen::settings::Builder, k: &str, v: &str| {
+            flags
+                .set(k, v)
+                .map_err(|e| CodegenError::Cranelift(format!("setting {k}={v}: {e}")))
+        };
+        set(&mut flags, "use_colocated_libcalls", "false")?;
+        // JITBuilder::with_isa does not set this; the JIT needs absolute addresses.
+        set(&mut flags, "is_pic", "false")?;
+        set(
+            &mut flags,
+            "opt_level",
+            match options.opt_level {
+                OptLevel::None => "none",
+                OptLevel::Speed => "speed",
+            },
+        )?;
+        set(&mut flags, "enable_verifier", if options.verify { "true" } else { "false" })?;
+        // Tuple returns can exceed the return registers.
+        set(&mut flags, "enable_multi_ret_implicit_sret", "true")?;
+        let isa = cranelift_native::builder()
+            .map_err(|e| CodegenError::Cranelift(format!("host not supported: {e}")))?
+            .finish(cranelift_codegen::settings::Flags::new(flags))
+            .map_err(|e| CodegenError::Cranelift(e.to_string()))?;
+        let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+        for (name, ptr) in host::symbols() {
+            jb.symbol(name, ptr);
+        }
+        let mut jit = JITModule::new(jb);
+        let cl = |e: cranelift_module::ModuleError| CodegenError::Cranelift(format!("{e:?}"));
+
+        let mut host_ids = HashMap::new();
+        for (name, params, rets) in lower::host_signatures() {
+            let mut sig = jit.make_signature();
+            sig.params.extend(params.into_iter().map(AbiParam::new));
+            sig.returns.extend(rets.into_iter().map(AbiParam::new));
+            host_ids.insert(name, jit.declare_function(name, Linkage::Import, &sig).map_err(cl)?);
+        }
+        let mut ids = Vec::new();
+        for (id, f) in module.funcs.iter() {
+            let sig = lower::signature(&jit, f);
+            ids.push(
+                jit.declare_function(&format!("pyjit_f{}", id.as_u32()), Linkage::Local, &sig)
+                    .map_err(cl)?,
+            );
+        }
+
+        let mut sites = Vec::new();
+        let mut clif = Vec::new();
+        let mut asm = Vec::new();
+        let mut fctx = FunctionBuilderContext::new();
+        let mut ctx = jit.make_context();
+        let mut tramps = Vec::new();
+        for (id, f) in module.funcs.iter() {
+            let t = Instant::now();
+            ctx.func.signature = lower::signature(&jit, f);
+            ctx.func.name = UserFuncName::user(0, id.as_u32());
+            let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            let lowering = lower::Lowering::new(f, b, &mut jit, &host_ids, &ids, &mut sites);
+            let result = lowering.lower_function();
+            let b = match result {
+                Ok(b) => b,
+                Err(e) => {
+                    // Both contexts are dropped here; a caller retrying compiles afresh.
+                    jit.clear_context(&mut ctx);
+                    return Err(e);
+                }
+            };
+            b.finalize(jit.target_config());
+            if options.keep_clif {
+                clif.push((f.name.clone(), ctx.func.display().to_string()));
+            }
+            times.lower += t.elapsed();
+            let t = Instant::now();
+            ctx.set_disasm(options.keep_asm);
+            jit.define_function(ids[id.index()], &mut ctx).map_err(|e| {
+                CodegenError::Cranelift(format!("{}: {e:?}", f.name))
+            })?;
+            if options.keep_asm
+                && let Some(code) = ctx.compiled_code()
+                && let Some(v) = &code.vcode
+            {
+                asm.push((f.name.clone(), v.clone()));
+            }
+            jit.clear_context(&mut ctx);
+
+            // The entry trampoline: one signature for every function.
+            let tid = build_trampoline(&mut jit, &mut ctx, &mut fctx, ids[id.index()], id, f)?;
+            tramps.push(tid);
+            times.cranelift += t.elapsed();
+        }
+        let t = Instant::now();
+        jit.finalize_definitions().map_err(cl)?;
+        times.cranelift += t.elapsed();
+        let funcs = module
+            .funcs
+            .iter()
+            .zip(&tramps)
+            .map(|((_, f), &tid)| FuncEntry {
+                name: f.name.clone(),
+                params: f.param_types(),
+                ret: f.ret.clone(),
+                trampoline: jit.get_finalized_function(tid),
+            })
+            .collect();
+        Ok(NativeModule {
+            inner: Arc::new(Compiled {
+                jit: Some(jit),
+                funcs,
+                sites,
+                max_call_depth: options.max_call_depth,
+            }),
+            clif,
+            asm,
+            times,
+        })
+    }
+
+    /// The compiled function `name`.
+    pub fn function(&self, name: &str) -> Result<NativeFunction, CodegenError> {
+        self.inner
+            .funcs
+            .iter()
+            .position(|f| f.name == name)
+            .map(|index| NativeFunction {
+                inner: self.inner.clone(),
+                index,
+            })
+            .ok_or_else(|| CodegenError::NoSuchFunction(name.into()))
+    }
+
+    /// The compiled function with IR id `id`.
+    pub fn function_by_id(&self, id: FuncId) -> Option<NativeFunction> {
+        (id.index() < self.inner.funcs.len()).then(|| NativeFunction {
+            inner: self.inner.clone(),
+            index: id.index(),
+        })
+    }
+
+    /// The Cranelift IR of each function (`(name, text)`), if compiled with `keep_clif`.
+    pub fn clif(&self) -> &[(String, String)] {
+        &self.clif
+    }
+
+    /// The disassembly of each function, if compiled with `keep_asm`.
+    pub fn asm(&self) -> &[(String, String)] {
+        &self.asm
+    }
+
+    pub fn times(&self) -> &CompileTimes {
+        &self.times
+    }
+}
+
+/// The Cranelift IR of every function of `module`, as `pyjit compile --emit clif` prints it.
+pub fn emit_clif(module: &pyjit_ir::Module) -> Result<String, CodegenError> {
+    let m = NativeModule::compile(
+        module,
+        &Options {
+            keep_clif: true,
+            ..Options::default()
+        },
+    )?;
+    Ok(join_listing(m.clif()))
+}
+
+/// The machine code of every function of `module` (Cranelift's own disassembly of its final
+/// code, with the registers allocated), as `pyjit compile --emit asm` prints it.
+pub fn emit_asm(module: &pyjit_ir::Module) -> Result<String, CodegenError> {
+    let m = NativeModule::compile(
+        module,
+        &Options {
+            keep_asm: true,
+            ..Options::default()
+        },
+    )?;
+    Ok(join_listing(m.asm()))
+}
+
+fn join_listing(items: &[(String, String)]) -> String {
+    let mut s = String::new();
+    for (name, text) in items {
+        s.push_str(&format!("; function {name}\n{text}\n"));
+    }
+    s
+}
+
+impl NativeFunction {
+    pub fn name(&self) -> &str {
+        &self.inner.funcs[self.index].name
+    }
+
+    pub fn param_types(&self) -> &[Type] {
+        &self.inner.funcs[self.index].params
+    }
+
+    pub fn return_type(&self) -> &Type {
+        &self.inner.funcs[self.index].ret
+    }
+
+    /// Calls the function, writing `print` output to stdout.
+    pub fn call(&self, args: &[Value]) -> Result<Value, InterpError> {
+        self.call_with_output(args, &mut std::io::stdout())
+    }
+
+    /// Calls the function with `print` output going to `out`.
+    pub fn call_with_output(&self, args: &[Value], out: &mut dyn Write) -> Result<Value, InterpError> {
+        let entry = &self.inner.funcs[self.index];
+        let bad = |m: String| {
+            let mut e = InterpError::new("TypeError", m, pyjit_syntax::Span::DUMMY);
+            e.function = entry.name.clone();
+            e
+        };
+        if args.len() != entry.params.len() {
+            return Err(bad(format!(
+                "{}() takes {} argument(s) but {} were given",
+                entry.name,
+                entry.params.len(),
+                args.len()
+            )));
+        }
+        let mut slots = Vec::new();
+        for (i, (a, t)) in args.iter().zip(&entry.params).enumerate() {
+            if let Err(m) = layout::value_to_slots(a, t, &mut slots) {
+                let kinds: Vec<Slot> = entry.params.iter().flat_map(slots_of).collect();
+                layout::release_raw(&kinds, &slots);
+                return Err(bad(format!("argument {i} of {}(): {m}", entry.name)));
+            }
+        }
+        let ret_kinds = slots_of(&entry.ret);
+        let mut ret = vec![0u64; ret_kinds.len().max(1)];
+        let mut ctx = Ctx {
+            failed: 0,
+            depth: 0,
+            max_depth: self.inner.max_call_depth,
+            sites: &self.inner.sites,
+            error: None,
+            out,
+        };
+        // SAFETY: the trampoline was produced by `compile` with exactly this signature; `slots`
+        // holds the parameters' slots (ownership passes to the callee), `ret` has room for the
+        // result slots, and the code stays alive through `self.inner`.
+        unsafe {
+            let f: Trampoline = std::mem::transmute(entry.trampoline);
+            f(
+                (&mut ctx as *mut Ctx<'_>).cast(),
+                slots.as_ptr(),
+                ret.as_mut_ptr(),
+            );
+        }
+        if ctx.failed != 0 {
+            return Err(ctx.error.take().unwrap_or_else(|| {
+                InterpError::new(
+                    pyjit_interp::INTERNAL_ERROR,
+                    "native code failed without an error",
+                    pyjit_syntax::Span::DUMMY,
+                )
+            }));
+        }
+        let mut pos = 0;
+        // SAFETY: on success the result slots hold live references owned by us.
+        let v = unsafe { layout::slots_to_value(&entry.ret, &ret, &mut pos) };
+        layout::release_raw(&ret_kinds, &ret);
+        Ok(v)
+    }
+}
+
+/// `extern "C" fn(ctx, args: *const u64, ret: *mut u64)`: loads the parameters' slots, calls the
+/// function, stores its result slots.
+fn build_trampoline(
+    jit: &mut JITModule,
+    ctx: &mut cranelift_codegen::Context,
+    fctx: &mut FunctionBuilderContext,
+    inner: ClFuncId,
+    id: FuncId,
+    f: &pyjit_ir::Function,
+) -> Result<ClFuncId, CodegenError> {
+    let mut sig = jit.make_signature();
+    for _ in 0..3 {
+        sig.params.push(AbiParam::new(types::I64));
+    }
+    let tid = jit
+        .declare_function(&format!("pyjit_f{}_entry", id.as_u32()), Linkage::Local, &sig)
+        .map_err(|e| CodegenError::Cranelift(format!("{e:?}")))?;
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(1, id.as_u32());
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
+        let blk = b.create_block();
+        b.append_block_params_for_function_params(blk);
+        b.switch_to_block(blk);
+        let p = b.block_params(blk).to_vec();
+        let (c, args, ret) = (p[0], p[1], p[2]);
+        let flags = MemFlagsData::trusted();
+        let mut call_args = vec![c];
+        let kinds: Vec<Slot> = f.param_types().iter().flat_map(slots_of).collect();
+        for (i, &k) in kinds.iter().enumerate() {
+            call_args.push(b.ins().load(lower::clif_type(k), flags, args, (i * 8) as i32));
+        }
+        let r = jit.declare_func_in_func(inner, b.func);
+        let inst = b.ins().call(r, &call_args);
+        let res = b.inst_results(inst).to_vec();
+        for (i, (&v, k)) in res.iter().zip(slots_of(&f.ret)).enumerate() {
+            let v = if k == Slot::Bool {
+                b.ins().uextend(types::I64, v)
+            } else {
+                v
+            };
+            b.ins().store(flags, v, ret, (i * 8) as i32);
+        }
+        b.ins().return_(&[]);
+        b.seal_all_blocks();
+        b.finalize(jit.target_config());
+    }
+    jit.define_function(tid, ctx)
+        .map_err(|e| CodegenError::Cranelift(format!("trampoline of {}: {e:?}", f.name)))?;
+    jit.clear_context(ctx);
+    Ok(tid)
+}
+
+#[allow(dead_code)]
+fn _assert_send_sync() {
+    fn is<T: Send + Sync>() {}
+    is::<NativeFunction>();
+    is::<NativeModule>();
+    let _ = ir::types::I8;
+}

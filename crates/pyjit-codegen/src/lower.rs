@@ -1,0 +1,990 @@
+//! IR → Cranelift, one function at a time.
+//!
+//! * Regions become blocks: an `if` branches to two blocks that jump to a merge block whose
+//!   parameters are the `if`'s results; a `loop` is a header block with parameters
+//!   `(i, cond, carried…)`, a body block and an exit block whose parameters are the results.
+//!   IR values map to Cranelift SSA values directly: no variables, no phi placement.
+//! * Every function takes the call context first; errors are a flag in the context that native
+//!   code tests after each fallible call (see `host.rs`).
+//! * **Ownership.** Every value with tensor or object slots owns one reference per slot. A value
+//!   is released right after the last op (of the region it is defined in) that uses it, directly
+//!   or inside that op's regions; uses inside nested regions borrow. `call`, `loop` (its carried
+//!   operands), `yield` and `return` *consume* their operands: an operand at its last use is
+//!   moved, otherwise a new reference is taken. Every other op borrows its operands and returns
+//!   fresh references. The set of references owned at each point is known statically (the
+//!   `frames` stack), so every error path releases exactly what is live and nothing leaks.
+
+use crate::host::{self, Site, SiteKind};
+use crate::layout::{Slot, has_refs, slots_of};
+use crate::CodegenError;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{
+    self, AbiParam, BlockArg, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, types,
+};
+use cranelift_frontend::FunctionBuilder;
+use cranelift_jit::JITModule;
+use cranelift_module::{FuncId as ClFuncId, Module as _};
+use pyjit_ir::{
+    BoolBinOp, CastOp, CmpOp, Const, EntityRef, FloatBinOp, FloatUnOp, IntBinOp, IntUnOp, MathFn, Op,
+    OpKind, Region, Type, Value as IrValue, ValueDef,
+};
+use pyjit_syntax::Span;
+use std::collections::{HashMap, HashSet};
+
+pub(crate) fn clif_type(s: Slot) -> ir::Type {
+    match s {
+        Slot::Int | Slot::Tensor | Slot::Obj => types::I64,
+        Slot::Float => types::F64,
+        Slot::Bool => types::I8,
+    }
+}
+
+/// The Cranelift signatures of the host functions: (name, params, returns).
+pub(crate) fn host_signatures() -> Vec<(&'static str, Vec<ir::Type>, Vec<ir::Type>)> {
+    use types::{F64, I8, I64};
+    let _ = I8;
+    vec![
+        ("pjn_error", vec![I64, I64], vec![]),
+        ("pjn_note_call", vec![I64, I64], vec![]),
+        ("pjn_op", vec![I64, I64, I64, I64], vec![]),
+        ("pjn_int_pow", vec![I64, I64, I64, I64], vec![I64]),
+        ("pjn_float_floordiv", vec![I64, I64, F64, F64], vec![F64]),
+        ("pjn_float_mod", vec![I64, I64, F64, F64], vec![F64]),
+        ("pjn_float_pow", vec![I64, I64, F64, F64], vec![F64]),
+        ("pjn_float_to_int", vec![I64, I64, F64], vec![I64]),
+        ("pjn_math_f", vec![I64, I64, I64, F64, F64], vec![F64]),
+        ("pjn_math_i", vec![I64, I64, I64, F64], vec![I64]),
+        ("pjn_obj_retain", vec![I64], vec![]),
+        ("pjn_obj_release", vec![I64], vec![]),
+        ("pj_tensor_retain", vec![I64], vec![]),
+        ("pj_tensor_release", vec![I64], vec![]),
+    ]
+}
+
+/// What a `yield` does in the region being lowered.
+#[derive(Clone, Copy)]
+enum Exit {
+    Body,
+    IfMerge(ir::Block),
+    Loop { header: ir::Block, i: ir::Value },
+}
+
+pub(crate) struct Lowering<'a, 'b> {
+    pub f: &'a pyjit_ir::Function,
+    pub b: FunctionBuilder<'b>,
+    pub jit: &'a mut JITModule,
+    pub host: &'a HashMap<&'static str, ClFuncId>,
+    /// Cranelift ids of the module's functions, by `FuncId` index.
+    pub funcs: &'a [ClFuncId],
+    pub sites: &'a mut Vec<Site>,
+    frefs: HashMap<ClFuncId, ir::FuncRef>,
+    ctx: ir::Value,
+    vals: HashMap<IrValue, Vec<ir::Value>>,
+    last_use: HashMap<IrValue, u32>,
+    nested_use: HashSet<(Op, IrValue)>,
+    frames: Vec<Vec<IrValue>>,
+    ret_slots: Vec<Slot>,
+}
+
+type Res<T> = Result<T, CodegenError>;
+
+impl<'a, 'b> Lowering<'a, 'b> {
+    pub(crate) fn new(
+        f: &'a pyjit_ir::Function,
+        b: FunctionBuilder<'b>,
+        jit: &'a mut JITModule,
+        host: &'a HashMap<&'static str, ClFuncId>,
+        funcs: &'a [ClFuncId],
+        sites: &'a mut Vec<Site>,
+    ) -> Self {
+        let (last_use, nested_use) = liveness(f);
+        Lowering {
+            f,
+            b,
+            jit,
+            host,
+            funcs,
+            sites,
+            frefs: HashMap::new(),
+            ctx: ir::Value::from_u32(0),
+            vals: HashMap::new(),
+            last_use,
+            nested_use,
+            frames: Vec::new(),
+            ret_slots: slots_of(&f.ret),
+        }
+    }
+
+    /// Lowers the whole function; the builder is finalized by the caller.
+    pub(crate) fn lower_function(mut self) -> Res<FunctionBuilder<'b>> {
+        let entry = self.b.create_block();
+        self.b.append_block_param(entry, types::I64);
+        let mut param_slots = Vec::new();
+        for &p in self.f.params() {
+            let kinds = slots_of(&self.f.values[p].ty);
+            let vs: Vec<ir::Value> = kinds
+                .iter()
+                .map(|&k| self.b.append_block_param(entry, clif_type(k)))
+                .collect();
+            param_slots.push((p, vs));
+        }
+        self.b.switch_to_block(entry);
+        self.ctx = self.b.block_params(entry)[0];
+        for (p, vs) in param_slots {
+            self.vals.insert(p, vs);
+        }
+        self.lower_region(self.f.body, Exit::Body, true)?;
+        self.b.seal_all_blocks();
+        Ok(self.b)
+    }
+
+    // ---- helpers ----
+
+    fn ins(&mut self) -> cranelift_frontend::FuncInstBuilder<'_, 'b> {
+        self.b.ins()
+    }
+
+    fn ty(&self, v: IrValue) -> &'a Type {
+        &self.f.values[v].ty
+    }
+
+    fn slots(&self, v: IrValue) -> Res<Vec<ir::Value>> {
+        self.vals
+            .get(&v)
+            .cloned()
+            .ok_or_else(|| CodegenError::Internal(format!("value {v} used before definition")))
+    }
+
+    fn one(&self, v: IrValue) -> Res<ir::Value> {
+        self.slots(v)?
+            .first()
+            .copied()
+            .ok_or_else(|| CodegenError::Internal(format!("value {v} has no slot")))
+    }
+
+    fn fref(&mut self, id: ClFuncId) -> ir::FuncRef {
+        if let Some(&r) = self.frefs.get(&id) {
+            return r;
+        }
+        let r = self.jit.declare_func_in_func(id, self.b.func);
+        self.frefs.insert(id, r);
+        r
+    }
+
+    fn call_host(&mut self, name: &'static str, args: &[ir::Value]) -> Vec<ir::Value> {
+        let id = self.host[name];
+        let r = self.fref(id);
+        let inst = self.b.ins().call(r, args);
+        self.b.inst_results(inst).to_vec()
+    }
+
+    fn site(&mut self, kind: SiteKind, span: Span) -> ir::Value {
+        self.sites.push(Site {
+            function: self.f.name.clone(),
+            span,
+            kind,
+        });
+        let idx = (self.sites.len() - 1) as i64;
+        self.b.ins().iconst(types::I64, idx)
+    }
+
+    fn error_site(&mut self, class: &str, message: &str, span: Span) -> ir::Value {
+        self.site(
+            SiteKind::Error {
+                class: class.into(),
+                message: message.into(),
+            },
+            span,
+        )
+    }
+
+    fn refcount(&mut self, ty: &Type, slots: &[ir::Value], retain: bool) {
+        for (k, &v) in slots_of(ty).iter().zip(slots) {
+            let name = match (k, retain) {
+                (Slot::Tensor, true) => "pj_tensor_retain",
+                (Slot::Tensor, false) => "pj_tensor_release",
+                (Slot::Obj, true) => "pjn_obj_retain",
+                (Slot::Obj, false) => "pjn_obj_release",
+                _ => continue,
+            };
+            self.call_host(name, &[v]);
+        }
+    }
+
+    fn release_value(&mut self, v: IrValue) -> Res<()> {
+        let slots = self.slots(v)?;
+        self.refcount(self.ty(v), &slots, false);
+        Ok(())
+    }
+
+    fn zero(&mut self, s: Slot) -> ir::Value {
+        match s {
+            Slot::Float => self.b.ins().f64const(0.0),
+            other => self.b.ins().iconst(clif_type(other), 0),
+        }
+    }
+
+    /// Releases every reference owned at this point, leaves the call depth and returns zeros
+    /// (the caller sees the context's failed flag).
+    fn emit_fail_return(&mut self) -> Res<()> {
+        let live: Vec<IrValue> = self.frames.iter().flatten().copied().collect();
+        for v in live {
+            self.release_value(v)?;
+        }
+        self.leave_depth();
+        let zeros: Vec<ir::Value> = self.ret_slots.clone().into_iter().map(|s| self.zero(s)).collect();
+        self.b.ins().return_(&zeros);
+        Ok(())
+    }
+
+    fn leave_depth(&mut self) {
+        let flags = MemFlagsData::trusted();
+        let d = self.b.ins().load(types::I64, flags, self.ctx, host::OFFSET_DEPTH);
+        let d1 = self.b.ins().iadd_imm_s(d, -1);
+        self.b.ins().store(flags, d1, self.ctx, host::OFFSET_DEPTH);
+    }
+
+    /// Branches to a cold failure path when `cond` is true; continues in a fresh block.
+    /// `on_fail` emits what the failure path does before cleaning up (record the error).
+    fn fail_if(&mut self, cond: ir::Value, on_fail: impl FnOnce(&mut Self)) -> Res<()> {
+        let fail = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.set_cold_block(fail);
+        self.b.ins().brif(cond, fail, &[], cont, &[]);
+        self.b.switch_to_block(fail);
+        on_fail(self);
+        self.emit_fail_return()?;
+        self.b.switch_to_block(cont);
+        Ok(())
+    }
+
+    /// After a fallible call: propagate a recorded error (noting the call site for calls).
+    fn check_failed(&mut self, call_site: Option<ir::Value>) -> Res<()> {
+        let flag = self
+            .b
+            .ins()
+            .load(types::I8, MemFlagsData::trusted(), self.ctx, host::OFFSET_FAILED);
+        let ctx = self.ctx;
+        self.fail_if(flag, |s| {
+            if let Some(site) = call_site {
+                s.call_host("pjn_note_call", &[ctx, site]);
+            }
+        })
+    }
+
+    /// Raises the compile-time error `class: message` when `cond` is true.
+    fn raise_if(&mut self, cond: ir::Value, class: &str, message: &str, span: Span) -> Res<()> {
+        let fail = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.set_cold_block(fail);
+        self.b.ins().brif(cond, fail, &[], cont, &[]);
+        self.b.switch_to_block(fail);
+        let site = self.error_site(class, message, span);
+        let ctx = self.ctx;
+        self.call_host("pjn_error", &[ctx, site]);
+        self.emit_fail_return()?;
+        self.b.switch_to_block(cont);
+        Ok(())
+    }
+
+    /// The slots of an operand passed to a consuming op (`call`, `loop`, `yield`, `return`):
+    /// moved at its last use, otherwise a new reference.
+    fn consume(&mut self, v: IrValue, k: u32, op: Op) -> Res<Vec<ir::Value>> {
+        let slots = self.slots(v)?;
+        let ty = self.ty(v);
+        if !has_refs(ty) {
+            return Ok(slots);
+        }
+        let movable = self.last_use.get(&v) == Some(&k) && !self.nested_use.contains(&(op, v));
+        if let Some(frame) = self.frames.last_mut()
+            && movable
+            && let Some(pos) = frame.iter().position(|&x| x == v)
+        {
+            frame.remove(pos);
+            return Ok(slots);
+        }
+        self.refcount(ty, &slots, true);
+        Ok(slots)
+    }
+
+    /// Releases the values of the current frame whose last use was op `k`.
+    fn end_of_op(&mut self, k: u32) -> Res<()> {
+        let frame = self.frames.pop().unwrap_or_default();
+        let (done, keep): (Vec<IrValue>, Vec<IrValue>) = frame
+            .into_iter()
+            .partition(|v| self.last_use.get(v) == Some(&k));
+        self.frames.push(keep);
+        for v in done {
+            self.release_value(v)?;
+        }
+        Ok(())
+    }
+
+    /// Binds new values (op results or region parameters) the current frame now owns; unused
+    /// ones are released at once.
+    fn define(&mut self, vs: &[IrValue], slots: Vec<ir::Value>) -> Res<()> {
+        let mut it = slots.into_iter();
+        for &v in vs {
+            let n = slots_of(self.ty(v)).len();
+            let s: Vec<ir::Value> = it.by_ref().take(n).collect();
+            self.vals.insert(v, s);
+            if has_refs(self.ty(v)) {
+                if self.last_use.contains_key(&v) {
+                    if let Some(f) = self.frames.last_mut() {
+                        f.push(v);
+                    }
+                } else {
+                    self.release_value(v)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ---- regions ----
+
+    fn lower_region(&mut self, r: Region, exit: Exit, is_body: bool) -> Res<()> {
+        self.frames.push(Vec::new());
+        let params = self.f.region_params(r).to_vec();
+        let slots: Vec<ir::Value> = params
+            .iter()
+            .map(|p| self.slots(*p))
+            .collect::<Res<Vec<_>>>()?
+            .concat();
+        self.define(&params, slots)?;
+        if is_body {
+            self.enter_depth()?;
+        }
+        let ops = self.f.region_ops(r).to_vec();
+        for (k, op) in ops.into_iter().enumerate() {
+            self.lower_op(op, k as u32, exit)?;
+        }
+        self.frames.pop();
+        Ok(())
+    }
+
+    /// Counts the call depth; more than the limit raises `RecursionError` (as the interpreter
+    /// does) instead of overflowing the native stack.
+    fn enter_depth(&mut self) -> Res<()> {
+        let flags = MemFlagsData::trusted();
+        let d = self.b.ins().load(types::I64, flags, self.ctx, host::OFFSET_DEPTH);
+        let d1 = self.b.ins().iadd_imm_s(d, 1);
+        self.b.ins().store(flags, d1, self.ctx, host::OFFSET_DEPTH);
+        let max = self.b.ins().load(types::I64, flags, self.ctx, host::OFFSET_MAX_DEPTH);
+        let over = self.b.ins().icmp(IntCC::UnsignedGreaterThan, d1, max);
+        self.raise_if(
+            over,
+            "RecursionError",
+            "maximum recursion depth exceeded while calling a Python object",
+            self.f.span,
+        )
+    }
+
+    fn lower_op(&mut self, op: Op, k: u32, exit: Exit) -> Res<()> {
+        let data = self.f.op(op);
+        let span = data.span;
+        let operands = data.operands.clone();
+        let results = data.results.clone();
+        let regions = data.regions.clone();
+        let kind = data.kind.clone();
+        let arg = |s: &Self, i: usize| -> Res<ir::Value> {
+            s.one(*operands.get(i).ok_or_else(|| {
+                CodegenError::Internal(format!("`{}` is missing operand {i}", kind.name()))
+            })?)
+        };
+        let out: Vec<ir::Value> = match &kind {
+            OpKind::Const(c) => match c {
+                Const::Int(i) => vec![self.b.ins().iconst(types::I64, *i)],
+                Const::Float(x) => vec![self.b.ins().f64const(*x)],
+                Const::Bool(x) => vec![self.b.ins().iconst(types::I8, *x as i64)],
+                Const::None => vec![],
+                Const::DType(d) => vec![self.b.ins().iconst(types::I64, d.code() as i64)],
+                Const::Str(_) => return self.host_op(op, k),
+            },
+            OpKind::IntBin(o) => {
+                let (a, b) = (arg(self, 0)?, arg(self, 1)?);
+                vec![self.int_bin(*o, a, b, span)?]
+            }
+            OpKind::IntUn(o) => {
+                let a = arg(self, 0)?;
+                vec![match o {
+                    IntUnOp::Neg => self.b.ins().ineg(a),
+                    IntUnOp::Invert => self.b.ins().bnot(a),
+                    IntUnOp::Abs => self.b.ins().iabs(a),
+                }]
+            }
+            OpKind::FloatBin(o) => {
+                let (a, b) = (arg(self, 0)?, arg(self, 1)?);
+                vec![self.float_bin(*o, a, b, &operands, span)?]
+            }
+            OpKind::FloatUn(o) => {
+                let a = arg(self, 0)?;
+                vec![match o {
+                    FloatUnOp::Neg => self.b.ins().fneg(a),
+                    FloatUnOp::Abs => self.b.ins().fabs(a),
+                }]
+            }
+            OpKind::IntCmp(c) => {
+                let (a, b) = (arg(self, 0)?, arg(self, 1)?);
+                vec![self.b.ins().icmp(int_cc(*c, true), a, b)]
+            }
+            OpKind::BoolCmp(c) => {
+                let (a, b) = (arg(self, 0)?, arg(self, 1)?);
+                vec![self.b.ins().icmp(int_cc(*c, false), a, b)]
+            }
+            OpKind::FloatCmp(c) => {
+                let (a, b) = (arg(self, 0)?, arg(self, 1)?);
+                vec![self.b.ins().fcmp(float_cc(*c), a, b)]
+            }
+            OpKind::BoolBin(o) => {
+                let (a, b) = (arg(self, 0)?, arg(self, 1)?);
+                vec![match o {
+                    BoolBinOp::And => self.b.ins().band(a, b),
+                    BoolBinOp::Or => self.b.ins().bor(a, b),
+                    BoolBinOp::Xor => self.b.ins().bxor(a, b),
+                }]
+            }
+            OpKind::Not => {
+                let a = arg(self, 0)?;
+                vec![self.b.ins().bxor_imm_u(a, 1)]
+            }
+            OpKind::Cast(c) => {
+                let a = arg(self, 0)?;
+                vec![match c {
+                    CastOp::IntToFloat => self.b.ins().fcvt_from_sint(types::F64, a),
+                    CastOp::IntToBool => self.b.ins().icmp_imm_s(IntCC::NotEqual, a, 0),
+                    CastOp::FloatToBool => {
+                        let z = self.b.ins().f64const(0.0);
+                        self.b.ins().fcmp(FloatCC::NotEqual, a, z)
+                    }
+                    CastOp::BoolToInt => self.b.ins().uextend(types::I64, a),
+                    CastOp::BoolToFloat => self.b.ins().fcvt_from_uint(types::F64, a),
+                    CastOp::FloatToInt => {
+                        let site = self.site(SiteKind::Scalar, span);
+                        let ctx = self.ctx;
+                        let r = self.call_host("pjn_float_to_int", &[ctx, site, a])[0];
+                        self.check_failed(None)?;
+                        r
+                    }
+                }]
+            }
+            OpKind::Math(m) => {
+                let a = arg(self, 0)?;
+                let b = if m.signature().0 == 2 {
+                    arg(self, 1)?
+                } else {
+                    self.b.ins().f64const(0.0)
+                };
+                vec![self.math(*m, a, b, span)?]
+            }
+            OpKind::Select => {
+                let c = arg(self, 0)?;
+                let (a, b) = (self.slots(operands[1])?, self.slots(operands[2])?);
+                let r: Vec<ir::Value> = a
+                    .iter()
+                    .zip(&b)
+                    .map(|(&x, &y)| self.b.ins().select(c, x, y))
+                    .collect();
+                self.refcount(self.ty(results[0]), &r, true);
+                r
+            }
+            OpKind::TupleNew => {
+                let mut r = Vec::new();
+                for &v in &operands {
+                    let s = self.slots(v)?;
+                    self.refcount(self.ty(v), &s, true);
+                    r.extend(s);
+                }
+                r
+            }
+            OpKind::TupleGet(i) => {
+                let Type::Tuple(ts) = self.ty(operands[0]) else {
+                    return Err(CodegenError::Internal("tuple.get of a non-tuple".into()));
+                };
+                let start: usize = ts[..*i as usize].iter().map(|t| slots_of(t).len()).sum();
+                let n = slots_of(&ts[*i as usize]).len();
+                let r = self.slots(operands[0])?[start..start + n].to_vec();
+                self.refcount(&ts[*i as usize], &r, true);
+                r
+            }
+            OpKind::OptNone | OpKind::Undef => slots_of(self.ty(results[0]))
+                .into_iter()
+                .map(|s| self.zero(s))
+                .collect(),
+            OpKind::OptWrap => {
+                let s = self.slots(operands[0])?;
+                self.refcount(self.ty(operands[0]), &s, true);
+                let mut r = vec![self.b.ins().iconst(types::I8, 1)];
+                r.extend(s);
+                r
+            }
+            OpKind::OptUnwrap => {
+                let s = self.slots(operands[0])?;
+                let none = self.b.ins().icmp_imm_s(IntCC::Equal, s[0], 0);
+                self.raise_if(none, "RuntimeError", "unwrapping None", span)?;
+                let r = s[1..].to_vec();
+                self.refcount(self.ty(results[0]), &r, true);
+                r
+            }
+            OpKind::OptIsNone => {
+                let s = self.slots(operands[0])?;
+                vec![self.b.ins().icmp_imm_s(IntCC::Equal, s[0], 0)]
+            }
+            OpKind::Guard { expected, message } => {
+                let v = arg(self, 0)?;
+                let holds = match expected {
+                    Const::Int(i) => self.b.ins().icmp_imm_s(IntCC::Equal, v, *i),
+                    Const::Bool(x) => self.b.ins().icmp_imm_s(IntCC::Equal, v, *x as i64),
+                    Const::Float(x) => {
+                        let bits = self.b.ins().bitcast(types::I64, MemFlagsData::new(), v);
+                        self.b
+                            .ins()
+                            .icmp_imm_s(IntCC::Equal, bits, x.to_bits() as i64)
+                    }
+                    _ => self.b.ins().iconst(types::I8, 0),
+                };
+                let failed = self.b.ins().bxor_imm_u(holds, 1);
+                self.raise_if(failed, pyjit_interp::GUARD_FAILURE, message, span)?;
+                vec![]
+            }
+            OpKind::Check(_) => {
+                let c = arg(self, 0)?;
+                let fail = self.b.create_block();
+                let cont = self.b.create_block();
+                self.b.set_cold_block(fail);
+                self.b.ins().brif(c, cont, &[], fail, &[]);
+                self.b.switch_to_block(fail);
+                self.emit_host_call(op)?;
+                self.emit_fail_return()?;
+                self.b.switch_to_block(cont);
+                vec![]
+            }
+            OpKind::Raise(_) => {
+                self.emit_host_call(op)?;
+                return self.emit_fail_return();
+            }
+            OpKind::Tensor(_)
+            | OpKind::Index(_)
+            | OpKind::ListNew
+            | OpKind::ListGet
+            | OpKind::ListSet
+            | OpKind::ListAppend
+            | OpKind::ListLen
+            | OpKind::StrOf(_)
+            | OpKind::StrConcat
+            | OpKind::Print => return self.host_op(op, k),
+            OpKind::Call(callee) => {
+                let mut args = vec![self.ctx];
+                for &v in &operands {
+                    args.extend(self.consume(v, k, op)?);
+                }
+                let id = *self.funcs.get(callee.index()).ok_or_else(|| {
+                    CodegenError::Internal(format!("call of unknown function {callee}"))
+                })?;
+                let r = self.fref(id);
+                let inst = self.b.ins().call(r, &args);
+                let res = self.b.inst_results(inst).to_vec();
+                let site = self.site(SiteKind::Call, span);
+                self.check_failed(Some(site))?;
+                res
+            }
+            OpKind::If => {
+                let c = arg(self, 0)?;
+                let (then_b, else_b, merge) =
+                    (self.b.create_block(), self.b.create_block(), self.b.create_block());
+                let res_slots: Vec<Slot> =
+                    results.iter().flat_map(|&r| slots_of(self.ty(r))).collect();
+                for &s in &res_slots {
+                    self.b.append_block_param(merge, clif_type(s));
+                }
+                self.b.ins().brif(c, then_b, &[], else_b, &[]);
+                self.b.switch_to_block(then_b);
+                self.lower_region(regions[0], Exit::IfMerge(merge), false)?;
+                self.b.switch_to_block(else_b);
+                self.lower_region(regions[1], Exit::IfMerge(merge), false)?;
+                self.b.switch_to_block(merge);
+                self.b.block_params(merge).to_vec()
+            }
+            OpKind::Loop => self.lower_loop(op, k)?,
+            OpKind::Yield => {
+                let mut args = Vec::new();
+                for &v in &operands {
+                    args.extend(self.consume(v, k, op)?);
+                }
+                self.end_of_op(k)?;
+                let bargs = |vs: &[ir::Value]| vs.iter().map(|&v| BlockArg::Value(v)).collect::<Vec<_>>();
+                match exit {
+                    Exit::IfMerge(merge) => {
+                        self.b.ins().jump(merge, &bargs(&args));
+                    }
+                    Exit::Loop { header, i } => {
+                        let next = self.b.ins().iadd_imm_s(i, 1);
+                        let mut a = vec![next];
+                        a.extend(args);
+                        self.b.ins().jump(header, &bargs(&a));
+                    }
+                    Exit::Body => {
+                        return Err(CodegenError::Internal("`yield` in a function body".into()));
+                    }
+                }
+                return Ok(());
+            }
+            OpKind::Return => {
+                let mut args = Vec::new();
+                for &v in &operands {
+                    args.extend(self.consume(v, k, op)?);
+                }
+                self.end_of_op(k)?;
+                self.leave_depth();
+                self.b.ins().return_(&args);
+                return Ok(());
+            }
+        };
+        self.end_of_op(k)?;
+        self.define(&results, out)
+    }
+
+    /// Stores the operands of `op` to a stack buffer and calls `pjn_op`; returns the result
+    /// slots (loaded back from a second buffer).
+    fn emit_host_call(&mut self, op: Op) -> Res<Vec<ir::Value>> {
+        let data = self.f.op(op);
+        let operand_types: Vec<Type> = data.operands.iter().map(|&v| self.ty(v).clone()).collect();
+        let result_types: Vec<Type> = data.results.iter().map(|&v| self.ty(v).clone()).collect();
+        let mut args = Vec::new();
+        for &v in &data.operands {
+            let kinds = slots_of(self.ty(v));
+            for (s, k) in self.slots(v)?.into_iter().zip(kinds) {
+                args.push((s, k));
+            }
+        }
+        let res_kinds: Vec<Slot> = result_types.iter().flat_map(slots_of).collect();
+        let site = self.site(
+            SiteKind::Op {
+                kind: data.kind.clone(),
+                operands: operand_types,
+                results: result_types,
+            },
+            data.span,
+        );
+        let flags = MemFlagsData::trusted();
+        let buffer = |s: &mut Self, n: usize| -> ir::Value {
+            if n == 0 {
+                return s.b.ins().iconst(types::I64, 0);
+            }
+            let ss = s.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                (n * 8) as u32,
+                3,
+            ));
+            s.b.ins().stack_addr(types::I64, ss, 0)
+        };
+        let args_ptr = buffer(self, args.len());
+        for (i, (v, k)) in args.iter().enumerate() {
+            let v = if *k == Slot::Bool {
+                self.b.ins().uextend(types::I64, *v)
+            } else {
+                *v
+            };
+            self.b.ins().store(flags, v, args_ptr, (i * 8) as i32);
+        }
+        let out_ptr = buffer(self, res_kinds.len());
+        let ctx = self.ctx;
+        self.call_host("pjn_op", &[ctx, site, args_ptr, out_ptr]);
+        Ok(res_kinds
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| {
+                self.b
+                    .ins()
+                    .load(clif_type(k), flags, out_ptr, (i * 8) as i32)
+            })
+            .collect())
+    }
+
+    fn host_op(&mut self, op: Op, k: u32) -> Res<()> {
+        // Results must be loaded only after the failure check (they are not written on failure),
+        // so call, check, then load.
+        let data = self.f.op(op);
+        let results = data.results.clone();
+        let res = self.emit_host_call_checked(op)?;
+        self.end_of_op(k)?;
+        self.define(&results, res)
+    }
+
+    fn emit_host_call_checked(&mut self, op: Op) -> Res<Vec<ir::Value>> {
+        // The loads emitted by `emit_host_call` come right after the call; moving the check
+        // between them would need a second pass, so loads of unwritten (zeroed) buffers are
+        // harmless: the stack buffers are read but the values are never used on failure.
+        let vals = self.emit_host_call(op)?;
+        self.check_failed(None)?;
+        Ok(vals)
+    }
+
+    fn lower_loop(&mut self, op: Op, k: u32) -> Res<Vec<ir::Value>> {
+        let data = self.f.op(op);
+        let operands = data.operands.clone();
+        let body = data.regions[0];
+        let max = self.one(operands[0])?;
+        let cond0 = self.one(operands[1])?;
+        let mut carried = Vec::new();
+        let mut kinds = Vec::new();
+        for &v in &operands[2..] {
+            kinds.extend(slots_of(self.ty(v)));
+            carried.extend(self.consume(v, k, op)?);
+        }
+        let header = self.b.create_block();
+        let body_b = self.b.create_block();
+        let exit_b = self.b.create_block();
+        let i_h = self.b.append_block_param(header, types::I64);
+        let c_h = self.b.append_block_param(header, types::I8);
+        let i_b = self.b.append_block_param(body_b, types::I64);
+        for &s in &kinds {
+            self.b.append_block_param(header, clif_type(s));
+            self.b.append_block_param(body_b, clif_type(s));
+            self.b.append_block_param(exit_b, clif_type(s));
+        }
+        let bargs = |vs: &[ir::Value]| vs.iter().map(|&v| BlockArg::Value(v)).collect::<Vec<_>>();
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let mut a = vec![zero, cond0];
+        a.extend(carried);
+        self.b.ins().jump(header, &bargs(&a));
+
+        self.b.switch_to_block(header);
+        let rest = self.b.block_params(header)[2..].to_vec();
+        let lt = self.b.ins().icmp(IntCC::SignedLessThan, i_h, max);
+        let go = self.b.ins().band(c_h, lt);
+        let mut ba = vec![i_h];
+        ba.extend(rest.iter().copied());
+        self.b.ins().brif(go, body_b, &bargs(&ba), exit_b, &bargs(&rest));
+
+        self.b.switch_to_block(body_b);
+        let params = self.f.region_params(body).to_vec();
+        let body_vals = self.b.block_params(body_b).to_vec();
+        // The body region's parameters are (i, carried…): bind their slots before lowering.
+        let mut it = body_vals.into_iter();
+        for &p in &params {
+            let n = slots_of(self.ty(p)).len();
+            let s: Vec<ir::Value> = it.by_ref().take(n).collect();
+            self.vals.insert(p, s);
+        }
+        self.lower_region(body, Exit::Loop { header, i: i_b }, false)?;
+
+        self.b.switch_to_block(exit_b);
+        Ok(self.b.block_params(exit_b).to_vec())
+    }
+
+    fn int_bin(&mut self, o: IntBinOp, a: ir::Value, b: ir::Value, span: Span) -> Res<ir::Value> {
+        Ok(match o {
+            IntBinOp::Add => self.ins().iadd(a, b),
+            IntBinOp::Sub => self.ins().isub(a, b),
+            IntBinOp::Mul => self.ins().imul(a, b),
+            IntBinOp::BitAnd => self.ins().band(a, b),
+            IntBinOp::BitOr => self.ins().bor(a, b),
+            IntBinOp::BitXor => self.ins().bxor(a, b),
+            IntBinOp::FloorDiv | IntBinOp::Mod => {
+                let zero = self.ins().icmp_imm_s(IntCC::Equal, b, 0);
+                self.raise_if(
+                    zero,
+                    "ZeroDivisionError",
+                    "integer division or modulo by zero",
+                    span,
+                )?;
+                // `i64::MIN / -1` traps on x86: divide by 1 instead and fix the result up.
+                let m1 = self.ins().icmp_imm_s(IntCC::Equal, b, -1);
+                let one = self.ins().iconst(types::I64, 1);
+                let bs = self.ins().select(m1, one, b);
+                let q0 = self.ins().sdiv(a, bs);
+                let r0 = self.ins().srem(a, bs);
+                // Round toward −∞: adjust when the remainder's sign differs from the divisor's.
+                let rnz = self.ins().icmp_imm_s(IntCC::NotEqual, r0, 0);
+                let x = self.ins().bxor(r0, b);
+                let neg = self.ins().icmp_imm_s(IntCC::SignedLessThan, x, 0);
+                let adj = self.ins().band(rnz, neg);
+                if o == IntBinOp::FloorDiv {
+                    let adj64 = self.ins().uextend(types::I64, adj);
+                    let q = self.ins().isub(q0, adj64);
+                    let na = self.ins().ineg(a);
+                    self.ins().select(m1, na, q)
+                } else {
+                    let rb = self.ins().iadd(r0, b);
+                    self.ins().select(adj, rb, r0)
+                }
+            }
+            IntBinOp::Pow => {
+                let site = self.site(SiteKind::Scalar, span);
+                let ctx = self.ctx;
+                let r = self.call_host("pjn_int_pow", &[ctx, site, a, b])[0];
+                self.check_failed(None)?;
+                r
+            }
+            IntBinOp::Shl | IntBinOp::Shr => {
+                let neg = self.ins().icmp_imm_s(IntCC::SignedLessThan, b, 0);
+                self.raise_if(neg, "ValueError", "negative shift count", span)?;
+                let big = self.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, b, 64);
+                if o == IntBinOp::Shl {
+                    let sh = self.ins().ishl(a, b);
+                    let z = self.ins().iconst(types::I64, 0);
+                    self.ins().select(big, z, sh)
+                } else {
+                    let sh = self.ins().sshr(a, b);
+                    let sign = self.ins().sshr_imm_u(a, 63);
+                    self.ins().select(big, sign, sh)
+                }
+            }
+        })
+    }
+
+    fn float_bin(
+        &mut self,
+        o: FloatBinOp,
+        a: ir::Value,
+        b: ir::Value,
+        operands: &[IrValue],
+        span: Span,
+    ) -> Res<ir::Value> {
+        let name = match o {
+            FloatBinOp::Add => return Ok(self.b.ins().fadd(a, b)),
+            FloatBinOp::Sub => return Ok(self.b.ins().fsub(a, b)),
+            FloatBinOp::Mul => return Ok(self.b.ins().fmul(a, b)),
+            FloatBinOp::Div => {
+                let z = self.b.ins().f64const(0.0);
+                let zero = self.b.ins().fcmp(FloatCC::Equal, b, z);
+                // Python words int true division by zero differently (the interpreter too).
+                let from_ints = operands.len() == 2
+                    && operands.iter().all(|&v| {
+                        self.f
+                            .defining_op(v)
+                            .is_some_and(|d| self.f.op(d).kind == OpKind::Cast(CastOp::IntToFloat))
+                    });
+                let msg = if from_ints {
+                    "division by zero"
+                } else {
+                    "float division by zero"
+                };
+                self.raise_if(zero, "ZeroDivisionError", msg, span)?;
+                return Ok(self.b.ins().fdiv(a, b));
+            }
+            FloatBinOp::FloorDiv => "pjn_float_floordiv",
+            FloatBinOp::Mod => "pjn_float_mod",
+            FloatBinOp::Pow => "pjn_float_pow",
+        };
+        let site = self.site(SiteKind::Scalar, span);
+        let ctx = self.ctx;
+        let r = self.call_host(name, &[ctx, site, a, b])[0];
+        self.check_failed(None)?;
+        Ok(r)
+    }
+
+    fn math(&mut self, m: MathFn, a: ir::Value, b: ir::Value, span: Span) -> Res<ir::Value> {
+        let inf = || f64::INFINITY;
+        Ok(match m {
+            MathFn::Fabs => self.b.ins().fabs(a),
+            MathFn::IsNan => self.b.ins().fcmp(FloatCC::Unordered, a, a),
+            MathFn::IsInf => {
+                let x = self.b.ins().fabs(a);
+                let i = self.b.ins().f64const(inf());
+                self.b.ins().fcmp(FloatCC::Equal, x, i)
+            }
+            MathFn::IsFinite => {
+                let x = self.b.ins().fabs(a);
+                let i = self.b.ins().f64const(inf());
+                self.b.ins().fcmp(FloatCC::LessThan, x, i)
+            }
+            _ => {
+                let code = MathFn::ALL.iter().position(|&x| x == m).unwrap_or(0) as i64;
+                let site = self.site(SiteKind::Scalar, span);
+                let ctx = self.ctx;
+                let c = self.b.ins().iconst(types::I64, code);
+                let r = if m.signature().1 == Type::Int {
+                    self.call_host("pjn_math_i", &[ctx, site, c, a])[0]
+                } else {
+                    self.call_host("pjn_math_f", &[ctx, site, c, a, b])[0]
+                };
+                self.check_failed(None)?;
+                r
+            }
+        })
+    }
+}
+
+fn int_cc(c: CmpOp, signed: bool) -> IntCC {
+    match (c, signed) {
+        (CmpOp::Eq, _) => IntCC::Equal,
+        (CmpOp::Ne, _) => IntCC::NotEqual,
+        (CmpOp::Lt, true) => IntCC::SignedLessThan,
+        (CmpOp::Le, true) => IntCC::SignedLessThanOrEqual,
+        (CmpOp::Gt, true) => IntCC::SignedGreaterThan,
+        (CmpOp::Ge, true) => IntCC::SignedGreaterThanOrEqual,
+        (CmpOp::Lt, false) => IntCC::UnsignedLessThan,
+        (CmpOp::Le, false) => IntCC::UnsignedLessThanOrEqual,
+        (CmpOp::Gt, false) => IntCC::UnsignedGreaterThan,
+        (CmpOp::Ge, false) => IntCC::UnsignedGreaterThanOrEqual,
+    }
+}
+
+fn float_cc(c: CmpOp) -> FloatCC {
+    match c {
+        CmpOp::Eq => FloatCC::Equal,
+        CmpOp::Ne => FloatCC::NotEqual,
+        CmpOp::Lt => FloatCC::LessThan,
+        CmpOp::Le => FloatCC::LessThanOrEqual,
+        CmpOp::Gt => FloatCC::GreaterThan,
+        CmpOp::Ge => FloatCC::GreaterThanOrEqual,
+    }
+}
+
+/// For each value: the index, in the region defining it, of the last op that uses it (directly
+/// or inside its regions); and which (op, value) pairs have uses inside the op's regions.
+fn liveness(f: &pyjit_ir::Function) -> (HashMap<IrValue, u32>, HashSet<(Op, IrValue)>) {
+    let mut position: HashMap<Op, u32> = HashMap::new();
+    for r in f.all_regions() {
+        for (i, &op) in f.region_ops(r).iter().enumerate() {
+            position.insert(op, i as u32);
+        }
+    }
+    let def_region = |v: IrValue| -> Option<Region> {
+        match f.values[v].def {
+            ValueDef::Param(r, _) => Some(r),
+            ValueDef::Result(op, _) => f.op(op).parent,
+        }
+    };
+    let mut last = HashMap::new();
+    let mut nested = HashSet::new();
+    for op in f.all_ops() {
+        for &v in &f.op(op).operands {
+            let Some(dr) = def_region(v) else { continue };
+            // Climb from the using op to its ancestor that lives in the defining region.
+            let mut cur = op;
+            let mut guard = 0;
+            while f.op(cur).parent != Some(dr) && guard < 100_000 {
+                guard += 1;
+                let Some(r) = f.op(cur).parent else { break };
+                let Some(owner) = f.regions[r].parent else { break };
+                cur = owner;
+                nested.insert((cur, v));
+            }
+            if f.op(cur).parent == Some(dr) {
+                let k = position[&cur];
+                let e = last.entry(v).or_insert(k);
+                *e = (*e).max(k);
+            }
+        }
+    }
+    (last, nested)
+}
+
+/// Declares the Cranelift signature of an IR function: the context, then the parameters'
+/// slots; the return type's slots as return values.
+pub(crate) fn signature(jit: &JITModule, f: &pyjit_ir::Function) -> ir::Signature {
+    let mut sig = jit.make_signature();
+    sig.params.push(AbiParam::new(types::I64));
+    for &p in f.params() {
+        for s in slots_of(&f.values[p].ty) {
+            sig.params.push(AbiParam::new(clif_type(s)));
+        }
+    }
+    for s in slots_of(&f.ret) {
+        sig.returns.push(AbiParam::new(clif_type(s)));
+    }
+    sig
+}

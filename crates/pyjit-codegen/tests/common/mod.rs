@@ -1,0 +1,74 @@
+//! Shared helpers: script Python source, run it on both backends.
+#![allow(dead_code)]
+
+use pyjit_codegen::{NativeModule, Options, Value};
+use pyjit_interp::{Config, InterpError, Interpreter};
+use pyjit_ir::Module;
+use pyjit_syntax::SourceFile;
+
+pub fn script(src: &str) -> Module {
+    let file = SourceFile::new("test.py", src);
+    match pyjit_script::script_source(&file) {
+        Ok(m) => m,
+        Err(d) => panic!(
+            "script failed: {}",
+            d.iter().map(|d| d.render(&file)).collect::<Vec<_>>().join("\n")
+        ),
+    }
+}
+
+pub fn native(m: &Module) -> NativeModule {
+    NativeModule::compile(m, &Options::default()).unwrap_or_else(|e| panic!("compile: {e}"))
+}
+
+/// Runs `name` on the interpreter, returning the result and what it printed.
+pub fn interp(m: &Module, name: &str, args: &[Value]) -> (Result<Value, InterpError>, String) {
+    let id = m.function_by_name(name).expect("function");
+    let mut out = Vec::new();
+    let r = Interpreter::new(m, Config::default(), &mut out).call(id, args.to_vec());
+    (r, String::from_utf8_lossy(&out).into_owned())
+}
+
+pub fn run_native(nm: &NativeModule, name: &str, args: &[Value]) -> (Result<Value, InterpError>, String) {
+    let f = nm.function(name).expect("function");
+    let mut out = Vec::new();
+    let r = f.call_with_output(args, &mut out);
+    (r, String::from_utf8_lossy(&out).into_owned())
+}
+
+/// Structural equality of values; floats bit for bit (NaN payloads aside), tensors by dtype,
+/// shape and elements.
+pub fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::None, Value::None) => true,
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::DType(x), Value::DType(y)) => x == y,
+        (Value::Tuple(x), Value::Tuple(y)) => x.len() == y.len() && x.iter().zip(y.iter()).all(|(a, b)| same(a, b)),
+        (Value::List(x), Value::List(y)) => {
+            let (x, y) = (x.snapshot(), y.snapshot());
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(a, b)| same(a, b))
+        }
+        (Value::Tensor(x), Value::Tensor(y)) => {
+            x.dtype() == y.dtype()
+                && x.shape() == y.shape()
+                && format!("{:?}", x.to_vec::<f64>()) == format!("{:?}", y.to_vec::<f64>())
+        }
+        _ => false,
+    }
+}
+
+/// Asserts that both backends agree on `name(args)`: same value (or same error: class,
+/// message, span, call stack) and same printed output.
+pub fn check_same(m: &Module, nm: &NativeModule, name: &str, args: &[Value]) {
+    let (ri, oi) = interp(m, name, args);
+    let (rn, on) = run_native(nm, name, args);
+    assert_eq!(oi, on, "printed output differs for {name}{args:?}");
+    match (&ri, &rn) {
+        (Ok(a), Ok(b)) => assert!(same(a, b), "{name}{args:?}: interp {a:?} != native {b:?}"),
+        (Err(a), Err(b)) => assert_eq!(a, b, "{name}{args:?}: errors differ"),
+        _ => panic!("{name}{args:?}: interp {ri:?} vs native {rn:?}"),
+    }
+}
