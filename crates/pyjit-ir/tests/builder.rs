@@ -412,7 +412,10 @@ fn inline_by_copying_a_region() {
         print_function(&m, main),
         "func @main(%a: int) -> int {\n  %0: int = int.mul(%a, %a)\n  return %0\n}\n"
     );
-    assert_eq!(m.func(main).op(m.func(main).all_ops()[0]).span, Span::new(1, 2));
+    assert_eq!(
+        m.func(main).op(m.func(main).all_ops()[0]).span,
+        Span::new(1, 2)
+    );
 }
 
 #[test]
@@ -424,15 +427,19 @@ fn clone_and_refine_for_specialization() {
     let x = f.params()[0];
     let f32_2 = Type::Tensor(TensorType::ranked(Some(DType::Float32), 2));
     f.refine_type(x, f32_2.clone()).unwrap();
-    f.refine_type(x, Type::Tensor(TensorType::shaped(None, vec![Some(4), None]))).unwrap();
-    assert_eq!(
-        f.value_type(x).to_string(),
-        "Tensor[float32, [4, ?]]"
-    );
+    f.refine_type(
+        x,
+        Type::Tensor(TensorType::shaped(None, vec![Some(4), None])),
+    )
+    .unwrap();
+    assert_eq!(f.value_type(x).to_string(), "Tensor[float32, [4, ?]]");
     let err = f
         .refine_type(x, Type::Tensor(TensorType::with_dtype(DType::Int64)))
         .unwrap_err();
-    assert_eq!(err, "cannot refine Tensor[float32, [4, ?]] to Tensor[int64]");
+    assert_eq!(
+        err,
+        "cannot refine Tensor[float32, [4, ?]] to Tensor[int64]"
+    );
     assert!(f.refine_type(f.params()[1], Type::Int).is_err());
     verify_module(&m).unwrap();
     let text = print_function(&m, spec);
@@ -443,7 +450,11 @@ fn clone_and_refine_for_specialization() {
     assert!(print_function(&m, id).starts_with("func @conditional_op(%x: Tensor, "));
     // A contradicting refinement is a verifier error (a yield of float64 into a float32 result).
     let f = m.func_mut(spec);
-    let if_op = f.all_ops().into_iter().find(|&o| f.op(o).kind == OpKind::If).unwrap();
+    let if_op = f
+        .all_ops()
+        .into_iter()
+        .find(|&o| f.op(o).kind == OpKind::If)
+        .unwrap();
     let r = f.result(if_op);
     f.set_value_type(r, Type::Tensor(TensorType::with_dtype(DType::Float64)));
     let then_yield = f.terminator(f.op(if_op).regions[0]).unwrap();
@@ -456,7 +467,9 @@ fn clone_and_refine_for_specialization() {
         .collect();
     assert_eq!(
         msgs,
-        ["in @conditional_op__f32_2: the then region of `if` yields Tensor[float32] as value 0, expected Tensor[float64]"]
+        [
+            "in @conditional_op__f32_2: the then region of `if` yields Tensor[float32] as value 0, expected Tensor[float64]"
+        ]
     );
 }
 
