@@ -701,7 +701,7 @@ fn numpy_dtype(name: &str) -> Option<DType> {
 }
 
 /// `np.float32(x)` and friends: a NumPy scalar (modelled as the Python scalar it converts to).
-fn convert_scalar(ev: &mut Evaluator, d: DType, args: &[PyVal], span: Span) -> R<PyVal> {
+pub(crate) fn convert_scalar(ev: &mut Evaluator, d: DType, args: &[PyVal], span: Span) -> R<PyVal> {
     let v = args.first().cloned().unwrap_or(PyVal::Int(0));
     if let PyVal::Tensor(_) = v {
         return ev.call_op("to", vec![v, PyVal::DType(d)], vec![], span);

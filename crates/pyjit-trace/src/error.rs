@@ -69,15 +69,7 @@ impl std::error::Error for TraceError {}
 
 /// A runtime (tensor op) error as the Python exception PyTorch raises.
 pub(crate) fn from_runtime(e: pyjit_runtime::RuntimeError, span: Span) -> TraceError {
-    let kind = match &e {
-        pyjit_runtime::RuntimeError::ZeroDivision => "ZeroDivisionError".to_string(),
-        other => other.kind().name().to_string(),
-    };
-    let msg = match &e {
-        pyjit_runtime::RuntimeError::ZeroDivision => "integer division or modulo by zero".into(),
-        other => other.to_string(),
-    };
-    TraceError::new(kind, msg, span)
+    TraceError::new(e.kind().name(), e.to_string(), span)
 }
 
 pub(crate) fn from_interp(e: pyjit_interp::InterpError) -> TraceError {

@@ -786,10 +786,18 @@ impl<'a, 'o> Evaluator<'a, 'o> {
     pub fn call_op(
         &mut self,
         name: &str,
-        args: Vec<PyVal>,
+        mut args: Vec<PyVal>,
         kwargs: Vec<(String, PyVal)>,
         span: Span,
     ) -> R<PyVal> {
+        // `torch.norm(x, dim=1)`: Python's `p` defaults to the 2-norm even when `dim` is given.
+        if name == "norm"
+            && args.len() == 1
+            && kwargs.iter().any(|(k, _)| k == "dim")
+            && !kwargs.iter().any(|(k, _)| k == "p")
+        {
+            args.push(PyVal::Float(2.0));
+        }
         let mut a = Vec::with_capacity(args.len());
         for x in &args {
             a.push(self.to_arg(x, span)?);
@@ -970,6 +978,20 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                     let start = opt(lower, self)?;
                     let stop = opt(upper, self)?;
                     let step = opt(step, self)?.unwrap_or(1);
+                    if step == 0 {
+                        return Err(TraceError::new(
+                            "ValueError",
+                            "slice step cannot be zero",
+                            p.span,
+                        ));
+                    }
+                    if step < 0 {
+                        return Err(TraceError::new(
+                            "ValueError",
+                            "step must be greater than zero",
+                            p.span,
+                        ));
+                    }
                     ix.push(TensorIndex::Slice { start, stop, step });
                 }
                 ExprKind::Ellipsis => ix.push(TensorIndex::Ellipsis),
@@ -1791,6 +1813,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 }
             },
             PyVal::Type(t) => crate::builtins::call_type(self, t, args, span),
+            PyVal::DType(d) => crate::builtins::convert_scalar(self, *d, &args, span),
             other => Err(type_err(
                 format!("'{}' object is not callable", other.type_name()),
                 span,

@@ -340,6 +340,10 @@ pub fn trace_function_to(
     if m.source.is_none() {
         m.source = Some(Arc::new(file.clone()));
     }
+    // A traced function may share its name with a scripted one of the same file.
+    while m.function_by_name(&rec.func.name).is_some() {
+        rec.func.name.push_str("_traced");
+    }
     let fid = m.push_function(rec.func);
     if let Err(errs) = pyjit_ir::verify_module(&m) {
         let msg = errs
@@ -446,14 +450,19 @@ impl TracedFunction {
             }
         } else {
             for t in self.traces.iter().rev().filter(|t| t.key == key) {
-                match run_guarded(t, &args)? {
-                    Some((v, printed)) => {
+                match run_guarded(t, &args) {
+                    // The trace raised: re-run eagerly so the error (class, message, output
+                    // printed before it) is exactly the eager program's.
+                    Err(_) => {
+                        return eval_function_to(&self.file, &self.module, &self.name, args, out);
+                    }
+                    Ok(Some((v, printed))) => {
                         self.stats.hits += 1;
                         out.write_all(&printed)
                             .map_err(|e| TraceError::new("OSError", e.to_string(), Span::DUMMY))?;
                         return Ok(v);
                     }
-                    None => self.stats.guard_failures += 1,
+                    Ok(None) => self.stats.guard_failures += 1,
                 }
             }
         }
