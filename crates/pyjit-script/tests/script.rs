@@ -165,3 +165,42 @@ fn corpus_scripts_and_verifies() {
         failures.join("\n")
     );
 }
+
+/// Deleting any one line of a valid program must give IR or diagnostics, never a panic.
+#[test]
+fn no_panic_on_programs_with_a_line_deleted() {
+    let mut files = py_files(&root().join("tests/script/ir"));
+    files.extend(py_files(&root().join("tests/programs")));
+    let mut runs = 0;
+    for (k, path) in files.iter().enumerate() {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        // Every line of the small programs; a stride through the corpus to stay fast.
+        let step = if k < 40 { 1 } else { 4 };
+        for skip in (k % step..lines.len()).step_by(step) {
+            let mutated: String = lines
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != skip)
+                .map(|(_, l)| format!("{l}\n"))
+                .collect();
+            let file = SourceFile::new("mutated.py", mutated);
+            if let Ok(module) = pyjit_syntax::parse_module(&file) {
+                if let Err(diags) = pyjit_script::script_module(&file, &module) {
+                    for d in diags {
+                        assert!(
+                            !d.message.contains("internal compiler error"),
+                            "{}: line {} deleted: {}\n{}",
+                            path.display(),
+                            skip + 1,
+                            d.message,
+                            file.text
+                        );
+                    }
+                }
+                runs += 1;
+            }
+        }
+    }
+    assert!(runs > 500, "only {runs} mutated programs parsed");
+}

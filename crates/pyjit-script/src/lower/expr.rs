@@ -1146,6 +1146,46 @@ impl Lower<'_, '_, '_> {
                 Ok(Val { v, ty: *elem })
             }
             Ty::Tuple(ts) => {
+                // `t[1:]` with constant bounds: a new tuple of the selected elements.
+                if let ExprKind::Slice { lower, upper, step } = &index.kind {
+                    let n = ts.len() as i64;
+                    let bound = |b: &Option<Box<Expr>>, dflt: i64| -> Option<i64> {
+                        match b {
+                            None => Some(dflt),
+                            Some(e) => super::stmt::const_int_expr(e),
+                        }
+                    };
+                    let (Some(a), Some(b), Some(st)) =
+                        (bound(lower, 0), bound(upper, n), bound(step, 1))
+                    else {
+                        return Err(Diagnostic::error(
+                            "tuple slice bounds must be integer constants",
+                        )
+                        .with_primary(index.span, "not constant")
+                        .with_help("the elements of a tuple slice must be known at compile time"));
+                    };
+                    if st <= 0 {
+                        return Err(Diagnostic::error(
+                            "tuple slices need a positive constant step",
+                        )
+                        .with_primary(index.span, format!("step {st}")));
+                    }
+                    let clamp = |x: i64| if x < 0 { (x + n).max(0) } else { x.min(n) };
+                    let (a, b) = (clamp(a), clamp(b));
+                    let mut vs = Vec::new();
+                    let mut tys = Vec::new();
+                    let mut k = a;
+                    while k < b {
+                        vs.push(self.b.tuple_get(base.v, k as u32));
+                        tys.push(ts[k as usize].clone());
+                        k += st;
+                    }
+                    let v = self.b.tuple_new(&vs);
+                    return Ok(Val {
+                        v,
+                        ty: Ty::Tuple(tys),
+                    });
+                }
                 let Some(k) = super::stmt::const_int_expr(index) else {
                     return Err(Diagnostic::error("tuple index must be an integer constant")
                         .with_primary(index.span, "not a constant")
@@ -1366,6 +1406,28 @@ impl Lower<'_, '_, '_> {
             }
             let r = self.b.const_bool(any);
             return Ok(Val { v: r, ty: Ty::Bool });
+        }
+        // `float("inf")`, `float("-inf")`, `float("nan")`: constants.
+        if n == "float"
+            && let [a] = args
+            && let ExprKind::Str(text) = &a.kind
+        {
+            let f = match text.trim().to_ascii_lowercase().as_str() {
+                "inf" | "+inf" | "infinity" => Some(f64::INFINITY),
+                "-inf" | "-infinity" => Some(f64::NEG_INFINITY),
+                "nan" | "+nan" | "-nan" => Some(f64::NAN),
+                t => t.parse::<f64>().ok(),
+            };
+            return match f {
+                Some(f) => Ok(Val {
+                    v: self.b.const_float(f),
+                    ty: Ty::Float,
+                }),
+                None => Err(
+                    Diagnostic::error(format!("`float({text:?})` is not a number"))
+                        .with_primary(a.span, "cannot convert this string"),
+                ),
+            };
         }
         if let Some(k) = kws.first() {
             return Err(
@@ -1622,6 +1684,12 @@ impl Lower<'_, '_, '_> {
         args: &[Expr],
         kws: &[Keyword],
     ) -> R<Val> {
+        // Eager Python's answers (LANGUAGE.md: where eager and TorchScript disagree, eager wins):
+        // the compiled program must compute what the eager one does.
+        if matches!(canon, "torch.jit.is_scripting" | "torch.jit.is_tracing") && args.is_empty() {
+            let v = self.b.const_bool(false);
+            return Ok(Val { v, ty: Ty::Bool });
+        }
         if canon == "torch.jit.annotate" {
             let [t, v] = args else {
                 return Err(
