@@ -1530,6 +1530,7 @@ pub fn infer(id: OpId, args: &[ArgInfo]) -> Result<Vec<TypeInfo>, RuntimeError> 
                     let ops: Vec<Operand> = args[1..].iter().filter_map(info_operand).collect();
                     result_type(&ops).ok_or_else(|| infer_error(id, "no operands"))?
                 }
+                "square" if dt == DType::Bool => DType::Int64,
                 "pow"
                     if matches!(
                         args.get(1),
@@ -1699,7 +1700,12 @@ pub fn infer(id: OpId, args: &[ArgInfo]) -> Result<Vec<TypeInfo>, RuntimeError> 
                 "squeeze" if s.overload.is_empty() => {
                     return Err(infer_error(id, "squeeze() rank depends on the shape"));
                 }
-                "squeeze" => t.rank.saturating_sub(1),
+                "squeeze" => {
+                    return Err(infer_error(
+                        id,
+                        "squeeze(dim) rank depends on whether that dim has size 1",
+                    ));
+                }
                 "unsqueeze" => t.rank + 1,
                 "expand_as" => {
                     info_tensor(&args[1])

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use pyjit_runtime::npy::read_npz;
-use pyjit_runtime::schema::resolve;
+use pyjit_runtime::schema::{ArgInfo, TensorInfo, TypeInfo, infer, resolve};
 use pyjit_runtime::{DType, Element, RuntimeError, Tensor, TensorIndex, Value, call};
 use serde_json::Value as J;
 
@@ -240,6 +240,8 @@ fn golden_cases_match_pytorch() {
     assert!(cases.len() >= 300, "only {} golden cases", cases.len());
     let mut failures = Vec::new();
     let mut dtypes_seen = std::collections::HashSet::new();
+    let mut infer_failures: Vec<String> = Vec::new();
+    let mut infer_skipped: Vec<String> = Vec::new();
     for c in cases {
         let id = c["id"].as_i64().unwrap();
         let op = c["op"].as_str().unwrap();
@@ -262,7 +264,47 @@ fn golden_cases_match_pytorch() {
             .collect();
         let result = resolve(op, pos, kw)
             .map_err(RuntimeError::from)
-            .and_then(|(id, args)| call(id, &args));
+            .and_then(|(id, args)| {
+                let r = call(id, &args)?;
+                // The specializer's static rule must agree with what the kernel did.
+                let infos: Vec<ArgInfo> = args
+                    .iter()
+                    .map(|a| match a {
+                        Value::Tensor(t) => ArgInfo::Tensor(TensorInfo {
+                            dtype: t.dtype(),
+                            rank: t.dim(),
+                        }),
+                        other => ArgInfo::Known(other.clone()),
+                    })
+                    .collect();
+                match infer(id, &infos) {
+                    Ok(types) => {
+                        for (ty, v) in types.iter().zip(&r) {
+                            let ok = match (ty, v) {
+                                (TypeInfo::Tensor(ti), Value::Tensor(t)) => {
+                                    ti.dtype == t.dtype() && ti.rank == t.dim()
+                                }
+                                (TypeInfo::TensorList(ti, _), Value::TensorList(ts)) => ts
+                                    .iter()
+                                    .all(|t| ti.dtype == t.dtype() && ti.rank == t.dim()),
+                                (TypeInfo::Int, Value::Int(_))
+                                | (TypeInfo::Float, Value::Float(_))
+                                | (TypeInfo::Bool, Value::Bool(_))
+                                | (TypeInfo::IntList, Value::IntList(_)) => true,
+                                _ => false,
+                            };
+                            if !ok {
+                                infer_failures.push(format!(
+                                    "case {} {op}: infer says {ty:?}, kernel gave {v:?}",
+                                    c["id"]
+                                ));
+                            }
+                        }
+                    }
+                    Err(e) => infer_skipped.push(format!("{op}: {e}")),
+                }
+                Ok(r)
+            });
         let desc = format!("case {id} {op} {} {}", c["args"], c["kwargs"]);
         match (result, c.get("error")) {
             (Ok(vals), None) => {
@@ -301,10 +343,56 @@ fn golden_cases_match_pytorch() {
     }
     assert_eq!(dtypes_seen.len(), 5, "all dtypes covered");
     assert!(
+        infer_failures.is_empty(),
+        "schema::infer disagrees with kernels:\n{}",
+        infer_failures.join("\n")
+    );
+    // `infer` may decline (data-dependent shapes such as `squeeze()`), but only rarely.
+    assert!(
+        infer_skipped.len() < 20,
+        "infer declined {} cases:\n{}",
+        infer_skipped.len(),
+        infer_skipped.join("\n")
+    );
+    assert!(
         failures.is_empty(),
         "{} of {} golden cases failed:\n{}",
         failures.len(),
         cases.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn reprs_match_pytorch() {
+    let manifest: J = serde_json::from_str(
+        &std::fs::read_to_string(oracle_dir().join("cases.json")).expect("cases.json"),
+    )
+    .expect("valid json");
+    let inputs = load("inputs.npz");
+    let mut failures = Vec::new();
+    let reprs = manifest["reprs"].as_array().unwrap();
+    for r in reprs {
+        let t = tensor_arg(&r["tensor"], &inputs);
+        let want = r["repr"].as_str().unwrap();
+        let got = t.to_string();
+        if got != want {
+            failures.push(format!("got:\n{got}\nwant:\n{want}\n"));
+        }
+    }
+    for f in manifest["float_reprs"].as_array().unwrap() {
+        let x = float_of(&f["value"]);
+        let want = f["repr"].as_str().unwrap();
+        let got = pyjit_runtime::Scalar::Float(x).to_string();
+        if got != want {
+            failures.push(format!("float {x}: got {got}, want {want}"));
+        }
+    }
+    assert!(reprs.len() >= 50);
+    assert!(
+        failures.is_empty(),
+        "{} repr mismatches:\n{}",
+        failures.len(),
         failures.join("\n")
     );
 }

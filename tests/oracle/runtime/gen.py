@@ -217,15 +217,15 @@ def case(op, *args, **kwargs):
 
 def rand(dtype, shape, special=False, positive=False, small=False):
     if dtype == "bool":
-        return torch.from_numpy(rng.random(shape) > 0.5)
+        return torch.from_numpy(np.asarray(rng.random(shape) > 0.5))
     if dtype in ("int64", "int32"):
         lo, hi = (1, 6) if positive else ((-4, 5) if small else (-9, 10))
         a = rng.integers(lo, hi, size=shape)
-        return torch.from_numpy(a.astype(np.int64 if dtype == "int64" else np.int32))
+        return torch.from_numpy(np.asarray(a.astype(np.int64 if dtype == "int64" else np.int32)))
     a = rng.standard_normal(shape) * 2.0
     if positive:
         a = np.abs(a) + 0.1
-    a = a.astype(np.float32 if dtype == "float32" else np.float64)
+    a = np.asarray(a.astype(np.float32 if dtype == "float32" else np.float64))
     if special and a.size >= 4:
         flat = a.reshape(-1)
         flat[0] = np.nan
@@ -649,8 +649,50 @@ case("copy_", V(rand("int32", (2, 3))), V(rand("float32", (3,))))
 case("masked_fill_", V(rand("float32", (2, 3))), V(rand("bool", (3,))), -1.0)
 case("masked_fill_", V(rand("float32", (3,))), V(rand("bool", (2, 3))), -1.0)
 
+# --- printing: repr(tensor) and Python float repr
+reprs = []
+
+
+def rep(t):
+    v = V(t)
+    reprs.append({"tensor": v.enc(), "repr": repr(t)})
+
+
+for d in ALL:
+    rep(rand(d, (2, 3), special=d in FLT))
+    rep(rand(d, ()))
+    rep(rand(d, (0,)))
+    rep(rand(d, (2, 0, 3)))
+    rep(rand(d, (2, 2, 3)))
+    rep(rand(d, (40,)))
+    rep(rand(d, (1200,)))
+    rep(rand(d, (30, 40)))
+    rep(rand(d, (8, 8, 20)))
+rep(torch.tensor([1.0, 2.0]))
+rep(torch.tensor([1.5, 2.25]))
+rep(torch.tensor([1e10, 1.0]))
+rep(torch.tensor([1e-5, 1.0]))
+rep(torch.tensor([0.1, 123456.7]))
+rep(torch.tensor([123456789.0, 1.0]))
+rep(torch.tensor([float("nan"), float("inf"), -0.0, 1.0]))
+rep(torch.tensor([float("nan"), float("-inf")]))
+rep(torch.tensor([0.0, -0.0]))
+rep(torch.tensor([1e-30, 1e30], dtype=torch.float64))
+rep(torch.tensor([-1.5, 1000.25, 3.0]))
+rep(torch.tensor([2 ** 62, -5]))
+rep(torch.tensor([[True, False], [False, True]]))
+rep(torch.arange(2000.0))
+rep(torch.arange(1001).reshape(1001, 1))
+rep(torch.tensor(3, dtype=torch.float64))
+rep(torch.tensor(0.3333333))
+rep(torch.linspace(-1, 1, 25).reshape(5, 5))
+floats = [2.0, 0.1, 1e-5, 1.5e16, 1e15, 1e16, -0.0, 0.0001, 123.456, 1 / 3, 2.5e-7, 1e300, 5e-324,
+          float("nan"), float("inf"), float("-inf"), 100.0, 1234567.0, 0.30000000000000004]
+float_reprs = [{"value": enc_float(x), "repr": repr(x)} for x in floats]
+
 with open(os.path.join(HERE, "cases.json"), "w") as f:
-    json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=0)
+    json.dump({"torch_version": torch.__version__, "cases": cases, "reprs": reprs,
+               "float_reprs": float_reprs}, f, indent=0)
 np.savez(os.path.join(HERE, "inputs.npz"), **inputs)
 np.savez(os.path.join(HERE, "outputs.npz"), **outputs)
 print(f"{len(cases)} cases ({sum('error' in c for c in cases)} expected errors), "
