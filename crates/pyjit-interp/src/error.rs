@@ -79,7 +79,11 @@ impl InterpError {
             }
         }
         for (site, n) in runs.iter().take(MAX_SITES) {
-            let times = if *n > 1 { format!(" ({n} times)") } else { String::new() };
+            let times = if *n > 1 {
+                format!(" ({n} times)")
+            } else {
+                String::new()
+            };
             d = d.with_secondary(site.span, format!("called from `{}`{times}", site.function));
         }
         if runs.len() > MAX_SITES {
