@@ -63,8 +63,14 @@ pub fn same(a: &Value, b: &Value) -> bool {
 /// Asserts that both backends agree on `name(args)`: same value (or same error: class,
 /// message, span, call stack) and same printed output.
 pub fn check_same(m: &Module, nm: &NativeModule, name: &str, args: &[Value]) {
-    let (ri, oi) = interp(m, name, args);
-    let (rn, on) = run_native(nm, name, args);
+    check_same_fresh(m, nm, name, || args.to_vec())
+}
+
+/// As [`check_same`], with fresh arguments for each backend (in-place ops mutate tensors).
+pub fn check_same_fresh(m: &Module, nm: &NativeModule, name: &str, args: impl Fn() -> Vec<Value>) {
+    let (ri, oi) = interp(m, name, &args());
+    let args = args();
+    let (rn, on) = run_native(nm, name, &args);
     assert_eq!(oi, on, "printed output differs for {name}{args:?}");
     match (&ri, &rn) {
         (Ok(a), Ok(b)) => assert!(same(a, b), "{name}{args:?}: interp {a:?} != native {b:?}"),
