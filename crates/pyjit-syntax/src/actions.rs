@@ -27,11 +27,13 @@ pub fn ex(kind: ExprKind, l: usize, r: usize) -> Expr {
     Expr::new(kind, sp(l, r))
 }
 
-pub fn st(kind: StmtKind, l: usize, r: usize) -> Stmt {
-    Stmt {
+/// Statements are boxed while on the parser's stack: every stack slot is as large as the largest
+/// grammar value, and an unboxed `Stmt` would triple the bytes moved by each reduction.
+pub fn st(kind: StmtKind, l: usize, r: usize) -> Box<Stmt> {
+    Box::new(Stmt {
         kind,
         span: sp(l, r),
-    }
+    })
 }
 
 /// End offset of a block (its last statement), so compound statements do not swallow the blank
@@ -290,7 +292,7 @@ pub fn target(e: Expr, ctx: TargetCtx) -> PResult<Expr> {
     }
 }
 
-pub fn assign(first: Expr, rest: Vec<Expr>, l: usize, r: usize) -> PResult<Stmt> {
+pub fn assign(first: Expr, rest: Vec<Expr>, l: usize, r: usize) -> PResult<Box<Stmt>> {
     let mut all = vec![first];
     all.extend(rest);
     let value = all.pop().unwrap_or_else(|| ex(ExprKind::None, l, r));
@@ -311,13 +313,13 @@ pub fn assign(first: Expr, rest: Vec<Expr>, l: usize, r: usize) -> PResult<Stmt>
 }
 
 pub enum ParamItem {
-    Plain(Param),
+    Plain(Box<Param>),
     Slash(Span),
-    Star(Option<Param>, Span),
-    DoubleStar(Param, Span),
+    Star(Option<Box<Param>>, Span),
+    DoubleStar(Box<Param>, Span),
 }
 
-pub fn param(name: Ident, annotation: Option<Expr>, default: Option<Expr>) -> Param {
+pub fn param(name: Ident, annotation: Option<Expr>, default: Option<Expr>) -> Box<Param> {
     let mut span = name.span;
     if let Some(a) = &annotation {
         span = span.to(a.span);
@@ -325,12 +327,12 @@ pub fn param(name: Ident, annotation: Option<Expr>, default: Option<Expr>) -> Pa
     if let Some(d) = &default {
         span = span.to(d.span);
     }
-    Param {
+    Box::new(Param {
         name,
         annotation,
         default,
         span,
-    }
+    })
 }
 
 /// Sorts a flat parameter list into Python's five groups, checking the order rules.
@@ -355,7 +357,7 @@ pub fn params(items: Vec<ParamItem>) -> PResult<Parameters> {
         match item {
             ParamItem::Plain(q) => {
                 if seen_star.is_some() {
-                    p.kwonly.push(q);
+                    p.kwonly.push(*q);
                     continue;
                 }
                 if q.default.is_some() {
@@ -369,7 +371,7 @@ pub fn params(items: Vec<ParamItem>) -> PResult<Parameters> {
                         .with_secondary(d, "this parameter has a default"),
                     );
                 }
-                p.args.push(q);
+                p.args.push(*q);
             }
             ParamItem::Slash(s) => {
                 if let Some(prev) = seen_slash {
@@ -404,11 +406,11 @@ pub fn params(items: Vec<ParamItem>) -> PResult<Parameters> {
                     );
                 }
                 seen_star = Some(s);
-                p.vararg = v;
+                p.vararg = v.map(|b| *b);
             }
             ParamItem::DoubleStar(q, s) => {
                 seen_kwarg = Some(s);
-                p.kwarg = Some(q);
+                p.kwarg = Some(*q);
             }
         }
     }
@@ -428,7 +430,7 @@ pub enum ArgItem {
     Pos(Expr),
     /// A bare generator argument `f(x for x in y)`: it must be the only argument.
     Gen(Expr),
-    Kw(Keyword),
+    Kw(Box<Keyword>),
 }
 
 pub fn call(func: Expr, items: Vec<ArgItem>, l: usize, r: usize) -> PResult<Expr> {
@@ -481,7 +483,7 @@ pub fn call(func: Expr, items: Vec<ArgItem>, l: usize, r: usize) -> PResult<Expr
                             .with_secondary(prev.span, "first given here"),
                     );
                 }
-                keywords.push(k);
+                keywords.push(*k);
             }
         }
     }
@@ -502,12 +504,12 @@ pub fn if_chain(
     body: Vec<Stmt>,
     elifs: Vec<(usize, Expr, Vec<Stmt>)>,
     orelse: Option<Vec<Stmt>>,
-) -> Stmt {
+) -> Box<Stmt> {
     // Build from the last `elif` outwards: each `elif` is an `If` alone in its parent's `orelse`.
     let mut tail = orelse.unwrap_or_default();
     for (el, etest, ebody) in elifs.into_iter().rev() {
         let end = block_end(&tail).max(block_end(&ebody));
-        tail = vec![st(
+        tail = vec![*st(
             StmtKind::If {
                 test: etest,
                 body: ebody,

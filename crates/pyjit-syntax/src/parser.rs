@@ -72,9 +72,11 @@ fn run(
 /// Parses a whole file.
 pub fn parse_module(file: &crate::SourceFile) -> Result<Module, Vec<Diagnostic>> {
     let text = file.text.as_str();
+    // Editors on Windows may start a file with a byte-order mark; Python ignores it.
+    let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
     match run(
         text,
-        0..text.len(),
+        start..text.len(),
         Mode::Module,
         crate::lexer::MAX_EXPR_NESTING,
         0,

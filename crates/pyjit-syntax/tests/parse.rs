@@ -328,6 +328,30 @@ fn blank_and_comment_lines_do_not_affect_blocks() {
 }
 
 #[test]
+fn byte_order_mark_is_ignored() {
+    let m = parse_module(&SourceFile::new(
+        "bom.py",
+        "\u{feff}x = 1\nif x:\n    y = 2\n",
+    ))
+    .unwrap();
+    assert_eq!(m.body.len(), 2);
+}
+
+#[test]
+fn empty_and_comment_only_files() {
+    for src in [
+        "",
+        "\n\n",
+        "# just a comment",
+        "  # indented comment\n\n# more\n",
+        "\\\n",
+    ] {
+        let m = parse_module(&SourceFile::new("e.py", src)).unwrap_or_else(|_| panic!("{src:?}"));
+        assert!(m.body.is_empty(), "{src:?}");
+    }
+}
+
+#[test]
 fn soft_keywords_are_names() {
     let m = parse_module(&SourceFile::new(
         "k.py",
