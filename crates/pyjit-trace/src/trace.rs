@@ -720,15 +720,13 @@ pub fn check_trace(
         if lines == base_lines {
             continue;
         }
+        // Both traces agree up to the first Python decision that went another way: report it.
         let mut diverging = Vec::new();
-        for g in &base.guards {
-            let theirs = other
-                .guards
-                .iter()
-                .find(|o| o.span == g.span && o.reason == g.reason);
-            match theirs {
-                Some(o) if o.expected == g.expected => {}
-                Some(o) => diverging.push((
+        let n = base.guards.len().max(other.guards.len());
+        for k in 0..n {
+            match (base.guards.get(k), other.guards.get(k)) {
+                (Some(g), Some(o)) if g.span == o.span && g.expected == o.expected => continue,
+                (Some(g), Some(o)) if g.span == o.span => diverging.push((
                     g.span,
                     format!(
                         "{}; with input set {input} it is {}",
@@ -736,14 +734,20 @@ pub fn check_trace(
                         crate::record::const_text(&o.expected)
                     ),
                 )),
-                None => diverging.push((
+                (Some(g), _) => diverging.push((
                     g.span,
-                    format!("{}; input set {input} never reaches it", g.message),
+                    format!("{}; input set {input} takes another path here", g.message),
                 )),
+                (None, Some(o)) => diverging.push((
+                    o.span,
+                    format!(
+                        "input set {input} reaches this point, input set 0 did not: {}",
+                        o.message
+                    ),
+                )),
+                (None, None) => {}
             }
-            if diverging.len() >= 3 {
-                break;
-            }
+            break;
         }
         let mut graph_diff: Vec<String> = base_lines
             .iter()

@@ -1,0 +1,277 @@
+//! Guards and re-tracing on the seed's and the peer benchmark's data-dependent workloads
+//! (`conditional_op`, `converge`, `iterate`, where torch.jit.trace is silently wrong on a second
+//! input), with and without guards; rendered warnings and check_trace reports as snapshots.
+
+mod common;
+
+use pyjit_interp::Value;
+use pyjit_runtime::Tensor;
+use pyjit_syntax::SourceFile;
+use pyjit_trace::{TraceOptions, TracedFunction, check_trace, compare_values, trace_function_to};
+
+fn program(name: &str) -> SourceFile {
+    let path = common::repo_root().join(format!("tests/programs/{name}.py"));
+    SourceFile::new(
+        format!("{name}.py"),
+        std::fs::read_to_string(path).expect("program"),
+    )
+}
+
+fn t(v: &[f32]) -> Value {
+    Value::Tensor(Tensor::from_slice(v))
+}
+
+fn eager(file: &SourceFile, name: &str, args: Vec<Value>) -> Value {
+    let m = pyjit_syntax::parse_module(file).expect("parses");
+    pyjit_trace::eval_function_to(file, &m, name, args, &mut Vec::new()).expect("eager")
+}
+
+fn close(a: &Value, b: &Value) -> bool {
+    compare_values(a, b).is_none()
+}
+
+/// Calls `name` on `first` (which traces) and then on `second`; returns the second result and
+/// the function (for its stats).
+fn call_twice(
+    file: &SourceFile,
+    name: &str,
+    first: Vec<Value>,
+    second: Vec<Value>,
+    guards: bool,
+) -> (Value, TracedFunction) {
+    let mut f =
+        TracedFunction::from_source(file.clone(), name, TraceOptions { guards }).expect("parses");
+    f.call_to(first, &mut Vec::new()).expect("first call");
+    let r = f.call_to(second, &mut Vec::new()).expect("second call");
+    (r, f)
+}
+
+#[test]
+fn conditional_op_retraces_on_the_other_branch() {
+    let file = program("conditional_op");
+    let big = vec![t(&[1.0, 2.0, 3.0]), Value::Float(0.5)];
+    let small = vec![t(&[-1.0, -2.0, 0.5]), Value::Float(0.5)];
+    let want = eager(&file, "conditional_op", small.clone());
+    let (got, f) = call_twice(&file, "conditional_op", big.clone(), small.clone(), true);
+    assert!(close(&got, &want), "guarded trace must agree with eager");
+    assert_eq!(f.stats.traces, 2);
+    assert_eq!(f.stats.guard_failures, 1);
+    // Same branch again: a cache hit, no new trace.
+    let mut f = f;
+    f.call_to(big.clone(), &mut Vec::new()).expect("third call");
+    assert_eq!(f.stats.traces, 2);
+    assert_eq!(f.stats.hits, 1);
+
+    // Without guards: torch.jit.trace's answer, x * 2 on an input that should give x + 1.
+    let (wrong, f) = call_twice(&file, "conditional_op", big, small.clone(), false);
+    assert_eq!(f.stats.traces, 1);
+    assert!(
+        !close(&wrong, &want),
+        "without guards the trace is silently wrong"
+    );
+    let Value::Tensor(w) = wrong else {
+        panic!("tensor")
+    };
+    assert_eq!(w.to_vec::<f32>(), vec![-2.0, -4.0, 1.0]);
+}
+
+#[test]
+fn converge_unrolled_loop_is_guarded() {
+    let file = program("converge");
+    let a = vec![t(&[0.01, -0.004])];
+    let b = vec![t(&[8.0, 1.0])];
+    let want = eager(&file, "converge", b.clone());
+    let (got, f) = call_twice(&file, "converge", a.clone(), b.clone(), true);
+    assert!(close(&got, &want));
+    assert_eq!(f.stats.traces, 2);
+    let (wrong, _) = call_twice(&file, "converge", a, b, false);
+    assert!(!close(&wrong, &want));
+}
+
+#[test]
+fn iterate_int_argument_is_guarded() {
+    let file = program("iterate");
+    let a = vec![t(&[0.5, -1.0]), Value::Int(3)];
+    let b = vec![t(&[0.5, -1.0]), Value::Int(7)];
+    let want = eager(&file, "iterate", b.clone());
+    let (got, f) = call_twice(&file, "iterate", a.clone(), b.clone(), true);
+    assert!(close(&got, &want));
+    assert_eq!(f.stats.traces, 2);
+    let (wrong, _) = call_twice(&file, "iterate", a, b, false);
+    assert!(!close(&wrong, &want));
+}
+
+#[test]
+fn cache_is_bounded_then_eager() {
+    let file = program("iterate");
+    let mut f = TracedFunction::from_source(file.clone(), "iterate", TraceOptions::default())
+        .expect("parses");
+    for n in 0..12 {
+        let args = vec![t(&[0.5]), Value::Int(n)];
+        let want = eager(&file, "iterate", args.clone());
+        let got = f.call_to(args, &mut Vec::new()).expect("call");
+        assert!(close(&got, &want), "n = {n}");
+    }
+    assert_eq!(f.stats.traces, pyjit_trace::CACHE_LIMIT);
+    assert_eq!(f.stats.eager_fallbacks, 12 - pyjit_trace::CACHE_LIMIT);
+}
+
+#[test]
+fn trace_ir_and_warnings_snapshot() {
+    let file = program("conditional_op");
+    let m = pyjit_syntax::parse_module(&file).expect("parses");
+    let tr = trace_function_to(
+        &file,
+        &m,
+        "conditional_op",
+        vec![t(&[1.0, 2.0, 3.0]), Value::Float(0.5)],
+        TraceOptions::default(),
+        &mut Vec::new(),
+    )
+    .expect("traces");
+    insta::assert_snapshot!("conditional_op_trace", tr.print());
+    insta::assert_snapshot!("conditional_op_warnings", tr.render_warnings(&file));
+    let no = trace_function_to(
+        &file,
+        &m,
+        "conditional_op",
+        vec![t(&[1.0, 2.0, 3.0]), Value::Float(0.5)],
+        TraceOptions { guards: false },
+        &mut Vec::new(),
+    )
+    .expect("traces");
+    assert!(no.guards.is_empty());
+    insta::assert_snapshot!(
+        "conditional_op_warnings_no_guards",
+        no.render_warnings(&file)
+    );
+}
+
+#[test]
+fn check_trace_report_snapshot() {
+    let file = program("conditional_op");
+    let m = pyjit_syntax::parse_module(&file).expect("parses");
+    let report = check_trace(
+        &file,
+        &m,
+        "conditional_op",
+        vec![
+            vec![t(&[1.0, 2.0, 3.0]), Value::Float(0.5)],
+            vec![t(&[4.0, 5.0, 6.0]), Value::Float(0.5)],
+            vec![t(&[-1.0, -2.0, 0.5]), Value::Float(0.5)],
+        ],
+        &mut Vec::new(),
+    )
+    .expect("check");
+    assert_eq!(report.inputs, 3);
+    assert_eq!(
+        report.mismatches.len(),
+        1,
+        "only the third input takes the other branch"
+    );
+    assert_eq!(report.mismatches[0].input, 2);
+    assert!(report.mismatches[0].result_diff.is_some());
+    insta::assert_snapshot!("conditional_op_check_trace", report.render(&file));
+
+    let conv = program("converge");
+    let cm = pyjit_syntax::parse_module(&conv).expect("parses");
+    let report = check_trace(
+        &conv,
+        &cm,
+        "converge",
+        vec![vec![t(&[0.01, -0.004])], vec![t(&[8.0, 1.0])]],
+        &mut Vec::new(),
+    )
+    .expect("check");
+    insta::assert_snapshot!("converge_check_trace", report.render(&conv));
+
+    let same = check_trace(
+        &conv,
+        &cm,
+        "converge",
+        vec![vec![t(&[0.01, -0.004])], vec![t(&[0.012, 0.001])]],
+        &mut Vec::new(),
+    )
+    .expect("check");
+    assert!(same.is_ok(), "{}", same.render(&conv));
+}
+
+#[test]
+fn traced_prints_are_not_duplicated_on_guard_failure() {
+    let src = "import torch\n\ndef f(x):\n    print(x.sum())\n    if x.sum() > 0:\n        return x * 2\n    return x - 1\n";
+    let file = SourceFile::new("p.py", src);
+    let mut tf = TracedFunction::from_source(file, "f", TraceOptions::default()).expect("parses");
+    let mut out = Vec::new();
+    tf.call_to(vec![t(&[1.0, 2.0])], &mut out).expect("call");
+    tf.call_to(vec![t(&[-1.0, -2.0])], &mut out).expect("call");
+    tf.call_to(vec![t(&[3.0, 2.0])], &mut out).expect("call");
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        "tensor(3.)\ntensor(-3.)\ntensor(5.)\n"
+    );
+    assert_eq!(tf.stats.traces, 2);
+    assert_eq!(tf.stats.hits, 1);
+}
+
+#[test]
+fn inplace_args_are_untouched_by_an_abandoned_run() {
+    let src = "import torch\n\ndef f(x):\n    x += 1\n    if x.sum() > 0:\n        return x * 2\n    return x\n";
+    let file = SourceFile::new("p.py", src);
+    let mut tf = TracedFunction::from_source(file, "f", TraceOptions::default()).expect("parses");
+    let a = Tensor::from_slice(&[1.0f32, 2.0]);
+    tf.call_to(vec![Value::Tensor(a.clone())], &mut Vec::new())
+        .expect("call");
+    assert_eq!(a.to_vec::<f32>(), vec![2.0, 3.0]);
+    // Takes the other branch: the cached trace fails its guard after `x += 1`; the argument must
+    // be incremented once, not twice.
+    let b = Tensor::from_slice(&[-5.0f32, -6.0]);
+    let r = tf
+        .call_to(vec![Value::Tensor(b.clone())], &mut Vec::new())
+        .expect("call");
+    assert_eq!(b.to_vec::<f32>(), vec![-4.0, -5.0]);
+    let Value::Tensor(r) = r else {
+        panic!("tensor")
+    };
+    assert_eq!(r.to_vec::<f32>(), vec![-4.0, -5.0]);
+    // The cached trace hits, writing through to the caller's tensor.
+    let c = Tensor::from_slice(&[0.0f32, 1.0]);
+    tf.call_to(vec![Value::Tensor(c.clone())], &mut Vec::new())
+        .expect("call");
+    assert_eq!(c.to_vec::<f32>(), vec![1.0, 2.0]);
+    assert_eq!(tf.stats.hits, 1);
+}
+
+#[test]
+fn scripted_callee_keeps_its_control_flow() {
+    let src = "import torch\nfrom torch import Tensor\n\n@torch.jit.script\ndef pick(x: Tensor) -> Tensor:\n    if x.sum() > 0:\n        return x * 2\n    return x - 1\n\ndef f(x):\n    return pick(x) + 1\n";
+    let file = SourceFile::new("mix.py", src);
+    let m = pyjit_syntax::parse_module(&file).expect("parses");
+    let tr = trace_function_to(
+        &file,
+        &m,
+        "f",
+        vec![t(&[1.0, 2.0])],
+        TraceOptions::default(),
+        &mut Vec::new(),
+    )
+    .expect("traces");
+    assert!(
+        tr.guards.is_empty(),
+        "the branch is inside the scripted callee: {:?}",
+        tr.guards
+    );
+    let text = tr.print();
+    assert!(text.contains("call @pick"), "{text}");
+    assert!(
+        text.contains(" if "),
+        "the scripted callee keeps its if: {text}"
+    );
+    // One trace serves both branches.
+    let r = tr
+        .run(vec![t(&[-1.0, -2.0])], &mut Vec::new())
+        .expect("runs");
+    let Value::Tensor(r) = r else {
+        panic!("tensor")
+    };
+    assert_eq!(r.to_vec::<f32>(), vec![-1.0, -2.0]);
+}
