@@ -27,6 +27,20 @@ pub struct ModuleInfo<'a> {
     pub other_globals: HashMap<String, Span>,
 }
 
+impl ModuleInfo<'_> {
+    /// A NumPy-style module (imports NumPy, not torch): array methods follow NumPy
+    /// (`a.max(axis=0)` is values only, `a.std()` has `ddof=0`).
+    pub fn numpy_mode(&self) -> bool {
+        let has = |m: &str| {
+            self.imports
+                .bound
+                .values()
+                .any(|v| v == m || v.starts_with(&format!("{m}.")))
+        };
+        has("numpy") && !has("torch")
+    }
+}
+
 const ALLOWED_IMPORTS: &str = "allowed imports: `import torch`, `import math`, `import numpy as np`, \
 `import torch.nn.functional as F`, `from torch import Tensor`, `from typing import List, Tuple, Optional`";
 

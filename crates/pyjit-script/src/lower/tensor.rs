@@ -879,7 +879,7 @@ impl Lower<'_, '_, '_> {
         if op_name == "tensor" {
             return self.torch_tensor(e, pos, named, shown);
         }
-        python_level_defaults(op_name, &pos, &mut named, self);
+        python_level_defaults(op_name, &pos, &mut named, self, module == "numpy");
         self.schema_call(op_name, pos, named, shown, e.span)
     }
 
@@ -971,8 +971,18 @@ impl Lower<'_, '_, '_> {
             );
         }
         let mut op_name = name.to_string();
+        let numpy = self.m.info.numpy_mode();
+        let np_method = if numpy {
+            rs::numpy_function(name)
+        } else {
+            None
+        };
         let is_method = rs::overloads(name).any(|(_, s)| s.spelling.method);
-        if !is_method {
+        if let Some(n) =
+            np_method.filter(|n| rs::overloads(n).any(|(_, s)| s.spelling.method) || *n == "to")
+        {
+            op_name = n.to_string();
+        } else if !is_method {
             match rs::numpy_function(name) {
                 Some(n) if rs::overloads(n).any(|(_, s)| s.spelling.method) || n == "to" => {
                     op_name = n.to_string()
@@ -999,7 +1009,14 @@ impl Lower<'_, '_, '_> {
         }
         let (mut pos, mut named, like) = self.call_args(args, kws)?;
         pos.insert(0, SArg::V(recv));
-        python_level_defaults(&op_name, &pos, &mut named, self);
+        if numpy {
+            for (k, _) in named.iter_mut() {
+                if k == "ddof" {
+                    *k = "correction".into();
+                }
+            }
+        }
+        python_level_defaults(&op_name, &pos, &mut named, self, numpy);
         let shown = format!("Tensor.{name}");
         let r = self.schema_call(&op_name, pos, named, &shown, e.span)?;
         match like {
@@ -1120,7 +1137,29 @@ impl Lower<'_, '_, '_> {
 
 /// Defaults that PyTorch's Python wrappers supply but the op schemas do not: `torch.norm(x, dim=1)`
 /// is the 2-norm (`p` defaults to `"fro"`, the 2-norm of each vector).
-fn python_level_defaults(op: &str, pos: &[SArg], named: &mut Vec<(String, SArg)>, lw: &mut Lower) {
+fn python_level_defaults(
+    op: &str,
+    pos: &[SArg],
+    named: &mut Vec<(String, SArg)>,
+    lw: &mut Lower,
+    numpy: bool,
+) {
+    // NumPy's `std`/`var` default to `ddof=0` (torch's to the unbiased estimate).
+    if numpy
+        && matches!(op, "std" | "var")
+        && !named
+            .iter()
+            .any(|(k, _)| k == "correction" || k == "unbiased")
+    {
+        let zero = lw.b.const_int(0);
+        named.push((
+            "correction".into(),
+            SArg::V(Val {
+                v: zero,
+                ty: Ty::Int,
+            }),
+        ));
+    }
     if op == "norm" && pos.len() < 2 && !named.iter().any(|(k, _)| k == "p") && !named.is_empty() {
         let two = lw.b.const_int(2);
         named.push((
