@@ -500,7 +500,11 @@ impl<'a> Layout<'a> {
             RawTok::Newline => {
                 if self.brackets.is_empty() && self.mode == Mode::Module {
                     if !self.at_line_start {
-                        self.push(Tok::Newline, span);
+                        // Zero-width at the end of the line, so a caret on it stays on that line.
+                        self.push(
+                            Tok::Newline,
+                            Span::new(span.start as usize, span.start as usize),
+                        );
                         self.at_line_start = true;
                         self.nesting.reset();
                     }

@@ -395,6 +395,19 @@ fn syntax_error(lexed: &Lexed, err: ParseError<usize, Tok, Diagnostic>, text: &s
         }
     }
 
+    let names = readable_expected(&expected);
+    if !names.is_empty() && names.len() <= 3 {
+        let mut d = Diagnostic::error(format!("expected {}, found {found}", join_or(&names)))
+            .with_primary(span, format!("expected {} here", join_or(&names)));
+        if names.iter().any(|n| n == "`else`") && toks[ls..idx].iter().any(|t| t.tok == Tok::If) {
+            d = d
+                .with_note("a conditional expression needs both branches: `a if condition else b`");
+        }
+        if names.iter().any(|n| n == "`except`") {
+            d = d.with_note("a `try` block needs an `except` or `finally` clause");
+        }
+        return d;
+    }
     let mut d = Diagnostic::error(format!("unexpected {found}")).with_primary(
         span,
         match prev {
@@ -404,8 +417,7 @@ fn syntax_error(lexed: &Lexed, err: ParseError<usize, Tok, Diagnostic>, text: &s
             _ => "a statement cannot start with this".to_string(),
         },
     );
-    let names = readable_expected(&expected);
-    if !names.is_empty() && names.len() <= 4 {
+    if !names.is_empty() && names.len() <= 6 {
         d = d.with_note(format!("expected {}", join_or(&names)));
     }
     d

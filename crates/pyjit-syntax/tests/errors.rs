@@ -139,3 +139,13 @@ error_case!(bare_star_without_kwonly, "def f(a, *):\n    pass\n");
 error_case!(positional_after_keyword, "f(a=1, 2)\n");
 error_case!(repeated_keyword, "f(a=1, a=2)\n");
 error_case!(unparenthesized_generator, "f(x for x in y, 1)\n");
+
+// More missing pieces.
+error_case!(missing_else_in_conditional, "x = 1 if y\n");
+error_case!(try_without_except, "try:\n    pass\nx = 1\n");
+error_case!(attribute_without_name, "x = a.\n");
+error_case!(import_without_name, "from x import\n");
+error_case!(while_without_condition, "while:\n    pass\n");
+error_case!(comprehension_without_iterable, "x = [i for i in]\n");
+error_case!(annotation_missing, "def f(x:):\n    pass\n");
+error_case!(two_numbers, "x = 5 6\n");
