@@ -492,3 +492,10 @@ impl Function {
         f
     }
 }
+
+impl std::fmt::Display for Module {
+    /// The text format ([`crate::print_module`]).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&crate::print_module(self))
+    }
+}

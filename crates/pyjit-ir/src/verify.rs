@@ -91,7 +91,8 @@ pub fn verify_function(m: &Module, id: crate::FuncId) -> Result<(), Vec<VerifyEr
         defined: SecondaryMap::new(),
         op_seen: SecondaryMap::new(),
         region_seen: SecondaryMap::new(),
-        names: crate::print::printed_value_names(m, id),
+        names: std::cell::OnceCell::new(),
+        id,
     };
     v.function();
     if v.errors.is_empty() {
@@ -111,8 +112,10 @@ struct Verifier<'a> {
     defined: SecondaryMap<Value, bool>,
     op_seen: SecondaryMap<Op, bool>,
     region_seen: SecondaryMap<Region, bool>,
-    /// How the printer names each value, for messages.
-    names: SecondaryMap<Value, Option<String>>,
+    /// How the printer names each value, for messages; computed on the first error only, since
+    /// the verifier runs after every pass and valid IR needs no names.
+    names: std::cell::OnceCell<SecondaryMap<Value, Option<String>>>,
+    id: crate::FuncId,
 }
 
 /// Where a region sits, which decides its terminators.
@@ -133,7 +136,10 @@ impl Verifier<'_> {
 
     /// A value as the printer shows it (`%3`), or its arena name when it is not printed.
     fn name(&self, v: Value) -> String {
-        match &self.names[v] {
+        let names = self
+            .names
+            .get_or_init(|| crate::print::printed_value_names(self.m, self.id));
+        match &names[v] {
             Some(n) => n.clone(),
             None => format!("{v} (not printed)"),
         }
