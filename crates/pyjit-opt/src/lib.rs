@@ -5,6 +5,9 @@
 //! equivalent IR, and every pass's output verifies. This layer never runs user code and never
 //! panics on verified input.
 
+pub mod manager;
+pub mod passes;
 pub mod specialize;
 
+pub use manager::{OptLevel, PassReport, PipelineConfig, run_pipeline};
 pub use specialize::{SpecializeError, join, specialize};

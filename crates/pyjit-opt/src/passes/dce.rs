@@ -1,0 +1,185 @@
+//! Dead-code elimination.
+//!
+//! Deletes, until nothing changes:
+//! - ops whose results nobody reads and that are *effect-free*: no side effect, cannot raise
+//!   (refined with constant operands: `a // 2` cannot, `a // b` can), and, for `if`/`loop`, the
+//!   same for every op of their regions (a loop also needs a constant trip count, so that an
+//!   endless `while` is never deleted);
+//! - `if` results nobody reads (the slot disappears from both `yield`s);
+//! - loop-carried values nobody reads: the loop's result is unused and the body parameter only
+//!   feeds, through effect-free ops, the same slot of the body's `yield`.
+//!
+//! Guarantee: stricter than TorchScript's DCE, an op that may raise is never deleted, so every
+//! error the program raised is still raised, with the same message and span.
+
+use super::util::{self, WalkExt, is_attached, is_effect_free, remove_region_param, remove_result};
+use super::{Pass, PassCtx};
+use pyjit_ir::{Function, Module, Op, OpKind, SecondaryMap, Value};
+
+pub struct Dce;
+
+impl Pass for Dce {
+    fn name(&self) -> &'static str {
+        "dce"
+    }
+    fn description(&self) -> &'static str {
+        "dead-code elimination: unused effect-free ops, if results, loop-carried values"
+    }
+    fn run(&self, m: &mut Module, ctx: &mut PassCtx) {
+        for f in m.funcs.values_mut() {
+            run_function(f, ctx);
+        }
+    }
+}
+
+pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
+    // Each round only deletes, so it terminates; the bound is a safety net.
+    for _ in 0..64 {
+        if !round(f, ctx) {
+            break;
+        }
+    }
+}
+
+fn round(f: &mut Function, ctx: &mut PassCtx) -> bool {
+    let mut changed = false;
+    let mut uses = f.use_counts();
+    // Post-order-ish: later ops first, so a chain of dead ops dies in one round.
+    let ops = f.all_ops();
+    for &op in ops.iter().rev() {
+        if !is_attached(f, op) {
+            continue;
+        }
+        let data = f.op(op);
+        if matches!(data.kind, OpKind::Yield | OpKind::Return) {
+            continue;
+        }
+        let all_unused = data.results.iter().all(|&r| uses[r] == 0);
+        if all_unused && is_effect_free(f, op) {
+            if !ctx.allow() {
+                continue;
+            }
+            let n = f.op_size(op) as u64;
+            let mut dec = Vec::new();
+            f.walk_region_from_op(op, &mut |o| dec.extend(f.op(o).operands.iter().copied()));
+            for v in dec {
+                uses[v] = uses[v].saturating_sub(1);
+            }
+            f.remove_op(op);
+            ctx.stats.removed += n;
+            changed = true;
+            continue;
+        }
+        match data.kind {
+            OpKind::If => changed |= prune_if_results(f, op, &mut uses, ctx),
+            OpKind::Loop => changed |= prune_loop_slots(f, op, &mut uses, ctx),
+            _ => {}
+        }
+    }
+    changed
+}
+
+/// Drops `if` results nobody reads.
+fn prune_if_results(
+    f: &mut Function,
+    op: Op,
+    uses: &mut SecondaryMap<Value, u32>,
+    ctx: &mut PassCtx,
+) -> bool {
+    let mut changed = false;
+    let n = f.results(op).len();
+    for k in (0..n).rev() {
+        let r = f.results(op)[k];
+        if uses[r] != 0 || !ctx.allow() {
+            continue;
+        }
+        for region in f.op(op).regions.clone() {
+            if let Some(t) = f.terminator(region)
+                && f.op(t).kind == OpKind::Yield
+            {
+                let v = f.op_mut(t).operands.remove(k);
+                uses[v] = uses[v].saturating_sub(1);
+            }
+        }
+        remove_result(f, op, k);
+        ctx.stats.removed += 1;
+        changed = true;
+    }
+    changed
+}
+
+/// Drops loop-carried slots whose value nobody reads.
+fn prune_loop_slots(
+    f: &mut Function,
+    op: Op,
+    uses: &mut SecondaryMap<Value, u32>,
+    ctx: &mut PassCtx,
+) -> bool {
+    let mut changed = false;
+    let body = f.op(op).regions[0];
+    let Some(term) = f.terminator(body) else {
+        return false;
+    };
+    if f.op(term).kind != OpKind::Yield {
+        return false;
+    }
+    let n = f.results(op).len();
+    for k in (0..n).rev() {
+        let r = f.results(op)[k];
+        if uses[r] != 0 {
+            continue;
+        }
+        let param = f.region_params(body)[k + 1];
+        if !slot_is_dead(f, term, k + 1, param) || !ctx.allow() {
+            continue;
+        }
+        // Operands: max_trip, cond, carried…; yield: cond, carried….
+        let init = f.op_mut(op).operands.remove(k + 2);
+        uses[init] = uses[init].saturating_sub(1);
+        let y = f.op_mut(term).operands.remove(k + 1);
+        uses[y] = uses[y].saturating_sub(1);
+        remove_result(f, op, k);
+        remove_region_param(f, body, k);
+        ctx.stats.removed += 1;
+        changed = true;
+    }
+    changed
+}
+
+/// Whether `param` only flows, through effect-free ops, into position `slot` of the yield.
+fn slot_is_dead(f: &Function, term: Op, slot: usize, param: Value) -> bool {
+    // Users of each value, computed once for this question.
+    let mut users: std::collections::HashMap<Value, Vec<Op>> = std::collections::HashMap::new();
+    for op in f.all_ops() {
+        for &v in &f.op(op).operands {
+            users.entry(v).or_default().push(op);
+        }
+    }
+    let mut work = vec![param];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        for &user in users.get(&v).map(Vec::as_slice).unwrap_or(&[]) {
+            if user == term {
+                let positions: Vec<usize> = f
+                    .op(term)
+                    .operands
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, x)| **x == v)
+                    .map(|(i, _)| i)
+                    .collect();
+                if positions != [slot] {
+                    return false;
+                }
+            } else if f.op(user).regions.is_empty() && util::is_effect_free(f, user) {
+                work.extend(f.results(user).iter().copied());
+            } else {
+                return false;
+            }
+        }
+    }
+    true
+}

@@ -1,0 +1,143 @@
+//! Inlining of calls to small, non-recursive functions.
+//!
+//! A `call @g(args)` is replaced by a copy of `g`'s body (parameters mapped to the arguments,
+//! `return v` becoming the call's result) when:
+//! - `g` is not recursive: it cannot reach itself through the call graph (direct or mutual
+//!   recursion is never inlined, so inlining always terminates);
+//! - `g`'s body has at most `inline_max_size` ops (the size heuristic);
+//! - `g`'s body ends in `return` (a body that always raises stays a call).
+//!
+//! Guarantee: the callee's ops keep their spans, so an error raised inside inlined code points
+//! at the same source line. What changes is only the interpreter's call stack (one frame less
+//! in a traceback and in the recursion-depth count).
+
+use super::util::WalkExt;
+use super::{Pass, PassCtx};
+use pyjit_ir::{CastOp, EntityRef, FloatBinOp, FuncId, Function, Module, Op, OpKind, Value};
+use std::collections::{HashMap, HashSet};
+
+pub struct Inline;
+
+impl Pass for Inline {
+    fn name(&self) -> &'static str {
+        "inline"
+    }
+    fn description(&self) -> &'static str {
+        "inline calls to small non-recursive functions"
+    }
+    fn run(&self, m: &mut Module, ctx: &mut PassCtx) {
+        let recursive = recursive_functions(m);
+        // Inline callees' own calls first: process in an order where callees come first when
+        // possible (a few rounds reach nested small helpers).
+        for _ in 0..4 {
+            let mut changed = false;
+            let ids: Vec<FuncId> = m.funcs.keys().collect();
+            for id in ids {
+                changed |= inline_in(m, id, &recursive, ctx);
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+}
+
+fn callees(f: &Function) -> Vec<FuncId> {
+    let mut out = Vec::new();
+    f.walk(&mut |op| {
+        if let OpKind::Call(c) = f.op(op).kind {
+            out.push(c);
+        }
+    });
+    out
+}
+
+/// Functions that can reach themselves through calls.
+pub fn recursive_functions(m: &Module) -> HashSet<FuncId> {
+    let graph: HashMap<FuncId, Vec<FuncId>> =
+        m.funcs.iter().map(|(id, f)| (id, callees(f))).collect();
+    let mut out = HashSet::new();
+    for &start in graph.keys() {
+        let mut stack: Vec<FuncId> = graph[&start].clone();
+        let mut seen = HashSet::new();
+        while let Some(g) = stack.pop() {
+            if g == start {
+                out.insert(start);
+                break;
+            }
+            if seen.insert(g)
+                && let Some(next) = graph.get(&g)
+            {
+                stack.extend(next);
+            }
+        }
+    }
+    out
+}
+
+fn inline_in(m: &mut Module, id: FuncId, recursive: &HashSet<FuncId>, ctx: &mut PassCtx) -> bool {
+    let mut changed = false;
+    let calls: Vec<Op> = m
+        .func(id)
+        .all_ops()
+        .into_iter()
+        .filter(|&op| matches!(m.func(id).op(op).kind, OpKind::Call(_)))
+        .collect();
+    for call in calls {
+        let OpKind::Call(callee) = m.func(id).op(call).kind else {
+            continue;
+        };
+        if callee == id || recursive.contains(&callee) || callee.index() >= m.funcs.len() {
+            continue;
+        }
+        let g = m.func(callee);
+        let Some(ret) = g.terminator(g.body) else {
+            continue;
+        };
+        if g.op(ret).kind != OpKind::Return || g.region_size(g.body) > ctx.options.inline_max_size {
+            continue;
+        }
+        // The interpreter's zero-division message of `float.div` depends on whether its
+        // operands are `int.to_float` casts: keep that fact for the call's users.
+        let rv = g.op(ret).operands[0];
+        let ret_is_cast = match g.defining_op(rv) {
+            Some(d) => g.op(d).kind == OpKind::Cast(CastOp::IntToFloat),
+            None => {
+                let i = g.params().iter().position(|&p| p == rv);
+                let f = m.func(id);
+                i.and_then(|i| f.op(call).operands.get(i).copied())
+                    .and_then(|a| f.defining_op(a))
+                    .is_some_and(|d| f.op(d).kind == OpKind::Cast(CastOp::IntToFloat))
+            }
+        };
+        if ret_is_cast {
+            let f = m.func(id);
+            let r = f.result(call);
+            if super::constfold::users(f, r)
+                .iter()
+                .any(|&u| f.op(u).kind == OpKind::FloatBin(FloatBinOp::Div))
+            {
+                continue;
+            }
+        }
+        if !ctx.allow() {
+            continue;
+        }
+        let g = m.func(callee).clone();
+        let f = m.func_mut(id);
+        let args = f.op(call).operands.clone();
+        let mut map: HashMap<Value, Value> = g.params().iter().copied().zip(args).collect();
+        let body_ops = g.region_ops(g.body).to_vec();
+        for &op in &body_ops[..body_ops.len() - 1] {
+            let new = f.copy_op_from(&g, op, &mut map);
+            f.insert_op_before(call, new);
+        }
+        let result = *map.get(&rv).unwrap_or(&rv);
+        let call_result = f.result(call);
+        f.replace_uses(call_result, result);
+        f.remove_op(call);
+        ctx.stats.inlined += 1;
+        changed = true;
+    }
+    changed
+}

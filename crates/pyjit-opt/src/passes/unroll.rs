@@ -1,0 +1,107 @@
+//! Full unrolling of small loops with a constant trip count.
+//!
+//! A `loop(N, true, inits…)` whose body yields a constant `true` as its continue condition
+//! (a `for` loop over `range(N)` without `break`) is replaced by N copies of its body, the
+//! iteration index becoming a constant and each copy's carried values feeding the next, when
+//! (TorchScript's limits as the starting point) the body has at most `unroll_max_body` ops (32),
+//! N is at most `unroll_max_trip` (64), and N × body size is at most `unroll_max_total`.
+//!
+//! Guarantee: the copies run the same ops in the same order as the loop did; loops whose body
+//! can leave early (a computed condition) or raise in its terminator are left alone. Follow it
+//! with `constfold`/`simplify`/`cse` to exploit the constant indices.
+
+use super::util::{self, WalkExt, const_bool, const_int, is_attached};
+use super::{Pass, PassCtx};
+use pyjit_ir::{Const, Function, Module, Op, OpKind, Value};
+use std::collections::HashMap;
+
+pub struct Unroll;
+
+impl Pass for Unroll {
+    fn name(&self) -> &'static str {
+        "unroll"
+    }
+    fn description(&self) -> &'static str {
+        "full unrolling of small constant-trip loops (TorchScript limits)"
+    }
+    fn run(&self, m: &mut Module, ctx: &mut PassCtx) {
+        for f in m.funcs.values_mut() {
+            run_function(f, ctx);
+        }
+    }
+}
+
+pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
+    let loops: Vec<Op> = f
+        .all_ops()
+        .into_iter()
+        .filter(|&op| f.op(op).kind == OpKind::Loop)
+        .collect();
+    // Innermost first: an unrolled inner loop makes the outer body bigger, which the size
+    // limit then accounts for.
+    for &lp in loops.iter().rev() {
+        if is_attached(f, lp) {
+            try_unroll(f, lp, ctx);
+        }
+    }
+}
+
+fn try_unroll(f: &mut Function, lp: Op, ctx: &mut PassCtx) -> bool {
+    let data = f.op(lp).clone();
+    let Some(n) = const_int(f, data.operands[0]) else {
+        return false;
+    };
+    if const_bool(f, data.operands[1]) != Some(true) {
+        return false;
+    }
+    let body = data.regions[0];
+    let Some(term) = f.terminator(body) else {
+        return false;
+    };
+    if f.op(term).kind != OpKind::Yield || const_bool(f, f.op(term).operands[0]) != Some(true) {
+        return false;
+    }
+    let size = f.region_size(body) as u64 - 1;
+    let o = &ctx.options;
+    let n = n.max(0) as u64;
+    if size > o.unroll_max_body as u64 || n > o.unroll_max_trip || n * size > o.unroll_max_total {
+        return false;
+    }
+    // A loop result feeding `float.div` might become an `int.to_float` cast, which changes
+    // that division's zero-division message in the interpreter: leave such loops alone.
+    if data.results.iter().any(|&r| {
+        super::constfold::users(f, r)
+            .iter()
+            .any(|&u| f.op(u).kind == OpKind::FloatBin(pyjit_ir::FloatBinOp::Div))
+    }) {
+        return false;
+    }
+    if !ctx.allow() {
+        return false;
+    }
+    let params = f.region_params(body).to_vec();
+    let mut carried: Vec<Value> = data.operands[2..].to_vec();
+    let ops = f.region_ops(body).to_vec();
+    for i in 0..n {
+        let idx = util::insert_const_before(f, lp, Const::Int(i as i64));
+        let mut map: HashMap<Value, Value> = HashMap::new();
+        map.insert(params[0], idx);
+        for (p, &c) in params[1..].iter().zip(&carried) {
+            map.insert(*p, c);
+        }
+        for &op in &ops[..ops.len() - 1] {
+            let new = util::clone_op(f, op, &mut map);
+            f.insert_op_before(lp, new);
+        }
+        carried = f.op(term).operands[1..]
+            .iter()
+            .map(|v| *map.get(v).unwrap_or(v))
+            .collect();
+    }
+    for (&r, &c) in data.results.iter().zip(&carried) {
+        f.replace_uses(r, c);
+    }
+    f.remove_op(lp);
+    ctx.stats.unrolled += 1;
+    true
+}

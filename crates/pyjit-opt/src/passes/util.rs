@@ -1,0 +1,334 @@
+//! Facts and surgery shared by the passes: effects of ops and regions, constants, scopes, moving
+//! and cloning ops inside one function, and removing `if`/`loop` result slots.
+
+use pyjit_ir::{
+    CastOp, Const, FloatBinOp, Function, IndexKind, IntBinOp, Op, OpKind, Region, Type, Value,
+    ValueDef,
+};
+use std::collections::HashMap;
+
+/// The constant a value is defined by, if its definition is a `const` op.
+pub fn const_of(f: &Function, v: Value) -> Option<&Const> {
+    let op = f.defining_op(v)?;
+    match &f.op(op).kind {
+        OpKind::Const(c) => Some(c),
+        _ => None,
+    }
+}
+
+pub fn const_int(f: &Function, v: Value) -> Option<i64> {
+    match const_of(f, v)? {
+        Const::Int(i) => Some(*i),
+        _ => None,
+    }
+}
+
+pub fn const_bool(f: &Function, v: Value) -> Option<bool> {
+    match const_of(f, v)? {
+        Const::Bool(b) => Some(*b),
+        _ => None,
+    }
+}
+
+pub fn const_float(f: &Function, v: Value) -> Option<f64> {
+    match const_of(f, v)? {
+        Const::Float(x) => Some(*x),
+        _ => None,
+    }
+}
+
+/// The region a value is defined in (the region of its defining op, or the region it is a
+/// parameter of). `None` for the result of a detached op.
+pub fn def_region(f: &Function, v: Value) -> Option<Region> {
+    match f.value_def(v) {
+        ValueDef::Result(op, _) => f.op(op).parent,
+        ValueDef::Param(r, _) => Some(r),
+    }
+}
+
+/// Whether `v` is defined inside `region` (or a region nested in it).
+pub fn defined_within(f: &Function, v: Value, region: Region) -> bool {
+    def_region(f, v).is_some_and(|r| f.region_is_within(r, region))
+}
+
+/// Whether an op is still attached to the function body (directly or through its ancestors).
+pub fn is_attached(f: &Function, mut op: Op) -> bool {
+    loop {
+        let Some(r) = f.op(op).parent else {
+            return false;
+        };
+        if r == f.body {
+            return true;
+        }
+        match f.regions[r].parent {
+            Some(owner) => op = owner,
+            None => return false,
+        }
+    }
+}
+
+/// Whether a value of this type can be (or contain) a mutable object: a tensor or a list.
+pub fn is_mutable_type(t: &Type) -> bool {
+    match t {
+        Type::Tensor(_) | Type::List(_) => true,
+        Type::Tuple(ts) => ts.iter().any(is_mutable_type),
+        Type::Optional(t) => is_mutable_type(t),
+        _ => false,
+    }
+}
+
+/// Whether the op writes memory some other op could read: in-place tensor ops, list writes,
+/// and calls (a callee may do either to its arguments).
+pub fn writes_memory(kind: &OpKind) -> bool {
+    match kind {
+        OpKind::ListSet | OpKind::ListAppend | OpKind::Call(_) => true,
+        OpKind::Tensor(id) => pyjit_ir::schema::is_inplace(*id),
+        _ => false,
+    }
+}
+
+/// Whether the op's result depends on the current contents of a mutable operand (a tensor's
+/// elements or shape, a list's items), so that a write between two evaluations can change it.
+pub fn reads_memory(f: &Function, op: Op) -> bool {
+    let data = f.op(op);
+    match &data.kind {
+        OpKind::ListGet | OpKind::ListLen | OpKind::Tensor(_) | OpKind::Call(_) => true,
+        OpKind::StrOf(_) | OpKind::Print => data
+            .operands
+            .iter()
+            .any(|&v| is_mutable_type(f.value_type(v))),
+        _ => false,
+    }
+}
+
+/// Whether any op in region `r` (recursively) writes memory.
+pub fn region_writes_memory(f: &Function, r: Region) -> bool {
+    let mut writes = false;
+    f.walk_region(r, &mut |op| writes |= writes_memory(&f.op(op).kind));
+    writes
+}
+
+/// Whether the whole function is free of memory writes: then tensors and lists never change
+/// after they are built, and fresh objects may be shared.
+pub fn function_writes_memory(f: &Function) -> bool {
+    region_writes_memory(f, f.body)
+}
+
+/// Tensor ops that cannot fail whatever their (well-typed) operands are.
+fn tensor_op_cannot_raise(f: &Function, op: Op, id: pyjit_ir::OpId) -> bool {
+    let name = pyjit_ir::schema::op_name(id);
+    match name.as_str() {
+        "dim" | "numel" | "size" | "clone" | "contiguous" => true,
+        "size.int" => {
+            // In range when the rank is known and the dimension constant.
+            let data = f.op(op);
+            let rank = f.value_type(data.operands[0]).as_tensor().and_then(|t| t.rank);
+            match (rank, data.operands.get(1).and_then(|&d| const_int(f, d))) {
+                (Some(r), Some(d)) => {
+                    let r = r as i64;
+                    (-r..r).contains(&d)
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// Whether this op itself (not counting ops nested in its regions) may raise, refined with
+/// constant operands: `a // 3` cannot raise, `a // b` can.
+pub fn op_may_raise(f: &Function, op: Op) -> bool {
+    let data = f.op(op);
+    let c = |i: usize| data.operands.get(i).and_then(|&v| const_of(f, v));
+    match &data.kind {
+        OpKind::If | OpKind::Loop => false,
+        OpKind::IntBin(IntBinOp::FloorDiv | IntBinOp::Mod) => {
+            !matches!(c(1), Some(Const::Int(d)) if *d != 0)
+        }
+        OpKind::IntBin(IntBinOp::Pow | IntBinOp::Shl | IntBinOp::Shr) => {
+            !matches!(c(1), Some(Const::Int(d)) if *d >= 0)
+        }
+        OpKind::FloatBin(FloatBinOp::Div | FloatBinOp::FloorDiv | FloatBinOp::Mod) => {
+            !matches!(c(1), Some(Const::Float(d)) if *d != 0.0)
+        }
+        OpKind::Cast(CastOp::FloatToInt) => {
+            !matches!(c(0), Some(Const::Float(x)) if x.is_finite() && x.abs() < 9.0e18)
+        }
+        OpKind::Index(IndexKind::Slice) => !matches!(c(2), Some(Const::Int(d)) if *d != 0),
+        OpKind::StrOf(spec) => !spec.is_empty(),
+        OpKind::Tensor(id) => !tensor_op_cannot_raise(f, op, *id),
+        k => k.may_raise(),
+    }
+}
+
+/// Whether this op itself has side effects (regions not counted; `yield` counts).
+pub fn op_has_side_effects(f: &Function, op: Op) -> bool {
+    match &f.op(op).kind {
+        OpKind::If | OpKind::Loop => false,
+        k => k.has_side_effects(),
+    }
+}
+
+/// The largest trip count of a loop we accept as "terminates" when deleting it.
+const BOUNDED_TRIP: i64 = 1 << 32;
+
+/// Whether running the op (and everything in its regions) has no observable effect besides its
+/// results: no side effects, no possible error, and it terminates. Such an op may be deleted
+/// when its results are unused, or run speculatively.
+pub fn is_effect_free(f: &Function, op: Op) -> bool {
+    let mut free = true;
+    f.walk_region_from_op(op, &mut |o| {
+        let data = f.op(o);
+        match data.kind {
+            OpKind::Yield => {}
+            OpKind::Loop => {
+                let bounded = const_int(f, data.operands[0]).is_some_and(|n| n <= BOUNDED_TRIP)
+                    || const_bool(f, data.operands[1]) == Some(false);
+                free &= bounded;
+            }
+            _ => free &= !op_has_side_effects(f, o) && !op_may_raise(f, o),
+        }
+    });
+    free
+}
+
+/// Extension: walking from one op.
+pub trait WalkExt {
+    /// Calls `g` on `op` and every op nested in its regions.
+    fn walk_region_from_op(&self, op: Op, g: &mut dyn FnMut(Op));
+    /// Number of ops in a region, nested ones included.
+    fn region_size(&self, r: Region) -> usize;
+    /// Number of ops of an op, itself and nested ones included.
+    fn op_size(&self, op: Op) -> usize;
+}
+
+impl WalkExt for Function {
+    fn walk_region_from_op(&self, op: Op, g: &mut dyn FnMut(Op)) {
+        g(op);
+        for &r in &self.op(op).regions {
+            self.walk_region(r, &mut |o| g(o));
+        }
+    }
+
+    fn region_size(&self, r: Region) -> usize {
+        let mut n = 0;
+        self.walk_region(r, &mut |_| n += 1);
+        n
+    }
+
+    fn op_size(&self, op: Op) -> usize {
+        let mut n = 0;
+        self.walk_region_from_op(op, &mut |_| n += 1);
+        n
+    }
+}
+
+/// Number of attached ops of a module.
+pub fn module_op_count(m: &pyjit_ir::Module) -> usize {
+    m.funcs.values().map(|f| f.region_size(f.body)).sum()
+}
+
+/// Moves every op of `region` but its terminator just before `anchor` (same order) and returns
+/// the terminator's operands. The region is left holding only its terminator.
+pub fn splice_region_before(f: &mut Function, region: Region, anchor: Op) -> Vec<Value> {
+    let ops = f.regions[region].ops.clone();
+    let Some((&term, body)) = ops.split_last() else {
+        return Vec::new();
+    };
+    for &op in body {
+        f.remove_op(op);
+        f.insert_op_before(anchor, op);
+    }
+    f.op(term).operands.clone()
+}
+
+/// Clones `op` (with its regions) inside the same function as a detached op; operands found in
+/// `map` are renamed, results and region parameters of the copy are added to it.
+pub fn clone_op(f: &mut Function, op: Op, map: &mut HashMap<Value, Value>) -> Op {
+    let data = f.op(op).clone();
+    let regions: Vec<Region> = data.regions.iter().map(|&r| clone_region(f, r, map)).collect();
+    let operands: Vec<Value> = data
+        .operands
+        .iter()
+        .map(|v| *map.get(v).unwrap_or(v))
+        .collect();
+    let types: Vec<Type> = data
+        .results
+        .iter()
+        .map(|&v| f.value_type(v).clone())
+        .collect();
+    let new = f.create_op(data.kind.clone(), &operands, &types, &regions, data.span);
+    for (i, &v) in data.results.iter().enumerate() {
+        let nv = f.results(new)[i];
+        map.insert(v, nv);
+    }
+    new
+}
+
+fn clone_region(f: &mut Function, r: Region, map: &mut HashMap<Value, Value>) -> Region {
+    let types: Vec<Type> = f
+        .region_params(r)
+        .iter()
+        .map(|&p| f.value_type(p).clone())
+        .collect();
+    let new = f.new_region(&types);
+    for (i, &p) in f.region_params(r).to_vec().iter().enumerate() {
+        let np = f.region_params(new)[i];
+        map.insert(p, np);
+    }
+    for op in f.region_ops(r).to_vec() {
+        let c = clone_op(f, op, map);
+        f.append_op(new, c);
+    }
+    new
+}
+
+/// Removes result `index` of `op` (it must be unused), renumbering the later results.
+pub fn remove_result(f: &mut Function, op: Op, index: usize) {
+    f.op_mut(op).results.remove(index);
+    for (i, v) in f.op(op).results.clone().into_iter().enumerate().skip(index) {
+        f.values[v].def = ValueDef::Result(op, i as u32);
+    }
+}
+
+/// Removes parameter `index` of region `r` (it must be unused), renumbering the later ones.
+pub fn remove_region_param(f: &mut Function, r: Region, index: usize) {
+    f.regions[r].params.remove(index);
+    for (i, v) in f.regions[r].params.clone().into_iter().enumerate().skip(index) {
+        f.values[v].def = ValueDef::Param(r, i as u32);
+    }
+}
+
+/// Applies a value substitution (followed transitively) to every attached op's operands.
+pub fn apply_substitution(f: &mut Function, subst: &HashMap<Value, Value>) {
+    if subst.is_empty() {
+        return;
+    }
+    for op in f.all_ops() {
+        for v in &mut f.ops[op].operands {
+            *v = resolve(subst, *v);
+        }
+    }
+}
+
+/// Follows a substitution chain to its end.
+pub fn resolve(subst: &HashMap<Value, Value>, mut v: Value) -> Value {
+    let mut steps = 0;
+    while let Some(&n) = subst.get(&v) {
+        if n == v || steps > subst.len() {
+            break;
+        }
+        v = n;
+        steps += 1;
+    }
+    v
+}
+
+/// Inserts a `const` before `anchor` with `anchor`'s span and returns its value.
+pub fn insert_const_before(f: &mut Function, anchor: Op, c: Const) -> Value {
+    let ty = c.ty();
+    let span = f.op(anchor).span;
+    let op = f.create_op(OpKind::Const(c), &[], &[ty], &[], span);
+    f.insert_op_before(anchor, op);
+    f.result(op)
+}
