@@ -225,6 +225,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             args,
             kwargs,
             &Frame::new(),
+            &HashMap::new(),
             span,
         )?;
         self.depth += 1;
@@ -258,10 +259,20 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         args: Vec<PyVal>,
         kwargs: Vec<(String, PyVal)>,
         env: &Frame,
+        defaults: &HashMap<String, PyVal>,
         span: Span,
     ) -> R<Frame> {
         let mut frame = env.clone();
         let plist: Vec<&ast::Param> = params.posonly.iter().chain(&params.args).collect();
+        let mut args = args;
+        let extra = match &params.vararg {
+            Some(_) if args.len() > plist.len() => args.split_off(plist.len()),
+            _ => Vec::new(),
+        };
+        if let Some(va) = &params.vararg {
+            frame.insert(va.name.name.clone(), PyVal::tuple(extra));
+        }
+        let extra_kw = Rc::new(RefCell::new(Vec::new()));
         if args.len() > plist.len() {
             return Err(type_err(
                 format!(
@@ -280,6 +291,10 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         let all: Vec<&ast::Param> = plist.iter().copied().chain(&params.kwonly).collect();
         for (k, v) in kwargs {
             let Some(i) = all.iter().position(|p| p.name.name == k) else {
+                if params.kwarg.is_some() {
+                    dict_set(&extra_kw, PyVal::str(&k), v);
+                    continue;
+                }
                 return Err(type_err(
                     format!("{fname}() got an unexpected keyword argument '{k}'"),
                     span,
@@ -297,6 +312,9 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             let v = match slot {
                 Some(v) => v,
                 None => match &p.default {
+                    Some(_) if defaults.contains_key(&p.name.name) => {
+                        defaults[&p.name.name].clone()
+                    }
                     Some(d) => {
                         let mut f = Frame::new();
                         self.eval(&mut f, d)?
@@ -317,6 +335,9 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 _ => v,
             };
             frame.insert(p.name.name.clone(), v);
+        }
+        if let Some(kw) = &params.kwarg {
+            frame.insert(kw.name.name.clone(), PyVal::Dict(extra_kw));
         }
         Ok(frame)
     }
@@ -450,11 +471,13 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             }
             StmtKind::FunctionDef(def) => {
                 // A nested def is a closure over the current variables.
+                let defaults = self.closure_defaults(f, &def.params)?;
                 let c = Callable::Closure {
                     name: def.name.name.clone(),
                     params: Rc::new(def.params.clone()),
                     body: ClosureBody::Stmts(Rc::new(def.body.clone())),
                     env: f.clone(),
+                    defaults,
                 };
                 f.insert(def.name.name.clone(), PyVal::Func(Rc::new(c)));
             }
@@ -1155,12 +1178,16 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 let v = self.eval(f, value)?;
                 self.subscript(f, v, index, span)?
             }
-            ExprKind::Lambda { params, body } => PyVal::Func(Rc::new(Callable::Closure {
-                name: "<lambda>".into(),
-                params: Rc::new((**params).clone()),
-                body: ClosureBody::Expr(Rc::new((**body).clone())),
-                env: f.clone(),
-            })),
+            ExprKind::Lambda { params, body } => {
+                let defaults = self.closure_defaults(f, params)?;
+                PyVal::Func(Rc::new(Callable::Closure {
+                    name: "<lambda>".into(),
+                    params: Rc::new((**params).clone()),
+                    body: ClosureBody::Expr(Rc::new((**body).clone())),
+                    env: f.clone(),
+                    defaults,
+                }))
+            }
             ExprKind::ListComp { elt, generators } | ExprKind::GeneratorExp { elt, generators } => {
                 let mut out = Vec::new();
                 let mut scope = f.clone();
@@ -1197,6 +1224,27 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 ));
             }
         })
+    }
+
+    /// A closure's parameter defaults, evaluated where it is defined.
+    fn closure_defaults(
+        &mut self,
+        f: &mut Frame,
+        params: &ast::Parameters,
+    ) -> R<HashMap<String, PyVal>> {
+        let mut d = HashMap::new();
+        for p in params
+            .posonly
+            .iter()
+            .chain(&params.args)
+            .chain(&params.kwonly)
+        {
+            if let Some(e) = &p.default {
+                let v = self.eval(f, e)?;
+                d.insert(p.name.name.clone(), v);
+            }
+        }
+        Ok(d)
     }
 
     fn comprehension(
@@ -1782,8 +1830,10 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                     params,
                     body,
                     env,
+                    defaults,
                 } => {
-                    let mut frame = self.bind_params(name, params, args, kw, env, span)?;
+                    let mut frame =
+                        self.bind_params(name, params, args, kw, env, defaults, span)?;
                     // The closure can call itself by name (recursive nested defs).
                     frame.entry(name.clone()).or_insert_with(|| callee.clone());
                     self.depth += 1;

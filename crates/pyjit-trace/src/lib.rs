@@ -16,8 +16,8 @@
 //! lines made the graphs and the results differ.
 //!
 //! Python ints are 64-bit here and wrap on overflow (the language's `int`, like PyTorch's int64);
-//! string arguments of a traced function are baked in without a guard (the IR's guards compare
-//! ints, floats and bools only).
+//! string arguments of a traced function cannot be guarded in the IR (guards compare ints, floats
+//! and bools), so a [`TracedFunction`] makes their values part of its cache key instead.
 //!
 //! This layer must never panic on user input (every failure is a [`TraceError`] with a span),
 //! never hand out IR the verifier rejects, and never return a traced result with guards on that

@@ -145,7 +145,8 @@ pub fn eval_function_to(
     })
 }
 
-/// The structural key of an argument list: kinds, tensor dtypes and ranks, list lengths. A
+/// The structural key of an argument list: kinds, tensor dtypes and ranks, list lengths, string
+/// values. A
 /// trace is only reused for arguments with the same key (Dynamo guards tensor dtype/rank the
 /// same way); scalar values are guarded inside the graph.
 pub fn signature_key(args: &[IValue]) -> String {
@@ -162,6 +163,9 @@ pub fn signature_key(args: &[IValue]) -> String {
                 l.snapshot().iter().for_each(|i| one(i, s));
                 s.push(']');
             }
+            // Strings cannot be guarded in the IR (guards compare ints, floats and bools), so
+            // their value is part of the key.
+            IValue::Str(v) => s.push_str(&format!("str={v:?},")),
             other => {
                 s.push_str(other.type_name());
                 s.push(',');

@@ -51,6 +51,8 @@ pub enum Callable {
         params: Rc<ast::Parameters>,
         body: ClosureBody,
         env: HashMap<String, PyVal>,
+        /// Parameter defaults, evaluated when the closure was created (as Python does).
+        defaults: HashMap<String, PyVal>,
     },
     /// A builtin or library function by canonical dotted name (`len`, `torch.zeros`, `math.sqrt`).
     Builtin(String),
