@@ -184,6 +184,71 @@ fn statements() -> impl Strategy<Value = String> {
     })
 }
 
+/// Well-formed programs: the same statements, indented as the block structure requires, so the
+/// round-trip half of `check` runs on every case.
+fn programs() -> impl Strategy<Value = String> {
+    let stmt = prop::sample::select(
+        &[
+            ("x = -y ** 2 if a else (b, *c)", false),
+            ("return a if b else c", false),
+            ("def f(a: int, /, b=2, *c, d, **e) -> T:", true),
+            ("if not a == b or c is not None:", true),
+            ("for i, (j, k) in zip(p, q):", true),
+            ("while 0 <= i < n and x[i]:", true),
+            ("x[:, 1:3, None] = t @ u", false),
+            ("y += f(*a, k=1, **m)", false),
+            ("pass", false),
+            ("print(f'{x!r:>{w}} {y=} {{}}')", false),
+            ("z = [v for v in w if v] + [{1: 2, **q}, {3}]", false),
+            ("g = lambda a, b=2: (yield)", false),
+            ("from ..m import (d, e as f)", false),
+            ("assert x, 'msg \\n \\' \"'", false),
+            ("s = b'\\x00' if t else 'é\\t'", false),
+            ("x = 1  # type: List[int]", false),
+            ("class C(B, metaclass=M):", true),
+            ("with a as b, c:", true),
+            ("del a[0], b.c", false),
+            ("k = ~-x // 2 % 3 << 1 | 5 ^ 6 & 7", false),
+            ("raise E('m') from None", false),
+            ("@torch.jit.script", false),
+        ][..],
+    );
+    prop::collection::vec((stmt, 0usize..4), 1..16).prop_map(|v| {
+        let mut out = String::new();
+        let mut level = 0usize;
+        let mut need_body = false;
+        let mut after_decorator = false;
+        for ((s, header), k) in v {
+            if need_body {
+                level += 1;
+            } else if !after_decorator {
+                level = level.min(k);
+            }
+            // A decorator must be followed by a `def` or `class`.
+            let s = if after_decorator && !s.starts_with("def") && !s.starts_with("class") {
+                "def g():"
+            } else {
+                s
+            };
+            let header = header || s == "def g():";
+            out.push_str(&"    ".repeat(level));
+            out.push_str(s);
+            out.push('\n');
+            need_body = header;
+            after_decorator = s.starts_with('@');
+        }
+        if need_body || after_decorator {
+            if after_decorator {
+                out.push_str(&"    ".repeat(level));
+                out.push_str("def g():\n");
+            }
+            out.push_str(&"    ".repeat(level + 1));
+            out.push_str("pass\n");
+        }
+        out
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
@@ -204,6 +269,13 @@ proptest! {
 
     #[test]
     fn statement_soups_never_panic(s in statements()) {
+        check(s)?;
+    }
+
+    #[test]
+    fn well_formed_programs_parse_and_round_trip(s in programs()) {
+        let file = SourceFile::new("prog.py", s.clone());
+        prop_assert!(parse_module(&file).is_ok(), "{}", s);
         check(s)?;
     }
 }
