@@ -34,6 +34,7 @@ fn dims_consumed(ix: &TensorIndex) -> usize {
 /// `torch.nonzero(mask)` as one int64 index tensor per mask dim.
 fn nonzero_columns(mask: &Tensor) -> Result<Vec<Tensor>> {
     let k = mask.dim();
+    check_alloc(mask.shape(), DType::Int64)?;
     let bits = mask.to_vec::<bool>();
     let mut cols: Vec<Vec<i64>> = vec![Vec::new(); k];
     for (lin, &b) in bits.iter().enumerate() {
@@ -435,6 +436,7 @@ pub fn masked_select(t: &Tensor, mask: &Tensor) -> Result<Tensor> {
         ));
     }
     let shape = crate::ops::broadcast_shapes(t.shape(), mask.shape())?;
+    check_alloc(&shape, DType::Float64)?;
     let m = mask.broadcast_to(&shape)?.to_vec::<bool>();
     let tb = t.broadcast_to(&shape)?;
     with_dtype!(t.dtype(), T => {

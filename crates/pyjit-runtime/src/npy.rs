@@ -46,6 +46,7 @@ pub fn read_npy(path: impl AsRef<Path>) -> Result<Tensor> {
 
 /// Serializes a tensor as `.npy` bytes (row-major, little endian).
 pub fn write_npy_bytes(t: &Tensor) -> Result<Vec<u8>> {
+    crate::tensor::check_alloc(t.shape(), t.dtype())?;
     let mut out = Vec::new();
     with_dtype!(t.dtype(), T => {
         t.to_array::<T>().write_npy(&mut out).map_err(io_err)?;

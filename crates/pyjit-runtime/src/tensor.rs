@@ -108,11 +108,19 @@ pub struct RawView {
 }
 
 /// Number of elements of `shape`, or an allocation error if the product overflows.
+/// Also rejects shapes whose non-zero dims multiply past `isize::MAX / 8` even when some other
+/// dim is 0: such a shape could never be materialized, and ndarray refuses to describe it.
 pub(crate) fn checked_numel(shape: &[usize]) -> Result<usize> {
-    shape
+    let too_large = RuntimeError::AllocationTooLarge { bytes: u128::MAX };
+    let nonzero = shape
         .iter()
+        .filter(|&&d| d != 0)
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))
-        .ok_or(RuntimeError::AllocationTooLarge { bytes: u128::MAX })
+        .ok_or_else(|| too_large.clone())?;
+    if nonzero > (isize::MAX as usize) / 8 {
+        return Err(too_large);
+    }
+    Ok(if shape.contains(&0) { 0 } else { nonzero })
 }
 
 /// Checks that a tensor of `shape` and `dtype` may be allocated; returns its element count.
@@ -323,6 +331,17 @@ impl Tensor {
 
     // ---------------------------------------------------------------- element access
 
+    /// Strides for an ndarray view: the real ones, or zeros for an empty view (whose strides
+    /// address nothing, but could overflow ndarray's offset checks when some dim is huge).
+    fn view_strides(&self) -> &[usize] {
+        const ZEROS: [usize; 64] = [0; 64];
+        if self.numel() == 0 && self.strides.len() <= 64 {
+            &ZEROS[..self.strides.len()]
+        } else {
+            &self.strides
+        }
+    }
+
     /// Calls `f` with an ndarray view of the elements, if `T` is this tensor's element type.
     /// The storage is read-locked (recursively) for the duration of `f`.
     pub fn with_view<T: Element, R>(&self, f: impl FnOnce(ArrayViewD<'_, T>) -> R) -> Option<R> {
@@ -339,7 +358,7 @@ impl Tensor {
         // invariant above); strides are non-negative; the read guard keeps the buffer alive and
         // free of writers while the view exists.
         let view = unsafe {
-            ArrayViewD::from_shape_ptr(IxDyn(&self.shape).strides(IxDyn(&self.strides)), ptr)
+            ArrayViewD::from_shape_ptr(IxDyn(&self.shape).strides(IxDyn(self.view_strides())), ptr)
         };
         Some(f(view))
     }
@@ -359,7 +378,8 @@ impl Tensor {
         f(a.view())
     }
 
-    /// Calls `f` with a mutable view of the elements. Fails for expanded views (PyTorch's
+    /// Calls `f` with a mutable view of the elements (callers skip empty views, whose strides
+    /// may not describe a valid ndarray layout). Fails for expanded views (PyTorch's
     /// "more than one element of the written-to tensor refers to a single memory location") and
     /// if `T` is not the tensor's element type.
     pub(crate) fn with_view_mut<T: Element, R>(
@@ -646,13 +666,13 @@ impl Tensor {
         let clamp = |v: Option<i64>, default: i64| -> i64 {
             match v {
                 None => default,
-                Some(v) if v < 0 => (v + n).max(0),
+                Some(v) if v < 0 => v.saturating_add(n).max(0),
                 Some(v) => v.min(n),
             }
         };
         let s = clamp(start, 0);
         let e = clamp(stop, n).max(s);
-        let len = (e - s + step - 1) / step;
+        let len = ((e - s) as i128 + step as i128 - 1) / step as i128;
         let mut shape = self.shape.clone();
         let mut strides = self.strides.clone();
         shape[d] = len as usize;
@@ -661,7 +681,9 @@ impl Tensor {
         } else {
             self.offset
         };
-        strides[d] = self.strides[d] * step as usize;
+        // With a step past the end only one element is addressed, so the stride value is moot;
+        // saturate instead of overflowing.
+        strides[d] = self.strides[d].saturating_mul(step as usize);
         Ok(self.make_view(shape, strides, offset))
     }
 
@@ -791,6 +813,12 @@ impl Tensor {
     /// `self.copy_(src)`: writes `src` (broadcast to `self`'s shape, converted to `self`'s dtype)
     /// into this view; visible through every view of the storage.
     pub fn copy_(&self, src: &Tensor) -> Result<()> {
+        check_alloc(&self.shape, self.dtype)?;
+        if self.numel() == 0 {
+            // Still validate the shapes, as PyTorch does.
+            src.broadcast_to(&self.shape)?;
+            return Ok(());
+        }
         let src = src.broadcast_to(&self.shape).map_err(|_| {
             RuntimeError::Shape(format!(
                 "output with shape [{}] doesn't match the broadcast shape [{}]",
@@ -809,6 +837,9 @@ impl Tensor {
 
     /// `self.fill_(value)`.
     pub fn fill_(&self, value: Scalar) -> Result<()> {
+        if self.numel() == 0 {
+            return Ok(());
+        }
         with_dtype!(self.dtype, T => {
             let v = scalar_to::<T>(value);
             self.with_view_mut::<T, ()>(|mut dst| dst.fill(v))

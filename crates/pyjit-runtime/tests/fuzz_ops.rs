@@ -40,6 +40,17 @@ fn random_tensor(rng: &mut TestRng) -> Tensor {
     }
 }
 
+/// Mostly small ints (valid dims, sizes, indices), sometimes values that overflow naive size
+/// arithmetic.
+fn small_or_extreme(rng: &mut TestRng) -> i64 {
+    match rng.random_range(0..20u8) {
+        0 => i64::MIN,
+        1 => i64::MAX,
+        2 => 1 << 40,
+        _ => rng.random_range(-4..5i64),
+    }
+}
+
 fn random_index(rng: &mut TestRng) -> TensorIndex {
     match rng.random_range(0..6u8) {
         0 => TensorIndex::Int(rng.random_range(-4..4i64)),
@@ -77,7 +88,7 @@ fn random_value(ty: &ArgType, rng: &mut TestRng) -> Value {
             1 => Value::Int(rng.random_range(-3..4i64)),
             _ => Value::Float(rng.random_range(-3.0..3.0f64)),
         },
-        ArgType::Int => Value::Int(rng.random_range(-4..5i64)),
+        ArgType::Int => Value::Int(small_or_extreme(rng)),
         ArgType::Float => Value::Float(rng.random_range(-3.0..3.0f64)),
         ArgType::Bool => Value::Bool(rng.random_bool(0.5)),
         ArgType::Str => Value::Str(
@@ -86,7 +97,7 @@ fn random_value(ty: &ArgType, rng: &mut TestRng) -> Value {
         ArgType::ScalarType => Value::DType(DType::ALL[rng.random_range(0..5usize)]),
         ArgType::IntList(_) => {
             let n = rng.random_range(0..4usize);
-            Value::IntList((0..n).map(|_| rng.random_range(-2..4i64)).collect())
+            Value::IntList((0..n).map(|_| small_or_extreme(rng)).collect())
         }
         ArgType::FloatList => Value::FloatList(vec![1.0, -2.0]),
         ArgType::TensorList => {

@@ -58,6 +58,7 @@ fn with_lanes<T: Element, R>(
         .map(|d| t.shape()[d])
         .product();
     let p = t.permute(&perm)?;
+    check_alloc(p.shape(), T::DTYPE)?;
     let mut f = Some(f);
     if p.dtype() == T::DTYPE {
         let done = p.with_view::<T, Option<R>>(|v| {

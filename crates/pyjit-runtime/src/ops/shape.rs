@@ -122,8 +122,9 @@ pub fn split(t: &Tensor, split_size: i64, dim: i64) -> Result<Vec<Tensor>> {
     let mut out = Vec::new();
     let mut at = 0;
     while at < n {
-        out.push(t.slice(d as i64, Some(at), Some((at + split_size).min(n)), 1)?);
-        at += split_size;
+        let end = at.saturating_add(split_size).min(n);
+        out.push(t.slice(d as i64, Some(at), Some(end), 1)?);
+        at = end;
     }
     Ok(out)
 }
@@ -170,7 +171,7 @@ pub fn chunk(t: &Tensor, chunks: i64, dim: i64) -> Result<Vec<Tensor>> {
     }
     let d = wrap_dim(dim, t.dim())?;
     let n = t.shape()[d] as i64;
-    let size = (n + chunks - 1) / chunks;
+    let size = (n as u64).div_ceil(chunks as u64) as i64;
     if size == 0 {
         return Ok(vec![t.clone()]);
     }
@@ -193,6 +194,7 @@ pub fn flip(t: &Tensor, dims: &[i64]) -> Result<Tensor> {
             mask[w] = true;
         }
     }
+    check_alloc(t.shape(), t.dtype())?;
     with_dtype!(t.dtype(), T => {
         let mut a = t.to_array::<T>();
         for (i, &m) in mask.iter().enumerate() {
