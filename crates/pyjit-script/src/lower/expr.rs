@@ -151,7 +151,7 @@ impl Lower<'_, '_, '_> {
                             Some(Ty::Int) => (ScalarTy::Int, Ty::Int),
                             _ => (ScalarTy::Bool, Ty::Bool),
                         };
-                        let v = self.scalar_of(k, recv.v)?;
+                        let v = self.item_of(k, recv.v)?;
                         return Ok(Val { v, ty });
                     }
                 }

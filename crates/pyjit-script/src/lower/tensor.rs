@@ -507,6 +507,35 @@ impl Lower<'_, '_, '_> {
             .v)
     }
 
+    /// `t.item()`: PyTorch's own error for a tensor without exactly one element
+    /// (`RuntimeError: a Tensor with N elements cannot be converted to Scalar`), then the scalar.
+    pub fn item_of(&mut self, k: ScalarTy, t: Value) -> R<Value> {
+        let span = self.b.span();
+        let tv = Val {
+            v: t,
+            ty: Ty::Tensor,
+        };
+        let n = self.schema_call("numel", vec![SArg::V(tv)], vec![], "item", span)?;
+        let one = self.b.const_int(1);
+        let bad = self.b.int_cmp(pyjit_ir::CmpOp::Ne, n.v, one);
+        self.lower_if(
+            bad,
+            &mut |s| {
+                let a = s.b.const_str("a Tensor with ");
+                let c = s.b.str_of(n.v, "");
+                let z = s.b.const_str(" elements cannot be converted to Scalar");
+                let msg = s.b.str_concat(&[a, c, z]);
+                s.b.raise("RuntimeError", msg);
+                s.st.unreachable = true;
+                Ok(())
+            },
+            &mut |_| Ok(()),
+            ("failing path", "passing path"),
+        )?;
+        self.set_span(span);
+        self.scalar_of(k, t)
+    }
+
     /// `len(t)` / the trip count of iterating a tensor: its first dimension.
     pub fn tensor_len(&mut self, t: Value) -> R<Value> {
         let span = self.b.span();
@@ -956,7 +985,7 @@ impl Lower<'_, '_, '_> {
                 return Err(Diagnostic::error("`item()` takes no arguments")
                     .with_primary(e.span, "arguments given"));
             }
-            let v = self.scalar_of(ScalarTy::Float, recv.v)?;
+            let v = self.item_of(ScalarTy::Float, recv.v)?;
             return Ok(Val { v, ty: Ty::Float });
         }
         if name == "size" && args.len() == 1 {
