@@ -90,3 +90,39 @@ pub fn contains_loop_exit(body: &[Stmt], want_break: bool) -> bool {
 pub fn is_true_literal(e: &Expr) -> bool {
     matches!(e.kind, ExprKind::Bool(true)) || matches!(e.kind, ExprKind::Int(v) if v != 0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pyjit_syntax::SourceFile;
+
+    fn body(src: &str) -> Vec<Stmt> {
+        let file = SourceFile::new("t.py", src);
+        let m = pyjit_syntax::parse_module(&file).unwrap_or_else(|d| panic!("{:?}", d));
+        match m.body.into_iter().next().map(|s| s.kind) {
+            Some(StmtKind::FunctionDef(def)) => def.body,
+            _ => panic!("expected a def"),
+        }
+    }
+
+    #[test]
+    fn assigned_names_in_order_and_nested() {
+        let b = body(
+            "def f(x):\n    a = 1\n    for i in range(3):\n        b, (c, a) = 1, (2, 3)\n    while x:\n        d += 1\n    return a\n",
+        );
+        assert_eq!(assigned_names(&b), vec!["a", "i", "b", "c", "d"]);
+    }
+
+    #[test]
+    fn exits_belong_to_their_loop() {
+        let b = body("def f(x):\n    if x:\n        break\n    for i in x:\n        continue\n");
+        assert!(contains_loop_exit(&b, true));
+        assert!(
+            !contains_loop_exit(&b, false),
+            "the continue belongs to the inner loop"
+        );
+        assert!(!contains_return(&b));
+        let b = body("def f(x):\n    while x:\n        if x:\n            return 1\n");
+        assert!(contains_return(&b));
+    }
+}

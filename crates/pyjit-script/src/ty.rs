@@ -380,3 +380,75 @@ impl<'a> TypeTextParser<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pyjit_syntax::Span;
+
+    fn imports() -> Imports {
+        let mut i = Imports::default();
+        i.bound.insert("torch".into(), "torch".into());
+        i.bound.insert("np".into(), "numpy".into());
+        i.bound.insert("Tensor".into(), "torch.Tensor".into());
+        i.bound.insert("List".into(), "typing.List".into());
+        i
+    }
+
+    #[test]
+    fn function_type_comments() {
+        let c = parse_fn_type_comment("(int, Tensor) -> Tensor", Span::DUMMY, &imports())
+            .unwrap_or_else(|d| panic!("{}", d.message));
+        assert_eq!(c.params, vec![Ty::Int, Ty::Tensor]);
+        assert_eq!(c.ret, Ty::Tensor);
+        let c = parse_fn_type_comment(
+            "(List[Tuple[int, float]], Optional[torch.Tensor]) -> Tuple[()]",
+            Span::DUMMY,
+            &imports(),
+        )
+        .unwrap_or_else(|d| panic!("{}", d.message));
+        assert_eq!(
+            c.params,
+            vec![
+                Ty::list(Ty::Tuple(vec![Ty::Int, Ty::Float])),
+                Ty::optional(Ty::Tensor)
+            ]
+        );
+        assert_eq!(c.ret, Ty::Tuple(vec![]));
+        let c = parse_fn_type_comment("() -> None", Span::DUMMY, &imports())
+            .unwrap_or_else(|d| panic!("{}", d.message));
+        assert!(c.params.is_empty());
+        assert_eq!(c.ret, Ty::None);
+    }
+
+    #[test]
+    fn malformed_type_comments_are_errors() {
+        for bad in [
+            "(int",
+            "int -> int",
+            "(int) ->",
+            "(Tensr) -> int",
+            "(int) -> int extra",
+            "List[int",
+        ] {
+            assert!(
+                parse_fn_type_comment(bad, Span::DUMMY, &imports()).is_err(),
+                "accepted {bad:?}"
+            );
+        }
+        assert!(parse_type_comment("List[int]", Span::DUMMY, &imports()).is_ok());
+        assert!(parse_type_comment("List[int] x", Span::DUMMY, &imports()).is_err());
+    }
+
+    #[test]
+    fn subtyping_and_display() {
+        assert!(Ty::Int.is_subtype_of(&Ty::optional(Ty::Int)));
+        assert!(Ty::None.is_subtype_of(&Ty::optional(Ty::Tensor)));
+        assert!(!Ty::list(Ty::Int).is_subtype_of(&Ty::list(Ty::Float)));
+        assert_eq!(Ty::optional(Ty::optional(Ty::Int)), Ty::optional(Ty::Int));
+        assert_eq!(
+            Ty::Tuple(vec![Ty::Tensor, Ty::list(Ty::Bool)]).to_string(),
+            "Tuple[Tensor, List[bool]]"
+        );
+    }
+}

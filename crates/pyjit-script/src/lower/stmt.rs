@@ -326,11 +326,25 @@ impl Lower<'_, '_, '_> {
             Some(t) => {
                 let non_none = !matches!(val.ty, Ty::None | Ty::Optional(_));
                 let name_s = name.to_string();
-                let v = self.coerce(val, &t, vspan, |got, want| {
-                    format!(
-                        "variable `{name_s}` has type `{want}` but is assigned a value of type `{got}`"
-                    )
-                })?;
+                let got = val.ty.clone();
+                let param_help = self.unannotated.contains_key(name) && t == Ty::Tensor;
+                let v = self
+                    .coerce(val, &t, vspan, |got, want| {
+                        format!(
+                            "variable `{name_s}` has type `{want}` but is assigned a value of type `{got}`"
+                        )
+                    })
+                    .map_err(|d| {
+                        if param_help {
+                            d.with_help(format!(
+                                "parameter `{name_s}` has no annotation, so it is a Tensor; annotate it as `{got}`?"
+                            ))
+                        } else {
+                            d.with_help(format!(
+                                "a variable keeps one type; use a new name for the `{got}` value"
+                            ))
+                        }
+                    })?;
                 let refined = matches!(t, Ty::Optional(_)) && non_none;
                 (v, t, refined)
             }

@@ -954,9 +954,16 @@ impl Lower<'_, '_, '_> {
                                 .with_primary(e.span, "wrong number of arguments"));
                         };
                         let v = self.expr_hint(a, Some(&elem))?;
-                        let v = self.coerce(v, &elem, a.span, |got, want| {
-                            format!("cannot append a `{got}` to a `List[{want}]`")
-                        })?;
+                        let v = self
+                            .coerce(v, &elem, a.span, |got, want| {
+                                format!("cannot append a `{got}` to a `List[{want}]`")
+                            })
+                            .map_err(|d| {
+                                d.with_help(
+                                    "annotate the element type where the list is created, e.g. `xs: List[int] = []` \
+                                     (an empty list without annotation is a `List[Tensor]`)",
+                                )
+                            })?;
                         self.set_span(e.span);
                         self.b.list_append(recv.v, v);
                         let n = self.b.const_none();
