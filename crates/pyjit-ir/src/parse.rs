@@ -28,7 +28,8 @@ impl fmt::Display for ParseError {
     }
 }
 
-/// Parses IR text. Spans written as `# file:line:col` become spans into a synthetic source file
+/// Parses IR text. A `#` comment at the end of an op's first line (or of a `func` line) must be a
+/// location; `#` lines on their own are ignored (test files use them for headers). Spans written as `# file:line:col` become spans into a synthetic source file
 /// named `file` whose text is blank lines long enough to hold every location, so the module prints
 /// back identically (`print(parse(print(m))) == print(m)`) but renders no source lines. Without
 /// any location comment the module has no source.
@@ -559,12 +560,10 @@ impl Parser {
     }
 
     fn define(
-        f: &Function,
         names: &mut HashMap<String, Value>,
         vals: &[Value],
         defs: &[(String, Type, u32, u32)],
     ) -> Result<(), ParseError> {
-        let _ = f;
         for (v, (n, _, l, c)) in vals.iter().zip(defs) {
             if names.insert(n.clone(), *v).is_some() {
                 return perr(*l, *c, format!("value `%{n}` is defined twice"));
@@ -585,7 +584,7 @@ impl Parser {
             pending: None,
         }];
         loop {
-            let (line, col) = self.here();
+            let (line, _) = self.here();
             if self.eat_punct('}') {
                 let frame = stack.pop().expect("the body frame is popped last");
                 let Some(mut p) = frame.pending else {
@@ -606,7 +605,7 @@ impl Parser {
                 let op = f.create_op(p.kind, &p.operands, &types, &p.regions, Span::DUMMY);
                 f.append_op(p.parent, op);
                 let results = f.results(op).to_vec();
-                Self::define(f, names, &results, &p.results)?;
+                Self::define(names, &results, &p.results)?;
                 self.lines.push((LocTarget::Op(fid, op), p.line));
                 continue;
             }
@@ -660,7 +659,7 @@ impl Parser {
                     let types: Vec<Type> = params.iter().map(|p| p.1.clone()).collect();
                     let r = f.new_region(&types);
                     let pvals = f.region_params(r).to_vec();
-                    Self::define(f, names, &pvals, &params)?;
+                    Self::define(names, &pvals, &params)?;
                     stack.push(Frame {
                         region: r,
                         pending: Some(PendingOp {
@@ -720,7 +719,7 @@ impl Parser {
                     );
                     f.append_op(region, op);
                     let vals = f.results(op).to_vec();
-                    Self::define(f, names, &vals, &results)?;
+                    Self::define(names, &vals, &results)?;
                     self.calls.push((fid, op, callee, l, c));
                     self.lines.push((LocTarget::Op(fid, op), line));
                     continue;
@@ -750,9 +749,8 @@ impl Parser {
             let op = f.create_op(kind, &operands, &types, &[], Span::DUMMY);
             f.append_op(region, op);
             let vals = f.results(op).to_vec();
-            Self::define(f, names, &vals, &results)?;
+            Self::define(names, &vals, &results)?;
             self.lines.push((LocTarget::Op(fid, op), line));
-            let _ = col;
         }
     }
 
@@ -852,17 +850,11 @@ fn offset_of(text: &str, line: u32, col: u32) -> Option<u32> {
     let rest = &text[start..];
     let line_len = rest.find('\n').unwrap_or(rest.len());
     let line_text = &rest[..line_len];
+    // Column `col` is just after `col - 1` characters; one past the last character is valid.
     let mut off = 0usize;
-    let mut chars = line_text.char_indices();
+    let mut chars = line_text.chars();
     for _ in 1..col {
-        match chars.next() {
-            Some((_, ch)) => off += ch.len_utf8(),
-            // A column just past the last character (an empty span at the end) is fine.
-            None => {
-                return (off == line_len && col as usize == line_text.chars().count() + 1)
-                    .then_some((start + off) as u32);
-            }
-        }
+        off += chars.next()?.len_utf8();
     }
     Some((start + off) as u32)
 }

@@ -5,9 +5,11 @@
 //! defaults already filled in by the producer (the runtime's `bind`/`resolve` do exactly that).
 
 pub use pyjit_runtime::DType;
-pub use pyjit_runtime::schema::{ArgType, OpId, OpSchema, lookup, overloads, schema};
+pub use pyjit_runtime::schema::{
+    ArgType, OpId, OpSchema, TensorInfo, TypeInfo, lookup, overloads, schema,
+};
 
-use crate::Type;
+use crate::{TensorType, Type};
 
 /// `max.dim`: the name the text format writes after `tensor.`.
 pub fn op_name(id: OpId) -> String {
@@ -90,4 +92,30 @@ pub fn accepts(param: &ArgType, got: &Type) -> bool {
         (ArgType::Indices, Type::List(e)) => **e == Type::Index,
         _ => false,
     }
+}
+
+/// The IR type of what the runtime's `infer` (or a call signature) knows about a value: the
+/// specializer's bridge from the runtime's static facts to refined IR types.
+pub fn type_from_info(info: &TypeInfo) -> Type {
+    match info {
+        TypeInfo::Tensor(t) => Type::Tensor(tensor_type_from_info(*t)),
+        TypeInfo::Int => Type::Int,
+        TypeInfo::Float => Type::Float,
+        TypeInfo::Bool => Type::Bool,
+        TypeInfo::IntList => Type::list(Type::Int),
+        TypeInfo::TensorList(t, _) => Type::list(Type::Tensor(tensor_type_from_info(*t))),
+    }
+}
+
+/// A tensor type with the dtype and rank of `info` (dims unknown).
+pub fn tensor_type_from_info(info: TensorInfo) -> TensorType {
+    TensorType::ranked(Some(info.dtype), info.rank as u32)
+}
+
+/// The runtime's view of a refined tensor type, when dtype and rank are both known.
+pub fn tensor_info(t: &TensorType) -> Option<TensorInfo> {
+    Some(TensorInfo {
+        dtype: t.dtype?,
+        rank: t.rank? as usize,
+    })
 }

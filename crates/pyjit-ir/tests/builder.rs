@@ -491,3 +491,21 @@ fn effects() {
     assert!(OpKind::Const(Const::Float(f64::NAN)) == OpKind::Const(Const::Float(f64::NAN)));
     assert!(OpKind::Const(Const::Float(0.0)) != OpKind::Const(Const::Float(-0.0)));
 }
+
+#[test]
+fn runtime_type_info_bridge() {
+    use pyjit_ir::schema::{TensorInfo, TypeInfo, tensor_info, type_from_info};
+    let ti = TensorInfo {
+        dtype: DType::Int32,
+        rank: 3,
+    };
+    let t = type_from_info(&TypeInfo::Tensor(ti));
+    assert_eq!(t.to_string(), "Tensor[int32, 3]");
+    assert_eq!(tensor_info(t.as_tensor().unwrap()), Some(ti));
+    assert_eq!(tensor_info(&TensorType::with_dtype(DType::Bool)), None);
+    assert_eq!(
+        type_from_info(&TypeInfo::TensorList(ti, Some(2))).to_string(),
+        "List[Tensor[int32, 3]]"
+    );
+    assert_eq!(type_from_info(&TypeInfo::IntList), Type::list(Type::Int));
+}

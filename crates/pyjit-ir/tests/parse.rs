@@ -249,3 +249,45 @@ fn arbitrary_input_never_panics() {
         }
     }
 }
+
+#[test]
+fn standalone_comment_lines_are_ignored() {
+    let text =
+        "# test: dce\n# check: return %x\nfunc @f(%x: int) -> int {\n  # a note\n  return %x\n}\n";
+    let m = parse_module(text).unwrap();
+    assert!(m.source.is_none());
+    assert_eq!(
+        print_module(&m),
+        "func @f(%x: int) -> int {\n  return %x\n}\n"
+    );
+}
+
+#[test]
+fn locations_map_into_a_real_source() {
+    let src = std::sync::Arc::new(pyjit_syntax::SourceFile::new(
+        "é.py",
+        "def f(x):\n    return x  # é\n",
+    ));
+    let text = "func @f(%x: Tensor) -> Tensor {  # é.py:1:1\n  return %x  # é.py:2:5\n}\n";
+    let m = parse_module_with_source(text, src.clone()).unwrap();
+    let f = m.func(m.function_by_name("f").unwrap());
+    let ret = f.terminator(f.body).unwrap();
+    assert_eq!(
+        src.slice(pyjit_syntax::Span::new(
+            f.op(ret).span.start as usize,
+            f.op(ret).span.start as usize + 6
+        )),
+        "return"
+    );
+    let bad = "func @f(%x: Tensor) -> Tensor {  # é.py:9:1\n  return %x\n}\n";
+    assert_eq!(
+        parse_module_with_source(bad, src.clone())
+            .unwrap_err()
+            .to_string(),
+        "1:1: location é.py:9:1 is outside the source file"
+    );
+    let bad_col = "func @f(%x: Tensor) -> Tensor {  # é.py:1:10\n  return %x\n}\n";
+    assert!(parse_module_with_source(bad_col, src.clone()).is_ok());
+    let too_far = "func @f(%x: Tensor) -> Tensor {  # é.py:1:11\n  return %x\n}\n";
+    assert!(parse_module_with_source(too_far, src).is_err());
+}
