@@ -139,7 +139,7 @@ fn prune_loop_slots(
         let y = f.op_mut(term).operands.remove(k + 1);
         uses[y] = uses[y].saturating_sub(1);
         remove_result(f, op, k);
-        remove_region_param(f, body, k);
+        remove_region_param(f, body, k + 1);
         ctx.stats.removed += 1;
         changed = true;
     }
