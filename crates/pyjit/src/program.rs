@@ -4,9 +4,10 @@ use pyjit_interp::{CallSite, Config, InterpError, Interpreter, Value};
 use pyjit_ir::{EntityRef, FuncId, Module, Type};
 use pyjit_runtime::DType;
 use pyjit_syntax::{Diagnostic, SourceFile, Span};
+use std::collections::HashMap;
 use std::fmt;
 use std::io::Write;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Which engine runs a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -14,7 +15,7 @@ pub enum Backend {
     /// The reference interpreter of the IR.
     #[default]
     Interp,
-    /// Cranelift-compiled machine code (issue 5; not yet implemented).
+    /// Cranelift-compiled machine code, compiled on the first call per [`Signature`].
     Native,
 }
 
@@ -204,6 +205,9 @@ pub enum CallError {
     BadArguments(String),
     /// The chosen backend cannot run this call.
     Unsupported(String),
+    /// Native code generation failed for this call's signature (a compiler bug or a construct
+    /// the native backend does not support yet); the message says which.
+    Codegen(String),
     /// The program raised.
     Run(RunError),
 }
@@ -217,6 +221,7 @@ impl fmt::Display for CallError {
                 available.join(", ")
             ),
             CallError::BadArguments(m) | CallError::Unsupported(m) => f.write_str(m),
+            CallError::Codegen(m) => write!(f, "native code generation failed: {m}"),
             CallError::Run(e) => write!(f, "{e}"),
         }
     }
@@ -238,6 +243,9 @@ pub struct Program {
     /// Per function (in [`FuncId`] order), per parameter: the default value, when the source
     /// gives one that is a compile-time constant.
     defaults: Vec<Vec<Option<Value>>>,
+    /// The native code cache: one compiled specialization per function and call signature
+    /// (Numba's dispatcher). A failed compilation is cached too, so it is reported, not retried.
+    native: Mutex<HashMap<(FuncId, Signature), Result<pyjit_codegen::NativeFunction, String>>>,
 }
 
 impl Program {
@@ -270,6 +278,7 @@ impl Program {
             module,
             options,
             defaults,
+            native: Mutex::new(HashMap::new()),
         })
     }
 
@@ -404,10 +413,57 @@ impl Program {
                     })
                 })
             }
-            Backend::Native => Err(CallError::Unsupported(
-                "the native backend is not yet implemented; use --backend interp".to_string(),
-            )),
+            Backend::Native => {
+                let native = self.native_function(id, &args)?;
+                native.call_with_output(&args, out).map_err(|error| {
+                    CallError::Run(RunError {
+                        error,
+                        source: self.source.clone(),
+                    })
+                })
+            }
         }
+    }
+
+    /// The machine code for calling `id` with `args`: from the cache, or specialized for their
+    /// signature and compiled now.
+    fn native_function(
+        &self,
+        id: FuncId,
+        args: &[Value],
+    ) -> Result<pyjit_codegen::NativeFunction, CallError> {
+        let f = self.module.func(id);
+        let params = f.param_types();
+        let key = (id, Signature::of(args, &params));
+        // A poisoned lock only means another thread panicked while compiling; the map itself
+        // is still consistent (entries are inserted whole).
+        let mut cache = self.native.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = cache.entry(key).or_insert_with(|| {
+            let types: Vec<Type> = args
+                .iter()
+                .zip(&params)
+                .map(|(a, t)| static_type(a, t))
+                .collect();
+            let spec =
+                pyjit_opt::specialize(&self.module, id, &types).map_err(|e| e.to_string())?;
+            let mut m = self.module.clone();
+            *m.func_mut(id) = spec;
+            let options = pyjit_codegen::Options {
+                max_call_depth: self.options.interp.max_call_depth as u64,
+                ..pyjit_codegen::Options::default()
+            };
+            let compiled =
+                pyjit_codegen::NativeModule::compile(&m, &options).map_err(|e| e.to_string())?;
+            compiled
+                .function_by_id(id)
+                .ok_or_else(|| format!("no compiled function for `{}`", f.name))
+        });
+        entry.clone().map_err(CallError::Codegen)
+    }
+
+    /// How many specializations the native code cache holds (for tests and `--time`).
+    pub fn native_cache_len(&self) -> usize {
+        self.native.lock().map(|c| c.len()).unwrap_or(0)
     }
 }
 

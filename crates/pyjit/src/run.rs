@@ -67,11 +67,6 @@ pub fn run(source: SourceFile, req: &RunRequest, out: &mut dyn Write) -> RunOutc
             ));
         }
     }
-    if req.backend == Backend::Native {
-        return RunOutcome::Usage(
-            "--backend native is not yet implemented; use --backend interp".to_string(),
-        );
-    }
     // ARG syntax errors are reported before compiling: they are the command line's fault.
     let lits = match req
         .args
@@ -90,7 +85,23 @@ pub fn run(source: SourceFile, req: &RunRequest, out: &mut dyn Write) -> RunOutc
         Ok(p) => p,
         Err(d) => return RunOutcome::CompileError(d),
     };
-    let name = match pick_function(&program, req.function.as_deref()) {
+    run_program(&program, req, out)
+}
+
+/// Runs `req` on an already compiled program (with the program's backend; `req.mode` and
+/// `req.backend` are not consulted). Callers that run many requests on one file — the corpus
+/// harness — compile once and so share the native code cache across calls.
+pub fn run_program(program: &Program, req: &RunRequest, out: &mut dyn Write) -> RunOutcome {
+    let lits = match req
+        .args
+        .iter()
+        .map(|a| parse_arg(a))
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(l) => l,
+        Err(e) => return RunOutcome::Usage(e),
+    };
+    let name = match pick_function(program, req.function.as_deref()) {
         Ok(n) => n,
         Err(e) => return RunOutcome::Usage(e),
     };
@@ -135,6 +146,10 @@ pub fn run(source: SourceFile, req: &RunRequest, out: &mut dyn Write) -> RunOutc
     match program.call_with_output(&name, args, out) {
         Ok(value) => RunOutcome::Ok { value, ty },
         Err(CallError::Run(e)) => RunOutcome::RunError(e),
+        Err(CallError::Codegen(m)) => RunOutcome::CompileError(vec![
+            Diagnostic::error(format!("native code generation failed for {name}(): {m}"))
+                .with_note("`--backend interp` runs the program on the reference interpreter"),
+        ]),
         Err(e) => RunOutcome::Usage(e.to_string()),
     }
 }

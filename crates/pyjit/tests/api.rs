@@ -167,19 +167,17 @@ fn defaults_fill_omitted_trailing_arguments() {
         RunOutcome::Usage(m) => assert!(m.contains("conditional_op, scaled, pair, check"), "{m}"),
         other => panic!("{other:?}"),
     }
-    // Modes and backends that do not exist yet are usage errors, not crashes.
+    // Modes that do not exist yet are usage errors, not crashes.
     let mut r = req(&["x.npy"]);
     r.mode = Mode::Trace;
     assert!(matches!(
         run(src(), &r, &mut Vec::new()),
         RunOutcome::Usage(_)
     ));
-    let mut r = req(&["x.npy"]);
+    // The native backend runs the same request to the same result.
+    let mut r = req(&["x.npy", "2"]);
     r.backend = Backend::Native;
-    assert!(matches!(
-        run(src(), &r, &mut Vec::new()),
-        RunOutcome::Usage(_)
-    ));
+    assert_eq!(value(run(src(), &r, &mut Vec::new())), "tensor([ 4., 12.])");
     // A run-time error is classified as such.
     let r = RunRequest {
         function: Some("check".into()),
@@ -191,6 +189,42 @@ fn defaults_fill_omitted_trailing_arguments() {
         RunOutcome::RunError(_)
     ));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn native_backend_caches_one_specialization_per_signature() {
+    let mut p = program();
+    p.set_backend(Backend::Native);
+    let f32v = |v: &[f32]| Value::Tensor(Tensor::from_vec(v.to_vec(), &[v.len()]).unwrap());
+    let r = p
+        .call("conditional_op", vec![f32v(&[1.0, 2.0]), Value::Float(0.5)])
+        .unwrap();
+    assert_eq!(output::display(&r), "tensor([2., 4.])");
+    let r = p
+        .call(
+            "conditional_op",
+            vec![f32v(&[1.0, 2.0, 3.0]), Value::Float(100.0)],
+        )
+        .unwrap();
+    assert_eq!(output::display(&r), "tensor([2., 3., 4.])");
+    assert_eq!(
+        p.native_cache_len(),
+        1,
+        "same dtype and rank: one compiled specialization"
+    );
+    let x64 = Value::Tensor(Tensor::from_vec(vec![1.0f64], &[1]).unwrap());
+    p.call("conditional_op", vec![x64, Value::Float(0.0)])
+        .unwrap();
+    assert_eq!(p.native_cache_len(), 2);
+    // Errors from native code carry the same class, message and location as the interpreter's.
+    let e = match p.call("check", vec![Value::Int(-1)]) {
+        Err(CallError::Run(e)) => e,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        e.to_string(),
+        "AssertionError: n must be non-negative (at api.py:22:12)"
+    );
 }
 
 #[test]

@@ -17,8 +17,9 @@
 //! `tests/programs_known_failures.txt` with the reason; a listed program that passes fails the
 //! test, so the list stays honest. A program without cases fails the test too.
 
-use pyjit::run::{RunOutcome, RunRequest, run};
-use pyjit::{SourceFile, output};
+use pyjit::run::{RunOutcome, RunRequest, run_program};
+use pyjit::{Backend, SourceFile, output};
+use pyjit::{Options, Program};
 use pyjit_runtime::{DType, Tensor};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -28,13 +29,19 @@ fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs")
 }
 
-fn known_failures_file() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs_known_failures.txt")
+fn known_failures_file(backend: Backend) -> PathBuf {
+    let name = match backend {
+        Backend::Interp => "programs_known_failures.txt",
+        Backend::Native => "programs_known_failures_native.txt",
+    };
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(name)
 }
 
 /// `name: reason` lines; `#` starts a comment.
-fn known_failures() -> BTreeMap<String, String> {
-    let text = std::fs::read_to_string(known_failures_file()).unwrap_or_default();
+fn known_failures(backend: Backend) -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(known_failures_file(backend)).unwrap_or_default();
     text.lines()
         .map(|l| l.split('#').next().unwrap_or("").trim())
         .filter(|l| !l.is_empty())
@@ -157,7 +164,11 @@ struct CaseResult {
     message_differs: bool,
 }
 
-fn run_case(program: &Path, case_dir: &Path, tol: Option<(f64, f64)>) -> CaseResult {
+fn run_case(
+    program: &Result<Program, String>,
+    case_dir: &Path,
+    tol: Option<(f64, f64)>,
+) -> CaseResult {
     let fail = |m: String| CaseResult {
         failure: Some(m),
         message_differs: false,
@@ -173,15 +184,10 @@ fn run_case(program: &Path, case_dir: &Path, tol: Option<(f64, f64)>) -> CaseRes
     let Some((func, args)) = words.split_first() else {
         return fail("args.txt is empty".into());
     };
-    let text = match std::fs::read_to_string(program) {
-        Ok(t) => t,
-        Err(e) => return fail(format!("cannot read program: {e}")),
+    let program = match program {
+        Ok(p) => p,
+        Err(e) => return fail(e.clone()),
     };
-    // The name diagnostics show: the path from the repository root.
-    let name = format!(
-        "tests/programs/{}",
-        program.file_name().and_then(|n| n.to_str()).unwrap_or("?")
-    );
     let req = RunRequest {
         function: Some(func.clone()),
         args: args.to_vec(),
@@ -189,7 +195,7 @@ fn run_case(program: &Path, case_dir: &Path, tol: Option<(f64, f64)>) -> CaseRes
         ..RunRequest::default()
     };
     let mut stdout = Vec::new();
-    let outcome = run(SourceFile::new(name, text), &req, &mut stdout);
+    let outcome = run_program(program, &req, &mut stdout);
     let stdout = String::from_utf8_lossy(&stdout).into_owned();
     let want_stdout = std::fs::read_to_string(case_dir.join("stdout.txt")).unwrap_or_default();
     let mut problems = Vec::new();
@@ -263,6 +269,22 @@ fn run_case(program: &Path, case_dir: &Path, tol: Option<(f64, f64)>) -> CaseRes
     }
 }
 
+/// Compiles program `name` for `backend`; the error is the first diagnostic, for the report.
+fn compile(dir: &Path, name: &str, backend: Backend) -> Result<Program, String> {
+    let text = std::fs::read_to_string(dir.join(format!("{name}.py")))
+        .map_err(|e| format!("cannot read program: {e}"))?;
+    // The name diagnostics show: the path from the repository root.
+    let source = SourceFile::new(format!("tests/programs/{name}.py"), text);
+    let options = Options {
+        backend,
+        ..Options::default()
+    };
+    Program::compile_with(source, options).map_err(|d| {
+        let first = d.first().map(|d| d.message.clone()).unwrap_or_default();
+        format!("compile error ({} diagnostics): {first}", d.len())
+    })
+}
+
 fn case_dirs(cases: &Path) -> Vec<PathBuf> {
     let mut dirs: Vec<(usize, PathBuf)> = std::fs::read_dir(cases)
         .map(|rd| {
@@ -280,6 +302,15 @@ fn case_dirs(cases: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn corpus_runs_on_the_interpreter() {
+    run_corpus(Backend::Interp);
+}
+
+#[test]
+fn corpus_runs_natively() {
+    run_corpus(Backend::Native);
+}
+
+fn run_corpus(backend: Backend) {
     let dir = corpus_dir();
     let mut programs: Vec<String> = std::fs::read_dir(&dir)
         .expect("tests/programs exists")
@@ -293,7 +324,9 @@ fn corpus_runs_on_the_interpreter() {
         .collect();
     programs.sort();
     assert!(!programs.is_empty(), "no programs in {}", dir.display());
-    let known = known_failures();
+    let known = known_failures(backend);
+    let list = known_failures_file(backend);
+    let list = list.file_name().and_then(|n| n.to_str()).unwrap_or("?");
     let tols = tolerances();
 
     // Two workers: CI has two cores.
@@ -309,13 +342,18 @@ fn corpus_runs_on_the_interpreter() {
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(name) = programs.get(i) else { break };
-                        let py = dir.join(format!("{name}.py"));
                         let cases = case_dirs(&dir.join(format!("{name}.cases")));
+                        // One compilation per program, as `pyjit run` would do per process;
+                        // the cases then share the native code cache.
+                        let program = compile(&dir, name, backend);
                         let res = cases
                             .iter()
                             .enumerate()
                             .map(|(k, c)| {
-                                (k, run_case(&py, c, tols.get(&(name.clone(), k)).copied()))
+                                (
+                                    k,
+                                    run_case(&program, c, tols.get(&(name.clone(), k)).copied()),
+                                )
                             })
                             .collect();
                         *slots[i].lock().unwrap() = Some(res);
@@ -348,9 +386,11 @@ fn corpus_runs_on_the_interpreter() {
             prog_pass += 1;
         }
         match (cases.is_empty(), passes, known.contains_key(name)) {
-            (true, _, _) => errors.push(format!("{name}: has no cases (tests/programs/{name}.cases/)")),
+            (true, _, _) => errors.push(format!(
+                "{name}: has no cases (tests/programs/{name}.cases/)"
+            )),
             (_, true, true) => errors.push(format!(
-                "{name}: passes but is listed in programs_known_failures.txt; remove it from the list"
+                "{name}: passes but is listed in {list}; remove it from the list"
             )),
             (_, false, false) => {
                 let mut e = format!("{name}: {} of {} cases fail", failed.len(), cases.len());
@@ -364,15 +404,14 @@ fn corpus_runs_on_the_interpreter() {
     }
     for name in known.keys() {
         if !programs.contains(name) {
-            errors.push(format!(
-                "{name}: listed in programs_known_failures.txt but no such program"
-            ));
+            errors.push(format!("{name}: listed in {list} but no such program"));
         }
     }
     let _ = writeln!(
         report,
-        "corpus on --backend interp: {prog_pass}/{} programs pass, {case_pass}/{case_total} cases pass \
+        "corpus on --backend {}: {prog_pass}/{} programs pass, {case_pass}/{case_total} cases pass \
          ({} programs listed as known failures; {msg_differs} error cases of the right class with different wording)",
+        backend.name(),
         programs.len(),
         known.len()
     );
