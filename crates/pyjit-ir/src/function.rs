@@ -345,6 +345,21 @@ impl Function {
         }
     }
 
+    /// Replaces every use of each key of `map` by its value, in one walk (for passes that
+    /// rewrite many values at once; `map` is applied once, not transitively).
+    pub fn replace_uses_with(&mut self, map: &HashMap<Value, Value>) {
+        if map.is_empty() {
+            return;
+        }
+        for op in self.all_ops() {
+            for v in &mut self.ops[op].operands {
+                if let Some(&to) = map.get(v) {
+                    *v = to;
+                }
+            }
+        }
+    }
+
     /// How many times each value is used as an operand by attached ops.
     pub fn use_counts(&self) -> SecondaryMap<Value, u32> {
         let mut counts = SecondaryMap::with_capacity(self.values.len());
@@ -380,7 +395,8 @@ impl Function {
         self.walk_region(self.body, f)
     }
 
-    /// Every attached op, in pre-order.
+    /// Every attached op, in pre-order. Reversed, it visits every use before its definition
+    /// (what dead-code elimination wants).
     pub fn all_ops(&self) -> Vec<Op> {
         let mut out = Vec::new();
         self.walk(&mut |op| out.push(op));

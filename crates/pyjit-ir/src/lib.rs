@@ -23,7 +23,7 @@ pub use entities::{FuncId, Op, Region, Value};
 pub use function::{Function, Module, OpData, RegionData, ValueData, ValueDef};
 pub use ops::{
     BoolBinOp, CastOp, CmpOp, Const, FloatBinOp, FloatUnOp, IndexKind, IntBinOp, IntUnOp, MathFn,
-    OpKind,
+    OpKind, builtin_op_names,
 };
 pub use parse::{ParseError, parse_module, parse_module_with_source};
 pub use print::{print_function, print_module, print_module_without_spans, printed_value_names};

@@ -624,6 +624,15 @@ impl MathFn {
     }
 }
 
+/// The text name of every op kind except tensor ops (whose names come from the schema table):
+/// what an interpreter or a backend must cover.
+pub fn builtin_op_names() -> Vec<String> {
+    let mut names: Vec<String> = SIMPLE_KINDS.iter().map(|(n, _)| n.to_string()).collect();
+    names.extend(MathFn::ALL.iter().map(|m| format!("math.{}", m.name())));
+    names.extend(IndexKind::ALL.iter().map(|k| format!("index.{}", k.name())));
+    names
+}
+
 /// Looks up a kind by its text name (`int.add`, `math.sqrt`, `item.int`); kinds with payloads get
 /// placeholder payloads the parser then fills in. Tensor ops are looked up in the schema table.
 pub(crate) fn kind_from_name(name: &str) -> Option<OpKind> {

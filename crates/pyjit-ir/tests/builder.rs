@@ -509,3 +509,30 @@ fn runtime_type_info_bridge() {
     );
     assert_eq!(type_from_info(&TypeInfo::IntList), Type::list(Type::Int));
 }
+
+#[test]
+fn batch_replacement() {
+    let (a, b_, c) = {
+        let mut m = Module::new();
+        let f = m.declare_function(
+            "r",
+            &[("a", Type::Int), ("b", Type::Int)],
+            Type::Int,
+            Span::DUMMY,
+        );
+        let mut b = FunctionBuilder::new(m.func_mut(f));
+        let (a, bb) = (b.param(0), b.param(1));
+        let s = b.int_bin(IntBinOp::Sub, a, bb);
+        b.return_(s);
+        let mut map = HashMap::new();
+        map.insert(a, bb);
+        map.insert(bb, a);
+        m.func_mut(f).replace_uses_with(&map);
+        (print_module(&m), a, bb)
+    };
+    assert_eq!(
+        a,
+        "func @r(%a: int, %b: int) -> int {\n  %0: int = int.sub(%b, %a)\n  return %0\n}\n"
+    );
+    assert_ne!(b_, c);
+}

@@ -2,7 +2,8 @@
 //! and print back to exactly its own text (the files are written in the printer's canonical form),
 //! and printing must be a fixed point of parse∘print.
 
-use pyjit_ir::{parse_module, print_module, verify_module};
+use pyjit_ir::{builtin_op_names, parse_module, print_module, verify_module};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 fn roundtrip_dir() -> PathBuf {
@@ -24,6 +25,7 @@ fn roundtrip_files() {
     );
     let bless = std::env::var_os("PYJIT_BLESS").is_some();
     let mut failures = Vec::new();
+    let mut seen = BTreeSet::new();
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
         let m = match parse_module(&text) {
@@ -36,6 +38,11 @@ fn roundtrip_files() {
         if let Err(errs) = verify_module(&m) {
             failures.push(format!("{}: verifier: {errs:?}", path.display()));
             continue;
+        }
+        for f in m.funcs.values() {
+            for op in f.all_ops() {
+                seen.insert(f.op(op).kind.name());
+            }
         }
         let printed = print_module(&m);
         let again = print_module(&parse_module(&printed).expect("printed IR parses"));
@@ -57,4 +64,13 @@ fn roundtrip_files() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // The corpus exercises every builtin op kind at least once.
+    let missing: Vec<String> = builtin_op_names()
+        .into_iter()
+        .filter(|n| !seen.contains(n))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "op kinds missing from tests/ir/roundtrip: {missing:?}"
+    );
 }
