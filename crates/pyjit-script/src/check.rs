@@ -397,7 +397,12 @@ impl Checker<'_> {
                 // `print(...)` and exception constructors take messages.
                 let is_msg_call = msg
                     || matches!(&func.kind, ExprKind::Name(n) if n == "print");
-                self.expr(func, false);
+                // `"... {}".format(x)` builds a message.
+                let is_format = matches!(&func.kind, ExprKind::Attribute { value, attr }
+                    if attr.name == "format" && matches!(value.kind, ExprKind::Str(_)));
+                if !(is_format && is_msg_call) {
+                    self.expr(func, false);
+                }
                 for a in args {
                     self.arg(a, is_msg_call);
                 }

@@ -822,6 +822,13 @@ impl Lower<'_, '_, '_> {
             (Ty::DType, Ty::DType) if matches!(iop, ICmp::Eq | ICmp::Ne) => {
                 return self.dtype_eq(iop == ICmp::Eq, l, r, span);
             }
+            (Ty::List(_), Ty::List(_)) | (Ty::Tuple(_), Ty::Tuple(_))
+                if matches!(iop, ICmp::Eq | ICmp::Ne) =>
+            {
+                let eq = self.sequence_eq(l.clone(), r.clone(), lspan, rspan, span)?;
+                let v = if iop == ICmp::Eq { eq } else { self.b.not(eq) };
+                return Ok(Val { v, ty: Ty::Bool });
+            }
             (a, b) => {
                 return Err(Diagnostic::error(format!(
                     "cannot compare `{a}` {} `{b}`",
@@ -836,6 +843,86 @@ impl Lower<'_, '_, '_> {
             }
         };
         Ok(Val { v, ty: Ty::Bool })
+    }
+
+    /// `a == b` on tuples (element-wise, unrolled) and lists of scalars (lengths, then a loop):
+    /// what `x.size() == y.size()` needs.
+    fn sequence_eq(&mut self, l: Val, r: Val, lspan: Span, rspan: Span, span: Span) -> R<Value> {
+        let unsupported = |a: &Ty, b: &Ty| {
+            Diagnostic::error(format!("cannot compare `{a}` == `{b}`"))
+                .with_primary(span, "unsupported comparison")
+                .with_help(
+                    "sequences compare element-wise only when their elements are numbers or bools",
+                )
+        };
+        match (l.ty.clone(), r.ty.clone()) {
+            (Ty::Tuple(ts), Ty::Tuple(us)) => {
+                if ts.len() != us.len() {
+                    return Ok(self.b.const_bool(false));
+                }
+                let mut acc = self.b.const_bool(true);
+                for (i, (t, u)) in ts.into_iter().zip(us).enumerate() {
+                    let a = self.b.tuple_get(l.v, i as u32);
+                    let b = self.b.tuple_get(r.v, i as u32);
+                    let c = self.compare(
+                        CmpOp::Eq,
+                        Val { v: a, ty: t },
+                        Val { v: b, ty: u },
+                        lspan,
+                        rspan,
+                        span,
+                    )?;
+                    if c.ty != Ty::Bool {
+                        return Err(unsupported(&l.ty, &r.ty));
+                    }
+                    acc = self.b.bool_bin(BoolBinOp::And, acc, c.v);
+                }
+                Ok(acc)
+            }
+            (Ty::List(a), Ty::List(b)) if a.is_scalar() && b.is_scalar() => {
+                let (a, b) = (*a, *b);
+                let n = self.b.list_len(l.v);
+                let m = self.b.list_len(r.v);
+                let same_len = self.b.int_cmp(ICmp::Eq, n, m);
+                let then_r = self.b.new_region(&[]);
+                let else_r = self.b.new_region(&[]);
+                let saved = self.b.position_at_end(then_r);
+                // loop(n, true, eq=true) body(i, eq) { e = l[i] == r[i]; yield (e, e) }
+                let t = self.b.const_bool(true);
+                let body = self.b.new_region(&[Type::Int, Type::Bool]);
+                let params = self.b.func.region_params(body).to_vec();
+                self.b.position_at_end(body);
+                let x = self.b.list_get(l.v, params[0]);
+                let y = self.b.list_get(r.v, params[0]);
+                let c = self.compare(
+                    CmpOp::Eq,
+                    Val { v: x, ty: a },
+                    Val { v: y, ty: b },
+                    lspan,
+                    rspan,
+                    span,
+                );
+                let c = match c {
+                    Ok(c) => c.v,
+                    Err(d) => {
+                        self.b.set_insert_point(saved);
+                        return Err(d);
+                    }
+                };
+                self.b.yield_(&[c, c]);
+                self.b.position_at_end(then_r);
+                let op = self.b.loop_(n, t, &[t], body);
+                let all = self.b.result(op);
+                self.b.yield_(&[all]);
+                self.b.position_at_end(else_r);
+                let f = self.b.const_bool(false);
+                self.b.yield_(&[f]);
+                self.b.set_insert_point(saved);
+                let op = self.b.if_(same_len, then_r, else_r, &[Type::Bool]);
+                Ok(self.b.result(op))
+            }
+            (a, b) => Err(unsupported(&a, &b)),
+        }
     }
 
     /// `x in xs` for lists (a loop) and tuples (unrolled).
@@ -927,6 +1014,20 @@ impl Lower<'_, '_, '_> {
             let _ = this;
             d
         };
+        // `a + b` on lists: a fresh list with the elements of both.
+        if op == BinOp::Add
+            && let (Ty::List(a), Ty::List(b)) = (&l.ty, &r.ty)
+            && a == b
+        {
+            let elem = (**a).clone();
+            let out = self.b.list_new(ir_type(&elem), &[]);
+            self.append_all(out, l.v);
+            self.append_all(out, r.v);
+            return Ok(Val {
+                v: out,
+                ty: l.ty.clone(),
+            });
+        }
         if !l.ty.is_scalar() || !r.ty.is_scalar() {
             if matches!(l.ty, Ty::Optional(_)) || matches!(r.ty, Ty::Optional(_)) {
                 return Err(bad(self).with_help(
@@ -1134,10 +1235,25 @@ impl Lower<'_, '_, '_> {
         match base.ty.clone() {
             Ty::Tensor => self.tensor_index(base, index, e.span),
             Ty::List(elem) => {
-                if matches!(index.kind, ExprKind::Slice { .. }) {
-                    return Err(Diagnostic::error("slicing a list is not supported")
-                        .with_primary(index.span, "list slice")
-                        .with_help("copy the elements you need with a loop, or use a tensor"));
+                if let ExprKind::Slice { lower, upper, step } = &index.kind {
+                    if step
+                        .as_ref()
+                        .is_some_and(|s| super::stmt::const_int_expr(s) != Some(1))
+                    {
+                        return Err(
+                            Diagnostic::error("list slices with a step are not supported")
+                                .with_primary(index.span, "list slice with a step")
+                                .with_help("copy the elements you need with a loop"),
+                        );
+                    }
+                    let elem = (*elem).clone();
+                    return self.list_slice(
+                        base.v,
+                        elem,
+                        lower.as_deref(),
+                        upper.as_deref(),
+                        e.span,
+                    );
                 }
                 let i = self.expr_hint(index, Some(&Ty::Int))?;
                 let i = self.expect_int(i, index, "list index")?;
@@ -1213,6 +1329,81 @@ impl Lower<'_, '_, '_> {
                 "List[int]",
             )),
         }
+    }
+
+    /// Appends every element of list `src` to list `out` (a loop).
+    fn append_all(&mut self, out: Value, src: Value) {
+        let n = self.b.list_len(src);
+        let t = self.b.const_bool(true);
+        let body = self.b.new_region(&[Type::Int]);
+        let params = self.b.func.region_params(body).to_vec();
+        let saved = self.b.position_at_end(body);
+        let x = self.b.list_get(src, params[0]);
+        self.b.list_append(out, x);
+        let go = self.b.const_bool(true);
+        self.b.yield_(&[go]);
+        self.b.set_insert_point(saved);
+        self.b.loop_(n, t, &[], body);
+    }
+
+    /// `xs[a:b]`: a new list of the elements (Python's clamping of the bounds), built by a loop.
+    fn list_slice(
+        &mut self,
+        list: Value,
+        elem: Ty,
+        lower: Option<&Expr>,
+        upper: Option<&Expr>,
+        span: Span,
+    ) -> R<Val> {
+        let bound = |this: &mut Self, e: Option<&Expr>| -> R<Option<Value>> {
+            match e {
+                None => Ok(None),
+                Some(e) => {
+                    let v = this.expr_hint(e, Some(&Ty::Int))?;
+                    Ok(Some(this.expect_int(v, e, "slice bound")?))
+                }
+            }
+        };
+        let a = bound(self, lower)?;
+        let b = bound(self, upper)?;
+        self.set_span(span);
+        let n = self.b.list_len(list);
+        let zero = self.b.const_int(0);
+        // Python: a negative bound counts from the end; then clamp to [0, n].
+        let clamp = |this: &mut Self, v: Value| -> Value {
+            let neg = this.b.int_cmp(ICmp::Lt, v, zero);
+            let plus = this.b.int_bin(IntBinOp::Add, v, n);
+            let v = this.b.select(neg, plus, v);
+            let lo = this.b.int_cmp(ICmp::Lt, v, zero);
+            let v = this.b.select(lo, zero, v);
+            let hi = this.b.int_cmp(ICmp::Gt, v, n);
+            this.b.select(hi, n, v)
+        };
+        let start = match a {
+            Some(a) => clamp(self, a),
+            None => zero,
+        };
+        let stop = match b {
+            Some(b) => clamp(self, b),
+            None => n,
+        };
+        let trip = self.b.int_bin(IntBinOp::Sub, stop, start);
+        let out = self.b.list_new(ir_type(&elem), &[]);
+        let t = self.b.const_bool(true);
+        let body = self.b.new_region(&[Type::Int]);
+        let params = self.b.func.region_params(body).to_vec();
+        let saved = self.b.position_at_end(body);
+        let i = self.b.int_bin(IntBinOp::Add, start, params[0]);
+        let x = self.b.list_get(list, i);
+        self.b.list_append(out, x);
+        let go = self.b.const_bool(true);
+        self.b.yield_(&[go]);
+        self.b.set_insert_point(saved);
+        self.b.loop_(trip, t, &[], body);
+        Ok(Val {
+            v: out,
+            ty: Ty::list(elem),
+        })
     }
 
     // ---- calls ----
@@ -1770,6 +1961,19 @@ impl Lower<'_, '_, '_> {
     /// A message for `raise`/`assert`/`print`: strings, f-strings, or any value formatted as
     /// Python's `str()`.
     pub fn message(&mut self, e: &Expr) -> R<Value> {
+        // `"... {} ...".format(a, b)`: Python's str.format with positional fields.
+        if let ExprKind::Call {
+            func,
+            args,
+            keywords,
+        } = &e.kind
+            && let ExprKind::Attribute { value, attr } = &func.kind
+            && attr.name == "format"
+            && let ExprKind::Str(template) = &value.kind
+            && keywords.is_empty()
+        {
+            return self.str_format(template, args, e.span);
+        }
         match &e.kind {
             ExprKind::Str(s) => Ok(self.b.const_str(s.clone())),
             ExprKind::FString(parts) => {
@@ -1790,6 +1994,75 @@ impl Lower<'_, '_, '_> {
                 Ok(self.b.str_of(v.v, ""))
             }
         }
+    }
+
+    /// `template.format(args...)`: `{}`, `{0}` and `{:spec}` / `{0:spec}` fields, `{{`/`}}`
+    /// escapes.
+    fn str_format(&mut self, template: &str, args: &[Expr], span: Span) -> R<Value> {
+        let vals = args.iter().map(|a| self.expr(a)).collect::<R<Vec<_>>>()?;
+        self.set_span(span);
+        let bad = |what: &str| {
+            Diagnostic::error(format!("unsupported format string: {what}"))
+                .with_primary(span, "in this `str.format` call")
+                .with_help("use `{}`, `{0}` or `{:.3f}` fields, or an f-string")
+        };
+        let mut parts = Vec::new();
+        let mut lit = String::new();
+        let mut next_auto = 0usize;
+        let mut chars = template.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '{' if chars.peek() == Some(&'{') => {
+                    chars.next();
+                    lit.push('{');
+                }
+                '}' if chars.peek() == Some(&'}') => {
+                    chars.next();
+                    lit.push('}');
+                }
+                '{' => {
+                    let mut field = String::new();
+                    loop {
+                        match chars.next() {
+                            Some('}') => break,
+                            Some(ch) => field.push(ch),
+                            None => return Err(bad("unclosed `{`")),
+                        }
+                    }
+                    let (name, spec) = match field.split_once(':') {
+                        Some((n, sp)) => (n.to_string(), sp.to_string()),
+                        None => (field.clone(), String::new()),
+                    };
+                    let idx = if name.is_empty() {
+                        next_auto += 1;
+                        next_auto - 1
+                    } else {
+                        name.parse::<usize>()
+                            .map_err(|_| bad(&format!("field `{{{field}}}`")))?
+                    };
+                    let Some(v) = vals.get(idx) else {
+                        return Err(bad(&format!("no argument for field {idx}")));
+                    };
+                    if !lit.is_empty() {
+                        parts.push(self.b.const_str(std::mem::take(&mut lit)));
+                    }
+                    parts.push(if v.ty == Ty::Str && spec.is_empty() {
+                        v.v
+                    } else {
+                        self.b.str_of(v.v, spec)
+                    });
+                }
+                '}' => return Err(bad("single `}`")),
+                c => lit.push(c),
+            }
+        }
+        if !lit.is_empty() || parts.is_empty() {
+            parts.push(self.b.const_str(lit));
+        }
+        Ok(match parts.as_slice() {
+            [one] => *one,
+            _ => self.b.str_concat(&parts),
+        })
     }
 
     fn fstring_parts(&mut self, parts: &[FStringPart], out: &mut Vec<Value>) -> R<()> {
