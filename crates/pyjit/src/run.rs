@@ -68,15 +68,9 @@ pub fn run(source: SourceFile, req: &RunRequest, out: &mut dyn Write) -> RunOutc
         }
     }
     // ARG syntax errors are reported before compiling: they are the command line's fault.
-    let lits = match req
-        .args
-        .iter()
-        .map(|a| parse_arg(a))
-        .collect::<Result<Vec<_>, _>>()
-    {
-        Ok(l) => l,
-        Err(e) => return RunOutcome::Usage(e),
-    };
+    if let Some(e) = req.args.iter().find_map(|a| parse_arg(a).err()) {
+        return RunOutcome::Usage(e);
+    }
     let options = Options {
         backend: req.backend,
         ..Options::default()
