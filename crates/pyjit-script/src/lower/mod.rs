@@ -512,8 +512,8 @@ impl Lower<'_, '_, '_> {
                         continue;
                     }
                     match bnd {
-                        Binding::Val { v, ty, .. } => {
-                            out_names.push((name.clone(), ty.clone()));
+                        Binding::Val { v, ty, refined } => {
+                            out_names.push((name.clone(), ty.clone(), refined));
                             yields.push(v);
                             types.push(ir_type(&ty));
                         }
@@ -546,13 +546,13 @@ impl Lower<'_, '_, '_> {
                 let op = self.b.if_(cond, then_r, else_r, &types);
                 let results = self.b.results(op);
                 let mut k = 0;
-                for (name, ty) in out_names {
+                for (name, ty, refined) in out_names {
                     new_state.vars.insert(
                         name,
                         Binding::Val {
                             v: results[k],
                             ty,
-                            refined: false,
+                            refined,
                         },
                     );
                     k += 1;
@@ -618,8 +618,16 @@ impl Lower<'_, '_, '_> {
             }
             match (bt, be) {
                 (
-                    Some(Binding::Val { v: v1, ty: t1, .. }),
-                    Some(Binding::Val { v: v2, ty: t2, .. }),
+                    Some(Binding::Val {
+                        v: v1,
+                        ty: t1,
+                        refined: r1,
+                    }),
+                    Some(Binding::Val {
+                        v: v2,
+                        ty: t2,
+                        refined: r2,
+                    }),
                 ) => {
                     if t1 != t2 {
                         return Err(Diagnostic::error(format!(
@@ -634,7 +642,8 @@ impl Lower<'_, '_, '_> {
                     then_y.push(v1);
                     else_y.push(v2);
                     types.push(ir_type(&t1));
-                    outs.push(Out::Var(name.clone(), t1));
+                    // `if x is None: x = default` leaves `x` known to hold a value.
+                    outs.push(Out::Var(name.clone(), t1, r1 && r2));
                 }
                 (Some(Binding::Val { ty, .. }), other) => {
                     new_state
@@ -739,15 +748,10 @@ impl Lower<'_, '_, '_> {
         let results = self.b.results(op);
         for (out, &r) in outs.into_iter().zip(&results) {
             match out {
-                Out::Var(name, ty) => {
-                    new_state.vars.insert(
-                        name,
-                        Binding::Val {
-                            v: r,
-                            ty,
-                            refined: false,
-                        },
-                    );
+                Out::Var(name, ty, refined) => {
+                    new_state
+                        .vars
+                        .insert(name, Binding::Val { v: r, ty, refined });
                 }
                 Out::Flag(i) => set_flag(&mut new_state, i, Flag::Dyn(r)),
                 Out::Retv => new_state.retv = Some(r),
@@ -771,7 +775,8 @@ fn one_sided(name: &str, ty: Ty, other: Option<Binding>, missing_path: &str) -> 
 }
 
 enum Out {
-    Var(String, Ty),
+    /// A variable (and whether it is a refined `Optional` on both paths).
+    Var(String, Ty, bool),
     Flag(usize),
     Retv,
 }
