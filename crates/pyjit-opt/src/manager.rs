@@ -271,11 +271,16 @@ impl PassReport {
             self.ops_before, self.ops_after
         ));
         if timings {
-            s.push_str(&format!(" in {:.3} ms", self.total_time.as_secs_f64() * 1e3));
+            s.push_str(&format!(
+                " in {:.3} ms",
+                self.total_time.as_secs_f64() * 1e3
+            ));
         }
         s.push('\n');
         if let Some((p, errs)) = &self.verify_failure {
-            s.push_str(&format!("error: IR after `{p}` does not verify (pass undone):\n"));
+            s.push_str(&format!(
+                "error: IR after `{p}` does not verify (pass undone):\n"
+            ));
             for e in errs {
                 s.push_str(&format!("  {e}\n"));
             }
@@ -314,8 +319,8 @@ pub fn run_pipeline(m: &mut Module, config: &PipelineConfig) -> PassReport {
             report.verify_failure = Some((name.clone(), errs));
             break;
         }
-        let dump = (config.print_after_all || config.print_after.contains(&name))
-            .then(|| print_module(m));
+        let dump =
+            (config.print_after_all || config.print_after.contains(&name)).then(|| print_module(m));
         report.runs.push(PassRun {
             pass: name,
             stats: ctx.stats,

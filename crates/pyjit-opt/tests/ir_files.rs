@@ -136,7 +136,10 @@ fn ir_file_tests() {
             .filter(|p| p.extension().is_some_and(|e| e == "ir"))
             .collect();
         files.sort();
-        per_pass.push((dir.file_name().unwrap().to_string_lossy().into_owned(), files.len()));
+        per_pass.push((
+            dir.file_name().unwrap().to_string_lossy().into_owned(),
+            files.len(),
+        ));
         for f in &files {
             if let Err(e) = run_file(f, bless) {
                 failures.push(format!("{}: {e}", f.display()));

@@ -134,7 +134,10 @@ fn canonicalize_op(f: &mut Function, op: Op, ctx: &mut PassCtx) {
     let data = f.op(op).clone();
     let is_const = |v: Value| util::const_of(f, v).is_some();
     match &data.kind {
-        k if data.operands.len() == 2 && is_const(data.operands[0]) && !is_const(data.operands[1]) => {
+        k if data.operands.len() == 2
+            && is_const(data.operands[0])
+            && !is_const(data.operands[1]) =>
+        {
             let new_kind = if commutative(k) {
                 k.clone()
             } else {

@@ -177,8 +177,7 @@ fn fold_op(
         }
         OpKind::Tensor(id) => fold_tensor(f, op, *id, ctx, immutable, tensors),
         kind => {
-            let consts: Option<Vec<Const>> =
-                ops.iter().map(|&v| const_of(f, v).cloned()).collect();
+            let consts: Option<Vec<Const>> = ops.iter().map(|&v| const_of(f, v).cloned()).collect();
             let Some(consts) = consts else {
                 return false;
             };
@@ -461,7 +460,12 @@ fn fold_list_read(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
     }
 }
 
-fn known(f: &Function, v: Value, tensors: &HashMap<Value, Known>, immutable: bool) -> Option<Known> {
+fn known(
+    f: &Function,
+    v: Value,
+    tensors: &HashMap<Value, Known>,
+    immutable: bool,
+) -> Option<Known> {
     if let Some(k) = tensors.get(&v) {
         return Some(k.clone());
     }

@@ -174,7 +174,10 @@ fn slot_is_dead(f: &Function, term: Op, slot: usize, param: Value) -> bool {
                 if positions != [slot] {
                     return false;
                 }
-            } else if f.op(user).regions.is_empty() && util::is_effect_free(f, user) {
+            } else if f.op(user).regions.is_empty()
+                && !f.op(user).kind.is_terminator()
+                && util::is_effect_free(f, user)
+            {
                 work.extend(f.results(user).iter().copied());
             } else {
                 return false;

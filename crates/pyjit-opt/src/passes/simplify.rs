@@ -295,7 +295,9 @@ fn tensor_rewrite(f: &Function, op: Op, id: pyjit_ir::OpId) -> Option<Rewrite> {
             Rewrite::Value(x)
         }
         "pow.Tensor_Scalar" if scalar_is(1, 1.0) => Rewrite::Value(x),
-        "pow.Tensor_Scalar" if xd.is_some_and(|d| is_float(d) || is_int(d)) && scalar_is(1, 2.0) => {
+        "pow.Tensor_Scalar"
+            if xd.is_some_and(|d| is_float(d) || is_int(d)) && scalar_is(1, 2.0) =>
+        {
             let mul = pyjit_ir::schema::lookup("mul.Tensor")?;
             if pyjit_ir::schema::schema(mul).params.len() != 2 {
                 return None;
@@ -388,4 +390,3 @@ fn valid_shape(shape: &[i64], numel: i64) -> bool {
         known == numel
     }
 }
-

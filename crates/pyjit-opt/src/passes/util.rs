@@ -122,7 +122,10 @@ fn tensor_op_cannot_raise(f: &Function, op: Op, id: pyjit_ir::OpId) -> bool {
         "size.int" => {
             // In range when the rank is known and the dimension constant.
             let data = f.op(op);
-            let rank = f.value_type(data.operands[0]).as_tensor().and_then(|t| t.rank);
+            let rank = f
+                .value_type(data.operands[0])
+                .as_tensor()
+                .and_then(|t| t.rank);
             match (rank, data.operands.get(1).and_then(|&d| const_int(f, d))) {
                 (Some(r), Some(d)) => {
                     let r = r as i64;
@@ -246,7 +249,11 @@ pub fn splice_region_before(f: &mut Function, region: Region, anchor: Op) -> Vec
 /// `map` are renamed, results and region parameters of the copy are added to it.
 pub fn clone_op(f: &mut Function, op: Op, map: &mut HashMap<Value, Value>) -> Op {
     let data = f.op(op).clone();
-    let regions: Vec<Region> = data.regions.iter().map(|&r| clone_region(f, r, map)).collect();
+    let regions: Vec<Region> = data
+        .regions
+        .iter()
+        .map(|&r| clone_region(f, r, map))
+        .collect();
     let operands: Vec<Value> = data
         .operands
         .iter()
@@ -294,7 +301,13 @@ pub fn remove_result(f: &mut Function, op: Op, index: usize) {
 /// Removes parameter `index` of region `r` (it must be unused), renumbering the later ones.
 pub fn remove_region_param(f: &mut Function, r: Region, index: usize) {
     f.regions[r].params.remove(index);
-    for (i, v) in f.regions[r].params.clone().into_iter().enumerate().skip(index) {
+    for (i, v) in f.regions[r]
+        .params
+        .clone()
+        .into_iter()
+        .enumerate()
+        .skip(index)
+    {
         f.values[v].def = ValueDef::Param(r, i as u32);
     }
 }
