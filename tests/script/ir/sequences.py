@@ -28,3 +28,10 @@ def fmt(n: int) -> int:
     if n < 0:
         raise ValueError("expected a non-negative number, got {} ({:.2f})".format(n, n / 2))
     return n
+
+
+def extend(xs: List[int], ys: List[int]) -> List[int]:
+    out: List[int] = []
+    out.extend(xs)
+    out.extend(ys[1:])
+    return out

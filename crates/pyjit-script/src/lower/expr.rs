@@ -1332,7 +1332,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Appends every element of list `src` to list `out` (a loop).
-    fn append_all(&mut self, out: Value, src: Value) {
+    pub fn append_all(&mut self, out: Value, src: Value) {
         let n = self.b.list_len(src);
         let t = self.b.const_bool(true);
         let body = self.b.new_region(&[Type::Int]);

@@ -969,10 +969,30 @@ impl Lower<'_, '_, '_> {
                         let n = self.b.const_none();
                         Ok(Val { v: n, ty: Ty::None })
                     }
+                    "extend" => {
+                        let [a] = args else {
+                            return Err(Diagnostic::error("`extend` takes exactly one argument")
+                                .with_primary(e.span, "wrong number of arguments"));
+                        };
+                        let other = self.expr_hint(a, Some(&Ty::List(elem.clone())))?;
+                        if other.ty != Ty::List(elem.clone()) {
+                            return Err(Diagnostic::error(format!(
+                                "cannot extend a `List[{elem}]` with a `{}`",
+                                other.ty
+                            ))
+                            .with_primary(a.span, format!("`{}`", other.ty)));
+                        }
+                        self.set_span(e.span);
+                        self.append_all(recv.v, other.v);
+                        let n = self.b.const_none();
+                        Ok(Val { v: n, ty: Ty::None })
+                    }
                     _ => Err(
                         Diagnostic::error(format!("lists have no method `{name}` here"))
                             .with_primary(nspan, "unsupported list method")
-                            .with_help("lists support indexing, `len`, iteration and `append`"),
+                            .with_help(
+                                "lists support indexing, slicing, `len`, iteration, `+`, `append` and `extend`",
+                            ),
                     ),
                 };
             }
