@@ -675,16 +675,16 @@ fn numpy_op(
     if float64 && !has_dtype {
         kw.push(("dtype".into(), PyVal::DType(DType::Float64)));
     }
-    if op == "tensor" {
-        if let Some(PyVal::Tensor(_)) = args.first() {
-            return match kw.iter().position(|(k, _)| k == "dtype") {
-                Some(i) => {
-                    let d = kw.remove(i).1;
-                    ev.call_op("to", vec![args[0].clone(), d], vec![], span)
-                }
-                None => ev.call_op("clone", args, vec![], span),
-            };
-        }
+    if op == "tensor"
+        && let Some(PyVal::Tensor(_)) = args.first()
+    {
+        return match kw.iter().position(|(k, _)| k == "dtype") {
+            Some(i) => {
+                let d = kw.remove(i).1;
+                ev.call_op("to", vec![args[0].clone(), d], vec![], span)
+            }
+            None => ev.call_op("clone", args, vec![], span),
+        };
     }
     ev.call_op(op, args, kw, span)
 }

@@ -29,6 +29,16 @@ pub(crate) enum Flow {
 
 pub(crate) type Frame = HashMap<String, PyVal>;
 
+/// What [`Evaluator::bind_params`] binds arguments to: a function's name and parameters, the
+/// variables it closed over, and its parameter defaults evaluated at definition time (closures).
+#[derive(Clone, Copy)]
+pub(crate) struct Callee<'c> {
+    pub name: &'c str,
+    pub params: &'c ast::Parameters,
+    pub env: &'c Frame,
+    pub defaults: &'c HashMap<String, PyVal>,
+}
+
 /// One evaluation of a module's functions.
 pub(crate) struct Evaluator<'a, 'o> {
     pub file: &'a SourceFile,
@@ -219,15 +229,14 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         if self.scripted.names.contains(name) && self.recording() {
             return crate::script::call_scripted(self, name, args, kwargs, span);
         }
-        let mut frame = self.bind_params(
-            &def.name.name,
-            &def.params,
-            args,
-            kwargs,
-            &Frame::new(),
-            &HashMap::new(),
-            span,
-        )?;
+        let (env, defaults) = (Frame::new(), HashMap::new());
+        let callee = Callee {
+            name: &def.name.name,
+            params: &def.params,
+            env: &env,
+            defaults: &defaults,
+        };
+        let mut frame = self.bind_params(callee, args, kwargs, span)?;
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             self.depth -= 1;
@@ -254,14 +263,17 @@ impl<'a, 'o> Evaluator<'a, 'o> {
     /// call boundary).
     pub fn bind_params(
         &mut self,
-        fname: &str,
-        params: &ast::Parameters,
+        callee: Callee<'_>,
         args: Vec<PyVal>,
         kwargs: Vec<(String, PyVal)>,
-        env: &Frame,
-        defaults: &HashMap<String, PyVal>,
         span: Span,
     ) -> R<Frame> {
+        let Callee {
+            name: fname,
+            params,
+            env,
+            defaults,
+        } = callee;
         let mut frame = env.clone();
         let plist: Vec<&ast::Param> = params.posonly.iter().chain(&params.args).collect();
         let mut args = args;
@@ -580,7 +592,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                     v: RtValue::Indices(ix),
                     handles: hs,
                 };
-                let val = self.to_arg(&v, span)?;
+                let val = self.arg_of(&v, span)?;
                 self.call_op_args("index_put_", vec![target, idx, val], vec![], span)?;
                 Ok(())
             }
@@ -604,25 +616,25 @@ impl<'a, 'o> Evaluator<'a, 'o> {
     ) -> R<()> {
         let cur = self.eval(f, target)?;
         let rhs = self.eval(f, value)?;
-        if let PyVal::Tensor(t) = &cur {
-            if let Some(tg) = schema::operator_target(py_operator(op), OperatorForm::InPlace) {
-                let lhs = Arg {
-                    v: RtValue::Tensor(t.t.clone()),
-                    handles: vec![t.ir],
-                };
-                let r = self.to_arg(&rhs, span)?;
-                self.call_op_args(tg.name, vec![lhs, r], vec![], span)?;
-                // The target object is unchanged (written in place); rebinding it is a no-op for
-                // names and an index_put_ of the same storage for subscripts, so skip it.
-                return Ok(());
-            }
+        if let PyVal::Tensor(t) = &cur
+            && let Some(tg) = schema::operator_target(py_operator(op), OperatorForm::InPlace)
+        {
+            let lhs = Arg {
+                v: RtValue::Tensor(t.t.clone()),
+                handles: vec![t.ir],
+            };
+            let r = self.arg_of(&rhs, span)?;
+            self.call_op_args(tg.name, vec![lhs, r], vec![], span)?;
+            // The target object is unchanged (written in place); rebinding it is a no-op for
+            // names and an index_put_ of the same storage for subscripts, so skip it.
+            return Ok(());
         }
-        if let PyVal::List(l) = &cur {
-            if op == BinOp::Add {
-                let more = self.iterate(&rhs, value.span)?;
-                l.borrow_mut().extend(more);
-                return Ok(());
-            }
+        if let PyVal::List(l) = &cur
+            && op == BinOp::Add
+        {
+            let more = self.iterate(&rhs, value.span)?;
+            l.borrow_mut().extend(more);
+            return Ok(());
         }
         let v = self.binop(op, cur, rhs, span)?;
         self.assign(f, target, v)
@@ -670,18 +682,18 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         let (op, v, c) = match conv {
             "Bool" => ("Bool", PyVal::Bool(s.to_bool()), Const::Bool(s.to_bool())),
             "Int" => {
-                if let Scalar::Float(x) = s {
-                    if !x.is_finite() {
-                        return Err(TraceError::new(
-                            if x.is_nan() {
-                                "ValueError"
-                            } else {
-                                "OverflowError"
-                            },
-                            "cannot convert float NaN or infinity to integer",
-                            span,
-                        ));
-                    }
+                if let Scalar::Float(x) = s
+                    && !x.is_finite()
+                {
+                    return Err(TraceError::new(
+                        if x.is_nan() {
+                            "ValueError"
+                        } else {
+                            "OverflowError"
+                        },
+                        "cannot convert float NaN or infinity to integer",
+                        span,
+                    ));
                 }
                 ("Int", PyVal::Int(s.to_i64()), Const::Int(s.to_i64()))
             }
@@ -762,13 +774,13 @@ impl<'a, 'o> Evaluator<'a, 'o> {
     // ------------------------------------------------------------------ tensor ops
 
     /// A Python object as an op argument (tensors carry their IR values along).
-    pub fn to_arg(&mut self, v: &PyVal, span: Span) -> R<Arg> {
+    pub fn arg_of(&mut self, v: &PyVal, span: Span) -> R<Arg> {
         let mut handles = Vec::new();
-        let rv = self.to_rt(v, &mut handles, span)?;
+        let rv = self.rt_value_of(v, &mut handles, span)?;
         Ok(Arg { v: rv, handles })
     }
 
-    fn to_rt(
+    fn rt_value_of(
         &mut self,
         v: &PyVal,
         hs: &mut Vec<Option<pyjit_ir::Value>>,
@@ -789,7 +801,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 let items = v.sequence().unwrap_or_default();
                 let mut out = Vec::with_capacity(items.len());
                 for i in &items {
-                    out.push(self.to_rt(i, hs, span)?);
+                    out.push(self.rt_value_of(i, hs, span)?);
                 }
                 RtValue::List(out)
             }
@@ -823,11 +835,11 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         }
         let mut a = Vec::with_capacity(args.len());
         for x in &args {
-            a.push(self.to_arg(x, span)?);
+            a.push(self.arg_of(x, span)?);
         }
         let mut k = Vec::with_capacity(kwargs.len());
         for (n, x) in &kwargs {
-            k.push((n.clone(), self.to_arg(x, span)?));
+            k.push((n.clone(), self.arg_of(x, span)?));
         }
         self.call_op_args(name, a, k, span)
     }
@@ -855,14 +867,14 @@ impl<'a, 'o> Evaluator<'a, 'o> {
     ) -> R<PyVal> {
         let s = schema::schema(id);
         // `item` returns a Python number: record the typed conversion instead.
-        if s.name == "item" {
-            if let Some(RtValue::Tensor(t)) = bound.first().map(|a| &a.v) {
-                let tv = TVal {
-                    t: t.clone(),
-                    ir: bound[0].handles.first().copied().flatten(),
-                };
-                return self.tensor_to_scalar(&tv, "item", GuardReason::Number, span);
-            }
+        if s.name == "item"
+            && let Some(RtValue::Tensor(t)) = bound.first().map(|a| &a.v)
+        {
+            let tv = TVal {
+                t: t.clone(),
+                ir: bound[0].handles.first().copied().flatten(),
+            };
+            return self.tensor_to_scalar(&tv, "item", GuardReason::Number, span);
         }
         let irs = match self.rec.as_mut() {
             Some(rec) => Some(rec.tensor_op(id, bound, span)?),
@@ -1805,12 +1817,12 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             }
         }
         // `isinstance` and `torch.jit.annotate` take a type expression.
-        if let PyVal::Func(c) = &callee {
-            if let Callable::Builtin(n) = &**c {
-                if n == "torch.jit.annotate" && a.len() == 2 {
-                    return Ok(a.pop().unwrap_or(PyVal::None));
-                }
-            }
+        if let PyVal::Func(c) = &callee
+            && let Callable::Builtin(n) = &**c
+            && n == "torch.jit.annotate"
+            && a.len() == 2
+        {
+            return Ok(a.pop().unwrap_or(PyVal::None));
         }
         self.call_value(&callee, a, kw, span)
     }
@@ -1832,8 +1844,17 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                     env,
                     defaults,
                 } => {
-                    let mut frame =
-                        self.bind_params(name, params, args, kw, env, defaults, span)?;
+                    let mut frame = self.bind_params(
+                        Callee {
+                            name,
+                            params,
+                            env,
+                            defaults,
+                        },
+                        args,
+                        kw,
+                        span,
+                    )?;
                     // The closure can call itself by name (recursive nested defs).
                     frame.entry(name.clone()).or_insert_with(|| callee.clone());
                     self.depth += 1;
@@ -2096,7 +2117,6 @@ impl Evaluator<'_, '_> {
             PyVal::Str(s) => b.const_str(s.to_string()),
             PyVal::DType(d) => b.const_dtype(*d),
             PyVal::Tuple(items) => {
-                drop(b);
                 let inner = match empty {
                     Type::List(e) => (**e).clone(),
                     _ => Type::Int,
@@ -2112,7 +2132,6 @@ impl Evaluator<'_, '_> {
                     .tuple_new(&vals)
             }
             PyVal::List(items) => {
-                drop(b);
                 let items = items.borrow().clone();
                 let inner = match empty {
                     Type::List(e) => (**e).clone(),

@@ -240,7 +240,6 @@ impl Recorder {
                 // Literal data (`torch.tensor([[1, 2.5], [3, 4]])`): one element type for the
                 // whole nest, as the runtime infers the dtype from all leaves.
                 let leaf = leaf_type(v);
-                drop(b);
                 self.emit_data(items, &leaf, span)?
             }
             RtValue::Tensor(_) | RtValue::TensorList(_) | RtValue::Indices(_) => {
