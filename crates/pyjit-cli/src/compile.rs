@@ -1,8 +1,9 @@
-//! `pyjit compile FILE.py [-f NAME] --emit ir [ARG]...`: print a function's IR — the generic
-//! scripted IR, or, given example ARGs (same syntax as `pyjit run`), the IR specialized for
-//! their signature (dtype and rank of each tensor, the kinds of the other values).
+//! `pyjit compile FILE.py [-f NAME] --emit ir|clif|asm [ARG]...`: print a function's IR — the
+//! generic scripted IR, or, given example ARGs (same syntax as `pyjit run`), the IR specialized
+//! for their signature (dtype and rank of each tensor, the kinds of the other values) — or the
+//! Cranelift IR / machine code the native backend makes of that module.
 //!
-//! Exit status: 0 success, 1 compile-time error, 64 bad usage.
+//! Exit status: 0 success, 1 compile-time error (code generation included), 64 bad usage.
 
 use clap::{Args, ValueEnum};
 use pyjit::Program;
@@ -13,6 +14,29 @@ use std::path::{Path, PathBuf};
 pub enum Emit {
     /// The IR in its text format (docs/ir.md).
     Ir,
+    /// The Cranelift IR of every function of the module.
+    Clif,
+    /// The machine code of every function of the module.
+    Asm,
+}
+
+/// Prints what `emit` asks for, for function `id` of `module`.
+fn emit(what: Emit, module: &pyjit::ir::Module, id: pyjit::ir::FuncId) -> u8 {
+    let text = match what {
+        Emit::Ir => Ok(pyjit::ir::print_function(module, id)),
+        Emit::Clif => pyjit::codegen::emit_clif(module),
+        Emit::Asm => pyjit::codegen::emit_asm(module),
+    };
+    match text {
+        Ok(t) => {
+            print!("{t}");
+            0
+        }
+        Err(e) => {
+            eprintln!("error: native code generation failed: {e}");
+            crate::EXIT_PROGRAM_ERROR
+        }
+    }
 }
 
 #[derive(Args)]
@@ -64,13 +88,11 @@ pub fn run(args: &CompileArgs) -> u8 {
             return crate::EXIT_USAGE;
         }
     };
-    let Emit::Ir = args.emit;
     if lits.is_empty() {
         let Some(id) = program.module().function_by_name(&name) else {
             return crate::EXIT_USAGE;
         };
-        print!("{}", pyjit::ir::print_function(program.module(), id));
-        return 0;
+        return emit(args.emit, program.module(), id);
     }
     let params = match program.params(&name) {
         Ok(p) => p,
@@ -106,10 +128,7 @@ pub fn run(args: &CompileArgs) -> u8 {
         }
     }
     match program.specialize(&name, &values) {
-        Ok((module, id)) => {
-            print!("{}", pyjit::ir::print_function(&module, id));
-            0
-        }
+        Ok((module, id)) => emit(args.emit, &module, id),
         Err(e) => {
             eprintln!("error: {e}");
             crate::EXIT_USAGE

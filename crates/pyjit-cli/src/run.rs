@@ -37,7 +37,7 @@ pub struct RunArgs {
     /// How the function is captured.
     #[arg(long, value_enum, default_value = "script")]
     pub mode: ModeArg,
-    /// What executes it (only `interp` exists so far).
+    /// What executes it: the reference interpreter, or machine code compiled per signature.
     #[arg(long, value_enum, default_value = "interp")]
     pub backend: BackendArg,
     /// Write the result to OUT (.npy for one array, .npz for any result) instead of printing it.
