@@ -182,6 +182,9 @@ impl Lower<'_, '_, '_> {
                 }
                 Ok(Val { v, ty })
             }
+            Some(Binding::Undef { reason, .. }) if reason == super::POISONED => {
+                Err(Diagnostic::error(super::ALREADY_REPORTED))
+            }
             Some(Binding::Undef { reason, .. }) => Err(Diagnostic::error(format!(
                 "`{n}` is not defined on every path reaching this use"
             ))
@@ -1435,6 +1438,9 @@ impl Lower<'_, '_, '_> {
                     d = d.with_help(format!("did you mean `{s}`?"));
                 }
                 Err(d)
+            }
+            ExprKind::Name(n) if matches!(self.st.vars.get(n), Some(Binding::Undef { reason, .. }) if reason == super::POISONED) => {
+                Err(Diagnostic::error(super::ALREADY_REPORTED))
             }
             ExprKind::Name(n) => Err(Diagnostic::error(format!(
                 "`{n}` is a variable, not a function"

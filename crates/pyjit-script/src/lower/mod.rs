@@ -231,6 +231,9 @@ pub(crate) struct Lower<'m, 'a, 'f> {
     /// Every name assigned anywhere in the function (to tell "used before assignment" apart from
     /// "undefined").
     pub assigned_anywhere: Vec<String>,
+    /// Errors of statements that failed; lowering goes on with the next statement so that one
+    /// run reports every independent error.
+    pub errors: Vec<Diagnostic>,
 }
 
 /// Lowers function `idx` into `func` (whose parameters are already declared). `ret` is the return
@@ -281,13 +284,24 @@ pub(crate) fn lower_function(
         unannotated,
         loop_depth: 0,
         assigned_anywhere: crate::analysis::assigned_names(&def.body),
+        errors: Vec::new(),
     };
     let body = skip_docstring(&def.body);
-    match lw.block(body).and_then(|()| lw.finish(def)) {
-        Ok(t) => Ok(t),
-        Err(d) => Err(vec![d]),
+    let r = lw.block(body);
+    let mut errors = std::mem::take(&mut lw.errors);
+    if let Err(d) = r {
+        errors.push(d);
     }
+    if !errors.is_empty() {
+        // The end-of-function checks would only repeat what the errors already say.
+        return Err(errors);
+    }
+    lw.finish(def).map_err(|d| vec![d])
 }
+
+/// The reason of a variable poisoned by a statement that failed to compile: its uses report
+/// nothing more.
+pub(crate) const POISONED: &str = "\u{0}assigned by a statement with an error";
 
 fn skip_docstring(body: &[Stmt]) -> &[Stmt] {
     use pyjit_syntax::ast::{ExprKind, StmtKind};

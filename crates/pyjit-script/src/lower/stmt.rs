@@ -70,7 +70,28 @@ impl Lower<'_, '_, '_> {
                 }
                 Flag::Off => {}
             }
-            self.stmt(s)?;
+            if let Err(d) = self.stmt(s) {
+                // Report and go on: what the statement assigns is poisoned so that its uses do
+                // not cascade into more errors.
+                self.errors.push(d);
+                let saved = self.b.insert_point();
+                for n in analysis::assigned_names(std::slice::from_ref(s)) {
+                    self.st.vars.insert(
+                        n,
+                        Binding::Undef {
+                            ty: None,
+                            reason: super::POISONED.to_string(),
+                        },
+                    );
+                }
+                self.b.set_insert_point(saved);
+                // A failed exit still exits, so what follows is judged as it would be.
+                match &s.kind {
+                    StmtKind::Return(_) => self.st.ret = Flag::On,
+                    StmtKind::Raise { .. } => self.st.unreachable = true,
+                    _ => {}
+                }
+            }
         }
         Ok(())
     }
@@ -633,6 +654,9 @@ impl Lower<'_, '_, '_> {
             for (n, ty, _) in &carried {
                 match self.st.vars.get(n) {
                     Some(Binding::Val { v, .. }) => ys.push(*v),
+                    Some(Binding::Undef { reason, .. }) if reason == super::POISONED => {
+                        return Err(Diagnostic::error(super::ALREADY_REPORTED));
+                    }
                     _ => {
                         return Err(Diagnostic::error(format!(
                             "`{n}` is not defined at the end of the loop body"
