@@ -141,6 +141,7 @@ pub(crate) fn call_builtin(
                 PyVal::Tuple(t) => t.len() as i64,
                 PyVal::Str(s) => s.chars().count() as i64,
                 PyVal::Dict(d) => d.borrow().len() as i64,
+                PyVal::Range(a, b, c) => crate::value::range_len(*a, *b, *c) as i64,
                 PyVal::Tensor(t) => {
                     if t.t.dim() == 0 {
                         return Err(type_err("len() of a 0-d tensor", span));
@@ -174,13 +175,7 @@ pub(crate) fn call_builtin(
                     span,
                 ));
             }
-            let mut out = Vec::new();
-            let mut i = start;
-            while (step > 0 && i < stop) || (step < 0 && i > stop) {
-                out.push(PyVal::Int(i));
-                i += step;
-            }
-            Ok(PyVal::list(out))
+            Ok(PyVal::Range(start, stop, step))
         }
         "abs" => {
             arity("abs", &args, 1, 1, span)?;
@@ -460,13 +455,13 @@ fn math(ev: &mut Evaluator, m: &str, args: &[PyVal], span: Span) -> R<PyVal> {
     }
     if m == "gcd" {
         let (mut a, mut b) = (
-            to_i64(ev, &args[0], span)?.abs(),
-            to_i64(ev, &args[1], span)?.abs(),
+            to_i64(ev, &args[0], span)?.unsigned_abs(),
+            to_i64(ev, &args[1], span)?.unsigned_abs(),
         );
         while b != 0 {
             (a, b) = (b, a % b);
         }
-        return Ok(PyVal::Int(a));
+        return Ok(PyVal::Int(a as i64));
     }
     if m == "factorial" {
         let n = to_i64(ev, &args[0], span)?;

@@ -424,7 +424,17 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 ..
             } => {
                 let it = self.eval(f, iter)?;
-                let items = self.iterate(&it, iter.span)?;
+                let items: Box<dyn Iterator<Item = PyVal>> = match it {
+                    // Lazily: `for i in range(10**12): ... break` must not build a list.
+                    PyVal::Range(a, b, c) => {
+                        let n = crate::value::range_len(a, b, c);
+                        Box::new(
+                            (0..n as i64)
+                                .map(move |i| PyVal::Int(a.wrapping_add(i.wrapping_mul(c)))),
+                        )
+                    }
+                    other => Box::new(self.iterate(&other, iter.span)?.into_iter()),
+                };
                 let mut broke = false;
                 for item in items {
                     self.assign(f, target, item)?;
@@ -750,6 +760,9 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             PyVal::Tuple(t) => t.to_vec(),
             PyVal::Dict(d) => d.borrow().iter().map(|(k, _)| k.clone()).collect(),
             PyVal::Str(s) => s.chars().map(|c| PyVal::str(c.to_string())).collect(),
+            PyVal::Range(..) => v.sequence().ok_or_else(|| {
+                TraceError::new("MemoryError", "range too large to materialize", span)
+            })?,
             PyVal::Tensor(t) => {
                 if t.t.dim() == 0 {
                     return Err(type_err("iteration over a 0-d tensor", span));
@@ -1401,7 +1414,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 let (ix, hs) = self.tensor_indices(f, index)?;
                 self.index_tensor(t, ix, hs, span)
             }
-            PyVal::List(_) | PyVal::Tuple(_) | PyVal::Str(_) => {
+            PyVal::List(_) | PyVal::Tuple(_) | PyVal::Str(_) | PyVal::Range(..) => {
                 let items: Vec<PyVal> = match &v {
                     PyVal::Str(s) => s.chars().map(|c| PyVal::str(c.to_string())).collect(),
                     _ => v.sequence().unwrap_or_default(),
@@ -1499,6 +1512,11 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         match (&a, &b, op) {
             (Str(x), Str(y), BinOp::Add) => return Ok(PyVal::str(format!("{x}{y}"))),
             (Str(x), Int(n), BinOp::Mul) | (Int(n), Str(x), BinOp::Mul) => {
+                if (x.len() as u64).saturating_mul((*n).max(0) as u64)
+                    > crate::value::MAX_MATERIALIZED
+                {
+                    return Err(TraceError::new("MemoryError", "", span));
+                }
                 return Ok(PyVal::str(x.repeat((*n).max(0) as usize)));
             }
             (List(x), List(y), BinOp::Add) => {
@@ -1514,6 +1532,11 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             (List(_) | Tuple(_), Int(n), BinOp::Mul) | (Int(n), List(_) | Tuple(_), BinOp::Mul) => {
                 let seq = if let Int(_) = a { &b } else { &a };
                 let items = seq.sequence().unwrap_or_default();
+                if (items.len() as u64).saturating_mul((*n).max(0) as u64)
+                    > crate::value::MAX_MATERIALIZED
+                {
+                    return Err(TraceError::new("MemoryError", "", span));
+                }
                 let mut v = Vec::new();
                 for _ in 0..(*n).max(0) {
                     v.extend(items.iter().cloned());
@@ -1716,7 +1739,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                             ));
                         }
                     },
-                    List(_) | Tuple(_) => {
+                    List(_) | Tuple(_) | Range(..) => {
                         let mut found = false;
                         for item in b.sequence().unwrap_or_default() {
                             let eq = self.compare(CmpOp::Eq, a, &item, span)?;

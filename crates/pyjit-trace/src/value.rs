@@ -8,6 +8,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+/// The most elements a range or a repeated sequence may materialize (beyond: `MemoryError`).
+pub const MAX_MATERIALIZED: u64 = 1 << 27;
+
 /// A tensor and, while tracing, the IR value that computes it.
 #[derive(Clone, Debug)]
 pub struct TVal {
@@ -37,6 +40,19 @@ pub enum PyVal {
     Type(&'static str),
     /// `...`
     Ellipsis,
+    /// `range(start, stop, step)` (step ≠ 0), iterated lazily by `for`.
+    Range(i64, i64, i64),
+}
+
+/// The number of elements of `range(start, stop, step)`.
+pub fn range_len(start: i64, stop: i64, step: i64) -> u64 {
+    let (start, stop, step) = (start as i128, stop as i128, step as i128);
+    let n = if step > 0 {
+        (stop - start + step - 1) / step
+    } else {
+        (start - stop - step - 1) / -step
+    };
+    n.max(0) as u64
 }
 
 /// Something callable.
@@ -100,6 +116,7 @@ impl PyVal {
             PyVal::Module(_) => "module",
             PyVal::Type(_) => "type",
             PyVal::Ellipsis => "ellipsis",
+            PyVal::Range(..) => "range",
         }
     }
 
@@ -108,6 +125,11 @@ impl PyVal {
         match self {
             PyVal::List(l) => Some(l.borrow().clone()),
             PyVal::Tuple(t) => Some(t.to_vec()),
+            PyVal::Range(a, b, c) if range_len(*a, *b, *c) <= MAX_MATERIALIZED => Some(
+                (0..range_len(*a, *b, *c) as i64)
+                    .map(|i| PyVal::Int(a.wrapping_add(i.wrapping_mul(*c))))
+                    .collect(),
+            ),
             _ => None,
         }
     }
@@ -145,6 +167,8 @@ impl PyVal {
             PyVal::Module(m) => format!("<module '{m}'>"),
             PyVal::Type(t) => format!("<class '{t}'>"),
             PyVal::Ellipsis => "Ellipsis".into(),
+            PyVal::Range(a, b, 1) => format!("range({a}, {b})"),
+            PyVal::Range(a, b, c) => format!("range({a}, {b}, {c})"),
             leaf => match to_interp_leaf(leaf) {
                 Some(v) => pyjit_interp::format::py_repr(&v),
                 None => String::from("?"),
