@@ -84,7 +84,12 @@ impl InterpError {
             } else {
                 String::new()
             };
-            d = d.with_secondary(site.span, format!("called from `{}`{times}", site.function));
+            let from = if site.function.is_empty() {
+                "called from here".to_string()
+            } else {
+                format!("called from `{}`", site.function)
+            };
+            d = d.with_secondary(site.span, format!("{from}{times}"));
         }
         if runs.len() > MAX_SITES {
             d = d.with_note(format!(

@@ -153,6 +153,11 @@ pub struct RunError {
 }
 
 impl RunError {
+    /// An error raised while running code of `source`.
+    pub fn new(error: InterpError, source: Arc<SourceFile>) -> RunError {
+        RunError { error, source }
+    }
+
     pub fn kind(&self) -> &str {
         &self.error.kind
     }

@@ -3,9 +3,9 @@
 //! the corpus harness compares it with PyTorch's; both go through this one function so that what
 //! is tested is what users run.
 
-use crate::args::{fit_arg, parse_arg};
+use crate::args::{ArgLit, fit_arg, parse_arg};
 use crate::program::{Backend, CallError, Options, Program, RunError};
-use pyjit_interp::Value;
+use pyjit_interp::{CallSite, InterpError, Value};
 use pyjit_ir::Type;
 use pyjit_syntax::{Diagnostic, SourceFile};
 use std::io::Write;
@@ -58,18 +58,12 @@ pub enum RunOutcome {
 
 /// Runs `req` on `source`; `print` output goes to `out`.
 pub fn run(source: SourceFile, req: &RunRequest, out: &mut dyn Write) -> RunOutcome {
-    match req.mode {
-        Mode::Script => {}
-        Mode::Trace | Mode::Eager => {
-            return RunOutcome::Usage(format!(
-                "--mode {} is not yet implemented (the tracer does not exist yet); use --mode script",
-                req.mode.name()
-            ));
-        }
-    }
     // ARG syntax errors are reported before compiling: they are the command line's fault.
     if let Some(e) = req.args.iter().find_map(|a| parse_arg(a).err()) {
         return RunOutcome::Usage(e);
+    }
+    if req.mode != Mode::Script {
+        return run_dynamic(source, req, out);
     }
     let options = Options {
         backend: req.backend,
@@ -168,4 +162,123 @@ pub fn pick_function(program: &Program, name: Option<&str>) -> Result<String, St
             )),
         },
     }
+}
+
+/// `--mode eager` (the tracer's evaluator runs the function as Python would) and `--mode trace`
+/// (the function is traced while it runs; TracerWarnings go to stderr). Neither needs the file
+/// to script: when it does, ARGs are fitted to the declared parameter types as in script mode;
+/// otherwise they keep the type their spelling gives. Only `--backend interp` semantics apply:
+/// a single call's result is the eager run's.
+fn run_dynamic(source: SourceFile, req: &RunRequest, out: &mut dyn Write) -> RunOutcome {
+    let ast = match pyjit_syntax::parse_module(&source) {
+        Ok(a) => a,
+        Err(d) => return RunOutcome::CompileError(d),
+    };
+    let names = pyjit_script::function_names(&ast);
+    let name = match (req.function.as_deref(), names.as_slice()) {
+        (Some(n), _) if names.iter().any(|m| m == n) => n.to_string(),
+        (Some(n), _) => {
+            return RunOutcome::Usage(format!(
+                "no function `{n}` in {}; it defines: {}",
+                source.name,
+                names.join(", ")
+            ));
+        }
+        (None, [only]) => only.clone(),
+        (None, _) => {
+            return RunOutcome::Usage(format!(
+                "{} defines {} functions; choose one with -f NAME: {}",
+                source.name,
+                if names.is_empty() { "no" } else { "several" },
+                names.join(", ")
+            ));
+        }
+    };
+    let lits: Vec<ArgLit> = req.args.iter().filter_map(|a| parse_arg(a).ok()).collect();
+    // Declared types, when the file also scripts.
+    let typed = Program::compile(source.clone()).ok();
+    let params = typed.as_ref().and_then(|p| p.params(&name).ok());
+    let ty = typed
+        .as_ref()
+        .and_then(|p| p.return_type(&name).ok())
+        .unwrap_or(Type::None);
+    let mut args = Vec::with_capacity(lits.len());
+    for (i, lit) in lits.iter().enumerate() {
+        let fitted = match params.as_ref().and_then(|ps| ps.get(i)) {
+            Some((pname, pty)) => fit_arg(lit, pty, pname, &req.base_dir),
+            None => untyped_arg(lit, &req.base_dir),
+        };
+        match fitted {
+            Ok(v) => args.push(v),
+            Err(e) => return RunOutcome::Usage(e),
+        }
+    }
+    let result = match req.mode {
+        Mode::Eager => pyjit_trace::eval_function_to(&source, &ast, &name, args, out),
+        _ => {
+            let mut traced = pyjit_trace::TracedFunction::new(
+                source.clone(),
+                ast,
+                name.clone(),
+                pyjit_trace::TraceOptions::default(),
+            );
+            let r = traced.call_to(args, out);
+            for w in &traced.warnings {
+                eprint!("{}", w.render(&source));
+            }
+            r
+        }
+    };
+    match result {
+        Ok(value) => RunOutcome::Ok { value, ty },
+        // A failure of the tracing machinery (an unsupported construct) is not the program's.
+        Err(e) if e.kind == "TraceError" => RunOutcome::CompileError(vec![e.to_diagnostic()]),
+        Err(e) => RunOutcome::RunError(RunError::new(
+            InterpError {
+                kind: e.kind,
+                message: e.message,
+                span: e.span,
+                function: name,
+                call_stack: e
+                    .call_stack
+                    .into_iter()
+                    .map(|span| CallSite {
+                        function: String::new(),
+                        span,
+                    })
+                    .collect(),
+                raised_by_program: e.raised_by_program,
+            },
+            std::sync::Arc::new(source),
+        )),
+    }
+}
+
+/// An ARG with the type its spelling gives (no declared type to fit).
+fn untyped_arg(lit: &ArgLit, base: &std::path::Path) -> Result<Value, String> {
+    Ok(match lit {
+        ArgLit::Npy(path) => {
+            let full = base.join(path);
+            Value::Tensor(
+                pyjit_runtime::npy::read_npy(&full)
+                    .map_err(|e| format!("cannot load `{}`: {e}", full.display()))?,
+            )
+        }
+        ArgLit::Int(i) => Value::Int(*i),
+        ArgLit::Float(x) => Value::Float(*x),
+        ArgLit::Bool(b) => Value::Bool(*b),
+        ArgLit::None => Value::None,
+        ArgLit::List(items) => Value::list(
+            items
+                .iter()
+                .map(|i| untyped_arg(i, base))
+                .collect::<Result<_, _>>()?,
+        ),
+        ArgLit::Tuple(items) => Value::tuple(
+            items
+                .iter()
+                .map(|i| untyped_arg(i, base))
+                .collect::<Result<_, _>>()?,
+        ),
+    })
 }

@@ -167,13 +167,12 @@ fn defaults_fill_omitted_trailing_arguments() {
         RunOutcome::Usage(m) => assert!(m.contains("conditional_op, scaled, pair, check"), "{m}"),
         other => panic!("{other:?}"),
     }
-    // Modes that do not exist yet are usage errors, not crashes.
-    let mut r = req(&["x.npy"]);
-    r.mode = Mode::Trace;
-    assert!(matches!(
-        run(src(), &r, &mut Vec::new()),
-        RunOutcome::Usage(_)
-    ));
+    // The tracer's modes give the eager result.
+    for mode in [Mode::Eager, Mode::Trace] {
+        let mut r = req(&["x.npy", "2"]);
+        r.mode = mode;
+        assert_eq!(value(run(src(), &r, &mut Vec::new())), "tensor([ 4., 12.])");
+    }
     // The native backend runs the same request to the same result.
     let mut r = req(&["x.npy", "2"]);
     r.backend = Backend::Native;
