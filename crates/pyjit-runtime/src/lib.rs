@@ -5,6 +5,20 @@
 //!
 //! This layer depends on no other pyjit crate. It must never panic on any input: every failure is a
 //! typed [`error::RuntimeError`] value.
+//!
+//! Map of the crate:
+//! - [`tensor`]: [`Tensor`], a strided view of a shared, lock-guarded storage (views alias like
+//!   PyTorch's; in-place writes are visible through every view), and [`RawView`] for native code.
+//! - [`dtype`] / [`promotion`]: the five dtypes and PyTorch's `result_type` (Python scalars are
+//!   weak operands).
+//! - [`value`]: [`Scalar`] (a Python bool/int/float), [`Value`] (dynamically typed op arguments
+//!   and results), [`TensorIndex`] (subscript components).
+//! - [`schema`]: the one op table (signatures, overload resolution, Python spellings, operator
+//!   mapping, static result inference) that frontend, specializer, interpreter and codegen share.
+//! - [`dispatch`]: `call(OpId, &[Value])`, one kernel per schema.
+//! - [`ops`] and [`index`]: the kernels as plain Rust functions.
+//! - [`print`]: PyTorch's tensor `repr` and Python's float `repr`.
+//! - [`npy`]: `.npy`/`.npz` I/O. [`abi`]: the `extern "C"` surface (docs/abi.md).
 
 pub mod abi;
 pub mod dispatch;

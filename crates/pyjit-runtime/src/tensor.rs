@@ -1001,3 +1001,113 @@ impl PartialEq for Tensor {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ar(n: usize, shape: &[usize]) -> Tensor {
+        Tensor::from_vec((0..n).map(|v| v as f32).collect(), shape).unwrap()
+    }
+
+    #[test]
+    fn views_share_storage_and_see_writes() {
+        let x = ar(6, &[2, 3]);
+        let t = x.t().unwrap();
+        assert!(!t.is_contiguous());
+        assert!(t.shares_storage(&x));
+        let r = x.reshape(&[3, 2]).unwrap();
+        assert!(
+            r.shares_storage(&x),
+            "reshape of a contiguous tensor is a view"
+        );
+        let rt = t.reshape(&[-1]).unwrap();
+        assert!(!rt.shares_storage(&x), "reshape of a transpose copies");
+        assert_eq!(rt.to_vec::<f32>(), vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
+        assert!(t.view(&[6]).is_err());
+        let u = x.unsqueeze(0).unwrap().unsqueeze(-1).unwrap();
+        assert_eq!(u.shape(), &[1, 2, 3, 1]);
+        assert_eq!(u.squeeze().shape(), &[2, 3]);
+        // a write through one view is visible through all of them
+        t.select(0, 2).unwrap().fill_(Scalar::Float(-1.0)).unwrap();
+        assert_eq!(x.to_vec::<f32>(), vec![0.0, 1.0, -1.0, 3.0, 4.0, -1.0]);
+        assert_eq!(r.to_vec::<f32>()[2], -1.0);
+        let c = t.contiguous().unwrap();
+        assert!(c.is_contiguous() && !c.shares_storage(&x));
+        assert!(x.contiguous().unwrap().shares_storage(&x));
+    }
+
+    #[test]
+    fn expand_is_a_read_only_broadcast_view() {
+        let x = ar(3, &[3, 1]);
+        let e = x.expand(&[2, -1, 4]).unwrap();
+        assert_eq!(e.shape(), &[2, 3, 4]);
+        assert_eq!(e.strides()[0], 0);
+        assert_eq!(e.to_vec::<f32>()[..4], [0.0; 4]);
+        assert!(
+            e.fill_(Scalar::Int(1)).is_err(),
+            "writing an expanded view is refused"
+        );
+        assert!(x.expand(&[2, 3, 5]).is_ok());
+        assert!(ar(6, &[2, 3]).expand(&[4, 3]).is_err());
+    }
+
+    #[test]
+    fn slicing_steps_negative_indices_and_item() {
+        let x = ar(10, &[10]);
+        let s = x.slice(0, Some(-4), None, 2).unwrap();
+        assert_eq!(s.to_vec::<f32>(), vec![6.0, 8.0]);
+        assert_eq!(x.slice(0, Some(20), Some(30), 1).unwrap().numel(), 0);
+        assert_eq!(
+            x.slice(0, Some(i64::MIN), Some(i64::MAX), i64::MAX)
+                .unwrap()
+                .numel(),
+            1
+        );
+        assert!(x.slice(0, None, None, 0).is_err());
+        assert_eq!(x.select(0, -1).unwrap().item().unwrap(), Scalar::Float(9.0));
+        assert_eq!(x.item(), Err(RuntimeError::ItemNotScalar { numel: 10 }));
+        assert_eq!(
+            x.select(1, 0).unwrap_err().to_string(),
+            "Dimension out of range (expected to be in range of [-1, 0], but got 1)"
+        );
+    }
+
+    #[test]
+    fn raw_view_addresses_elements() {
+        let x = ar(6, &[2, 3]).t().unwrap();
+        let v = x.raw_view();
+        assert_eq!(v.ndim, 2);
+        // SAFETY: the view describes `x`, which is alive.
+        let (shape, strides) = unsafe {
+            (
+                std::slice::from_raw_parts(v.shape, 2),
+                std::slice::from_raw_parts(v.strides, 2),
+            )
+        };
+        assert_eq!(shape, &[3, 2]);
+        assert_eq!(strides, &[1, 3]);
+        // element [2, 1] = x.t()[2][1] = original[1][2] = 5
+        let off = (2 * strides[0] + strides[1]) as usize;
+        // SAFETY: in bounds of the 6-element storage.
+        assert_eq!(unsafe { *(v.data as *const f32).add(off) }, 5.0);
+    }
+
+    #[test]
+    fn conversions_follow_pytorch_casts() {
+        let f = Tensor::from_slice(&[-2.7f32, 2.7, 1e20, f32::NAN]);
+        assert_eq!(
+            f.to_dtype(DType::Int64).unwrap().to_vec::<i64>(),
+            vec![-2, 2, i64::MIN, i64::MIN]
+        );
+        let i = Tensor::from_slice(&[(1i64 << 40) + 5]);
+        assert_eq!(i.to_dtype(DType::Int32).unwrap().to_vec::<i32>(), vec![5]);
+        let z = Tensor::from_slice(&[-0.0f64, 0.1]);
+        assert_eq!(
+            z.to_dtype(DType::Bool).unwrap().to_vec::<bool>(),
+            vec![false, true]
+        );
+        assert!(Tensor::zeros(&[1 << 20, 1 << 20, 1 << 10], DType::Float32).is_err());
+        assert_eq!(Tensor::zeros(&[4, 0], DType::Int64).unwrap().numel(), 0);
+    }
+}

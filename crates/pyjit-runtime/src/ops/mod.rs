@@ -85,6 +85,24 @@ pub(crate) fn map_binary<S: Element, D: Element>(
     check_alloc(&shape, D::DTYPE)?;
     let out = a.with_view_as::<S, Option<ArrayD<D>>>(|av| {
         b.with_view_as::<S, Option<ArrayD<D>>>(|bv| {
+            // Fast paths over plain slices (which the compiler vectorizes): equal-shape
+            // row-major operands, or one side a single element (a Python scalar or 0-d tensor).
+            if let (Some(x), Some(y)) = (av.as_slice(), bv.as_slice()) {
+                let data: Option<Vec<D>> = if av.shape() == bv.shape() {
+                    Some(x.iter().zip(y).map(|(&p, &q)| f(p, q)).collect())
+                } else if y.len() == 1 && av.shape() == shape.as_slice() {
+                    let q = y[0];
+                    Some(x.iter().map(|&p| f(p, q)).collect())
+                } else if x.len() == 1 && bv.shape() == shape.as_slice() {
+                    let p = x[0];
+                    Some(y.iter().map(|&q| f(p, q)).collect())
+                } else {
+                    None
+                };
+                if let Some(data) = data {
+                    return ArrayD::from_shape_vec(IxDyn(&shape), data).ok();
+                }
+            }
             let av = av.broadcast(IxDyn(&shape))?;
             let bv = bv.broadcast(IxDyn(&shape))?;
             Some(Zip::from(&av).and(&bv).map_collect(|&x, &y| f(x, y)))

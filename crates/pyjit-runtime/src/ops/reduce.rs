@@ -226,6 +226,39 @@ fn arg_extreme<T: Element>(v: &[T], max: bool) -> (T, usize) {
     (best, bi)
 }
 
+/// NaN-propagating max/min of a non-empty lane, values only: eight independent running
+/// extremes (which the compiler turns into SIMD max/min) plus a separate NaN scan.
+fn fast_extreme<T: Element>(v: &[T], max: bool) -> T {
+    if T::DTYPE.is_float() {
+        let has_nan = v.iter().fold(false, |a, &x| a | x.is_nan_elem());
+        if has_nan {
+            return v.iter().copied().find(|x| x.is_nan_elem()).unwrap_or(v[0]);
+        }
+    }
+    let pick = |best: T, x: T| -> T {
+        if max {
+            if x > best { x } else { best }
+        } else if x < best {
+            x
+        } else {
+            best
+        }
+    };
+    let mut acc = [v[0]; 8];
+    let chunks = v.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..8 {
+            acc[i] = pick(acc[i], c[i]);
+        }
+    }
+    let mut best = acc.iter().copied().fold(v[0], pick);
+    for &x in rest {
+        best = pick(best, x);
+    }
+    best
+}
+
 fn check_nonempty_lanes(t: &Tensor, mask: &[bool], name: &str, all: bool) -> Result<()> {
     if all {
         if t.numel() == 0 {
@@ -262,7 +295,7 @@ fn extreme(t: &Tensor, dims: &[i64], keepdim: bool, max: bool, name: &str) -> Re
         )));
     }
     check_nonempty_lanes(t, &mask, name, false)?;
-    with_dtype!(t.dtype(), T => reduce_lanes::<T, T>(t, &mask, keepdim, |v| arg_extreme(v, max).0))
+    with_dtype!(t.dtype(), T => reduce_lanes::<T, T>(t, &mask, keepdim, |v| fast_extreme(v, max)))
 }
 
 /// `max(x)` / `min(x)` over all elements.
