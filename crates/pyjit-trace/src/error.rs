@@ -43,8 +43,26 @@ impl TraceError {
     /// The diagnostic pointing at the raising construct, with call sites as secondary labels.
     pub fn to_diagnostic(&self) -> Diagnostic {
         let mut d = Diagnostic::error(self.to_string()).with_primary(self.span, "raised here");
-        for s in &self.call_stack {
-            d = d.with_secondary(*s, "called from here");
+        // Like Python's "[Previous line repeated N more times]": one label per distinct call
+        // site in a run, and at most a few sites.
+        let mut i = 0;
+        let mut shown = 0;
+        while i < self.call_stack.len() {
+            let s = self.call_stack[i];
+            let run = self.call_stack[i..].iter().take_while(|x| **x == s).count();
+            if shown < 8 {
+                let msg = if run > 1 {
+                    format!("called from here ({run} times in a row)")
+                } else {
+                    "called from here".to_string()
+                };
+                d = d.with_secondary(s, msg);
+                shown += 1;
+            }
+            i += run;
+        }
+        if shown == 8 && i > 0 {
+            d = d.with_note("older call sites omitted");
         }
         d
     }

@@ -732,7 +732,23 @@ impl<'a, 'o> Evaluator<'a, 'o> {
 
     /// Guards an `int` IR value computed from a tensor's shape.
     fn guard_int(&mut self, r: pyjit_ir::Value, v: i64, reason: GuardReason, span: Span) {
-        let what = self.file.slice(span).to_string();
+        self.guard_int_named(r, v, reason, self.file.slice(span).to_string(), span);
+    }
+
+    /// [`Evaluator::guard_int`] with the guarded expression spelled out (`x.shape[1]`).
+    fn guard_int_named(
+        &mut self,
+        r: pyjit_ir::Value,
+        v: i64,
+        reason: GuardReason,
+        what: String,
+        span: Span,
+    ) {
+        let what = if reason == GuardReason::Iteration {
+            format!("len({what})")
+        } else {
+            what
+        };
         if let Some(rec) = self.rec.as_mut() {
             rec.guard(r, Const::Int(v), reason, &what, span);
         }
@@ -947,7 +963,8 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                             let mut b = rec.builder(span);
                             let ci = b.const_int(i as i64);
                             let e = b.list_get(h, ci);
-                            self.guard_int(e, *n, GuardReason::Shape, span);
+                            let what = format!("{}[{i}]", self.file.slice(span));
+                            self.guard_int_named(e, *n, GuardReason::Shape, what, span);
                         }
                     }
                 }

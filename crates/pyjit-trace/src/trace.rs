@@ -93,6 +93,12 @@ impl Trace {
     }
 }
 
+/// Removes the call site of the entry call (the API's, not the program's) from an error.
+fn drop_entry(mut e: TraceError) -> TraceError {
+    e.call_stack.pop();
+    e
+}
+
 fn find_def<'a>(
     module: &'a ast::Module,
     name: &str,
@@ -136,7 +142,9 @@ pub fn eval_function_to(
     let def = find_def(module, name, module.span)?;
     let mut ev = Evaluator::new(file, module, out);
     let pyargs = args.iter().map(py_from_interp).collect();
-    let r = ev.call_user(name, pyargs, vec![], def.name.span)?;
+    let r = ev
+        .call_user(name, pyargs, vec![], def.name.span)
+        .map_err(drop_entry)?;
     to_interp(&r).map_err(|k| {
         TraceError::type_error(
             format!("a function result of type '{k}' cannot be returned"),
@@ -323,7 +331,9 @@ pub fn trace_function_to(
     }
     let mut ev = Evaluator::new(file, module, out);
     ev.rec = Some(rec);
-    let r = ev.call_user(name, pyargs, vec![], def.name.span)?;
+    let r = ev
+        .call_user(name, pyargs, vec![], def.name.span)
+        .map_err(drop_entry)?;
     let result = to_interp(&r).map_err(|k| {
         TraceError::type_error(
             format!("a function result of type '{k}' cannot be returned"),

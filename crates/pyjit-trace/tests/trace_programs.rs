@@ -91,14 +91,112 @@ fn compare(want: &Json, got: &Value) -> Option<String> {
     }
 }
 
-#[test]
-fn programs_scripting_rejects_trace_and_run() {
+fn expected() -> serde_json::Map<String, Json> {
+    let path = common::repo_root().join("tests/trace/expected.json");
+    let v: Json =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("expected.json")).expect("json");
+    v.as_object().cloned().expect("object")
+}
+
+/// Checks that scripting rejects program `name`, then calls one traced function (and the eager
+/// evaluator) on each argument set; returns how many traces the traced function made.
+fn run_program(name: &str) -> usize {
     let dir = common::repo_root().join("tests/trace");
-    let expected: Json = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("expected.json")).expect("expected.json"),
-    )
-    .expect("json");
-    let expected = expected.as_object().expect("object");
+    let expected = expected();
+    let file = pyjit_syntax::SourceFile::new(
+        format!("{name}.py"),
+        std::fs::read_to_string(dir.join(format!("{name}.py"))).expect("program"),
+    );
+    let module = pyjit_syntax::parse_module(&file).expect("parses");
+    let mut failures = Vec::new();
+    if pyjit_script::script_module(&file, &module).is_ok() {
+        failures
+            .push("scripting accepts it; it should exercise what only tracing runs".to_string());
+    }
+    let cases = expected[name].as_array().expect("cases");
+    let mut tf = TracedFunction::new(file.clone(), module.clone(), "f", TraceOptions::default());
+    for (k, case) in cases.iter().enumerate() {
+        let args = match pyjit_trace::eval_function_to(
+            &file,
+            &module,
+            &format!("args{k}"),
+            vec![],
+            &mut Vec::new(),
+        ) {
+            Ok(Value::Tuple(a)) => a.to_vec(),
+            other => panic!("{name}: args{k}() gave {other:?}"),
+        };
+        let mut eager_out = Vec::new();
+        let eager =
+            pyjit_trace::eval_function_to(&file, &module, "f", args.clone(), &mut eager_out);
+        let mut traced_out = Vec::new();
+        let traced = tf.call_to(args, &mut traced_out);
+        for (mode, r, out) in [("eager", eager, eager_out), ("traced", traced, traced_out)] {
+            match r {
+                Err(e) => failures.push(format!("case {k} ({mode}): raised {e}")),
+                Ok(v) => {
+                    if let Some(why) = compare(&case["result"], &v) {
+                        failures.push(format!("case {k} ({mode}): {why}"));
+                    }
+                    let want = case["stdout"].as_str().unwrap_or("");
+                    let got = String::from_utf8_lossy(&out);
+                    if got != want {
+                        failures.push(format!("case {k} ({mode}): stdout {got:?} vs {want:?}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{name}:\n{}", failures.join("\n"));
+    tf.stats.traces
+}
+
+macro_rules! programs {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                run_program(stringify!($name));
+            }
+        )*
+
+        const PROGRAMS: &[&str] = &[$(stringify!($name)),*];
+    };
+}
+
+programs!(
+    any_all,
+    closure_def,
+    comp_filter,
+    comp_listcomp,
+    comp_nested,
+    dict_comp,
+    dict_counts,
+    dict_int_keys,
+    dict_str_keys,
+    fstring_print,
+    func_table,
+    generator_sum,
+    hetero_list,
+    hetero_tuple,
+    isinstance_dispatch,
+    kwargs_splat,
+    lambda_basic,
+    lambda_defaults,
+    lambda_sorted,
+    named_weights,
+    none_accumulate,
+    recursive_flatten,
+    string_format,
+    type_change,
+    type_change_branch,
+    while_history,
+    zip_comp,
+);
+
+#[test]
+fn every_program_has_a_test_and_most_retrace() {
+    let dir = common::repo_root().join("tests/trace");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .expect("tests/trace")
         .filter_map(|e| {
@@ -107,70 +205,17 @@ fn programs_scripting_rejects_trace_and_run() {
         })
         .collect();
     names.sort();
-    assert!(names.len() >= 25, "only {} programs", names.len());
-    let mut failures = Vec::new();
-    let mut retraced = 0;
-    for name in &names {
-        let file = pyjit_syntax::SourceFile::new(
-            format!("{name}.py"),
-            std::fs::read_to_string(dir.join(format!("{name}.py"))).expect("program"),
-        );
-        let module = pyjit_syntax::parse_module(&file).expect("parses");
-        if pyjit_script::script_module(&file, &module).is_ok() {
-            failures.push(format!(
-                "{name}: scripting accepts it; it should exercise what only tracing runs"
-            ));
-        }
-        let cases = expected[name.as_str()].as_array().expect("cases");
-        let mut tf =
-            TracedFunction::new(file.clone(), module.clone(), "f", TraceOptions::default());
-        for (k, case) in cases.iter().enumerate() {
-            let args = match pyjit_trace::eval_function_to(
-                &file,
-                &module,
-                &format!("args{k}"),
-                vec![],
-                &mut Vec::new(),
-            ) {
-                Ok(Value::Tuple(a)) => a.to_vec(),
-                other => panic!("{name}: args{k}() gave {other:?}"),
-            };
-            for (mode, got) in [
-                ("eager", {
-                    let mut out = Vec::new();
-                    let r =
-                        pyjit_trace::eval_function_to(&file, &module, "f", args.clone(), &mut out);
-                    (r, out)
-                }),
-                ("traced", {
-                    let mut out = Vec::new();
-                    let r = tf.call_to(args.clone(), &mut out);
-                    (r, out)
-                }),
-            ] {
-                let (r, out) = got;
-                match r {
-                    Err(e) => failures.push(format!("{name} case {k} ({mode}): raised {e}")),
-                    Ok(v) => {
-                        if let Some(why) = compare(&case["result"], &v) {
-                            failures.push(format!("{name} case {k} ({mode}): {why}"));
-                        }
-                        let want = case["stdout"].as_str().unwrap_or("");
-                        if String::from_utf8_lossy(&out) != want {
-                            failures.push(format!(
-                                "{name} case {k} ({mode}): stdout {:?} vs {want:?}",
-                                String::from_utf8_lossy(&out)
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-        if tf.stats.traces > 1 {
-            retraced += 1;
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(
+        names, PROGRAMS,
+        "tests/trace/*.py and the programs! list differ"
+    );
+    assert!(names.len() >= 25);
+    assert_eq!(
+        expected().len(),
+        names.len(),
+        "expected.json is stale: run tests/trace/gen.py"
+    );
+    let retraced = PROGRAMS.iter().filter(|n| run_program(n) > 1).count();
     assert!(
         retraced >= 15,
         "only {retraced} programs re-traced on a later argument set"
