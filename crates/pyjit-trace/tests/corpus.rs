@@ -83,3 +83,52 @@ fn traced_functions_match_pytorch_on_every_argument_set() {
     }
     assert_failures("trace", failures, TRACE_KNOWN_FAILURES);
 }
+
+/// With guards off (`--no-guards`) a traced function is torch.jit.trace: the first trace answers
+/// every later argument set. The cases it gets wrong are exactly the ones whose Python control
+/// flow depends on the data; the list is a snapshot, and must include the seed's and the peer
+/// benchmark's examples where torch.jit.trace is known to be silently wrong.
+#[test]
+fn without_guards_traces_are_wrong_where_torch_jit_trace_is() {
+    let all = cases();
+    let mut by_fn: BTreeMap<(String, String), Vec<&Case>> = BTreeMap::new();
+    for c in &all {
+        by_fn
+            .entry((c.program.clone(), c.func.clone()))
+            .or_default()
+            .push(c);
+    }
+    let eager: BTreeSet<&str> = EAGER_KNOWN_FAILURES.iter().map(|(k, _)| *k).collect();
+    let mut wrong = Vec::new();
+    for ((_, func), cs) in by_fn {
+        let file = cs[0].source();
+        let mut tf = TracedFunction::from_source(file, func, TraceOptions { guards: false })
+            .expect("parses");
+        for case in cs {
+            if eager.contains(case.id().as_str()) {
+                continue;
+            }
+            let mut out = Vec::new();
+            let got = tf.call_to(case.args.clone(), &mut out);
+            let how = match (&got, case.expected()) {
+                (Ok(_), common::Expected::Error(k, _)) => {
+                    format!("returned instead of raising {k}")
+                }
+                (Err(e), common::Expected::Ok(_)) => format!("raised {}", e.kind),
+                _ => match check(case, got, &String::from_utf8_lossy(&out)) {
+                    Some(why) if why.starts_with("stdout") => "printed something else".to_string(),
+                    Some(_) => "wrong result".to_string(),
+                    None => continue,
+                },
+            };
+            wrong.push(format!("{}: {how}", case.id()));
+        }
+    }
+    for must in ["conditional_op/", "converge/", "iterate/"] {
+        assert!(
+            wrong.iter().any(|w| w.starts_with(must)),
+            "{must} should be wrong without guards"
+        );
+    }
+    insta::assert_snapshot!("no_guards_wrong_cases", wrong.join("\n"));
+}
