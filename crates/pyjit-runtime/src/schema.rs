@@ -180,7 +180,7 @@ const SIGNATURES: &[&str] = &[
     "std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor",
     "std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
     "norm.Scalar(Tensor self, Scalar p=2) -> Tensor",
-    "norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor",
+    "norm.ScalarOpt_dim(Tensor self, Scalar? p=2, int[1] dim, bool keepdim=False) -> Tensor",
     "logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
     "softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
     "log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
@@ -560,11 +560,11 @@ const OP_INFO: &[(&str, &str, &[&str], OpKind)] = {
         ("log_softmax", "TMF", &[], Scan),
         ("cumsum", "TM", &["cumsum"], Scan),
         ("cumprod", "TM", &["cumprod"], Scan),
-        ("matmul", "TM", &["matmul"], LinearAlgebra),
+        ("matmul", "TM", &["matmul", "dot"], LinearAlgebra),
         ("mm", "TM", &[], LinearAlgebra),
         ("bmm", "TM", &[], LinearAlgebra),
         ("mv", "TM", &[], LinearAlgebra),
-        ("dot", "TM", &["dot", "inner"], LinearAlgebra),
+        ("dot", "TM", &["inner", "vdot"], LinearAlgebra),
         ("outer", "TM", &["outer"], LinearAlgebra),
         ("t", "TM", &[], Shape),
         ("linear", "F", &[], LinearAlgebra),
@@ -577,7 +577,7 @@ const OP_INFO: &[(&str, &str, &[&str], OpKind)] = {
         ("squeeze", "TM", &["squeeze"], Shape),
         ("unsqueeze", "TM", &["expand_dims"], Shape),
         ("transpose", "TM", &["swapaxes"], Shape),
-        ("permute", "TM", &["transpose"], Shape),
+        ("permute", "TM", &[], Shape),
         ("expand", "M", &["broadcast_to"], Shape),
         ("expand_as", "M", &[], Shape),
         ("contiguous", "M", &["ascontiguousarray"], Shape),
@@ -585,7 +585,7 @@ const OP_INFO: &[(&str, &str, &[&str], OpKind)] = {
         ("cat", "T", &["concatenate"], Shape),
         ("stack", "T", &["stack"], Shape),
         ("split", "TM", &[], Shape),
-        ("chunk", "TM", &["array_split"], Shape),
+        ("chunk", "TM", &[], Shape),
         ("flip", "TM", &["flip"], Shape),
         ("repeat", "M", &[], Shape),
         ("item", "M", &[], Conversion),
@@ -599,8 +599,8 @@ const OP_INFO: &[(&str, &str, &[&str], OpKind)] = {
         ("Int", "", &[], Conversion),
         ("Bool", "", &[], Conversion),
         ("index", "", &[], Indexing),
-        ("index_select", "TM", &["take"], Indexing),
-        ("gather", "TM", &["take_along_axis"], Indexing),
+        ("index_select", "TM", &[], Indexing),
+        ("gather", "TM", &[], Indexing),
         ("masked_fill", "TM", &[], Indexing),
         ("masked_select", "TM", &[], Indexing),
     ]
@@ -728,9 +728,17 @@ pub fn has_op(name: &str) -> bool {
     table().by_name.contains_key(name)
 }
 
-/// The op a NumPy function or array method name (`"arctan2"`, `"concatenate"`) maps to.
-/// NumPy semantics that differ are the caller's job: float64 creation defaults, `axis`/`keepdims`
-/// keywords (accepted by [`bind`]), `ddof` (pass `correction=`), `np.max` without indices.
+/// The op a NumPy function or array method name (`"arctan2"`, `"concatenate"`) maps to. Only
+/// names whose argument order and meaning agree with the op are listed (`np.dot` is `matmul`,
+/// which agrees with it up to 2-d; `np.take`/`np.transpose`/`np.array_split` are absent because
+/// they differ). NumPy semantics that still differ are the caller's job:
+/// - creation defaults to float64: when the op would produce the default float32 without an
+///   explicit dtype (`np.zeros`, `np.ones`, `np.empty`, `np.eye`, `np.linspace`, `np.array` of
+///   floats, `np.full`/`np.arange` with float values), pass `dtype=float64`;
+/// - `axis`/`keepdims` keywords are accepted by [`bind`] as `dim`/`keepdim`;
+/// - `np.var`/`np.std` default to `ddof=0`: pass `correction=0` (the `.correction` overloads);
+/// - `np.max`/`np.min` map to `amax`/`amin` (values only, no indices); `np.mean` of ints
+///   converts to float64 first.
 pub fn numpy_function(np_name: &str) -> Option<&'static str> {
     table()
         .numpy

@@ -649,6 +649,26 @@ case("copy_", V(rand("int32", (2, 3))), V(rand("float32", (3,))))
 case("masked_fill_", V(rand("float32", (2, 3))), V(rand("bool", (3,))), -1.0)
 case("masked_fill_", V(rand("float32", (3,))), V(rand("bool", (2, 3))), -1.0)
 
+# --- keyword spellings commonly used in programs
+xk = rand("float32", (3, 4))
+case("norm", V(xk), dim=1)
+case("norm", V(xk), p=1, dim=[0], keepdim=True)
+case("sum", V(xk), dim=0, keepdim=True)
+case("mean", V(xk), dim=[0, 1])
+case("softmax", V(xk), dim=-1)
+case("log_softmax", V(xk), dim=0, dtype=torch.float64)
+case("std", V(xk), dim=0)
+case("var", V(xk), dim=1, keepdim=True)
+case("argmax", V(xk), dim=1, keepdim=True)
+case("max", V(xk), dim=1, keepdim=True)
+case("cat", TL(V(xk), V(xk)), dim=1)
+case("transpose", V(xk), dim0=0, dim1=1)
+case("cumsum", V(xk), dim=1)
+case("clamp", V(xk), min=-0.5, max=0.5)
+case("where", V(xk.gt(0)), V(xk), 0.0)
+case("full", (2, 3), float("-inf"))
+case("zeros", (2, 3), dtype=torch.int32)
+
 # --- printing: repr(tensor) and Python float repr
 reprs = []
 
