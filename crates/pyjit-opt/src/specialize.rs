@@ -26,6 +26,7 @@ use pyjit_ir::{
 };
 use pyjit_runtime::schema::{ArgInfo, TensorInfo, TypeInfo, infer};
 use pyjit_runtime::value::Value as RtValue;
+use std::collections::HashSet;
 use std::fmt;
 
 /// Why a function cannot be specialized for a signature.
@@ -121,6 +122,7 @@ pub fn specialize(
     }
     let declared: Vec<Type> = f.values.values().map(|v| v.ty.clone()).collect();
     let mut s = Specializer {
+        escaping: escaping_values(&f),
         declared,
         returns: Vec::new(),
     };
@@ -140,6 +142,8 @@ pub fn specialize(
 }
 
 struct Specializer {
+    /// See [`escaping_values`].
+    escaping: HashSet<IrValue>,
     /// The type every value had before specialization (refinements never go below these).
     declared: Vec<Type>,
     /// Types of the `return` operands seen.
@@ -194,7 +198,11 @@ impl Specializer {
             |f: &Function, i: usize| data.operands.get(i).map(|&v| f.value_type(v).clone());
         match kind {
             OpKind::Tensor(id) => {
-                let infos: Vec<ArgInfo> = data.operands.iter().map(|&v| arg_info(f, v)).collect();
+                let infos: Vec<ArgInfo> = data
+                    .operands
+                    .iter()
+                    .map(|&v| arg_info(f, &self.escaping, v))
+                    .collect();
                 if let Ok(out) = infer(*id, &infos) {
                     for (&r, t) in data.results.iter().zip(out) {
                         if let Some(t) = type_of_info(&t) {
@@ -293,8 +301,8 @@ impl Specializer {
 }
 
 /// What the schema's inference needs to know about an operand.
-fn arg_info(f: &Function, v: IrValue) -> ArgInfo {
-    if let Some(c) = constant(f, v) {
+fn arg_info(f: &Function, esc: &HashSet<IrValue>, v: IrValue) -> ArgInfo {
+    if let Some(c) = constant(f, esc, v) {
         return ArgInfo::Known(c);
     }
     match f.value_type(v) {
@@ -309,11 +317,11 @@ fn arg_info(f: &Function, v: IrValue) -> ArgInfo {
         Type::Int => ArgInfo::Int,
         Type::Float => ArgInfo::Float,
         Type::Bool => ArgInfo::Bool,
-        Type::List(e) if **e == Type::Int => ArgInfo::IntList(list_len(f, v)),
+        Type::List(e) if **e == Type::Int => ArgInfo::IntList(list_len(f, esc, v)),
         Type::Tuple(ts) if ts.iter().all(|t| *t == Type::Int) => ArgInfo::IntList(Some(ts.len())),
-        Type::List(e) if e.is_tensor() => ArgInfo::TensorList(tensor_elems(f, v)),
+        Type::List(e) if e.is_tensor() => ArgInfo::TensorList(tensor_elems(f, esc, v)),
         Type::Tuple(ts) if !ts.is_empty() && ts.iter().all(Type::is_tensor) => {
-            ArgInfo::TensorList(tensor_elems(f, v))
+            ArgInfo::TensorList(tensor_elems(f, esc, v))
         }
         _ => ArgInfo::Unknown,
     }
@@ -321,7 +329,7 @@ fn arg_info(f: &Function, v: IrValue) -> ArgInfo {
 
 /// The value of `v` when it is a compile-time constant: a `const`, or a `list.new`/`tuple.new`
 /// of int constants.
-fn constant(f: &Function, v: IrValue) -> Option<RtValue> {
+fn constant(f: &Function, esc: &HashSet<IrValue>, v: IrValue) -> Option<RtValue> {
     let op = f.op(f.defining_op(v)?);
     match &op.kind {
         OpKind::Const(c) => Some(match c {
@@ -336,7 +344,7 @@ fn constant(f: &Function, v: IrValue) -> Option<RtValue> {
             let ints = op
                 .operands
                 .iter()
-                .map(|&e| match constant(f, e)? {
+                .map(|&e| match constant(f, esc, e)? {
                     RtValue::Int(i) => Some(i),
                     _ => None,
                 })
@@ -344,7 +352,7 @@ fn constant(f: &Function, v: IrValue) -> Option<RtValue> {
             // A list literal can be appended to later; only its length at construction is a
             // fact, and only tuples are immutable. Lists are still passed as constants when
             // nothing but tensor ops read them, which the frontend guarantees for size literals.
-            if op.kind == OpKind::ListNew && !list_is_read_only(f, v) {
+            if op.kind == OpKind::ListNew && !list_is_read_only(esc, v) {
                 return None;
             }
             Some(RtValue::IntList(ints))
@@ -353,27 +361,36 @@ fn constant(f: &Function, v: IrValue) -> Option<RtValue> {
     }
 }
 
-/// Whether list `v` is only ever passed to tensor ops (never mutated or aliased elsewhere).
-fn list_is_read_only(f: &Function, v: IrValue) -> bool {
-    f.all_ops().into_iter().all(|op| {
+/// The values used by some op other than a tensor op, `list.len` or `list.get`: for a list,
+/// the ones that may be mutated or aliased after construction. Computed once per function.
+fn escaping_values(f: &Function) -> HashSet<IrValue> {
+    let mut out = HashSet::new();
+    for op in f.all_ops() {
         let d = f.op(op);
-        !d.operands.contains(&v)
-            || matches!(
-                d.kind,
-                OpKind::Tensor(_) | OpKind::ListLen | OpKind::ListGet
-            )
-    })
+        if !matches!(
+            d.kind,
+            OpKind::Tensor(_) | OpKind::ListLen | OpKind::ListGet
+        ) {
+            out.extend(d.operands.iter().copied());
+        }
+    }
+    out
 }
 
-fn list_len(f: &Function, v: IrValue) -> Option<usize> {
+/// Whether list `v` is only ever read (by tensor ops, `len`, indexing).
+fn list_is_read_only(escaping: &HashSet<IrValue>, v: IrValue) -> bool {
+    !escaping.contains(&v)
+}
+
+fn list_len(f: &Function, esc: &HashSet<IrValue>, v: IrValue) -> Option<usize> {
     let op = f.op(f.defining_op(v)?);
-    (op.kind == OpKind::ListNew && list_is_read_only(f, v)).then_some(op.operands.len())
+    (op.kind == OpKind::ListNew && list_is_read_only(esc, v)).then_some(op.operands.len())
 }
 
-fn tensor_elems(f: &Function, v: IrValue) -> Option<Vec<TensorInfo>> {
+fn tensor_elems(f: &Function, esc: &HashSet<IrValue>, v: IrValue) -> Option<Vec<TensorInfo>> {
     let op = f.op(f.defining_op(v)?);
     let immutable =
-        op.kind == OpKind::TupleNew || (op.kind == OpKind::ListNew && list_is_read_only(f, v));
+        op.kind == OpKind::TupleNew || (op.kind == OpKind::ListNew && list_is_read_only(esc, v));
     if !immutable {
         return None;
     }
