@@ -22,6 +22,7 @@ pub(crate) struct Cond {
 
 pub(crate) const BUILTINS: &[&str] = &[
     "range",
+    "reversed",
     "len",
     "min",
     "max",
@@ -1745,7 +1746,7 @@ impl Lower<'_, '_, '_> {
                     _ => Err(arity_err("1 argument")),
                 }
             }
-            "range" | "enumerate" | "zip" => Err(Diagnostic::error(format!(
+            "range" | "enumerate" | "zip" | "reversed" => Err(Diagnostic::error(format!(
                 "`{n}(...)` can only be used as the iterable of a `for` loop"
             ))
             .with_primary(e.span, "not in a `for` loop")

@@ -21,6 +21,8 @@ pub(crate) enum Iterable {
     Tensor(Value),
     Enumerate(Box<Iterable>, Value),
     Zip(Vec<Iterable>),
+    /// `reversed(it)`: element `n - 1 - i` of `it` (`n` its trip count).
+    Reversed(Box<Iterable>, Value),
 }
 
 /// One element of an iteration: a value, or a structure to unpack (enumerate/zip pairs).
@@ -902,6 +904,7 @@ impl Lower<'_, '_, '_> {
             Iterable::List(l, _) => self.b.list_len(*l),
             Iterable::Tensor(t) => self.tensor_len(*t)?,
             Iterable::Enumerate(inner, _) => self.trip_count(inner, span)?,
+            Iterable::Reversed(_, n) => *n,
             Iterable::Zip(its) => {
                 let mut acc: Option<Value> = None;
                 for i in its {
@@ -955,6 +958,12 @@ impl Lower<'_, '_, '_> {
                 let n = self.b.int_bin(IntBinOp::Add, *start, i);
                 let e = self.element(inner, i)?;
                 Item::Tup(vec![Item::One(Val { v: n, ty: Ty::Int }), e])
+            }
+            Iterable::Reversed(inner, n) => {
+                let one = self.b.const_int(1);
+                let last = self.b.int_bin(IntBinOp::Sub, *n, one);
+                let j = self.b.int_bin(IntBinOp::Sub, last, i);
+                self.element(inner, j)?
             }
             Iterable::Zip(its) => {
                 let mut items = Vec::new();
@@ -1079,6 +1088,24 @@ impl Lower<'_, '_, '_> {
                         None => self.b.const_int(0),
                     };
                     return Ok(Iterable::Enumerate(Box::new(inner), start));
+                }
+                "reversed" => {
+                    let [a] = args.as_slice() else {
+                        return Err(Diagnostic::error("`reversed` takes exactly one argument")
+                            .with_primary(e.span, "wrong number of arguments"));
+                    };
+                    let inner = self.iterable(a)?;
+                    if matches!(inner, Iterable::Zip(_) | Iterable::Enumerate(..)) {
+                        return Err(Diagnostic::error(
+                            "`reversed` of `zip`/`enumerate` is not supported",
+                        )
+                        .with_primary(e.span, "not reversible")
+                        .with_help(
+                            "reverse the sequences inside: `zip(reversed(a), reversed(b))`",
+                        ));
+                    }
+                    let n = self.trip_count(&inner, a.span)?;
+                    return Ok(Iterable::Reversed(Box::new(inner), n));
                 }
                 "zip" => {
                     if args.is_empty() {
