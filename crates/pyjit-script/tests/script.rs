@@ -204,3 +204,50 @@ fn no_panic_on_programs_with_a_line_deleted() {
     }
     assert!(runs > 500, "only {runs} mutated programs parsed");
 }
+
+/// Swapping one type name for another on one line (`int` → `float`, `Tensor` → `int`, …) gives
+/// type errors, never a panic or IR the verifier rejects.
+#[test]
+fn no_internal_error_on_programs_with_a_type_swapped() {
+    const SWAPS: &[(&str, &str)] = &[
+        ("int", "float"),
+        ("float", "int"),
+        ("Tensor", "int"),
+        ("int", "Tensor"),
+        ("List[", "Optional["),
+        ("Optional[", "List["),
+        ("bool", "Tensor"),
+        ("None", "0"),
+        ("0", "None"),
+        ("x", "y"),
+    ];
+    let mut files = py_files(&root().join("tests/script/ir"));
+    files.extend(py_files(&root().join("tests/programs")));
+    let mut runs = 0;
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        for (from, to) in SWAPS {
+            // Each of the first few occurrences, one at a time.
+            let hits: Vec<usize> = text.match_indices(from).map(|(i, _)| i).take(8).collect();
+            for at in hits {
+                let mutated = format!("{}{}{}", &text[..at], to, &text[at + from.len()..]);
+                let file = SourceFile::new("mutated.py", mutated);
+                if let Ok(module) = pyjit_syntax::parse_module(&file)
+                    && let Err(diags) = pyjit_script::script_module(&file, &module)
+                {
+                    for d in diags {
+                        assert!(
+                            !d.message.contains("internal compiler error"),
+                            "{}: `{from}` -> `{to}`: {}\n{}",
+                            path.display(),
+                            d.message,
+                            file.text
+                        );
+                    }
+                }
+                runs += 1;
+            }
+        }
+    }
+    assert!(runs > 500, "only {runs} mutated programs");
+}

@@ -275,7 +275,16 @@ impl Lower<'_, '_, '_> {
                         }
                         inner.as_ref()
                     }
-                    t => t,
+                    t => {
+                        if let Ty::Optional(inner) = &v.ty {
+                            return Err(Diagnostic::error(format!(
+                                "argument `{pname}` of `{what}` may be None, but `{what}` needs a `{inner}`"
+                            ))
+                            .with_primary(span, format!("`{pname}` is `{}`", v.ty))
+                            .with_help("test it first (`if x is not None:`) or `assert x is not None`"));
+                        }
+                        t
+                    }
                 };
                 match base {
                     ArgType::Float => match v.ty {
