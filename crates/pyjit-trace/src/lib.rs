@@ -19,6 +19,28 @@
 //! string arguments of a traced function cannot be guarded in the IR (guards compare ints, floats
 //! and bools), so a [`TracedFunction`] makes their values part of its cache key instead.
 //!
+//! [`rust_api`] traces Rust closures over a tensor handle with operator overloading into the
+//! same IR.
+//!
+//! ```
+//! use pyjit_interp::Value;
+//! use pyjit_runtime::Tensor;
+//! use pyjit_syntax::SourceFile;
+//! use pyjit_trace::{TraceOptions, TracedFunction};
+//!
+//! let src = "def f(x, t: float):\n    if x.sum() > t:\n        return x * 2\n    return x + 1\n";
+//! let file = SourceFile::new("f.py", src);
+//! let mut f = TracedFunction::from_source(file, "f", TraceOptions::default()).unwrap();
+//! let x = |v: &[f32]| Value::Tensor(Tensor::from_slice(v));
+//! let mut out = Vec::new();
+//! f.call_to(vec![x(&[1.0, 2.0]), Value::Float(0.0)], &mut out).unwrap(); // traces the `*` branch
+//! let r = f.call_to(vec![x(&[-1.0, -2.0]), Value::Float(0.0)], &mut out).unwrap();
+//! // The guard on `x.sum() > t` failed, so it re-traced: x + 1, not torch.jit.trace's x * 2.
+//! let Value::Tensor(r) = r else { unreachable!() };
+//! assert_eq!(r.to_vec::<f32>(), vec![0.0, -1.0]);
+//! assert_eq!(f.stats.traces, 2);
+//! ```
+//!
 //! This layer must never panic on user input (every failure is a [`TraceError`] with a span),
 //! never hand out IR the verifier rejects, and never return a traced result with guards on that
 //! differs from what eager evaluation returns.
@@ -27,6 +49,7 @@ mod builtins;
 mod error;
 mod eval;
 mod record;
+pub mod rust_api;
 mod script;
 mod trace;
 mod value;

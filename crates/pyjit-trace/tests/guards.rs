@@ -275,3 +275,27 @@ fn scripted_callee_keeps_its_control_flow() {
     };
     assert_eq!(r.to_vec::<f32>(), vec![-1.0, -2.0]);
 }
+
+#[test]
+fn rust_closure_trace_and_poisoned_errors() {
+    use pyjit_trace::rust_api::{Handle, trace};
+    let a = Tensor::from_slice(&[1.0f32, -2.0]);
+    let w = Tensor::from_vec(vec![1.0f32, 0.0, 0.0, 1.0], &[2, 2]).expect("2x2");
+    let g = trace(
+        |xs: &[Handle]| (xs[1].matmul(&xs[0]) - 0.5).relu(),
+        &[a.clone(), w.clone()],
+    )
+    .expect("traces");
+    assert_eq!(g.result.to_vec::<f32>(), vec![0.5, 0.0]);
+    let r = g
+        .call(&[Tensor::from_slice(&[3.0f32, 4.0]), w])
+        .expect("runs");
+    assert_eq!(r.to_vec::<f32>(), vec![2.5, 3.5]);
+    let bad = trace(
+        |xs: &[Handle]| &xs[0] + &xs[1],
+        &[a, Tensor::from_slice(&[1.0f32, 2.0, 3.0])],
+    );
+    let e = bad.expect_err("shape mismatch");
+    assert_eq!(e.kind, "RuntimeError");
+    assert!(e.message.contains("must match"), "{e}");
+}
