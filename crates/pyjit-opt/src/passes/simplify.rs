@@ -354,7 +354,7 @@ fn tensor_rewrite(f: &Function, op: Op, id: pyjit_ir::OpId) -> Option<Rewrite> {
                 .iter()
                 .try_fold(1i64, |acc, x| x.map(|x| acc * x as i64))?;
             let shape = const_int_list(f, f.op(d).operands[1])?;
-            if !valid_shape(&shape, numel) {
+            if !util::valid_reshape(&shape, numel) {
                 return None;
             }
             Rewrite::Op(OpKind::Tensor(id), vec![base, o[1]])
@@ -375,18 +375,4 @@ fn const_int_list(f: &Function, v: Value) -> Option<Vec<i64>> {
         return None;
     }
     f.op(d).operands.iter().map(|&x| const_int(f, x)).collect()
-}
-
-/// Whether `shape` (with at most one −1) is a valid `reshape` target for `numel` elements.
-fn valid_shape(shape: &[i64], numel: i64) -> bool {
-    let infer = shape.iter().filter(|&&d| d == -1).count();
-    if infer > 1 || shape.iter().any(|&d| d < -1) {
-        return false;
-    }
-    let known: i64 = shape.iter().filter(|&&d| d != -1).product();
-    if infer == 1 {
-        known != 0 && numel % known == 0
-    } else {
-        known == numel
-    }
 }

@@ -114,27 +114,73 @@ pub fn function_writes_memory(f: &Function) -> bool {
     region_writes_memory(f, f.body)
 }
 
-/// Tensor ops that cannot fail whatever their (well-typed) operands are.
+/// Tensor ops that cannot fail on these operands, judged from the types the specializer
+/// refined (dtype, rank, dims) and constant arguments. Everything else may raise.
 fn tensor_op_cannot_raise(f: &Function, op: Op, id: pyjit_ir::OpId) -> bool {
+    use pyjit_ir::DType;
     let name = pyjit_ir::schema::op_name(id);
+    let data = f.op(op);
+    let tt = data
+        .operands
+        .first()
+        .and_then(|&x| f.value_type(x).as_tensor());
+    let dtype = tt.and_then(|t| t.dtype);
+    let rank = tt.and_then(|t| t.rank).map(i64::from);
+    let is_float = matches!(dtype, Some(DType::Float32 | DType::Float64));
+    let is_num = is_float || matches!(dtype, Some(DType::Int64 | DType::Int32));
+    let dim_ok = |v: Value| match (rank, const_int(f, v)) {
+        (Some(r), Some(d)) if r >= 1 => (-r..r).contains(&d),
+        _ => false,
+    };
+    let number = |v: Value| matches!(f.value_type(v), Type::Int | Type::Float);
     match name.as_str() {
         "dim" | "numel" | "size" | "clone" | "contiguous" => true,
-        "size.int" => {
-            // In range when the rank is known and the dimension constant.
-            let data = f.op(op);
-            let rank = f
-                .value_type(data.operands[0])
-                .as_tensor()
-                .and_then(|t| t.rank);
-            match (rank, data.operands.get(1).and_then(|&d| const_int(f, d))) {
-                (Some(r), Some(d)) => {
-                    let r = r as i64;
-                    (-r..r).contains(&d)
-                }
+        "size.int" => dim_ok(data.operands[1]),
+        "transpose.int" => dim_ok(data.operands[1]) && dim_ok(data.operands[2]),
+        "t" => rank.is_some_and(|r| r <= 2),
+        "reshape" => {
+            let numel = tt.and_then(|t| t.dims.as_ref()).and_then(|d| {
+                d.iter()
+                    .try_fold(1i64, |acc, x| x.and_then(|x| acc.checked_mul(x as i64)))
+            });
+            let shape = f.defining_op(data.operands[1]).and_then(|d| {
+                (f.op(d).kind == OpKind::ListNew)
+                    .then(|| {
+                        f.op(d)
+                            .operands
+                            .iter()
+                            .map(|&x| const_int(f, x))
+                            .collect::<Option<Vec<i64>>>()
+                    })
+                    .flatten()
+            });
+            match (numel, shape) {
+                (Some(n), Some(s)) => valid_reshape(&s, n),
                 _ => false,
             }
         }
+        // Elementwise math on floats gives NaN or inf, never an error.
+        "neg" | "abs" | "exp" | "log" | "sqrt" | "sin" | "cos" | "tanh" | "sigmoid" | "relu"
+        | "floor" | "ceil" | "trunc" | "square" | "reciprocal" => is_float,
+        // A tensor and a number: broadcasting cannot fail, and numeric dtypes accept numbers.
+        "add.Scalar" | "sub.Scalar" | "mul.Scalar" => {
+            is_num && data.operands[1..].iter().all(|&v| number(v))
+        }
         _ => false,
+    }
+}
+
+/// Whether `shape` (with at most one −1) is a valid `reshape` target for `numel` elements.
+pub fn valid_reshape(shape: &[i64], numel: i64) -> bool {
+    let infer = shape.iter().filter(|&&d| d == -1).count();
+    if infer > 1 || shape.iter().any(|&d| d < -1) {
+        return false;
+    }
+    let known: i64 = shape.iter().filter(|&&d| d != -1).product();
+    if infer == 1 {
+        known != 0 && numel % known == 0
+    } else {
+        known == numel
     }
 }
 
