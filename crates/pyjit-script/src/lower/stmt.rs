@@ -362,6 +362,10 @@ impl Lower<'_, '_, '_> {
                             d.with_help(format!(
                                 "parameter `{name_s}` has no annotation, so it is a Tensor; annotate it as `{got}`?"
                             ))
+                        } else if t == Ty::None {
+                            d.with_help(format!(
+                                "declare it as optional where it is first assigned: `{name_s}: Optional[{got}] = None`"
+                            ))
                         } else {
                             d.with_help(format!(
                                 "a variable keeps one type; use a new name for the `{got}` value"
