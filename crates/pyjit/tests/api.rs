@@ -41,6 +41,13 @@ fn t(v: &[f32]) -> Value {
 }
 
 #[test]
+fn programs_and_values_can_be_shared_across_threads() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Program>();
+    shareable::<Value>();
+}
+
+#[test]
 fn compile_and_call() {
     let p = program();
     assert_eq!(

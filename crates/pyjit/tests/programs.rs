@@ -1,6 +1,7 @@
 //! The end-to-end corpus: every case of every program under `tests/programs/` runs through the
-//! code path of `pyjit run` ([`pyjit::run::run`]: ARG parsing, argument fitting, compile, call,
-//! the `-o X.npz` encoding) and is compared with what real PyTorch produced.
+//! code path of `pyjit run` ([`pyjit::run::run_program`]: ARG parsing, argument fitting, call,
+//! writing the result with `-o X.npz` and reading the archive back), on the interpreter and on
+//! native code, and is compared with what real PyTorch produced.
 //!
 //! Comparison (see `tests/programs/README.md`):
 //! - results: the same keys, dtypes and shapes exactly; ints and bools exactly; floats within
@@ -235,8 +236,9 @@ fn run_case(
                 Ok(w) => w,
                 Err(e) => return fail(format!("cannot read expected.npz: {e}")),
             };
-            match output::to_arrays(value, ty) {
-                Err(e) => problems.push(format!("cannot encode the result: {e}")),
+            // Through the file, as `pyjit run -o out.npz` writes it.
+            match write_and_read_back(value, ty) {
+                Err(e) => problems.push(format!("cannot write the result as .npz: {e}")),
                 Ok(got) => {
                     let got: BTreeMap<String, Tensor> = got.into_iter().collect();
                     let want: BTreeMap<String, Tensor> = want.into_iter().collect();
@@ -283,6 +285,20 @@ fn compile(dir: &Path, name: &str, backend: Backend) -> Result<Program, String> 
         let first = d.first().map(|d| d.message.clone()).unwrap_or_default();
         format!("compile error ({} diagnostics): {first}", d.len())
     })
+}
+
+/// Writes `value` with [`output::write`] to a temporary `.npz` and reads the archive back.
+fn write_and_read_back(
+    value: &pyjit::Value,
+    ty: &pyjit::Type,
+) -> Result<Vec<(String, Tensor)>, String> {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("pyjit-corpus-{}-{n}.npz", std::process::id()));
+    output::write(&path, value, ty)?;
+    let back = pyjit_runtime::npy::read_npz(&path).map_err(|e| e.to_string());
+    let _ = std::fs::remove_file(&path);
+    back
 }
 
 fn case_dirs(cases: &Path) -> Vec<PathBuf> {
