@@ -48,6 +48,9 @@ pub(crate) struct Evaluator<'a, 'o> {
     pub rec: Option<Recorder>,
     pub out: &'o mut dyn Write,
     depth: usize,
+    /// Statements left to execute before evaluation stops with a `TimeoutError` (a bound for
+    /// callers that run untrusted or arbitrary programs).
+    pub steps_left: u64,
     /// Functions decorated `@torch.jit.script` (called, not traced through, while recording).
     pub scripted: crate::script::ScriptCalls,
 }
@@ -140,6 +143,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             rec: None,
             out,
             depth: 0,
+            steps_left: u64::MAX,
             scripted: crate::script::ScriptCalls::default(),
         };
         for s in &module.body {
@@ -367,6 +371,14 @@ impl<'a, 'o> Evaluator<'a, 'o> {
     }
 
     fn exec(&mut self, f: &mut Frame, s: &Stmt) -> R<Flow> {
+        if self.steps_left == 0 {
+            return Err(TraceError::new(
+                "TimeoutError",
+                "the evaluation step limit was exceeded",
+                s.span,
+            ));
+        }
+        self.steps_left -= 1;
         match &s.kind {
             StmtKind::Expr(e) => {
                 self.eval(f, e)?;

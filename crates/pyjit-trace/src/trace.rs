@@ -23,11 +23,27 @@ pub struct TraceOptions {
     /// a trace is reused for every later input and silently wrong when a Python decision would
     /// have gone another way.
     pub guards: bool,
+    /// Statements the eager run that records a trace may execute before it stops with a
+    /// `TimeoutError` (loop iterations included; unbounded by default).
+    pub max_steps: u64,
+}
+
+impl TraceOptions {
+    /// torch.jit.trace's behaviour: no guards.
+    pub fn no_guards() -> TraceOptions {
+        TraceOptions {
+            guards: false,
+            ..TraceOptions::default()
+        }
+    }
 }
 
 impl Default for TraceOptions {
     fn default() -> TraceOptions {
-        TraceOptions { guards: true }
+        TraceOptions {
+            guards: true,
+            max_steps: u64::MAX,
+        }
     }
 }
 
@@ -139,8 +155,22 @@ pub fn eval_function_to(
     args: Vec<IValue>,
     out: &mut dyn Write,
 ) -> Result<IValue, TraceError> {
+    eval_function_limited(file, module, name, args, out, u64::MAX)
+}
+
+/// [`eval_function_to`] that stops with a `TimeoutError` after executing `max_steps`
+/// statements (loop iterations included).
+pub fn eval_function_limited(
+    file: &SourceFile,
+    module: &ast::Module,
+    name: &str,
+    args: Vec<IValue>,
+    out: &mut dyn Write,
+    max_steps: u64,
+) -> Result<IValue, TraceError> {
     let def = find_def(module, name, module.span)?;
     let mut ev = Evaluator::new(file, module, out);
+    ev.steps_left = max_steps;
     let pyargs = args.iter().map(py_from_interp).collect();
     let r = ev
         .call_user(name, pyargs, vec![], def.name.span)
@@ -330,6 +360,7 @@ pub fn trace_function_to(
         pyargs.push(bind_arg(&mut rec, a, irparams[i], &params[i].0, span));
     }
     let mut ev = Evaluator::new(file, module, out);
+    ev.steps_left = opts.max_steps;
     ev.rec = Some(rec);
     let r = ev
         .call_user(name, pyargs, vec![], def.name.span)

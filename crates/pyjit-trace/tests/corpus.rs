@@ -102,8 +102,8 @@ fn without_guards_traces_are_wrong_where_torch_jit_trace_is() {
     let mut wrong = Vec::new();
     for ((_, func), cs) in by_fn {
         let file = cs[0].source();
-        let mut tf = TracedFunction::from_source(file, func, TraceOptions { guards: false })
-            .expect("parses");
+        let mut tf =
+            TracedFunction::from_source(file, func, TraceOptions::no_guards()).expect("parses");
         for case in cs {
             if eager.contains(case.id().as_str()) {
                 continue;

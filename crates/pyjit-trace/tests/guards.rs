@@ -39,8 +39,15 @@ fn call_twice(
     second: Vec<Value>,
     guards: bool,
 ) -> (Value, TracedFunction) {
-    let mut f =
-        TracedFunction::from_source(file.clone(), name, TraceOptions { guards }).expect("parses");
+    let mut f = TracedFunction::from_source(
+        file.clone(),
+        name,
+        TraceOptions {
+            guards,
+            ..TraceOptions::default()
+        },
+    )
+    .expect("parses");
     f.call_to(first, &mut Vec::new()).expect("first call");
     let r = f.call_to(second, &mut Vec::new()).expect("second call");
     (r, f)
@@ -136,7 +143,7 @@ fn trace_ir_and_warnings_snapshot() {
         &m,
         "conditional_op",
         vec![t(&[1.0, 2.0, 3.0]), Value::Float(0.5)],
-        TraceOptions { guards: false },
+        TraceOptions::no_guards(),
         &mut Vec::new(),
     )
     .expect("traces");
