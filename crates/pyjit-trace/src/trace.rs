@@ -353,6 +353,14 @@ pub fn trace_function_to(
         .collect();
     let func = pyjit_ir::Function::new(name, &pref, Type::None, def.name.span);
     let mut rec = Recorder::new(func, opts.guards);
+    if !opts.guards {
+        rec.warnings.push(
+            Diagnostic::warning(
+                "guards are disabled (--no-guards): this trace will answer every later call, whatever the input, as torch.jit.trace does",
+            )
+            .with_primary(def.name.span, "traced without guards"),
+        );
+    }
     let irparams = rec.func.params().to_vec();
     let mut pyargs = Vec::with_capacity(args.len());
     for (i, a) in args.iter().enumerate() {
