@@ -171,3 +171,93 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scratch folder with `prog.py` holding `text`.
+    fn program(tag: &str, text: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("pyjit-cli-run-{}-{tag}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("prog.py");
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn args(file: &std::path::Path, words: &[&str]) -> RunArgs {
+        RunArgs {
+            file: file.to_path_buf(),
+            function: None,
+            mode: ModeArg::Script,
+            backend: BackendArg::Interp,
+            output: None,
+            args: words.iter().map(|w| w.to_string()).collect(),
+        }
+    }
+
+    const SRC: &str = "def div(a: int, b: int) -> int:\n    return a // b\n\n\ndef neg(x: float) -> float:\n    return -x\n";
+
+    #[test]
+    fn exit_statuses() {
+        let f = program("status", SRC);
+        // 0: success (trailing options after the ARGs are still options).
+        assert_eq!(run(&args(&f, &["7", "2", "-f", "div"])), 0);
+        assert_eq!(
+            run(&args(&f, &["-f", "neg", "-inf", "--backend", "native"])),
+            0
+        );
+        // 2: a run-time error of the program, on either backend.
+        assert_eq!(run(&args(&f, &["-f", "div", "1", "0"])), EXIT_RUNTIME_ERROR);
+        assert_eq!(
+            run(&args(&f, &["-f", "div", "1", "0", "--backend=native"])),
+            EXIT_RUNTIME_ERROR
+        );
+        // 64: bad usage — no -f with two functions, a misfit ARG, a bad ARG, an unknown option,
+        // a missing file.
+        assert_eq!(run(&args(&f, &["1", "2"])), crate::EXIT_USAGE);
+        assert_eq!(
+            run(&args(&f, &["-f", "div", "1", "2.5"])),
+            crate::EXIT_USAGE
+        );
+        assert_eq!(run(&args(&f, &["-f", "div", "1", "[2"])), crate::EXIT_USAGE);
+        assert_eq!(
+            run(&args(&f, &["-f", "div", "1", "2", "--bogus"])),
+            crate::EXIT_USAGE
+        );
+        assert_eq!(
+            run(&args(&f, &["-f", "div", "1", "2", "--mode", "sideways"])),
+            crate::EXIT_USAGE
+        );
+        assert_eq!(
+            run(&args(&f.with_file_name("missing.py"), &[])),
+            crate::EXIT_USAGE
+        );
+        // 1: the file does not compile.
+        let bad = program(
+            "bad",
+            "def f(x: int) -> int:\n    return [y for y in range(x)]\n",
+        );
+        assert_eq!(run(&args(&bad, &["3"])), crate::EXIT_PROGRAM_ERROR);
+        let _ = std::fs::remove_dir_all(f.parent().unwrap());
+        let _ = std::fs::remove_dir_all(bad.parent().unwrap());
+    }
+
+    #[test]
+    fn output_files() {
+        let f = program("out", SRC);
+        let npz = f.with_file_name("r.npz");
+        let mut a = args(&f, &["-f", "div", "7", "2", "-o"]);
+        a.args.push(npz.display().to_string());
+        assert_eq!(run(&a), 0);
+        let back = pyjit::runtime::npy::read_npz(&npz).unwrap();
+        assert_eq!(back.len(), 1);
+        assert_eq!(back[0].0, "arr_0");
+        assert_eq!(back[0].1.to_vec::<i64>(), vec![3]);
+        // An output path that is neither .npy nor .npz is bad usage.
+        let mut a = args(&f, &["-f", "div", "7", "2"]);
+        a.output = Some(f.with_file_name("r.txt"));
+        assert_eq!(run(&a), crate::EXIT_USAGE);
+        let _ = std::fs::remove_dir_all(f.parent().unwrap());
+    }
+}
