@@ -8,6 +8,7 @@
 use clap::{Args, ValueEnum};
 use pyjit::Program;
 use pyjit::args::{fit_arg, parse_arg};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -21,7 +22,7 @@ pub enum Emit {
 }
 
 /// Prints what `emit` asks for, for function `id` of `module`.
-fn emit(what: Emit, module: &pyjit::ir::Module, id: pyjit::ir::FuncId) -> u8 {
+fn emit(what: Emit, module: &pyjit::ir::Module, id: pyjit::ir::FuncId, out: &mut dyn Write) -> u8 {
     let text = match what {
         Emit::Ir => Ok(pyjit::ir::print_function(module, id)),
         Emit::Clif => pyjit::codegen::emit_clif(module),
@@ -29,7 +30,8 @@ fn emit(what: Emit, module: &pyjit::ir::Module, id: pyjit::ir::FuncId) -> u8 {
     };
     match text {
         Ok(t) => {
-            print!("{t}");
+            // A closed pipe (`pyjit compile f.py | head`) is not an error worth reporting.
+            let _ = out.write_all(t.as_bytes());
             0
         }
         Err(e) => {
@@ -55,6 +57,11 @@ pub struct CompileArgs {
 }
 
 pub fn run(args: &CompileArgs) -> u8 {
+    render(args, &mut std::io::stdout().lock())
+}
+
+/// [`run`], writing the listing to `out` (diagnostics still go to stderr).
+pub fn render(args: &CompileArgs, out: &mut dyn Write) -> u8 {
     let file = match crate::run::read_source(&args.file) {
         Ok(f) => f,
         Err(code) => return code,
@@ -92,7 +99,7 @@ pub fn run(args: &CompileArgs) -> u8 {
         let Some(id) = program.module().function_by_name(&name) else {
             return crate::EXIT_USAGE;
         };
-        return emit(args.emit, program.module(), id);
+        return emit(args.emit, program.module(), id, out);
     }
     let params = match program.params(&name) {
         Ok(p) => p,
@@ -128,10 +135,72 @@ pub fn run(args: &CompileArgs) -> u8 {
         }
     }
     match program.specialize(&name, &values) {
-        Ok((module, id)) => emit(args.emit, &module, id),
+        Ok((module, id)) => emit(args.emit, &module, id, out),
         Err(e) => {
             eprintln!("error: {e}");
             crate::EXIT_USAGE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compile(emit: Emit, words: &[&str]) -> (u8, String) {
+        let dir = std::env::temp_dir().join(format!("pyjit-cli-compile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("cond.py");
+        std::fs::write(
+            &path,
+            "def f(x, t: float):\n    if x.sum() > t:\n        return x * 2\n    return x + 1\n",
+        )
+        .unwrap();
+        let x = pyjit::runtime::Tensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap();
+        pyjit::runtime::npy::write_npy(dir.join("x.npy"), &x).unwrap();
+        let args = CompileArgs {
+            file: path,
+            function: None,
+            emit,
+            args: words
+                .iter()
+                .map(|w| w.replace("DIR", &dir.display().to_string()))
+                .collect(),
+        };
+        let mut out = Vec::new();
+        let code = render(&args, &mut out);
+        (code, String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn generic_and_specialized_ir() {
+        let (code, generic) = compile(Emit::Ir, &[]);
+        assert_eq!(code, 0);
+        assert!(
+            generic.starts_with("func @f(%x: Tensor, %t: float) -> Tensor {"),
+            "{generic}"
+        );
+        assert!(
+            generic.contains("if "),
+            "both branches stay in one graph: {generic}"
+        );
+        let (code, special) = compile(Emit::Ir, &["DIR/x.npy", "0.5"]);
+        assert_eq!(code, 0);
+        assert!(
+            special
+                .starts_with("func @f(%x: Tensor[float64, 1], %t: float) -> Tensor[float64, 1] {"),
+            "{special}"
+        );
+        let (code, clif) = compile(Emit::Clif, &["DIR/x.npy", "0.5"]);
+        assert_eq!(code, 0);
+        assert!(clif.contains("function "), "{clif}");
+        assert_eq!(
+            compile(Emit::Ir, &["DIR/x.npy", "true"]).0,
+            crate::EXIT_USAGE
+        );
+        assert_eq!(
+            compile(Emit::Ir, &["DIR/x.npy", "0.5", "1"]).0,
+            crate::EXIT_USAGE
+        );
     }
 }

@@ -122,6 +122,7 @@ pub fn specialize(
     }
     let declared: Vec<Type> = f.values.values().map(|v| v.ty.clone()).collect();
     let mut s = Specializer {
+        bottom: HashSet::new(),
         escaping: escaping_values(&f),
         declared,
         returns: Vec::new(),
@@ -142,6 +143,8 @@ pub fn specialize(
 }
 
 struct Specializer {
+    /// Loop parameters currently known to carry only placeholders (see [`Fact`]).
+    bottom: HashSet<IrValue>,
     /// See [`escaping_values`].
     escaping: HashSet<IrValue>,
     /// The type every value had before specialization (refinements never go below these).
@@ -150,13 +153,37 @@ struct Specializer {
     returns: Vec<Type>,
 }
 
-/// The yielded types of a region, or `None` when it cannot finish normally (ends in `raise`).
-type Yielded = Option<Vec<Type>>;
+/// What is known about a value: `None` is "nothing can flow here" (bottom): an `undef()`
+/// placeholder, which is never read, or a loop-carried value that so far has only been one.
+/// Joining bottom with a type gives that type, so placeholders do not erase facts.
+type Fact = Option<Type>;
+
+/// The yielded facts of a region, or `None` when it cannot finish normally (ends in `raise`).
+type Yielded = Option<Vec<Fact>>;
+
+fn join_facts(a: &Fact, b: &Fact) -> Fact {
+    match (a, b) {
+        (None, x) | (x, None) => x.clone(),
+        // Two versions of one declared type always join; keep the first if they somehow do not.
+        (Some(x), Some(y)) => Some(join(x, y).unwrap_or_else(|| x.clone())),
+    }
+}
 
 impl Specializer {
     fn set(&self, f: &mut Function, v: IrValue, fact: &Type) {
         let declared = &self.declared[v.index()];
         f.set_value_type(v, refine(declared, fact));
+    }
+
+    fn fact(&self, f: &Function, v: IrValue) -> Fact {
+        let undef = f
+            .defining_op(v)
+            .is_some_and(|op| f.op(op).kind == OpKind::Undef);
+        if undef || self.bottom.contains(&v) {
+            None
+        } else {
+            Some(f.value_type(v).clone())
+        }
     }
 
     fn region(&mut self, f: &mut Function, r: Region) -> Yielded {
@@ -165,13 +192,8 @@ impl Specializer {
             let kind = f.op(op).kind.clone();
             match kind {
                 OpKind::Yield => {
-                    let tys = f
-                        .op(op)
-                        .operands
-                        .iter()
-                        .map(|&v| f.value_type(v).clone())
-                        .collect();
-                    return Some(tys);
+                    let facts = f.op(op).operands.iter().map(|&v| self.fact(f, v)).collect();
+                    return Some(facts);
                 }
                 OpKind::Return => {
                     if let Some(&v) = f.op(op).operands.first() {
@@ -247,13 +269,15 @@ impl Specializer {
             OpKind::If => {
                 let a = self.region(f, data.regions[0]);
                 let b = self.region(f, data.regions[1]);
-                let joined: Option<Vec<Type>> = match (a, b) {
-                    (Some(a), Some(b)) => a.iter().zip(&b).map(|(x, y)| join(x, y)).collect(),
+                let joined: Option<Vec<Fact>> = match (a, b) {
+                    (Some(a), Some(b)) => {
+                        Some(a.iter().zip(&b).map(|(x, y)| join_facts(x, y)).collect())
+                    }
                     (Some(t), None) | (None, Some(t)) => Some(t),
                     (None, None) => None,
                 };
-                if let Some(ts) = joined {
-                    for (&r, t) in data.results.iter().zip(&ts) {
+                for (&r, t) in data.results.iter().zip(joined.iter().flatten()) {
+                    if let Some(t) = t {
                         self.set(f, r, t);
                     }
                 }
@@ -266,34 +290,48 @@ impl Specializer {
     fn loop_op(&mut self, f: &mut Function, data: &pyjit_ir::OpData) {
         let body = data.regions[0];
         let params = f.region_params(body).to_vec();
-        let mut carried: Vec<Type> = data.operands[2..]
+        let mut carried: Vec<Fact> = data.operands[2..]
             .iter()
-            .map(|&v| f.value_type(v).clone())
+            .map(|&v| self.fact(f, v))
             .collect();
-        // Each round can only lose facts, and a type has finitely many; the bound is a guard
-        // against a bug, after which everything falls back to the declared types.
+        // Each round can only lose facts (bottom → a type → fewer facts), and a type has
+        // finitely many; the bound is a guard against a bug, after which everything falls back
+        // to the declared types.
         for _ in 0..64 {
             for (&p, t) in params[1..].iter().zip(&carried) {
-                self.set(f, p, t);
+                match t {
+                    Some(t) => {
+                        self.bottom.remove(&p);
+                        self.set(f, p, t);
+                    }
+                    None => {
+                        self.bottom.insert(p);
+                        let d = self.declared[p.index()].clone();
+                        f.set_value_type(p, d);
+                    }
+                }
             }
             let yielded = self.region(f, body);
-            let next: Vec<Type> = match &yielded {
+            let next: Vec<Fact> = match &yielded {
                 Some(ys) if ys.len() == params.len() => carried
                     .iter()
                     .zip(&ys[1..])
-                    .map(|(c, y)| join(c, y).unwrap_or_else(|| c.clone()))
+                    .map(|(c, y)| join_facts(c, y))
                     .collect(),
                 _ => carried.clone(),
             };
             if next == carried {
                 for (&r, t) in data.results.iter().zip(&carried) {
-                    self.set(f, r, t);
+                    if let Some(t) = t {
+                        self.set(f, r, t);
+                    }
                 }
                 return;
             }
             carried = next;
         }
         for &p in &params[1..] {
+            self.bottom.remove(&p);
             let d = self.declared[p.index()].clone();
             f.set_value_type(p, d);
         }
