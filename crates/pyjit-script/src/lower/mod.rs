@@ -234,6 +234,8 @@ pub(crate) struct Lower<'m, 'a, 'f> {
     /// Errors of statements that failed; lowering goes on with the next statement so that one
     /// run reports every independent error.
     pub errors: Vec<Diagnostic>,
+    /// The spans of the `return` statements lowered.
+    pub return_spans: Vec<Span>,
 }
 
 /// Lowers function `idx` into `func` (whose parameters are already declared). `ret` is the return
@@ -285,6 +287,7 @@ pub(crate) fn lower_function(
         loop_depth: 0,
         assigned_anywhere: crate::analysis::assigned_names(&def.body),
         errors: Vec::new(),
+        return_spans: Vec::new(),
     };
     let body = skip_docstring(&def.body);
     let r = lw.block(body);
@@ -341,6 +344,11 @@ impl Lower<'_, '_, '_> {
         match self.st.ret {
             Flag::On => {
                 let v = self.retv_or_undef(&ret_ty);
+                // The single `return` points at the function's only `return` statement if it has
+                // one (else at the function).
+                if let [one] = self.return_spans.as_slice() {
+                    self.set_span(*one);
+                }
                 self.b.return_(v);
             }
             Flag::Off | Flag::Dyn(_) => {

@@ -203,6 +203,7 @@ impl Lower<'_, '_, '_> {
             }
         }
         self.st.ret = Flag::On;
+        self.return_spans.push(span);
         Ok(())
     }
 

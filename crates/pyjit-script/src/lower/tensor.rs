@@ -1116,7 +1116,37 @@ impl Lower<'_, '_, '_> {
         }
         match attr {
             "shape" => self.schema_call("size", vec![SArg::V(recv)], vec![], "shape", e.span),
-            "T" | "mT" => self.schema_call("t", vec![SArg::V(recv)], vec![], "T", e.span),
+            "T" => {
+                // PyTorch's and NumPy's `.T` reverses all dimensions (`t()` only takes ≤ 2-D):
+                // permute by [ndim-1, …, 0], built with a loop since the rank is not static.
+                let nd = self.schema_call("dim", vec![SArg::V(recv.clone())], vec![], "T", e.span)?;
+                let dims = self.b.list_new(Type::Int, &[]);
+                let t = self.b.const_bool(true);
+                let body = self.b.new_region(&[Type::Int]);
+                let params = self.b.func.region_params(body).to_vec();
+                let saved = self.b.position_at_end(body);
+                let one = self.b.const_int(1);
+                let last = self.b.int_bin(pyjit_ir::IntBinOp::Sub, nd.v, one);
+                let d = self.b.int_bin(pyjit_ir::IntBinOp::Sub, last, params[0]);
+                self.b.list_append(dims, d);
+                let go = self.b.const_bool(true);
+                self.b.yield_(&[go]);
+                self.b.set_insert_point(saved);
+                self.b.loop_(nd.v, t, &[], body);
+                let dv = Val { v: dims, ty: Ty::list(Ty::Int) };
+                self.schema_call("permute", vec![SArg::V(recv), SArg::V(dv)], vec![], "T", e.span)
+            }
+            "mT" => {
+                let a = self.b.const_int(-2);
+                let b = self.b.const_int(-1);
+                self.schema_call(
+                    "transpose",
+                    vec![SArg::V(recv), SArg::V(Val { v: a, ty: Ty::Int }), SArg::V(Val { v: b, ty: Ty::Int })],
+                    vec![],
+                    "mT",
+                    e.span,
+                )
+            }
             "ndim" => self.schema_call("dim", vec![SArg::V(recv)], vec![], "ndim", e.span),
             "data" => Ok(recv),
             "dtype" if rs::has_op("dtype") => {
