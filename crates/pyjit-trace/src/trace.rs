@@ -321,6 +321,20 @@ pub fn trace_function_to(
     opts: TraceOptions,
     out: &mut dyn Write,
 ) -> Result<Trace, TraceError> {
+    record(file, module, name, args, opts, out).and_then(|(_, t)| t)
+}
+
+/// Runs the function eagerly while recording. The outer error is the program's own (the eager
+/// run raised); the inner one means the run finished (its result is returned) but its result
+/// cannot leave a trace (a heterogeneous list has no IR type).
+fn record(
+    file: &SourceFile,
+    module: &ast::Module,
+    name: &str,
+    args: Vec<IValue>,
+    opts: TraceOptions,
+    out: &mut dyn Write,
+) -> Result<(IValue, Result<Trace, TraceError>), TraceError> {
     let def = find_def(module, name, module.span)?;
     let key = signature_key(&args);
     let names: Vec<String> = def
@@ -379,7 +393,10 @@ pub fn trace_function_to(
             def.name.span,
         )
     })?;
-    let ret = ev.emit_value(&r, &annotated_elem(def), def.name.span)?;
+    let ret = match ev.emit_value(&r, &annotated_elem(def), def.name.span) {
+        Ok(v) => v,
+        Err(e) => return Ok((result, Err(e))),
+    };
     let mut rec = ev
         .rec
         .take()
@@ -404,20 +421,22 @@ pub fn trace_function_to(
             .map(|e| e.to_string())
             .collect::<Vec<_>>()
             .join("; ");
-        return Err(TraceError::new(
+        let e = TraceError::new(
             "TraceError",
             format!("internal error: the recorded IR fails verification: {msg}"),
             def.name.span,
-        ));
+        );
+        return Ok((result, Err(e)));
     }
-    Ok(Trace {
+    let trace = Trace {
         module: m,
         func: fid,
         guards: rec.guards,
         warnings: rec.warnings,
-        result,
+        result: result.clone(),
         key,
-    })
+    };
+    Ok((result, Ok(trace)))
 }
 
 /// What a [`TracedFunction`] did so far.
@@ -523,7 +542,22 @@ impl TracedFunction {
             self.stats.eager_fallbacks += 1;
             return eval_function_to(&self.file, &self.module, &self.name, args, out);
         }
-        let t = trace_function_to(&self.file, &self.module, &self.name, args, self.opts, out)?;
+        let (result, t) = record(&self.file, &self.module, &self.name, args, self.opts, out)?;
+        let t = match t {
+            Ok(t) => t,
+            // The eager run finished but its result cannot leave a trace: answer with it
+            // (the next such call records again, and falls back again).
+            Err(e) => {
+                self.stats.eager_fallbacks += 1;
+                self.warnings.push(
+                    Diagnostic::warning(format!(
+                        "this call could not be traced and ran eagerly: {e}"
+                    ))
+                    .with_primary(e.span, "cannot be traced"),
+                );
+                return Ok(result);
+            }
+        };
         self.stats.traces += 1;
         self.warnings.extend(t.warnings.iter().cloned());
         let r = t.result.clone();

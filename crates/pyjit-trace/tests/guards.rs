@@ -306,3 +306,24 @@ fn rust_closure_trace_and_poisoned_errors() {
     assert_eq!(e.kind, "RuntimeError");
     assert!(e.message.contains("must match"), "{e}");
 }
+
+#[test]
+fn untraceable_result_falls_back_to_the_eager_answer() {
+    let src = "import torch\n\ndef f(x):\n    return [x * 2, 'label', 3]\n";
+    let file = SourceFile::new("h.py", src);
+    let mut tf = TracedFunction::from_source(file, "f", TraceOptions::default()).expect("parses");
+    let r = tf
+        .call_to(vec![t(&[1.0])], &mut Vec::new())
+        .expect("eager answer");
+    assert_eq!(
+        pyjit_interp::format::py_str(&r),
+        "[tensor([2.]), 'label', 3]"
+    );
+    assert_eq!(tf.stats.traces, 0);
+    assert_eq!(tf.stats.eager_fallbacks, 1);
+    assert!(
+        tf.warnings[0].message.contains("heterogeneous list"),
+        "{:?}",
+        tf.warnings
+    );
+}
