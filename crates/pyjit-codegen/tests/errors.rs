@@ -1,0 +1,173 @@
+//! Run-time errors on the native backend: each reports the interpreter's exception (class,
+//! message, span of the op, call stack), nothing crashes or leaks, and the next call works.
+
+mod common;
+use common::*;
+use pyjit_codegen::{NativeModule, Options, Value};
+use pyjit_runtime::{DType, Tensor};
+
+const SRC: &str = "\
+import torch
+from torch import Tensor
+from typing import List
+
+def add(a: Tensor, b: Tensor) -> Tensor:
+    return a + b
+
+def pick(x: Tensor, i: int) -> Tensor:
+    return x[i]
+
+def nth(xs: List[int], i: int) -> int:
+    return xs[i]
+
+def div(a: int, b: int) -> int:
+    return a // b
+
+def fdiv(a: float, b: float) -> float:
+    return a % b
+
+def positive(x: int) -> int:
+    assert x > 0, 'x must be positive'
+    return x
+
+def down(n: int) -> int:
+    if n == 0:
+        return 0
+    return 1 + down(n - 1)
+
+def forever(n: int) -> int:
+    return forever(n + 1)
+
+def nested(n: int) -> int:
+    return div(n, n - 3) + 1
+";
+
+fn t(v: Vec<f32>) -> Value {
+    let n = v.len();
+    Value::Tensor(Tensor::from_vec(v, &[n]).unwrap())
+}
+
+/// Tests in this file run in parallel threads, and the live-reference counters are global.
+static COUNTERS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    COUNTERS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn setup() -> (pyjit_ir::Module, NativeModule) {
+    let m = script(SRC);
+    let nm = native(&m);
+    (m, nm)
+}
+
+/// Checks the failing call against the interpreter, that the error is of `class`, that no
+/// reference leaked, and that a following good call succeeds.
+fn fails_then_recovers(name: &str, bad: Vec<Value>, class: &str, good: Vec<Value>) {
+    let (m, nm) = setup();
+    let (t0, o0) = (pyjit_runtime::abi::live_tensor_count(), pyjit_codegen::live_object_count());
+    check_same(&m, &nm, name, &bad);
+    let err = nm.function(name).unwrap().call(&bad).unwrap_err();
+    assert_eq!(err.kind, class, "{err}");
+    assert_ne!(err.span, pyjit_syntax::Span::DUMMY, "error has no location: {err}");
+    check_same(&m, &nm, name, &good);
+    assert!(nm.function(name).unwrap().call(&good).is_ok());
+    drop(nm);
+    assert_eq!(
+        (pyjit_runtime::abi::live_tensor_count(), pyjit_codegen::live_object_count()),
+        (t0, o0)
+    );
+}
+
+#[test]
+fn shape_mismatch() {
+    let _g = serial();
+    fails_then_recovers(
+        "add",
+        vec![t(vec![1.0, 2.0]), t(vec![1.0, 2.0, 3.0])],
+        "RuntimeError",
+        vec![t(vec![1.0, 2.0]), t(vec![3.0, 4.0])],
+    );
+}
+
+#[test]
+fn tensor_index_out_of_range() {
+    let _g = serial();
+    fails_then_recovers("pick", vec![t(vec![1.0, 2.0]), Value::Int(5)], "IndexError", vec![t(vec![1.0, 2.0]), Value::Int(-1)]);
+}
+
+#[test]
+fn list_index_out_of_range() {
+    let _g = serial();
+    let xs = || Value::list(vec![Value::Int(1), Value::Int(2)]);
+    fails_then_recovers("nth", vec![xs(), Value::Int(2)], "IndexError", vec![xs(), Value::Int(-2)]);
+}
+
+#[test]
+fn division_by_zero() {
+    let _g = serial();
+    fails_then_recovers("div", vec![Value::Int(1), Value::Int(0)], "ZeroDivisionError", vec![Value::Int(-7), Value::Int(2)]);
+    fails_then_recovers("fdiv", vec![Value::Float(1.0), Value::Float(0.0)], "ZeroDivisionError", vec![Value::Float(-7.5), Value::Float(2.0)]);
+}
+
+#[test]
+fn failing_assert() {
+    let _g = serial();
+    fails_then_recovers("positive", vec![Value::Int(-1)], "AssertionError", vec![Value::Int(3)]);
+    let (_, nm) = setup();
+    let e = nm.function("positive").unwrap().call(&[Value::Int(0)]).unwrap_err();
+    assert_eq!(e.to_string(), "AssertionError: x must be positive");
+}
+
+#[test]
+fn deep_recursion_is_an_error_not_a_crash() {
+    let _g = serial();
+    let (m, nm) = setup();
+    check_same(&m, &nm, "forever", &[Value::Int(0)]);
+    let e = nm.function("forever").unwrap().call(&[Value::Int(0)]).unwrap_err();
+    assert_eq!(e.kind, "RecursionError");
+    // The failing call is the 1001st; 1000 call sites lead to it, as in the interpreter.
+    assert_eq!(e.call_stack.len(), 1000);
+    check_same(&m, &nm, "down", &[Value::Int(10)]);
+}
+
+#[test]
+fn recursion_within_the_limit_works() {
+    let _g = serial();
+    let (m, nm) = setup();
+    check_same(&m, &nm, "down", &[Value::Int(900)]);
+    check_same(&m, &nm, "down", &[Value::Int(5000)]);
+    let e = nm.function("down").unwrap().call(&[Value::Int(5000)]).unwrap_err();
+    assert_eq!(e.kind, "RecursionError");
+    // A larger limit is a compile option.
+    let big = NativeModule::compile(&m, &Options { max_call_depth: 20_000, ..Options::default() }).unwrap();
+    assert!(matches!(big.function("down").unwrap().call(&[Value::Int(10_000)]), Ok(Value::Int(10_000))));
+}
+
+#[test]
+fn errors_carry_the_call_stack() {
+    let _g = serial();
+    let (m, nm) = setup();
+    check_same(&m, &nm, "nested", &[Value::Int(3)]);
+    let e = nm.function("nested").unwrap().call(&[Value::Int(3)]).unwrap_err();
+    assert_eq!(e.function, "div");
+    assert_eq!(e.call_stack.len(), 1);
+    assert_eq!(e.call_stack[0].function, "nested");
+    let file = pyjit_syntax::SourceFile::new("test.py", SRC);
+    let rendered = e.render(&file);
+    assert!(rendered.contains("integer division or modulo by zero"), "{rendered}");
+    assert!(rendered.contains("test.py:15"), "{rendered}");
+}
+
+#[test]
+fn wrong_arguments_are_errors() {
+    let _g = serial();
+    let (_, nm) = setup();
+    let f = nm.function("div").unwrap();
+    assert_eq!(f.call(&[Value::Int(1)]).unwrap_err().kind, "TypeError");
+    assert_eq!(f.call(&[Value::Int(1), Value::str("x")]).unwrap_err().kind, "TypeError");
+    let t0 = pyjit_runtime::abi::live_tensor_count();
+    let add = nm.function("add").unwrap();
+    let z = Value::Tensor(Tensor::zeros(&[2], DType::Float32).unwrap());
+    assert_eq!(add.call(&[z, Value::Int(1)]).unwrap_err().kind, "TypeError");
+    assert_eq!(pyjit_runtime::abi::live_tensor_count(), t0);
+}
