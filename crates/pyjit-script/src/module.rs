@@ -124,7 +124,7 @@ pub fn analyze<'a>(module: &'a Module, out: &mut Vec<Diagnostic>) -> ModuleInfo<
                     let dn = d.dotted_name();
                     let ok = matches!(dn.as_deref(), Some("torch.jit.script"));
                     if !ok {
-                        let shown = pyjit_slice_or(dn.as_deref(), "this decorator");
+                        let shown = dn.as_deref().unwrap_or("this decorator");
                         out.push(
                             Diagnostic::error(format!("decorator `@{shown}` is not supported"))
                                 .with_primary(d.span, "unsupported decorator")
@@ -192,10 +192,6 @@ pub fn analyze<'a>(module: &'a Module, out: &mut Vec<Diagnostic>) -> ModuleInfo<
         }
     }
     info
-}
-
-fn pyjit_slice_or<'a>(s: Option<&'a str>, or: &'a str) -> &'a str {
-    s.unwrap_or(or)
 }
 
 /// Evaluates a constant expression: literals, tuples, other constants, `math.pi`/`e`/`inf`/`nan`,

@@ -100,7 +100,7 @@ pub fn parse_annotation(e: &Expr, imports: &Imports) -> Result<Ty, Diagnostic> {
         ExprKind::None => Ok(Ty::None),
         ExprKind::Str(s) => {
             // A string annotation (forward reference) is parsed as the expression it spells.
-            match pyjit_syntax_parse_type_str(s, e.span) {
+            match forward_ref_expr(s, e.span) {
                 Some(inner) => parse_annotation(&inner, imports),
                 None => Err(bad(s)),
             }
@@ -182,7 +182,7 @@ pub fn parse_annotation(e: &Expr, imports: &Imports) -> Result<Ty, Diagnostic> {
 }
 
 /// Forward references in string annotations are rare; we accept only bare names in them.
-fn pyjit_syntax_parse_type_str(s: &str, span: pyjit_syntax::Span) -> Option<Expr> {
+fn forward_ref_expr(s: &str, span: pyjit_syntax::Span) -> Option<Expr> {
     let s = s.trim();
     if !s.is_empty()
         && s.chars()

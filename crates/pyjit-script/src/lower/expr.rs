@@ -658,8 +658,6 @@ impl Lower<'_, '_, '_> {
             }
             ExprKind::BoolOp { op, values } => {
                 // Python returns an operand, not a bool: `a or b` with two ints is an int.
-                let vals_ty: Option<Ty> = None;
-                let _ = vals_ty;
                 let c = self.bool_op_value(*op, values, e.span)?;
                 Ok(c)
             }
@@ -1006,17 +1004,14 @@ impl Lower<'_, '_, '_> {
         if l.ty == Ty::Tensor || r.ty == Ty::Tensor {
             return self.tensor_binop(op, l, r, lspan, rspan, span);
         }
-        let bad = |this: &Self| {
-            let d = Diagnostic::error(format!(
+        let bad = |_: &Self| {
+            Diagnostic::error(format!(
                 "unsupported operand types for `{}`: `{}` and `{}`",
                 op.symbol(),
                 l.ty,
                 r.ty
             ))
-            .with_primary(span, format!("`{}` {} `{}`", l.ty, op.symbol(), r.ty));
-            let _ = (lspan, rspan);
-            let _ = this;
-            d
+            .with_primary(span, format!("`{}` {} `{}`", l.ty, op.symbol(), r.ty))
         };
         // `a + b` on lists: a fresh list with the elements of both.
         if op == BinOp::Add

@@ -256,8 +256,12 @@ impl Lower<'_, '_, '_> {
             ExprKind::Name(n) => self.assign_name(n, t.span, val, None, vspan),
             ExprKind::Tuple(items) | ExprKind::List(items) if matches!(val.ty, Ty::List(_)) => {
                 // `a, b = t.chunk(2)`: Python checks the length at run time.
-                let Ty::List(elem) = val.ty.clone() else {
-                    unreachable!("matched above")
+                let elem = match &val.ty {
+                    Ty::List(e) => (**e).clone(),
+                    other => {
+                        return Err(Diagnostic::error(format!("cannot unpack a `{other}`"))
+                            .with_primary(vspan, "not a list"));
+                    }
                 };
                 let n = self.b.list_len(val.v);
                 let want = self.b.const_int(items.len() as i64);
@@ -274,7 +278,7 @@ impl Lower<'_, '_, '_> {
                         item,
                         Val {
                             v,
-                            ty: (*elem).clone(),
+                            ty: elem.clone(),
                         },
                         vspan,
                     )?;
@@ -1064,7 +1068,10 @@ impl Lower<'_, '_, '_> {
                             (*a, *b, one)
                         }
                         [a, b, c] => (*a, *b, *c),
-                        _ => unreachable!("checked above"),
+                        _ => {
+                            return Err(Diagnostic::error("`range` takes 1 to 3 arguments")
+                                .with_primary(e.span, "wrong number of arguments"));
+                        }
                     };
                     return Ok(Iterable::Range {
                         start,

@@ -188,8 +188,6 @@ impl Lower<'_, '_, '_> {
             operands.push(self.materialize(a, &p.ty, what, &p.name, span)?);
         }
         self.set_span(span);
-        let qualified = schema.qualified_name();
-        let _ = qualified;
         // The IR names tensor ops by the runtime table's ids.
         let ir_id = pyjit_ir::OpId(id.0);
         // Result types come from the runtime's table (generic tensors; specialization refines).
@@ -346,8 +344,8 @@ impl Lower<'_, '_, '_> {
         op: BinOp,
         l: Val,
         r: Val,
-        lspan: Span,
-        rspan: Span,
+        _lspan: Span,
+        _rspan: Span,
         span: Span,
     ) -> R<Val> {
         let pyop = py_operator(op);
@@ -360,7 +358,6 @@ impl Lower<'_, '_, '_> {
             ))
             .with_primary(span, format!("`{}` {} `{}`", l.ty, op.symbol(), r.ty))
         };
-        let _ = (lspan, rspan);
         let (form, ok) = if l.ty == Ty::Tensor {
             (
                 OperatorForm::Forward,
