@@ -18,6 +18,9 @@ pub struct TraceError {
     pub raised_by_program: bool,
     /// Spans of the calls that led there, innermost first.
     pub call_stack: Vec<Span>,
+    /// Raised by a tensor op (shape, index, dtype errors): whether it happens depends on data
+    /// the trace does not guard, so a trace may not record it being caught.
+    pub from_tensor_op: bool,
 }
 
 impl TraceError {
@@ -28,6 +31,7 @@ impl TraceError {
             span,
             raised_by_program: false,
             call_stack: Vec::new(),
+            from_tensor_op: false,
         }
     }
 
@@ -87,7 +91,10 @@ impl std::error::Error for TraceError {}
 
 /// A runtime (tensor op) error as the Python exception PyTorch raises.
 pub(crate) fn from_runtime(e: pyjit_runtime::RuntimeError, span: Span) -> TraceError {
-    TraceError::new(e.kind().name(), e.to_string(), span)
+    TraceError {
+        from_tensor_op: true,
+        ..TraceError::new(e.kind().name(), e.to_string(), span)
+    }
 }
 
 pub(crate) fn from_interp(e: pyjit_interp::InterpError) -> TraceError {
@@ -97,5 +104,6 @@ pub(crate) fn from_interp(e: pyjit_interp::InterpError) -> TraceError {
         span: e.span,
         raised_by_program: e.raised_by_program,
         call_stack: e.call_stack.into_iter().map(|c| c.span).collect(),
+        from_tensor_op: false,
     }
 }

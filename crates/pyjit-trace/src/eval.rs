@@ -51,6 +51,8 @@ pub(crate) struct Evaluator<'a, 'o> {
     /// Statements left to execute before evaluation stops with a `TimeoutError` (a bound for
     /// callers that run untrusted or arbitrary programs).
     pub steps_left: u64,
+    /// The exceptions being handled by enclosing `except` blocks (for a bare `raise`).
+    handling: Vec<TraceError>,
     /// Functions decorated `@torch.jit.script` (called, not traced through, while recording).
     pub scripted: crate::script::ScriptCalls,
 }
@@ -144,6 +146,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             out,
             depth: 0,
             steps_left: u64::MAX,
+            handling: Vec::new(),
             scripted: crate::script::ScriptCalls::default(),
         };
         for s in &module.body {
@@ -475,6 +478,17 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                     return Err(e);
                 }
             }
+            StmtKind::Raise { exc: None, .. } if !self.handling.is_empty() => {
+                return Err(self.handling.last().cloned().unwrap_or_else(|| {
+                    TraceError::new("RuntimeError", "No active exception to reraise", s.span)
+                }));
+            }
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finalbody,
+            } => return self.exec_try(f, body, handlers, orelse, finalbody),
             StmtKind::Raise { exc, .. } => {
                 let (kind, msg) = match exc {
                     None => (
@@ -536,6 +550,49 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             }
         }
         Ok(Flow::Normal)
+    }
+
+    fn exec_try(
+        &mut self,
+        f: &mut Frame,
+        body: &[Stmt],
+        handlers: &[ast::ExceptHandler],
+        orelse: &[Stmt],
+        finalbody: &[Stmt],
+    ) -> R<Flow> {
+        let r = match self.exec_block(f, body) {
+            Ok(Flow::Normal) => self.exec_block(f, orelse),
+            Ok(flow) => Ok(flow),
+            // The tracer's own failures and resource limits are not Python exceptions.
+            Err(e) if matches!(e.kind.as_str(), "TraceError" | "TimeoutError") => Err(e),
+            Err(e) => match handlers.iter().find(|h| handler_matches(h, &e.kind)) {
+                None => Err(e),
+                Some(h) => {
+                    if self.recording() && e.from_tensor_op {
+                        return Err(TraceError::unsupported(
+                            format!(
+                                "catching an exception raised by a tensor op ({e}) cannot be traced: whether it is raised depends on values the trace does not guard"
+                            ),
+                            h.span,
+                        ));
+                    }
+                    if let Some(n) = &h.name {
+                        f.insert(n.name.clone(), PyVal::str(&e.message));
+                    }
+                    self.handling.push(e);
+                    let r = self.exec_block(f, &h.body);
+                    self.handling.pop();
+                    r
+                }
+            },
+        };
+        if !finalbody.is_empty() {
+            match self.exec_block(f, finalbody)? {
+                Flow::Normal => {}
+                flow => return Ok(flow),
+            }
+        }
+        r
     }
 
     fn assign(&mut self, f: &mut Frame, target: &Expr, v: PyVal) -> R<()> {
@@ -1943,6 +2000,23 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             )),
         }
     }
+}
+
+/// Whether `except T` catches an exception of class `kind` (the builtin hierarchy, for the
+/// classes the evaluator raises).
+fn handler_matches(h: &ast::ExceptHandler, kind: &str) -> bool {
+    let Some(t) = &h.typ else { return true };
+    let names: Vec<String> = match &t.kind {
+        ExprKind::Tuple(items) => items.iter().filter_map(|i| i.dotted_name()).collect(),
+        _ => t.dotted_name().into_iter().collect(),
+    };
+    names.iter().any(|n| {
+        let n = n.rsplit('.').next().unwrap_or(n);
+        n == kind
+            || matches!(n, "Exception" | "BaseException")
+            || (n == "ArithmeticError" && matches!(kind, "ZeroDivisionError" | "OverflowError"))
+            || (n == "LookupError" && matches!(kind, "IndexError" | "KeyError"))
+    })
 }
 
 fn canonical_module(name: &str) -> String {

@@ -327,3 +327,41 @@ fn untraceable_result_falls_back_to_the_eager_answer() {
         tf.warnings
     );
 }
+
+#[test]
+fn caught_tensor_op_errors_are_not_traced_but_run_eagerly() {
+    let src = "import torch\n\ndef f(x):\n    try:\n        return x + torch.ones(3)\n    except RuntimeError:\n        return x\n";
+    let file = SourceFile::new("c.py", src);
+    let m = pyjit_syntax::parse_module(&file).expect("parses");
+    // Eagerly, Python semantics: the shape error is caught.
+    let r = pyjit_trace::eval_function_to(&file, &m, "f", vec![t(&[1.0, 2.0])], &mut Vec::new())
+        .expect("caught");
+    assert_eq!(pyjit_interp::format::py_str(&r), "tensor([1., 2.])");
+    // A trace may not record it: whether the op raises depends on shapes it does not guard.
+    let e = trace_function_to(
+        &file,
+        &m,
+        "f",
+        vec![t(&[1.0, 2.0])],
+        TraceOptions::default(),
+        &mut Vec::new(),
+    )
+    .expect_err("refused");
+    assert_eq!(e.kind, "TraceError");
+    assert!(
+        e.message
+            .contains("depends on values the trace does not guard"),
+        "{e}"
+    );
+    // When the body does not raise while tracing, a later input that raises falls back to eager.
+    let mut tf =
+        TracedFunction::from_source(file.clone(), "f", TraceOptions::default()).expect("parses");
+    let r = tf
+        .call_to(vec![t(&[1.0, 2.0, 3.0])], &mut Vec::new())
+        .expect("traced");
+    assert_eq!(pyjit_interp::format::py_str(&r), "tensor([2., 3., 4.])");
+    let r = tf
+        .call_to(vec![t(&[1.0, 2.0])], &mut Vec::new())
+        .expect("eager fallback");
+    assert_eq!(pyjit_interp::format::py_str(&r), "tensor([1., 2.])");
+}

@@ -188,6 +188,7 @@ programs!(
     none_accumulate,
     recursive_flatten,
     string_format,
+    try_except,
     type_change,
     type_change_branch,
     while_history,
