@@ -532,14 +532,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             StmtKind::Import(_) | StmtKind::ImportFrom { .. } => {}
             StmtKind::Del(targets) => {
                 for t in targets {
-                    if let ExprKind::Name(n) = &t.kind {
-                        f.remove(n);
-                    } else {
-                        return Err(TraceError::unsupported(
-                            "`del` of anything but a name",
-                            t.span,
-                        ));
-                    }
+                    self.delete(f, t)?;
                 }
             }
             _ => {
@@ -550,6 +543,58 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             }
         }
         Ok(Flow::Normal)
+    }
+
+    /// `del name`, `del lst[i]`, `del d[k]`.
+    fn delete(&mut self, f: &mut Frame, t: &Expr) -> R<()> {
+        match &t.kind {
+            ExprKind::Name(n) => {
+                if f.remove(n).is_none() {
+                    return Err(TraceError::new(
+                        "NameError",
+                        format!("name '{n}' is not defined"),
+                        t.span,
+                    ));
+                }
+            }
+            ExprKind::Subscript { value, index } => match self.eval(f, value)? {
+                PyVal::List(l) => {
+                    let i = self.eval(f, index)?;
+                    let i = self.as_index_int(&i, index.span)?;
+                    let n = l.borrow().len() as i64;
+                    let j = if i < 0 { i + n } else { i };
+                    if j < 0 || j >= n {
+                        return Err(TraceError::new(
+                            "IndexError",
+                            "list assignment index out of range",
+                            t.span,
+                        ));
+                    }
+                    l.borrow_mut().remove(j as usize);
+                }
+                PyVal::Dict(d) => {
+                    let k = self.eval(f, index)?;
+                    let pos = d.borrow().iter().position(|(k2, _)| py_eq(&k, k2));
+                    match pos {
+                        Some(p) => {
+                            d.borrow_mut().remove(p);
+                        }
+                        None => return Err(TraceError::new("KeyError", k.repr(), t.span)),
+                    }
+                }
+                other => {
+                    return Err(type_err(
+                        format!(
+                            "'{}' object doesn't support item deletion",
+                            other.type_name()
+                        ),
+                        t.span,
+                    ));
+                }
+            },
+            _ => return Err(TraceError::unsupported("`del` of this target", t.span)),
+        }
+        Ok(())
     }
 
     fn exec_try(
@@ -599,6 +644,38 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         match &target.kind {
             ExprKind::Name(n) => {
                 f.insert(n.clone(), v);
+            }
+            ExprKind::Tuple(ts) | ExprKind::List(ts)
+                if ts.iter().any(|t| matches!(t.kind, ExprKind::Starred(_))) =>
+            {
+                // `a, *rest, z = items`
+                let items = self.iterate(&v, target.span)?;
+                let star = ts
+                    .iter()
+                    .position(|t| matches!(t.kind, ExprKind::Starred(_)))
+                    .unwrap_or(0);
+                let after = ts.len() - star - 1;
+                if items.len() < ts.len() - 1 {
+                    return Err(TraceError::new(
+                        "ValueError",
+                        format!(
+                            "not enough values to unpack (expected at least {}, got {})",
+                            ts.len() - 1,
+                            items.len()
+                        ),
+                        target.span,
+                    ));
+                }
+                let mid_end = items.len() - after;
+                for (t, item) in ts[..star].iter().zip(&items[..star]) {
+                    self.assign(f, t, item.clone())?;
+                }
+                if let ExprKind::Starred(inner) = &ts[star].kind {
+                    self.assign(f, inner, PyVal::list(items[star..mid_end].to_vec()))?;
+                }
+                for (t, item) in ts[star + 1..].iter().zip(&items[mid_end..]) {
+                    self.assign(f, t, item.clone())?;
+                }
             }
             ExprKind::Tuple(ts) | ExprKind::List(ts) => {
                 let items = self.iterate(&v, target.span)?;

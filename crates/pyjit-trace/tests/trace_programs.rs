@@ -187,6 +187,7 @@ programs!(
     named_weights,
     none_accumulate,
     recursive_flatten,
+    star_unpack_del,
     string_format,
     try_except,
     type_change,
