@@ -85,6 +85,10 @@ impl Checker<'_> {
     }
 
     fn stmt(&mut self, s: &Stmt) {
+        crate::lower::with_stack(|| self.stmt_inner(s))
+    }
+
+    fn stmt_inner(&mut self, s: &Stmt) {
         match &s.kind {
             StmtKind::FunctionDef(def) => {
                 self.push(err(
@@ -301,6 +305,10 @@ impl Checker<'_> {
     /// `msg`: inside a `raise`/`assert` message or a `print` call, where strings and f-strings are
     /// allowed.
     fn expr(&mut self, e: &Expr, msg: bool) {
+        crate::lower::with_stack(|| self.expr_inner(e, msg))
+    }
+
+    fn expr_inner(&mut self, e: &Expr, msg: bool) {
         match &e.kind {
             ExprKind::Name(_)
             | ExprKind::Int(_)

@@ -197,6 +197,10 @@ pub fn analyze<'a>(module: &'a Module, out: &mut Vec<Diagnostic>) -> ModuleInfo<
 /// Evaluates a constant expression: literals, tuples, other constants, `math.pi`/`e`/`inf`/`nan`,
 /// and arithmetic on those.
 pub fn eval_const(e: &Expr, info: &ModuleInfo) -> Option<Const> {
+    crate::lower::with_stack(|| eval_const_inner(e, info))
+}
+
+fn eval_const_inner(e: &Expr, info: &ModuleInfo) -> Option<Const> {
     match &e.kind {
         ExprKind::Int(v) => i64::try_from(*v).ok().map(Const::Int),
         ExprKind::Float(v) => Some(Const::Float(*v)),

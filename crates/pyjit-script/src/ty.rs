@@ -255,6 +255,7 @@ pub fn parse_type_comment(
 }
 
 struct TypeTextParser<'a> {
+    depth: u32,
     toks: Vec<String>,
     pos: usize,
     span: pyjit_syntax::Span,
@@ -286,6 +287,7 @@ impl<'a> TypeTextParser<'a> {
             }
         }
         TypeTextParser {
+            depth: 0,
             toks,
             pos: 0,
             span,
@@ -334,6 +336,17 @@ impl<'a> TypeTextParser<'a> {
     }
 
     fn ty(&mut self) -> Result<Ty, Diagnostic> {
+        // Comments are not bounded by the parser's nesting limits; real types nest a few levels.
+        self.depth += 1;
+        if self.depth > 64 {
+            return Err(self.err("types nested too deeply"));
+        }
+        let r = self.ty_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn ty_inner(&mut self) -> Result<Ty, Diagnostic> {
         let Some(name) = self.peek().map(str::to_string) else {
             return Err(self.err("expected a type"));
         };
@@ -419,6 +432,12 @@ mod tests {
             .unwrap_or_else(|d| panic!("{}", d.message));
         assert!(c.params.is_empty());
         assert_eq!(c.ret, Ty::None);
+    }
+
+    #[test]
+    fn deeply_nested_type_comment_is_an_error_not_an_overflow() {
+        let text = format!("{}int{}", "List[".repeat(100_000), "]".repeat(100_000));
+        assert!(parse_type_comment(&text, Span::DUMMY, &imports()).is_err());
     }
 
     #[test]

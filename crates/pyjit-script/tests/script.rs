@@ -251,3 +251,33 @@ fn no_internal_error_on_programs_with_a_type_swapped() {
     }
     assert!(runs > 500, "only {runs} mutated programs");
 }
+
+/// The deepest programs the parser accepts script without overflowing a test thread's stack.
+#[test]
+fn deep_nesting_does_not_overflow() {
+    let chain = format!(
+        "def f(x: int) -> int:\n    return {}\n",
+        vec!["x"; 480].join(" + ")
+    );
+    let brackets = format!(
+        "def g(x: int) -> int:\n    return {}x{}\n",
+        "(-".repeat(90),
+        ")".repeat(90)
+    );
+    let mut ifs = String::from("def h(x: int) -> int:\n");
+    for i in 0..60 {
+        ifs.push_str(&format!("{}if x > {i}:\n", "    ".repeat(i + 1)));
+    }
+    ifs.push_str(&format!("{}x = x + 1\n    return x\n", "    ".repeat(61)));
+    for (name, src) in [("chain", chain), ("brackets", brackets), ("ifs", ifs)] {
+        let file = SourceFile::new(format!("{name}.py"), src);
+        match pyjit_syntax::parse_module(&file) {
+            Ok(m) => {
+                if let Err(d) = pyjit_script::script_module(&file, &m) {
+                    panic!("{name}: {}", render_all(&file, &d));
+                }
+            }
+            Err(d) => panic!("{name} does not parse: {}", render_all(&file, &d)),
+        }
+    }
+}

@@ -46,8 +46,8 @@ impl Lower<'_, '_, '_> {
     /// Lowers an expression; `hint` is the type the context expects (it types `[]` and `None`).
     pub fn expr_hint(&mut self, e: &Expr, hint: Option<&Ty>) -> R<Val> {
         self.set_span(e.span);
-        let r = self.expr_inner(e, hint)?;
-        Ok(r)
+        // Expressions nest as deep as the parser allows: grow the stack instead of overflowing.
+        super::with_stack(|| self.expr_inner(e, hint))
     }
 
     fn expr_inner(&mut self, e: &Expr, hint: Option<&Ty>) -> R<Val> {
@@ -477,6 +477,10 @@ impl Lower<'_, '_, '_> {
 
     /// Lowers a condition, with `is None` refinements.
     pub fn cond(&mut self, e: &Expr) -> R<Cond> {
+        super::with_stack(|| self.cond_inner(e))
+    }
+
+    fn cond_inner(&mut self, e: &Expr) -> R<Cond> {
         self.set_span(e.span);
         match &e.kind {
             ExprKind::UnaryOp {

@@ -37,6 +37,12 @@ pub(crate) type R<T> = Result<T, Diagnostic>;
 /// The message of a diagnostic that was already reported elsewhere; filtered out at the end.
 pub(crate) const ALREADY_REPORTED: &str = "\u{0}already reported";
 
+/// Runs `f` with at least 128 KiB of stack left, growing it (by 4 MiB segments) when needed: the
+/// lowering recurses over the AST.
+pub(crate) fn with_stack<T>(f: impl FnOnce() -> T) -> T {
+    stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, f)
+}
+
 /// The IR type of a frontend type.
 pub fn ir_type(t: &Ty) -> Type {
     match t {

@@ -99,6 +99,10 @@ impl Lower<'_, '_, '_> {
     }
 
     fn stmt(&mut self, s: &Stmt) -> R<()> {
+        super::with_stack(|| self.stmt_inner(s))
+    }
+
+    fn stmt_inner(&mut self, s: &Stmt) -> R<()> {
         self.set_span(s.span);
         match &s.kind {
             StmtKind::Pass => Ok(()),
