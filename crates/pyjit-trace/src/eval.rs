@@ -1557,7 +1557,6 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 "dtype" => Ok(PyVal::DType(t.t.dtype())),
                 "ndim" => self.call_op("dim", vec![v.clone()], vec![], span),
                 "T" => self.call_op("t", vec![v.clone()], vec![], span),
-                "size" if false => unreachable!(),
                 _ => Ok(PyVal::Func(Rc::new(Callable::Method {
                     recv: v.clone(),
                     name: attr.to_string(),

@@ -19,6 +19,13 @@
 //! string arguments of a traced function cannot be guarded in the IR (guards compare ints, floats
 //! and bools), so a [`TracedFunction`] makes their values part of its cache key instead.
 //!
+//! Entry points: [`eval_function`] / [`eval_function_to`] / [`eval_function_limited`] (eager,
+//! `--mode eager`), [`trace_function`] / [`trace_function_to`] (one [`Trace`]: IR module, guards,
+//! TracerWarnings; `pyjit trace`), [`TracedFunction`] (guard-checked calls with re-tracing,
+//! `--mode trace`; [`TraceOptions::no_guards`] for `--no-guards`), [`check_trace`]
+//! (`--check-inputs`). Arguments and results are the interpreter's values
+//! ([`pyjit_interp::Value`]).
+//!
 //! [`rust_api`] traces Rust closures over a tensor handle with operator overloading into the
 //! same IR.
 //!
