@@ -10,7 +10,7 @@ use crate::format::{py_format, py_str};
 use crate::scalar;
 use crate::value::{Value, from_runtime, to_runtime};
 use pyjit_ir::{
-    CastOp, Const, EntityRef, FuncId, Function, IndexKind, Module, Op, OpKind, Region,
+    CastOp, Const, EntityRef, FuncId, Function, IndexKind, Module, Op, OpKind, Region, Type,
     Value as IrValue,
 };
 use pyjit_runtime::TensorIndex;
@@ -23,11 +23,16 @@ pub struct Config {
     /// The deepest chain of calls allowed; one more raises `RecursionError` (Python's default
     /// recursion limit is 1000).
     pub max_call_depth: usize,
+    /// Check every value an op produces against the op's result type (dtype, rank and dims of
+    /// refined tensor types included) and fail with an `InternalError` on a mismatch: how tests
+    /// prove that specialized IR only states facts that hold.
+    pub check_types: bool,
 }
 
 impl Default for Config {
     fn default() -> Config {
         Config {
+            check_types: false,
             max_call_depth: 1000,
         }
     }
@@ -109,6 +114,7 @@ impl<'m, 'o> Interpreter<'m, 'o> {
     fn run_function(&mut self, f: &Function, args: Vec<Value>) -> Res<Value> {
         let mut env: Vec<Option<Value>> = vec![None; f.values.len()];
         for (&p, a) in f.params().iter().zip(args) {
+            self.check_type(f, p, &a, f.span)?;
             env[p.index()] = Some(a);
         }
         match self.run_region(f, f.body, &mut env)? {
@@ -387,9 +393,34 @@ impl<'m, 'o> Interpreter<'m, 'o> {
             ));
         }
         for (&r, v) in data.results.iter().zip(results) {
+            // `undef()` is a placeholder of any type that is never read.
+            if data.kind != OpKind::Undef {
+                self.check_type(f, r, &v, span)?;
+            }
             env[r.index()] = Some(v);
         }
         Ok(None)
+    }
+
+    /// With [`Config::check_types`], fails unless `v` fits the IR type of `at`.
+    fn check_type(&self, f: &Function, at: IrValue, v: &Value, span: Span) -> Res<()> {
+        if !self.config.check_types {
+            return Ok(());
+        }
+        let ty = f.value_type(at);
+        // A loop-carried placeholder (`undef()` before an early return) is never read.
+        if v.has_type(ty)
+            || (matches!(v, Value::None) && !matches!(ty, Type::None | Type::Optional(_)))
+        {
+            return Ok(());
+        }
+        Err(internal(
+            format!(
+                "a {} does not fit its IR type {ty} (value {at})",
+                describe(v)
+            ),
+            span,
+        ))
     }
 
     /// Whether both operands of a float op are `int.to_float` casts: then a zero divisor is
@@ -434,7 +465,8 @@ impl<'m, 'o> Interpreter<'m, 'o> {
         let mut i: i64 = 0;
         while cond && i < max_trip {
             env[params[0].index()] = Some(Value::Int(i));
-            for (p, v) in params[1..].iter().zip(carried.drain(..)) {
+            for (&p, v) in params[1..].iter().zip(carried.drain(..)) {
+                self.check_type(f, p, &v, span)?;
                 env[p.index()] = Some(v);
             }
             match self.run_region(f, body, env)? {
@@ -497,4 +529,12 @@ fn norm_index(i: i64, len: usize) -> Option<usize> {
     let len = len as i64;
     let j = if i < 0 { i.checked_add(len)? } else { i };
     (0..len).contains(&j).then_some(j as usize)
+}
+
+/// A value's run-time type, for type-check failures.
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Tensor(t) => format!("Tensor[{}, {:?}]", t.dtype().name(), t.shape()),
+        other => other.type_name().to_string(),
+    }
 }

@@ -145,6 +145,7 @@ func @down(%n: int) -> int {  # d.py:1:1
         vec![Value::Int(5)],
         Config {
             max_call_depth: 100,
+            ..Config::default()
         },
     );
     let e = r.unwrap_err();
@@ -168,6 +169,7 @@ func @down(%n: int) -> int {  # d.py:1:1
         vec![Value::Int(0)],
         Config {
             max_call_depth: 20_000,
+            ..Config::default()
         },
     );
     assert_eq!(deep.unwrap_err().call_stack.len(), 20_000);
@@ -361,6 +363,40 @@ func @truediv(%a: int, %b: int) -> float {
             .to_string(),
         "ZeroDivisionError: division by zero"
     );
+}
+
+#[test]
+fn type_checking_catches_a_wrong_refinement() {
+    // A refined type that does not hold (the argument is float32, the IR claims int64) is
+    // reported when types are checked, and ignored otherwise.
+    let m = module(
+        r#"
+func @f(%x: Tensor[int64, 1]) -> Tensor[int64, 1] {
+  %0: int = const 1
+  %1: Tensor[int64, 1] = tensor.mul.Scalar(%x, %0)
+  return %1
+}
+func @g(%x: Tensor) -> Tensor[int64, 1] {
+  %0: int = const 1
+  %1: Tensor[int64, 1] = tensor.mul.Scalar(%x, %0)
+  return %1
+}
+"#,
+    );
+    let x = || Value::Tensor(Tensor::from_vec(vec![1.0f32], &[1]).unwrap());
+    let checked = Config {
+        check_types: true,
+        ..Config::default()
+    };
+    assert!(run(&m, "g", vec![x()]).is_ok());
+    let (r, _) = run_with(&m, "g", vec![x()], checked.clone());
+    let e = r.unwrap_err();
+    assert_eq!(e.kind, pyjit_interp::INTERNAL_ERROR);
+    assert!(e.message.contains("Tensor[float32, [1]]"), "{e}");
+    let (r, _) = run_with(&m, "f", vec![x()], checked.clone());
+    assert!(r.unwrap_err().message.contains("does not fit"));
+    let ints = Value::Tensor(Tensor::from_vec(vec![3i64], &[1]).unwrap());
+    assert!(run_with(&m, "f", vec![ints], checked).0.is_ok());
 }
 
 #[test]

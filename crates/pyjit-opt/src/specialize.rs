@@ -6,7 +6,8 @@
 //!
 //! - tensor ops: the runtime schema's [`infer`] rules (type promotion, reductions' rank, matmul
 //!   forms …), given each operand as a typed tensor, a compile-time constant (a `const` op, or a
-//!   `list.new`/`tuple.new` of constants) or a scalar of known kind;
+//!   `list.new`/`tuple.new` of constants) or a scalar of known kind — and only when every operand
+//!   is described so (one tensor of unknown rank leaves the result generic);
 //! - `if`: each result is the *join* (the facts both branches agree on) of the two yields; a
 //!   branch that ends in `raise` contributes nothing;
 //! - `loop`: carried values are iterated to a fixpoint (join of the initial values and what the
@@ -225,7 +226,12 @@ impl Specializer {
                     .iter()
                     .map(|&v| arg_info(f, &self.escaping, v))
                     .collect();
-                if let Ok(out) = infer(*id, &infos) {
+                // The schema's rules assume every operand is described; given an unknown one
+                // (a tensor of unknown rank, a list of unknown length) they may still answer,
+                // for the operands they do see. Such an answer is not a fact.
+                if infos.iter().all(is_described)
+                    && let Ok(out) = infer(*id, &infos)
+                {
                     for (&r, t) in data.results.iter().zip(out) {
                         if let Some(t) = type_of_info(&t) {
                             self.set(f, r, &t);
@@ -336,6 +342,14 @@ impl Specializer {
             f.set_value_type(p, d);
         }
     }
+}
+
+/// Whether an operand is described well enough for the schema's inference rules.
+fn is_described(a: &ArgInfo) -> bool {
+    !matches!(
+        a,
+        ArgInfo::Unknown | ArgInfo::IntList(None) | ArgInfo::TensorList(None)
+    )
 }
 
 /// What the schema's inference needs to know about an operand.

@@ -16,12 +16,12 @@ mod program;
 pub mod run;
 
 pub use program::{ArgKey, Backend, CallError, Options, Program, RunError, Signature, static_type};
-/// The runtime (tensors, `.npy`/`.npz` I/O), for tools built on the facade.
-pub use pyjit_runtime as runtime;
 /// The native backend (Cranelift listings for `pyjit compile --emit clif|asm`).
 pub use pyjit_codegen as codegen;
 pub use pyjit_interp::{InterpError, List, Value};
 /// The IR layer (printing, types), for tools built on the facade.
 pub use pyjit_ir as ir;
 pub use pyjit_ir::Type;
+/// The runtime (tensors, `.npy`/`.npz` I/O), for tools built on the facade.
+pub use pyjit_runtime as runtime;
 pub use pyjit_syntax::{Diagnostic, SourceFile, Span};

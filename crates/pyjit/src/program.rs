@@ -34,6 +34,10 @@ pub struct Options {
     pub backend: Backend,
     /// Interpreter settings (recursion limit).
     pub interp: Config,
+    /// Interpreter only: run the IR specialized for each call's [`Signature`] (cached like
+    /// native code) and check every value against its refined type — the soundness check of
+    /// specialization. Off by default: the oracle runs the generic IR.
+    pub specialize: bool,
 }
 
 /// The part of a call signature that specialization and the code cache are keyed by: for a
@@ -210,6 +214,8 @@ pub enum CallError {
     BadArguments(String),
     /// The chosen backend cannot run this call.
     Unsupported(String),
+    /// Specialization failed for this call's signature (a compiler bug).
+    Specialize(String),
     /// Native code generation failed for this call's signature (a compiler bug or a construct
     /// the native backend does not support yet); the message says which.
     Codegen(String),
@@ -227,6 +233,7 @@ impl fmt::Display for CallError {
             ),
             CallError::BadArguments(m) | CallError::Unsupported(m) => f.write_str(m),
             CallError::Codegen(m) => write!(f, "native code generation failed: {m}"),
+            CallError::Specialize(m) => write!(f, "specialization failed: {m}"),
             CallError::Run(e) => write!(f, "{e}"),
         }
     }
@@ -240,6 +247,10 @@ impl From<RunError> for CallError {
     }
 }
 
+/// What was made for each function and call signature, or why it could not be made (cached
+/// too, so a failure is reported rather than retried on every call).
+type SignatureCache<T> = Mutex<HashMap<(FuncId, Signature), Result<T, String>>>;
+
 /// A compiled source file: its verified generic IR and the source its spans point into.
 pub struct Program {
     source: Arc<SourceFile>,
@@ -250,7 +261,9 @@ pub struct Program {
     defaults: Vec<Vec<Option<Value>>>,
     /// The native code cache: one compiled specialization per function and call signature
     /// (Numba's dispatcher). A failed compilation is cached too, so it is reported, not retried.
-    native: Mutex<HashMap<(FuncId, Signature), Result<pyjit_codegen::NativeFunction, String>>>,
+    native: SignatureCache<pyjit_codegen::NativeFunction>,
+    /// Specialized IR per function and signature, for [`Options::specialize`].
+    specialized: SignatureCache<Arc<Module>>,
 }
 
 impl Program {
@@ -284,6 +297,7 @@ impl Program {
             options,
             defaults,
             native: Mutex::new(HashMap::new()),
+            specialized: Mutex::new(HashMap::new()),
         })
     }
 
@@ -409,6 +423,21 @@ impl Program {
             }
         }
         match self.options.backend {
+            Backend::Interp if self.options.specialize => {
+                let module = self.specialized_module(id, &args)?;
+                let config = Config {
+                    check_types: true,
+                    ..self.options.interp.clone()
+                };
+                Interpreter::new(&module, config, out)
+                    .call(id, args)
+                    .map_err(|error| {
+                        CallError::Run(RunError {
+                            error,
+                            source: self.source.clone(),
+                        })
+                    })
+            }
             Backend::Interp => {
                 let mut interp = Interpreter::new(&self.module, self.options.interp.clone(), out);
                 interp.call(id, args).map_err(|error| {
@@ -428,6 +457,29 @@ impl Program {
                 })
             }
         }
+    }
+
+    /// The module in which function `id` is specialized for the signature of `args`: from the
+    /// cache, or made now.
+    fn specialized_module(&self, id: FuncId, args: &[Value]) -> Result<Arc<Module>, CallError> {
+        let params = self.module.func(id).param_types();
+        let key = (id, Signature::of(args, &params));
+        let mut cache = self.specialized.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = cache.entry(key).or_insert_with(|| {
+            let types: Vec<Type> = args
+                .iter()
+                .zip(&params)
+                .map(|(a, t)| static_type(a, t))
+                .collect();
+            let spec =
+                pyjit_opt::specialize(&self.module, id, &types).map_err(|e| e.to_string())?;
+            let mut m = self.module.clone();
+            *m.func_mut(id) = spec;
+            pyjit_ir::verify_module(&m)
+                .map_err(|e| format!("specialized IR does not verify: {e:?}"))?;
+            Ok(Arc::new(m))
+        });
+        entry.clone().map_err(CallError::Specialize)
     }
 
     /// The machine code for calling `id` with `args`: from the cache, or specialized for their

@@ -138,6 +138,9 @@ pub fn run_program(program: &Program, req: &RunRequest, out: &mut dyn Write) -> 
             Diagnostic::error(format!("native code generation failed for {name}(): {m}"))
                 .with_note("`--backend interp` runs the program on the reference interpreter"),
         ]),
+        Err(e @ CallError::Specialize(_)) => {
+            RunOutcome::CompileError(vec![Diagnostic::error(format!("{name}(): {e}"))])
+        }
         Err(e) => RunOutcome::Usage(e.to_string()),
     }
 }

@@ -272,13 +272,14 @@ fn run_case(
 }
 
 /// Compiles program `name` for `backend`; the error is the first diagnostic, for the report.
-fn compile(dir: &Path, name: &str, backend: Backend) -> Result<Program, String> {
+fn compile(dir: &Path, name: &str, backend: Backend, specialize: bool) -> Result<Program, String> {
     let text = std::fs::read_to_string(dir.join(format!("{name}.py")))
         .map_err(|e| format!("cannot read program: {e}"))?;
     // The name diagnostics show: the path from the repository root.
     let source = SourceFile::new(format!("tests/programs/{name}.py"), text);
     let options = Options {
         backend,
+        specialize,
         ..Options::default()
     };
     Program::compile_with(source, options).map_err(|d| {
@@ -318,15 +319,22 @@ fn case_dirs(cases: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn corpus_runs_on_the_interpreter() {
-    run_corpus(Backend::Interp);
+    run_corpus(Backend::Interp, false);
 }
 
 #[test]
 fn corpus_runs_natively() {
-    run_corpus(Backend::Native);
+    run_corpus(Backend::Native, false);
 }
 
-fn run_corpus(backend: Backend) {
+/// The interpreter on IR specialized per call signature, checking every value against its
+/// refined type: specialization only states facts that hold, and changes no result.
+#[test]
+fn corpus_runs_on_specialized_ir() {
+    run_corpus(Backend::Interp, true);
+}
+
+fn run_corpus(backend: Backend, specialize: bool) {
     let dir = corpus_dir();
     let mut programs: Vec<String> = std::fs::read_dir(&dir)
         .expect("tests/programs exists")
@@ -361,7 +369,7 @@ fn run_corpus(backend: Backend) {
                         let cases = case_dirs(&dir.join(format!("{name}.cases")));
                         // One compilation per program, as `pyjit run` would do per process;
                         // the cases then share the native code cache.
-                        let program = compile(&dir, name, backend);
+                        let program = compile(&dir, name, backend, specialize);
                         let res = cases
                             .iter()
                             .enumerate()
@@ -425,9 +433,14 @@ fn run_corpus(backend: Backend) {
     }
     let _ = writeln!(
         report,
-        "corpus on --backend {}: {prog_pass}/{} programs pass, {case_pass}/{case_total} cases pass \
+        "corpus on --backend {}{}: {prog_pass}/{} programs pass, {case_pass}/{case_total} cases pass \
          ({} programs listed as known failures; {msg_differs} error cases of the right class with different wording)",
         backend.name(),
+        if specialize {
+            " (specialized IR, types checked)"
+        } else {
+            ""
+        },
         programs.len(),
         known.len()
     );
