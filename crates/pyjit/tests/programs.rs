@@ -12,7 +12,9 @@
 //! - errors: the run must end in a run-time error (exit status 2) of the same Python class; when
 //!   the program raised it itself (`raise`/`assert`) the message must match exactly too (for
 //!   runtime errors pyjit's wording may differ; mismatches are counted but not failures);
-//! - stdout: exactly `stdout.txt` (empty when absent).
+//! - stdout: exactly `stdout.txt` (empty when absent);
+//! - the printed result (what `pyjit run` prints without `-o`): exactly `result.txt`, for results
+//!   without floating-point values from torch programs.
 //!
 //! Every failure of every case is reported at once. Programs that cannot pass yet are listed in
 //! `tests/programs_known_failures.txt` with the reason; a listed program that passes fails the
@@ -236,6 +238,22 @@ fn run_case(
                 Ok(w) => w,
                 Err(e) => return fail(format!("cannot read expected.npz: {e}")),
             };
+            // What `pyjit run` prints without `-o`: str(result) as Python prints it. Compared
+            // only for results without floats (whose last-bit noise changes PyTorch's choice of
+            // format for the whole tensor) from torch programs (NumPy prints arrays its own way).
+            let exact = want.iter().all(|(_, t)| !t.dtype().is_float());
+            let numpy = case_dir.to_string_lossy().contains("/np_");
+            if exact
+                && !numpy
+                && let Ok(want) = std::fs::read_to_string(case_dir.join("result.txt"))
+            {
+                let got = output::display(value);
+                if got != want.trim_end_matches('\n') {
+                    problems.push(format!(
+                        "printed result differs:\n--- got\n{got}\n--- expected\n{want}---"
+                    ));
+                }
+            }
             // Through the file, as `pyjit run -o out.npz` writes it.
             match write_and_read_back(value, ty) {
                 Err(e) => problems.push(format!("cannot write the result as .npz: {e}")),
