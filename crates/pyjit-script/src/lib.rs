@@ -198,7 +198,8 @@ fn signature(
                             all.len()
                         ))
                         .with_primary(tc.span, "type comment")
-                        .with_secondary(def.name.span, "function defined here"),
+                        .with_secondary(def.name.span, "function defined here")
+                        .with_help("list one type per parameter: `# type: (T1, T2) -> R`"),
                     );
                     return None;
                 }

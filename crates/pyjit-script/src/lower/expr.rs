@@ -422,7 +422,12 @@ impl Lower<'_, '_, '_> {
             Ty::Int => Ok(v.v),
             other => Err(self.with_param_help(
                 Diagnostic::error(format!("{what} must be an `int`, found `{other}`"))
-                    .with_primary(e.span, format!("this is `{other}`")),
+                    .with_primary(e.span, format!("this is `{other}`"))
+                    .with_help(match other {
+                        Ty::Float | Ty::Bool => "convert it with `int(...)`",
+                        Ty::Tensor => "convert a one-element tensor with `int(...)`",
+                        _ => "use an integer expression",
+                    }),
                 e,
                 &other,
                 "int",
@@ -1016,6 +1021,12 @@ impl Lower<'_, '_, '_> {
                 r.ty
             ))
             .with_primary(span, format!("`{}` {} `{}`", l.ty, op.symbol(), r.ty))
+            .with_help(match (&l.ty, &r.ty) {
+                (Ty::List(_), _) | (_, Ty::List(_)) => {
+                    "lists only support `+` with a list of the same type; for element-wise arithmetic use a tensor (`torch.tensor(xs)`)"
+                }
+                _ => "operands must be numbers (int, float, bool) or tensors",
+            })
         };
         // `a + b` on lists: a fresh list with the elements of both.
         if op == BinOp::Add
@@ -1210,7 +1221,8 @@ impl Lower<'_, '_, '_> {
             ))
             .with_primary(span, "conditional expression")
             .with_secondary(body.span, format!("`{}`", a.ty))
-            .with_secondary(orelse.span, format!("`{}`", b.ty)));
+            .with_secondary(orelse.span, format!("`{}`", b.ty))
+            .with_help("both branches must give values of one type (or a value and `None`)"));
         };
         self.b.position_at_end(then_r);
         let av = self.try_coerce(&a, &t);
@@ -1434,9 +1446,12 @@ impl Lower<'_, '_, '_> {
                     func.span,
                     "not a function of this file, a builtin or an imported name",
                 );
-                if let Some(s) = self.suggest_name(n) {
-                    d = d.with_help(format!("did you mean `{s}`?"));
-                }
+                d = match self.suggest_name(n) {
+                    Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                    None => d.with_help(format!(
+                        "define `{n}` in this file, or use an op of `torch`, `F`, `math` or `np`"
+                    )),
+                };
                 Err(d)
             }
             ExprKind::Name(n) if matches!(self.st.vars.get(n), Some(Binding::Undef { reason, .. }) if reason == super::POISONED) => {
@@ -1483,7 +1498,8 @@ impl Lower<'_, '_, '_> {
                 args.len()
             ))
             .with_primary(args[positional.len()].span, "unexpected argument")
-            .with_secondary(sig.name_span, "function defined here"));
+            .with_secondary(sig.name_span, "function defined here")
+            .with_help("remove the extra arguments, or add parameters to the function"));
         }
         for (a, &slot) in args.iter().zip(&positional) {
             let hint = sig.params[slot].ty.clone();
@@ -1526,12 +1542,17 @@ impl Lower<'_, '_, '_> {
                         Ok(v) => v,
                         Err(mut d) => {
                             d = d.with_secondary(p.span, "parameter declared here");
-                            if !p.annotated {
-                                d = d.with_help(format!(
+                            d = if !p.annotated {
+                                d.with_help(format!(
                                     "parameter `{}` has no annotation, so it is a Tensor; annotate it?",
                                     p.name
-                                ));
-                            }
+                                ))
+                            } else {
+                                d.with_help(format!(
+                                    "pass a `{}` (convert with `int(...)`/`float(...)`, or `torch.tensor(...)` for a tensor), or change the annotation of `{}`",
+                                    p.ty, p.name
+                                ))
+                            };
                             return Err(d);
                         }
                     }
@@ -1553,7 +1574,11 @@ impl Lower<'_, '_, '_> {
                             sig.name, p.name
                         ))
                         .with_primary(e.span, format!("missing `{}`", p.name))
-                        .with_secondary(p.span, "parameter declared here"));
+                        .with_secondary(p.span, "parameter declared here")
+                        .with_help(format!(
+                            "pass `{}`, or give the parameter a default value",
+                            p.name
+                        )));
                     }
                 },
             };
@@ -1629,7 +1654,8 @@ impl Lower<'_, '_, '_> {
         if let Some(k) = kws.first() {
             return Err(
                 Diagnostic::error(format!("`{n}` takes no keyword arguments"))
-                    .with_primary(k.span, "keyword argument"),
+                    .with_primary(k.span, "keyword argument")
+                    .with_help(format!("pass the arguments by position: `{n}(...)`")),
             );
         }
         let vals = args.iter().map(|a| self.expr(a)).collect::<R<Vec<_>>>()?;

@@ -119,7 +119,8 @@ impl Lower<'_, '_, '_> {
                 if self.loop_depth == 0 {
                     let kw = if is_break { "break" } else { "continue" };
                     return Err(Diagnostic::error(format!("`{kw}` outside a loop"))
-                        .with_primary(s.span, format!("`{kw}` must be inside `for` or `while`")));
+                        .with_primary(s.span, format!("`{kw}` must be inside `for` or `while`"))
+                        .with_help("use `return` to leave the function early"));
                 }
                 if is_break {
                     self.st.brk = Flag::On;
@@ -200,9 +201,16 @@ impl Lower<'_, '_, '_> {
             }
             Some(rt) => {
                 let at = v.map(|e| e.span).unwrap_or(span);
-                let cv = self.coerce(val, &rt, at, |got, want| {
-                    format!("return value has type `{got}`, but the function returns `{want}`")
-                })?;
+                let got_ty = val.ty.clone();
+                let cv = self
+                    .coerce(val, &rt, at, |got, want| {
+                        format!("return value has type `{got}`, but the function returns `{want}`")
+                    })
+                    .map_err(|d| {
+                        d.with_help(format!(
+                            "return a `{rt}`, or change the return annotation to `-> {got_ty}`"
+                        ))
+                    })?;
                 self.st.retv = Some(cv);
             }
         }
@@ -305,7 +313,8 @@ impl Lower<'_, '_, '_> {
                         items.len()
                     ))
                     .with_primary(t.span, format!("{} targets", items.len()))
-                    .with_secondary(vspan, format!("`{}`", val.ty)));
+                    .with_secondary(vspan, format!("`{}`", val.ty))
+                    .with_help(format!("unpack into exactly {} targets", ts.len())));
                 }
                 let ts = ts.clone();
                 for (i, (item, ty)) in items.iter().zip(ts).enumerate() {

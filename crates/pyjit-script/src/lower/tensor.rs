@@ -180,7 +180,24 @@ impl Lower<'_, '_, '_> {
         }
         let (id, bound) = match rs::resolve(name, positional, keywords) {
             Ok(r) => r,
-            Err(e) => return Err(bind_error(e, what, span)),
+            Err(e) => {
+                let with_sigs = !matches!(
+                    e,
+                    BindError::NoMatchingOverload { .. } | BindError::UnknownOp(_)
+                );
+                let mut d = bind_error(e, what, span);
+                if with_sigs {
+                    let sigs: Vec<String> = rs::overloads(name)
+                        .map(|(_, s)| format!("  {}", s.signature))
+                        .collect();
+                    d = d.with_note(format!(
+                        "signature{}:\n{}",
+                        if sigs.len() == 1 { "" } else { "s" },
+                        sigs.join("\n")
+                    ));
+                }
+                return Err(d);
+            }
         };
         let schema = rs::schema(id);
         let mut operands = Vec::with_capacity(bound.len());
@@ -957,7 +974,8 @@ impl Lower<'_, '_, '_> {
                     "append" => {
                         let [a] = args else {
                             return Err(Diagnostic::error("`append` takes exactly one argument")
-                                .with_primary(e.span, "wrong number of arguments"));
+                                .with_primary(e.span, "wrong number of arguments")
+                                .with_help("append one element per call, or add a list with `extend`"));
                         };
                         let v = self.expr_hint(a, Some(&elem))?;
                         let v = self
@@ -1056,6 +1074,13 @@ impl Lower<'_, '_, '_> {
                         d = d.with_help(format!(
                             "`{name}` exists as a function: `torch.{name}(x, ...)`"
                         ));
+                    } else if let Some(best) = rs::all()
+                        .filter(|(_, s)| s.spelling.method)
+                        .map(|(_, s)| s.name.clone())
+                        .filter(|n| super::expr::edit_distance(name, n) <= 2)
+                        .min_by_key(|n| super::expr::edit_distance(name, n))
+                    {
+                        d = d.with_help(format!("did you mean `{best}`?"));
                     }
                     return Err(d);
                 }
