@@ -450,17 +450,17 @@ impl Lower<'_, '_, '_> {
                         let i = self.expect_int(i, index, "list index")?;
                         let cur = self.b.list_get(b.v, i);
                         let rhs = self.expr(value)?;
-                        let r = self.binop(
-                            op,
-                            Val {
-                                v: cur,
-                                ty: elem.clone(),
-                            },
-                            rhs,
-                            target.span,
-                            value.span,
-                            span,
-                        )?;
+                        let cur = Val {
+                            v: cur,
+                            ty: elem.clone(),
+                        };
+                        // A tensor element is updated in place (`xs[i] += t` calls `__iadd__`),
+                        // so other references to it see the change.
+                        let r = if elem == Ty::Tensor {
+                            self.tensor_inplace(op, cur, rhs, span)?
+                        } else {
+                            self.binop(op, cur, rhs, target.span, value.span, span)?
+                        };
                         let r = self.coerce(r, &elem, span, |got, want| {
                             format!("list element has type `{want}`, but the result is `{got}`")
                         })?;
