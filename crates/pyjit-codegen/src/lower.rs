@@ -403,7 +403,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
             },
             OpKind::IntBin(o) => {
                 let (a, b) = (arg(self, 0)?, arg(self, 1)?);
-                vec![self.int_bin(*o, a, b, span)?]
+                let divisor = self.const_int(operands[1]);
+                vec![self.int_bin(*o, a, b, divisor, span)?]
             }
             OpKind::IntUn(o) => {
                 let a = arg(self, 0)?;
@@ -773,7 +774,22 @@ impl<'a, 'b> Lowering<'a, 'b> {
         Ok(self.b.block_params(exit_b).to_vec())
     }
 
-    fn int_bin(&mut self, o: IntBinOp, a: ir::Value, b: ir::Value, span: Span) -> Res<ir::Value> {
+    /// The value of an `int` constant op, if `v` is one.
+    fn const_int(&self, v: IrValue) -> Option<i64> {
+        match &self.f.op(self.f.defining_op(v)?).kind {
+            OpKind::Const(Const::Int(i)) => Some(*i),
+            _ => None,
+        }
+    }
+
+    fn int_bin(
+        &mut self,
+        o: IntBinOp,
+        a: ir::Value,
+        b: ir::Value,
+        divisor: Option<i64>,
+        span: Span,
+    ) -> Res<ir::Value> {
         Ok(match o {
             IntBinOp::Add => self.ins().iadd(a, b),
             IntBinOp::Sub => self.ins().isub(a, b),
@@ -781,6 +797,31 @@ impl<'a, 'b> Lowering<'a, 'b> {
             IntBinOp::BitAnd => self.ins().band(a, b),
             IntBinOp::BitOr => self.ins().bor(a, b),
             IntBinOp::BitXor => self.ins().bxor(a, b),
+            IntBinOp::FloorDiv | IntBinOp::Mod if divisor.is_some_and(|d| d > 0) => {
+                // A positive constant divisor needs no zero or overflow check; a power of two
+                // is a shift or a mask (both round toward −∞ in two's complement).
+                let d = divisor.unwrap_or(1);
+                if d.count_ones() == 1 {
+                    let k = d.trailing_zeros() as i64;
+                    if o == IntBinOp::FloorDiv {
+                        self.ins().sshr_imm_u(a, k)
+                    } else {
+                        self.ins().band_imm_u(a, d - 1)
+                    }
+                } else {
+                    let q0 = self.ins().sdiv(a, b);
+                    let r0 = self.ins().srem(a, b);
+                    // With d > 0, the remainder needs fixing exactly when it is negative.
+                    let neg = self.ins().icmp_imm_s(IntCC::SignedLessThan, r0, 0);
+                    if o == IntBinOp::FloorDiv {
+                        let adj = self.ins().uextend(types::I64, neg);
+                        self.ins().isub(q0, adj)
+                    } else {
+                        let rb = self.ins().iadd(r0, b);
+                        self.ins().select(neg, rb, r0)
+                    }
+                }
+            }
             IntBinOp::FloorDiv | IntBinOp::Mod => {
                 let zero = self.ins().icmp_imm_s(IntCC::Equal, b, 0);
                 self.raise_if(
