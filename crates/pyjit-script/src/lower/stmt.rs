@@ -439,10 +439,12 @@ impl Lower<'_, '_, '_> {
                 let b = self.expr(base)?;
                 match b.ty {
                     Ty::Tensor => {
-                        let view = self.tensor_index(b, index, target.span)?;
+                        // Python: getitem, in-place op, setitem. The setitem (`index_put_`)
+                        // matters when the subscript copies (masks, index tensors).
+                        let (view, idx) = self.tensor_index_keep(b.clone(), index, target.span)?;
                         let rhs = self.expr(value)?;
-                        self.tensor_inplace(op, view, rhs, span)?;
-                        Ok(())
+                        let r = self.tensor_inplace(op, view, rhs, span)?;
+                        self.tensor_put(b, idx, r, span)
                     }
                     Ty::List(ref elem) => {
                         let elem = (**elem).clone();

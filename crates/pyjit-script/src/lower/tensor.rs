@@ -686,6 +686,34 @@ impl Lower<'_, '_, '_> {
         Ok(out)
     }
 
+    /// `base[index]`, also returning the encoded subscript for a later `index_put_`.
+    pub fn tensor_index_keep(&mut self, base: Val, index: &Expr, span: Span) -> R<(Val, Value)> {
+        let items = self.index_items(index)?;
+        self.set_span(span);
+        let idx = self.encode_indices(items);
+        let v = self.schema_call(
+            "index",
+            vec![SArg::V(base), SArg::Indices(idx)],
+            vec![],
+            "indexing",
+            span,
+        )?;
+        Ok((v, idx))
+    }
+
+    /// `base[idx] = v` with an already encoded subscript.
+    pub fn tensor_put(&mut self, base: Val, idx: Value, v: Val, span: Span) -> R<()> {
+        self.set_span(span);
+        self.schema_call(
+            "index_put_",
+            vec![SArg::V(base), SArg::Indices(idx), SArg::V(v)],
+            vec![],
+            "index assignment",
+            span,
+        )?;
+        Ok(())
+    }
+
     pub fn tensor_index(&mut self, base: Val, index: &Expr, span: Span) -> R<Val> {
         let items = self.index_items(index)?;
         self.set_span(span);
