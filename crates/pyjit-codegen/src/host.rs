@@ -185,7 +185,10 @@ fn run_op(
     span: Span,
 ) -> Result<Vec<Value>, InterpError> {
     let err = |class: &str, msg: &str| InterpError::new(class, msg, span);
-    let int = |v: &Value| v.as_int().ok_or_else(|| err(pyjit_interp::INTERNAL_ERROR, "expected an int"));
+    let int = |v: &Value| {
+        v.as_int()
+            .ok_or_else(|| err(pyjit_interp::INTERNAL_ERROR, "expected an int"))
+    };
     let list = |v: &Value| match v {
         Value::List(l) => Ok(l.clone()),
         _ => Err(err(pyjit_interp::INTERNAL_ERROR, "list op on a non-list")),
@@ -217,7 +220,10 @@ fn run_op(
                 let bound = |v: Value| match v {
                     Value::None => Ok(None),
                     Value::Int(i) => Ok(Some(i)),
-                    _ => Err(err(pyjit_interp::INTERNAL_ERROR, "slice bound is not an int")),
+                    _ => Err(err(
+                        pyjit_interp::INTERNAL_ERROR,
+                        "slice bound is not an int",
+                    )),
                 };
                 let step = int(&arg(2)?)?;
                 if step == 0 {
@@ -231,12 +237,11 @@ fn run_op(
             }
             IndexKind::None => TensorIndex::None,
             IndexKind::Ellipsis => TensorIndex::Ellipsis,
-            IndexKind::Tensor => TensorIndex::Tensor(
-                arg(0)?
-                    .as_tensor()
-                    .cloned()
-                    .ok_or_else(|| err(pyjit_interp::INTERNAL_ERROR, "index.tensor of a non-tensor"))?,
-            ),
+            IndexKind::Tensor => {
+                TensorIndex::Tensor(arg(0)?.as_tensor().cloned().ok_or_else(|| {
+                    err(pyjit_interp::INTERNAL_ERROR, "index.tensor of a non-tensor")
+                })?)
+            }
         })],
         OpKind::ListNew => vec![Value::list(args)],
         OpKind::ListGet => {
@@ -259,7 +264,9 @@ fn run_op(
         }
         OpKind::ListLen => vec![Value::Int(list(&arg(0)?)?.len() as i64)],
         OpKind::StrOf(spec) => {
-            vec![Value::str(py_format(&arg(0)?, spec).map_err(|m| err("ValueError", &m))?)]
+            vec![Value::str(
+                py_format(&arg(0)?, spec).map_err(|m| err("ValueError", &m))?,
+            )]
         }
         OpKind::StrConcat => vec![Value::str(args.iter().map(py_str).collect::<String>())],
         OpKind::Print => {
@@ -338,7 +345,13 @@ fn math_fn(code: i64) -> MathFn {
 }
 
 /// `math.*` functions with a float result.
-pub(crate) extern "C" fn pjn_math_f(ctx: *mut Ctx<'_>, site: u64, code: i64, x: f64, y: f64) -> f64 {
+pub(crate) extern "C" fn pjn_math_f(
+    ctx: *mut Ctx<'_>,
+    site: u64,
+    code: i64,
+    x: f64,
+    y: f64,
+) -> f64 {
     scalar(ctx, site, || crate::pyops::math_float(math_fn(code), x, y))
 }
 

@@ -127,9 +127,9 @@ fn write_slots(v: &Value, ty: &Type, out: &mut Vec<u64>) -> Result<(), String> {
         (Type::None, Value::None) => {}
         (Type::DType, Value::DType(d)) => out.push(d.code() as u64),
         (Type::Tensor(_), Value::Tensor(t)) => out.push(abi::handle_from_tensor(t.clone()) as u64),
-        (Type::Str, Value::Str(_)) | (Type::List(_), Value::List(_)) | (Type::Index, Value::Index(_)) => {
-            out.push(new_obj(v.clone()))
-        }
+        (Type::Str, Value::Str(_))
+        | (Type::List(_), Value::List(_))
+        | (Type::Index, Value::Index(_)) => out.push(new_obj(v.clone())),
         (Type::Tuple(ts), Value::Tuple(items)) => {
             if ts.len() != items.len() {
                 return Err(mismatch());

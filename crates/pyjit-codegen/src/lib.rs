@@ -147,7 +147,10 @@ type Trampoline = unsafe extern "C" fn(*mut Ctx<'static>, *const u64, *mut u64);
 
 impl NativeModule {
     /// Compiles every function of `module` (verified first).
-    pub fn compile(module: &pyjit_ir::Module, options: &Options) -> Result<NativeModule, CodegenError> {
+    pub fn compile(
+        module: &pyjit_ir::Module,
+        options: &Options,
+    ) -> Result<NativeModule, CodegenError> {
         let t0 = Instant::now();
         pyjit_ir::verify_module(module).map_err(|errs| {
             CodegenError::Verify(
@@ -179,7 +182,11 @@ impl NativeModule {
                 OptLevel::Speed => "speed",
             },
         )?;
-        set(&mut flags, "enable_verifier", if options.verify { "true" } else { "false" })?;
+        set(
+            &mut flags,
+            "enable_verifier",
+            if options.verify { "true" } else { "false" },
+        )?;
         // Tuple returns can exceed the return registers.
         set(&mut flags, "enable_multi_ret_implicit_sret", "true")?;
         let isa = cranelift_native::builder()
@@ -198,7 +205,11 @@ impl NativeModule {
             let mut sig = jit.make_signature();
             sig.params.extend(params.into_iter().map(AbiParam::new));
             sig.returns.extend(rets.into_iter().map(AbiParam::new));
-            host_ids.insert(name, jit.declare_function(name, Linkage::Import, &sig).map_err(cl)?);
+            host_ids.insert(
+                name,
+                jit.declare_function(name, Linkage::Import, &sig)
+                    .map_err(cl)?,
+            );
         }
         let mut ids = Vec::new();
         for (id, f) in module.funcs.iter() {
@@ -237,9 +248,8 @@ impl NativeModule {
             times.lower += t.elapsed();
             let t = Instant::now();
             ctx.set_disasm(options.keep_asm);
-            jit.define_function(ids[id.index()], &mut ctx).map_err(|e| {
-                CodegenError::Cranelift(format!("{}: {e:?}", f.name))
-            })?;
+            jit.define_function(ids[id.index()], &mut ctx)
+                .map_err(|e| CodegenError::Cranelift(format!("{}: {e:?}", f.name)))?;
             if options.keep_asm
                 && let Some(code) = ctx.compiled_code()
                 && let Some(v) = &code.vcode
@@ -368,7 +378,11 @@ impl NativeFunction {
     }
 
     /// Calls the function with `print` output going to `out`.
-    pub fn call_with_output(&self, args: &[Value], out: &mut dyn Write) -> Result<Value, InterpError> {
+    pub fn call_with_output(
+        &self,
+        args: &[Value],
+        out: &mut dyn Write,
+    ) -> Result<Value, InterpError> {
         let entry = &self.inner.funcs[self.index];
         let bad = |m: String| {
             let mut e = InterpError::new("TypeError", m, pyjit_syntax::Span::DUMMY);
@@ -444,7 +458,11 @@ fn build_trampoline(
         sig.params.push(AbiParam::new(types::I64));
     }
     let tid = jit
-        .declare_function(&format!("pyjit_f{}_entry", id.as_u32()), Linkage::Local, &sig)
+        .declare_function(
+            &format!("pyjit_f{}_entry", id.as_u32()),
+            Linkage::Local,
+            &sig,
+        )
         .map_err(|e| CodegenError::Cranelift(format!("{e:?}")))?;
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(1, id.as_u32());
@@ -459,7 +477,10 @@ fn build_trampoline(
         let mut call_args = vec![c];
         let kinds: Vec<Slot> = f.param_types().iter().flat_map(slots_of).collect();
         for (i, &k) in kinds.iter().enumerate() {
-            call_args.push(b.ins().load(lower::clif_type(k), flags, args, (i * 8) as i32));
+            call_args.push(
+                b.ins()
+                    .load(lower::clif_type(k), flags, args, (i * 8) as i32),
+            );
         }
         let r = jit.declare_func_in_func(inner, b.func);
         let inst = b.ins().call(r, &call_args);

@@ -14,9 +14,9 @@
 //!   fresh references. The set of references owned at each point is known statically (the
 //!   `frames` stack), so every error path releases exactly what is live and nothing leaks.
 
+use crate::CodegenError;
 use crate::host::{self, Site, SiteKind};
 use crate::layout::{Slot, has_refs, slots_of};
-use crate::CodegenError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
     self, AbiParam, BlockArg, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, types,
@@ -25,8 +25,8 @@ use cranelift_frontend::FunctionBuilder;
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId as ClFuncId, Module as _};
 use pyjit_ir::{
-    BoolBinOp, CastOp, CmpOp, Const, EntityRef, FloatBinOp, FloatUnOp, IntBinOp, IntUnOp, MathFn, Op,
-    OpKind, Region, Type, Value as IrValue, ValueDef,
+    BoolBinOp, CastOp, CmpOp, Const, EntityRef, FloatBinOp, FloatUnOp, IntBinOp, IntUnOp, MathFn,
+    Op, OpKind, Region, Type, Value as IrValue, ValueDef,
 };
 use pyjit_syntax::Span;
 use std::collections::{HashMap, HashSet};
@@ -232,14 +232,22 @@ impl<'a, 'b> Lowering<'a, 'b> {
             self.release_value(v)?;
         }
         self.leave_depth();
-        let zeros: Vec<ir::Value> = self.ret_slots.clone().into_iter().map(|s| self.zero(s)).collect();
+        let zeros: Vec<ir::Value> = self
+            .ret_slots
+            .clone()
+            .into_iter()
+            .map(|s| self.zero(s))
+            .collect();
         self.b.ins().return_(&zeros);
         Ok(())
     }
 
     fn leave_depth(&mut self) {
         let flags = MemFlagsData::trusted();
-        let d = self.b.ins().load(types::I64, flags, self.ctx, host::OFFSET_DEPTH);
+        let d = self
+            .b
+            .ins()
+            .load(types::I64, flags, self.ctx, host::OFFSET_DEPTH);
         let d1 = self.b.ins().iadd_imm_s(d, -1);
         self.b.ins().store(flags, d1, self.ctx, host::OFFSET_DEPTH);
     }
@@ -260,10 +268,12 @@ impl<'a, 'b> Lowering<'a, 'b> {
 
     /// After a fallible call: propagate a recorded error (noting the call site for calls).
     fn check_failed(&mut self, call_site: Option<ir::Value>) -> Res<()> {
-        let flag = self
-            .b
-            .ins()
-            .load(types::I8, MemFlagsData::trusted(), self.ctx, host::OFFSET_FAILED);
+        let flag = self.b.ins().load(
+            types::I8,
+            MemFlagsData::trusted(),
+            self.ctx,
+            host::OFFSET_FAILED,
+        );
         let ctx = self.ctx;
         self.fail_if(flag, |s| {
             if let Some(site) = call_site {
@@ -367,10 +377,16 @@ impl<'a, 'b> Lowering<'a, 'b> {
     /// does) instead of overflowing the native stack.
     fn enter_depth(&mut self) -> Res<()> {
         let flags = MemFlagsData::trusted();
-        let d = self.b.ins().load(types::I64, flags, self.ctx, host::OFFSET_DEPTH);
+        let d = self
+            .b
+            .ins()
+            .load(types::I64, flags, self.ctx, host::OFFSET_DEPTH);
         let d1 = self.b.ins().iadd_imm_s(d, 1);
         self.b.ins().store(flags, d1, self.ctx, host::OFFSET_DEPTH);
-        let max = self.b.ins().load(types::I64, flags, self.ctx, host::OFFSET_MAX_DEPTH);
+        let max = self
+            .b
+            .ins()
+            .load(types::I64, flags, self.ctx, host::OFFSET_MAX_DEPTH);
         let over = self.b.ins().icmp(IntCC::UnsignedGreaterThan, d1, max);
         self.raise_if(
             over,
@@ -591,8 +607,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
             }
             OpKind::If => {
                 let c = arg(self, 0)?;
-                let (then_b, else_b, merge) =
-                    (self.b.create_block(), self.b.create_block(), self.b.create_block());
+                let (then_b, else_b, merge) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
                 let res_slots: Vec<Slot> =
                     results.iter().flat_map(|&r| slots_of(self.ty(r))).collect();
                 for &s in &res_slots {
@@ -613,7 +632,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
                     args.extend(self.consume(v, k, op)?);
                 }
                 self.end_of_op(k)?;
-                let bargs = |vs: &[ir::Value]| vs.iter().map(|&v| BlockArg::Value(v)).collect::<Vec<_>>();
+                let bargs =
+                    |vs: &[ir::Value]| vs.iter().map(|&v| BlockArg::Value(v)).collect::<Vec<_>>();
                 match exit {
                     Exit::IfMerge(merge) => {
                         self.b.ins().jump(merge, &bargs(&args));
@@ -756,7 +776,9 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let go = self.b.ins().band(c_h, lt);
         let mut ba = vec![i_h];
         ba.extend(rest.iter().copied());
-        self.b.ins().brif(go, body_b, &bargs(&ba), exit_b, &bargs(&rest));
+        self.b
+            .ins()
+            .brif(go, body_b, &bargs(&ba), exit_b, &bargs(&rest));
 
         self.b.switch_to_block(body_b);
         let params = self.f.region_params(body).to_vec();
@@ -861,7 +883,9 @@ impl<'a, 'b> Lowering<'a, 'b> {
             IntBinOp::Shl | IntBinOp::Shr => {
                 let neg = self.ins().icmp_imm_s(IntCC::SignedLessThan, b, 0);
                 self.raise_if(neg, "ValueError", "negative shift count", span)?;
-                let big = self.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, b, 64);
+                let big = self
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, b, 64);
                 if o == IntBinOp::Shl {
                     let sh = self.ins().ishl(a, b);
                     let z = self.ins().iconst(types::I64, 0);
@@ -1000,7 +1024,9 @@ fn liveness(f: &pyjit_ir::Function) -> (HashMap<IrValue, u32>, HashSet<(Op, IrVa
             while f.op(cur).parent != Some(dr) && guard < 100_000 {
                 guard += 1;
                 let Some(r) = f.op(cur).parent else { break };
-                let Some(owner) = f.regions[r].parent else { break };
+                let Some(owner) = f.regions[r].parent else {
+                    break;
+                };
                 cur = owner;
                 nested.insert((cur, v));
             }

@@ -172,7 +172,11 @@ pub(crate) fn math_float(m: MathFn, x: f64, y: f64) -> Result<f64, PyErr> {
             if !(-1.0..=1.0).contains(&x) && !x.is_nan() {
                 return Err(domain());
             }
-            if m == MathFn::Asin { x.asin() } else { x.acos() }
+            if m == MathFn::Asin {
+                x.asin()
+            } else {
+                x.acos()
+            }
         }
         MathFn::Atan => x.atan(),
         MathFn::Sinh => checked(x, x.sinh())?,
@@ -203,7 +207,12 @@ pub(crate) fn math_float(m: MathFn, x: f64, y: f64) -> Result<f64, PyErr> {
         }
         MathFn::Copysign => x.copysign(y),
         // Int and bool results are lowered elsewhere; reaching here is a codegen bug.
-        _ => return Err(err("InternalError", "math function with a non-float result")),
+        _ => {
+            return Err(err(
+                "InternalError",
+                "math function with a non-float result",
+            ));
+        }
     })
 }
 
@@ -234,6 +243,9 @@ mod tests {
         assert_eq!(int_pow(2, 64).unwrap(), 0);
         assert_eq!(math_int(MathFn::Round, 2.5).unwrap(), 2);
         assert_eq!(math_int(MathFn::Floor, -0.5).unwrap(), -1);
-        assert_eq!(math_float(MathFn::Sqrt, -1.0, 0.0).unwrap_err().1, "math domain error");
+        assert_eq!(
+            math_float(MathFn::Sqrt, -1.0, 0.0).unwrap_err().1,
+            "math domain error"
+        );
     }
 }

@@ -43,26 +43,45 @@ fn parse_arg(text: &str, ty: &Type, dir: &Path) -> Option<Value> {
         }
     };
     if let Type::Optional(inner) = ty {
-        return if text == "none" { Some(Value::None) } else { parse_arg(text, inner, dir) };
+        return if text == "none" {
+            Some(Value::None)
+        } else {
+            parse_arg(text, inner, dir)
+        };
     }
     Some(if text.ends_with(".npy") {
         Value::Tensor(pyjit_runtime::npy::read_npy(dir.join(text)).ok()?)
     } else if let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
         let e = elem(ty);
-        Value::list(split_top(inner).into_iter().map(|x| parse_arg(x, &e, dir)).collect::<Option<_>>()?)
+        Value::list(
+            split_top(inner)
+                .into_iter()
+                .map(|x| parse_arg(x, &e, dir))
+                .collect::<Option<_>>()?,
+        )
     } else if let Some(inner) = text.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
         let Type::Tuple(ts) = ty else { return None };
         let parts = split_top(inner);
         if parts.len() != ts.len() {
             return None;
         }
-        Value::tuple(parts.into_iter().zip(ts).map(|(x, t)| parse_arg(x, t, dir)).collect::<Option<_>>()?)
+        Value::tuple(
+            parts
+                .into_iter()
+                .zip(ts)
+                .map(|(x, t)| parse_arg(x, t, dir))
+                .collect::<Option<_>>()?,
+        )
     } else if text == "true" || text == "false" {
         Value::Bool(text == "true")
     } else if text == "none" {
         Value::None
     } else if let Ok(i) = text.parse::<i64>() {
-        if *ty == Type::Float { Value::Float(i as f64) } else { Value::Int(i) }
+        if *ty == Type::Float {
+            Value::Float(i as f64)
+        } else {
+            Value::Int(i)
+        }
     } else {
         Value::Float(match text {
             "inf" => f64::INFINITY,
@@ -97,11 +116,15 @@ fn corpus_native_equals_interpreter() {
         let nm = native(&m);
         compiled += 1;
         let case_root = prog.with_extension("cases");
-        let Ok(dirs) = std::fs::read_dir(&case_root) else { continue };
+        let Ok(dirs) = std::fs::read_dir(&case_root) else {
+            continue;
+        };
         let mut dirs: Vec<PathBuf> = dirs.filter_map(|e| e.ok().map(|e| e.path())).collect();
         dirs.sort();
         for dir in dirs {
-            let Ok(line) = std::fs::read_to_string(dir.join("args.txt")) else { continue };
+            let Ok(line) = std::fs::read_to_string(dir.join("args.txt")) else {
+                continue;
+            };
             let fields: Vec<&str> = line.split_whitespace().collect();
             let Some(fid) = m.function_by_name(fields[0]) else {
                 skipped += 1;
@@ -114,17 +137,27 @@ fn corpus_native_equals_interpreter() {
                 continue;
             }
             let parse = || -> Option<Vec<Value>> {
-                fields[1..].iter().zip(&params).map(|(t, ty)| parse_arg(t, ty, &dir)).collect()
+                fields[1..]
+                    .iter()
+                    .zip(&params)
+                    .map(|(t, ty)| parse_arg(t, ty, &dir))
+                    .collect()
             };
             if parse().is_none() {
                 skipped += 1;
                 continue;
             }
             // Every tensor handle and object native code created is released, on error paths too.
-            let (t0, o0) = (pyjit_runtime::abi::live_tensor_count(), pyjit_codegen::live_object_count());
+            let (t0, o0) = (
+                pyjit_runtime::abi::live_tensor_count(),
+                pyjit_codegen::live_object_count(),
+            );
             check_same_fresh(&m, &nm, fields[0], || parse().unwrap_or_default());
             assert_eq!(
-                (pyjit_runtime::abi::live_tensor_count(), pyjit_codegen::live_object_count()),
+                (
+                    pyjit_runtime::abi::live_tensor_count(),
+                    pyjit_codegen::live_object_count()
+                ),
                 (t0, o0),
                 "{}: leaked references",
                 dir.display()

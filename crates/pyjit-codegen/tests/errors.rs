@@ -64,16 +64,26 @@ fn setup() -> (pyjit_ir::Module, NativeModule) {
 /// reference leaked, and that a following good call succeeds.
 fn fails_then_recovers(name: &str, bad: Vec<Value>, class: &str, good: Vec<Value>) {
     let (m, nm) = setup();
-    let (t0, o0) = (pyjit_runtime::abi::live_tensor_count(), pyjit_codegen::live_object_count());
+    let (t0, o0) = (
+        pyjit_runtime::abi::live_tensor_count(),
+        pyjit_codegen::live_object_count(),
+    );
     check_same(&m, &nm, name, &bad);
     let err = nm.function(name).unwrap().call(&bad).unwrap_err();
     assert_eq!(err.kind, class, "{err}");
-    assert_ne!(err.span, pyjit_syntax::Span::DUMMY, "error has no location: {err}");
+    assert_ne!(
+        err.span,
+        pyjit_syntax::Span::DUMMY,
+        "error has no location: {err}"
+    );
     check_same(&m, &nm, name, &good);
     assert!(nm.function(name).unwrap().call(&good).is_ok());
     drop(nm);
     assert_eq!(
-        (pyjit_runtime::abi::live_tensor_count(), pyjit_codegen::live_object_count()),
+        (
+            pyjit_runtime::abi::live_tensor_count(),
+            pyjit_codegen::live_object_count()
+        ),
         (t0, o0)
     );
 }
@@ -92,29 +102,58 @@ fn shape_mismatch() {
 #[test]
 fn tensor_index_out_of_range() {
     let _g = serial();
-    fails_then_recovers("pick", vec![t(vec![1.0, 2.0]), Value::Int(5)], "IndexError", vec![t(vec![1.0, 2.0]), Value::Int(-1)]);
+    fails_then_recovers(
+        "pick",
+        vec![t(vec![1.0, 2.0]), Value::Int(5)],
+        "IndexError",
+        vec![t(vec![1.0, 2.0]), Value::Int(-1)],
+    );
 }
 
 #[test]
 fn list_index_out_of_range() {
     let _g = serial();
     let xs = || Value::list(vec![Value::Int(1), Value::Int(2)]);
-    fails_then_recovers("nth", vec![xs(), Value::Int(2)], "IndexError", vec![xs(), Value::Int(-2)]);
+    fails_then_recovers(
+        "nth",
+        vec![xs(), Value::Int(2)],
+        "IndexError",
+        vec![xs(), Value::Int(-2)],
+    );
 }
 
 #[test]
 fn division_by_zero() {
     let _g = serial();
-    fails_then_recovers("div", vec![Value::Int(1), Value::Int(0)], "ZeroDivisionError", vec![Value::Int(-7), Value::Int(2)]);
-    fails_then_recovers("fdiv", vec![Value::Float(1.0), Value::Float(0.0)], "ZeroDivisionError", vec![Value::Float(-7.5), Value::Float(2.0)]);
+    fails_then_recovers(
+        "div",
+        vec![Value::Int(1), Value::Int(0)],
+        "ZeroDivisionError",
+        vec![Value::Int(-7), Value::Int(2)],
+    );
+    fails_then_recovers(
+        "fdiv",
+        vec![Value::Float(1.0), Value::Float(0.0)],
+        "ZeroDivisionError",
+        vec![Value::Float(-7.5), Value::Float(2.0)],
+    );
 }
 
 #[test]
 fn failing_assert() {
     let _g = serial();
-    fails_then_recovers("positive", vec![Value::Int(-1)], "AssertionError", vec![Value::Int(3)]);
+    fails_then_recovers(
+        "positive",
+        vec![Value::Int(-1)],
+        "AssertionError",
+        vec![Value::Int(3)],
+    );
     let (_, nm) = setup();
-    let e = nm.function("positive").unwrap().call(&[Value::Int(0)]).unwrap_err();
+    let e = nm
+        .function("positive")
+        .unwrap()
+        .call(&[Value::Int(0)])
+        .unwrap_err();
     assert_eq!(e.to_string(), "AssertionError: x must be positive");
 }
 
@@ -123,7 +162,11 @@ fn deep_recursion_is_an_error_not_a_crash() {
     let _g = serial();
     let (m, nm) = setup();
     check_same(&m, &nm, "forever", &[Value::Int(0)]);
-    let e = nm.function("forever").unwrap().call(&[Value::Int(0)]).unwrap_err();
+    let e = nm
+        .function("forever")
+        .unwrap()
+        .call(&[Value::Int(0)])
+        .unwrap_err();
     assert_eq!(e.kind, "RecursionError");
     // The failing call is the 1001st; 1000 call sites lead to it, as in the interpreter.
     assert_eq!(e.call_stack.len(), 1000);
@@ -136,11 +179,25 @@ fn recursion_within_the_limit_works() {
     let (m, nm) = setup();
     check_same(&m, &nm, "down", &[Value::Int(900)]);
     check_same(&m, &nm, "down", &[Value::Int(5000)]);
-    let e = nm.function("down").unwrap().call(&[Value::Int(5000)]).unwrap_err();
+    let e = nm
+        .function("down")
+        .unwrap()
+        .call(&[Value::Int(5000)])
+        .unwrap_err();
     assert_eq!(e.kind, "RecursionError");
     // A larger limit is a compile option.
-    let big = NativeModule::compile(&m, &Options { max_call_depth: 20_000, ..Options::default() }).unwrap();
-    assert!(matches!(big.function("down").unwrap().call(&[Value::Int(10_000)]), Ok(Value::Int(10_000))));
+    let big = NativeModule::compile(
+        &m,
+        &Options {
+            max_call_depth: 20_000,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert!(matches!(
+        big.function("down").unwrap().call(&[Value::Int(10_000)]),
+        Ok(Value::Int(10_000))
+    ));
 }
 
 #[test]
@@ -148,13 +205,20 @@ fn errors_carry_the_call_stack() {
     let _g = serial();
     let (m, nm) = setup();
     check_same(&m, &nm, "nested", &[Value::Int(3)]);
-    let e = nm.function("nested").unwrap().call(&[Value::Int(3)]).unwrap_err();
+    let e = nm
+        .function("nested")
+        .unwrap()
+        .call(&[Value::Int(3)])
+        .unwrap_err();
     assert_eq!(e.function, "div");
     assert_eq!(e.call_stack.len(), 1);
     assert_eq!(e.call_stack[0].function, "nested");
     let file = pyjit_syntax::SourceFile::new("test.py", SRC);
     let rendered = e.render(&file);
-    assert!(rendered.contains("integer division or modulo by zero"), "{rendered}");
+    assert!(
+        rendered.contains("integer division or modulo by zero"),
+        "{rendered}"
+    );
     assert!(rendered.contains("test.py:15"), "{rendered}");
 }
 
@@ -164,7 +228,10 @@ fn wrong_arguments_are_errors() {
     let (_, nm) = setup();
     let f = nm.function("div").unwrap();
     assert_eq!(f.call(&[Value::Int(1)]).unwrap_err().kind, "TypeError");
-    assert_eq!(f.call(&[Value::Int(1), Value::str("x")]).unwrap_err().kind, "TypeError");
+    assert_eq!(
+        f.call(&[Value::Int(1), Value::str("x")]).unwrap_err().kind,
+        "TypeError"
+    );
     let t0 = pyjit_runtime::abi::live_tensor_count();
     let add = nm.function("add").unwrap();
     let z = Value::Tensor(Tensor::zeros(&[2], DType::Float32).unwrap());

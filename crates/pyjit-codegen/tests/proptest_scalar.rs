@@ -155,7 +155,11 @@ impl Gen {
                     self.fresh += 1;
                     self.depth += 1;
                     out.push_str(&format!("{pad}{c} = 0\n"));
-                    out.push_str(&format!("{pad}while {c} < {} and {}:\n", self.pick(5), self.cond(1)));
+                    out.push_str(&format!(
+                        "{pad}while {c} < {} and {}:\n",
+                        self.pick(5),
+                        self.cond(1)
+                    ));
                     out.push_str(&format!("{pad}    {c} += 1\n"));
                     self.stmts(out, indent + 4, 2);
                     self.ints.truncate(ni);

@@ -26,7 +26,10 @@ fn collatz() {
         check_same(&m, &nm, "scalar_loop", &[Value::Int(n)]);
     }
     let f = nm.function("scalar_loop").unwrap();
-    assert!(matches!(f.call(&[Value::Int(100_000)]), Ok(Value::Int(10_753_712))));
+    assert!(matches!(
+        f.call(&[Value::Int(100_000)]),
+        Ok(Value::Int(10_753_712))
+    ));
 }
 
 const ARITH: &str = "\
@@ -65,7 +68,19 @@ fn python_arithmetic_semantics() {
             }
         }
     }
-    let fl = [f64::NEG_INFINITY, -7.5, -2.0, -0.0, 0.0, 0.5, 2.0, 7.5, 1e300, f64::INFINITY, f64::NAN];
+    let fl = [
+        f64::NEG_INFINITY,
+        -7.5,
+        -2.0,
+        -0.0,
+        0.0,
+        0.5,
+        2.0,
+        7.5,
+        1e300,
+        f64::INFINITY,
+        f64::NAN,
+    ];
     for &x in &fl {
         check_same(&m, &nm, "conv", &[Value::Float(x)]);
         for &y in &fl {
@@ -103,7 +118,10 @@ def use_minmax(a: int, b: int) -> float:
     for n in [0, 1, 2, 10, 20] {
         check_same(&m, &nm, "fib", &[Value::Int(n)]);
     }
-    assert!(matches!(nm.function("fib").unwrap().call(&[Value::Int(25)]), Ok(Value::Int(75025))));
+    assert!(matches!(
+        nm.function("fib").unwrap().call(&[Value::Int(25)]),
+        Ok(Value::Int(75025))
+    ));
     check_same(&m, &nm, "use_minmax", &[Value::Int(3), Value::Int(-4)]);
     check_same(&m, &nm, "use_minmax", &[Value::Int(-3), Value::Int(4)]);
 }

@@ -12,7 +12,10 @@ pub fn script(src: &str) -> Module {
         Ok(m) => m,
         Err(d) => panic!(
             "script failed: {}",
-            d.iter().map(|d| d.render(&file)).collect::<Vec<_>>().join("\n")
+            d.iter()
+                .map(|d| d.render(&file))
+                .collect::<Vec<_>>()
+                .join("\n")
         ),
     }
 }
@@ -29,7 +32,11 @@ pub fn interp(m: &Module, name: &str, args: &[Value]) -> (Result<Value, InterpEr
     (r, String::from_utf8_lossy(&out).into_owned())
 }
 
-pub fn run_native(nm: &NativeModule, name: &str, args: &[Value]) -> (Result<Value, InterpError>, String) {
+pub fn run_native(
+    nm: &NativeModule,
+    name: &str,
+    args: &[Value],
+) -> (Result<Value, InterpError>, String) {
     let f = nm.function(name).expect("function");
     let mut out = Vec::new();
     let r = f.call_with_output(args, &mut out);
@@ -40,13 +47,17 @@ pub fn run_native(nm: &NativeModule, name: &str, args: &[Value]) -> (Result<Valu
 /// shape and elements.
 pub fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
+        (Value::Float(x), Value::Float(y)) => {
+            x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+        }
         (Value::Int(x), Value::Int(y)) => x == y,
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::None, Value::None) => true,
         (Value::Str(x), Value::Str(y)) => x == y,
         (Value::DType(x), Value::DType(y)) => x == y,
-        (Value::Tuple(x), Value::Tuple(y)) => x.len() == y.len() && x.iter().zip(y.iter()).all(|(a, b)| same(a, b)),
+        (Value::Tuple(x), Value::Tuple(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(a, b)| same(a, b))
+        }
         (Value::List(x), Value::List(y)) => {
             let (x, y) = (x.snapshot(), y.snapshot());
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(a, b)| same(a, b))
