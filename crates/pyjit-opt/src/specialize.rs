@@ -232,9 +232,10 @@ impl Specializer {
                 if infos.iter().all(is_described)
                     && let Ok(out) = infer(*id, &infos)
                 {
+                    let dims = result_dims(f, *id, &data.operands);
                     for (&r, t) in data.results.iter().zip(out) {
                         if let Some(t) = type_of_info(&t) {
-                            self.set(f, r, &t);
+                            self.set(f, r, &with_dims(t, dims.as_ref()));
                         }
                     }
                 }
@@ -460,6 +461,76 @@ fn tensor_elems(f: &Function, esc: &HashSet<IrValue>, v: IrValue) -> Option<Vec<
             _ => None,
         })
         .collect()
+}
+
+/// The dims of a tensor op's (single) result when they follow from the operands' known dims:
+/// broadcasting for elementwise ops and comparisons, the input's dims for scans and dtype
+/// conversions, `self`'s dims for in-place ops. Other ops (reductions, shape ops, matmul …)
+/// are left to the rank the schema infers; a 0-d result's dims are known anyway.
+fn result_dims(
+    f: &Function,
+    id: pyjit_runtime::OpId,
+    operands: &[IrValue],
+) -> Option<Vec<Option<u64>>> {
+    use pyjit_runtime::schema::OpKind as K;
+    let schema = pyjit_runtime::schema::schema(id);
+    let tensor_dims = |v: &IrValue| match f.value_type(*v) {
+        Type::Tensor(t) => Some(t.dims.clone()),
+        _ => None,
+    };
+    let first = || operands.first().and_then(tensor_dims).flatten();
+    if schema.inplace {
+        return first();
+    }
+    match schema.kind {
+        K::Scan | K::Conversion if schema.returns.len() == 1 => first(),
+        K::Elementwise | K::Comparison => {
+            // Every tensor operand (scalars broadcast freely) must have known dims.
+            let all: Option<Vec<Vec<Option<u64>>>> =
+                operands.iter().filter_map(tensor_dims).collect();
+            broadcast(&all?)
+        }
+        _ => None,
+    }
+}
+
+/// NumPy/PyTorch broadcasting of known shapes (`None` for an unknown dim where it matters); `None`
+/// when the shapes cannot broadcast (the op will raise at run time).
+fn broadcast(shapes: &[Vec<Option<u64>>]) -> Option<Vec<Option<u64>>> {
+    let rank = shapes.iter().map(Vec::len).max()?;
+    let mut out = vec![Some(1u64); rank];
+    for shape in shapes {
+        let offset = rank - shape.len();
+        for (i, &d) in shape.iter().enumerate() {
+            let slot = &mut out[offset + i];
+            *slot = match (*slot, d) {
+                (Some(1), d) | (d, Some(1)) => d,
+                (Some(a), Some(b)) if a == b => Some(a),
+                (Some(_), Some(_)) => return None,
+                // One side unknown: the result is the known side unless that side is 1 (handled
+                // above); an unknown dim could still be 1, so the result may only be the other.
+                (Some(a), None) | (None, Some(a)) => Some(a),
+                (None, None) => None,
+            };
+        }
+    }
+    Some(out)
+}
+
+/// `t` with `dims`, when they agree with its rank; a rank-0 tensor's dims are `[]`.
+fn with_dims(t: Type, dims: Option<&Vec<Option<u64>>>) -> Type {
+    match t {
+        Type::Tensor(tt) if tt.rank == Some(0) => {
+            Type::Tensor(TensorType::shaped(tt.dtype, vec![]))
+        }
+        Type::Tensor(tt) => match dims {
+            Some(d) if tt.rank == Some(d.len() as u32) => {
+                Type::Tensor(TensorType::shaped(tt.dtype, d.clone()))
+            }
+            _ => Type::Tensor(tt),
+        },
+        other => other,
+    }
 }
 
 fn type_of_info(t: &TypeInfo) -> Option<Type> {
