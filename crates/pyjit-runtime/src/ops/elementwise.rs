@@ -592,7 +592,7 @@ pub fn exp(t: &Tensor) -> Result<Tensor> {
         _ => {
             crate::tensor::check_alloc(t.shape(), DType::Float32)?;
             let x = t.contiguous()?.to_vec::<f32>();
-            let mut out: Vec<f32> = x.iter().map(|&v| exp_f32_core(v)).collect();
+            let mut out = exp_f32_slice(&x);
             for (o, &v) in out.iter_mut().zip(&x) {
                 if !(v > EXP_F32_LO && v < EXP_F32_HI) {
                     *o = v.exp();
@@ -603,8 +603,26 @@ pub fn exp(t: &Tensor) -> Result<Tensor> {
     }
 }
 
-const EXP_F32_LO: f32 = -87.0;
-const EXP_F32_HI: f32 = 88.0;
+/// `exp_f32_core` over a slice, compiled for AVX2 when the CPU has it (8 lanes instead of SSE2's 4).
+fn exp_f32_slice(x: &[f32]) -> Vec<f32> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { exp_f32_slice_avx2(x) };
+        }
+    }
+    x.iter().map(|&v| exp_f32_core(v)).collect()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn exp_f32_slice_avx2(x: &[f32]) -> Vec<f32> {
+    x.iter().map(|&v| exp_f32_core(v)).collect()
+}
+
+pub(crate) const EXP_F32_LO: f32 = -87.0;
+pub(crate) const EXP_F32_HI: f32 = 88.0;
 
 /// exp on `[EXP_F32_LO, EXP_F32_HI]` (inputs outside are clamped; callers patch them).
 #[inline(always)]
@@ -614,15 +632,27 @@ pub(crate) fn exp_f32_core(x: f32) -> f32 {
     const LN2_LO: f32 = -2.121_944_4e-4;
     // 1.5 * 2^23: adding and subtracting it rounds to the nearest integer without SSE4.1.
     const ROUND: f32 = 12_582_912.0;
-    let xc = x.clamp(EXP_F32_LO, EXP_F32_HI);
-    let n = (xc * LOG2E + ROUND) - ROUND;
+    // A select rather than `f32::clamp`, so the loop vectorizes; NaN passes through.
+    #[allow(clippy::manual_clamp)]
+    let xc = if x < EXP_F32_LO {
+        EXP_F32_LO
+    } else if x > EXP_F32_HI {
+        EXP_F32_HI
+    } else {
+        x
+    };
+    let nf = xc * LOG2E + ROUND;
+    // `nf` is ROUND + n exactly, so its low mantissa bits hold n: integer-only (vectorizable)
+    // extraction, no float->int conversion.
+    let ni = (nf.to_bits() as i32).wrapping_sub(ROUND.to_bits() as i32);
+    let n = nf - ROUND;
     let r = xc - n * LN2_HI - n * LN2_LO;
     let p = ((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2) * r
         + 1.666_666_5e-1)
         * r
         + 0.5;
     let y = p * r * r + r + 1.0;
-    y * f32::from_bits((((n as i32) + 127) as u32) << 23)
+    y * f32::from_bits((ni.wrapping_add(127) as u32) << 23)
 }
 
 float_unary! {

@@ -237,11 +237,9 @@ fn fast_extreme<T: Element>(v: &[T], max: bool) -> T {
     }
     let pick = |best: T, x: T| -> T {
         if max {
-            if x > best { x } else { best }
-        } else if x < best {
-            x
+            best.max_elem(x)
         } else {
-            best
+            best.min_elem(x)
         }
     };
     let mut acc = [v[0]; 8];
@@ -538,6 +536,34 @@ pub fn log_softmax(t: &Tensor, dim: i64, dtype: Option<DType>) -> Result<Tensor>
     with_float(&t, dim, true)
 }
 
+/// exp for softmax lanes: the vectorizable float32 kernel inside its range, `exp` outside.
+trait SoftmaxExp: Copy {
+    fn exp_lane(self) -> Self;
+}
+
+impl SoftmaxExp for f32 {
+    #[inline(always)]
+    fn exp_lane(self) -> f32 {
+        if self > super::elementwise::EXP_F32_LO {
+            super::elementwise::exp_f32_core(self)
+        } else {
+            self.exp()
+        }
+    }
+}
+
+impl SoftmaxExp for f64 {
+    #[inline(always)]
+    fn exp_lane(self) -> f64 {
+        self.exp()
+    }
+}
+
+#[inline(always)]
+fn exp_scalar<F: SoftmaxExp>(x: F) -> F {
+    x.exp_lane()
+}
+
 fn with_float(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
     macro_rules! go {
         ($ty:ty) => {
@@ -551,7 +577,7 @@ fn with_float(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
                 } else {
                     let mut s = 0f64;
                     for x in lane.iter_mut() {
-                        *x = (*x - m).exp();
+                        *x = exp_scalar(*x - m);
                         s += *x as f64;
                     }
                     let inv = s as $ty;
