@@ -11,6 +11,12 @@
 //!
 //! It must never run user code, never panic on any AST (every problem is a [`Diagnostic`] with a
 //! span), and never hand out IR that the IR verifier rejects.
+//!
+//! Entry points: [`script_module`] (a parsed module → a verified [`pyjit_ir::Module`], one function
+//! per `def` in source order, or every diagnostic found), [`script_source`] (parse + script),
+//! [`function_names`] (what `pyjit run -f` chooses among). [`module::analyze`] and
+//! [`module::eval_const`] expose the module-level analysis (imports, functions, constants) and
+//! [`ty`] the annotation parser, for tools that bind arguments to parameters.
 
 pub mod analysis;
 pub mod check;
