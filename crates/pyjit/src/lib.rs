@@ -15,7 +15,10 @@ pub mod output;
 mod program;
 pub mod run;
 
-pub use program::{ArgKey, Backend, CallError, Options, Program, RunError, Signature, static_type};
+pub use program::{
+    ArgKey, Backend, CallError, Options, Program, RunError, Signature, static_type,
+    static_type_with,
+};
 /// The native backend (Cranelift listings for `pyjit compile --emit clif|asm`).
 pub use pyjit_codegen as codegen;
 pub use pyjit_interp::{InterpError, List, Value};

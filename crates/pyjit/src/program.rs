@@ -38,6 +38,9 @@ pub struct Options {
     /// native code) and check every value against its refined type — the soundness check of
     /// specialization. Off by default: the oracle runs the generic IR.
     pub specialize: bool,
+    /// With `specialize`: specialize for the arguments' exact shapes too (per call, uncached),
+    /// so that the shape facts specialization derives are checked as well.
+    pub specialize_dims: bool,
 }
 
 /// The part of a call signature that specialization and the code cache are keyed by: for a
@@ -263,7 +266,7 @@ pub struct Program {
     /// (Numba's dispatcher). A failed compilation is cached too, so it is reported, not retried.
     native: SignatureCache<pyjit_codegen::NativeFunction>,
     /// Specialized IR per function and signature, for [`Options::specialize`].
-    specialized: SignatureCache<Arc<Module>>,
+    specialized: SignatureCache<Arc<(Module, FuncId)>>,
 }
 
 impl Program {
@@ -364,9 +367,10 @@ impl Program {
         Ok(Signature::of(args, &params))
     }
 
-    /// The IR of function `name` specialized for a call with `args`: every tensor type refined
-    /// (dtype, rank) through every op. Returns a copy of the module in which that function is
-    /// replaced by its specialization (other functions stay generic).
+    /// The IR of function `name` specialized for a call with `args`, for display: every tensor
+    /// type refined (dtype, rank) through every op. Returns a copy of the module in which that
+    /// function is replaced by its specialization (other functions stay generic; execution uses
+    /// a copy that keeps the generic function for calls inside, see `with_specialization`).
     pub fn specialize(&self, name: &str, args: &[Value]) -> Result<(Module, FuncId), CallError> {
         let id = self.func_id(name)?;
         let f = self.module.func(id);
@@ -424,13 +428,14 @@ impl Program {
         }
         match self.options.backend {
             Backend::Interp if self.options.specialize => {
-                let module = self.specialized_module(id, &args)?;
+                let spec = self.specialized_module(id, &args)?;
+                let (module, entry) = &*spec;
                 let config = Config {
                     check_types: true,
                     ..self.options.interp.clone()
                 };
-                Interpreter::new(&module, config, out)
-                    .call(id, args)
+                Interpreter::new(module, config, out)
+                    .call(*entry, args)
                     .map_err(|error| {
                         CallError::Run(RunError {
                             error,
@@ -461,24 +466,27 @@ impl Program {
 
     /// The module in which function `id` is specialized for the signature of `args`: from the
     /// cache, or made now.
-    fn specialized_module(&self, id: FuncId, args: &[Value]) -> Result<Arc<Module>, CallError> {
+    fn specialized_module(
+        &self,
+        id: FuncId,
+        args: &[Value],
+    ) -> Result<Arc<(Module, FuncId)>, CallError> {
         let params = self.module.func(id).param_types();
-        let key = (id, Signature::of(args, &params));
-        let mut cache = self.specialized.lock().unwrap_or_else(|p| p.into_inner());
-        let entry = cache.entry(key).or_insert_with(|| {
+        let make = || {
             let types: Vec<Type> = args
                 .iter()
                 .zip(&params)
-                .map(|(a, t)| static_type(a, t))
+                .map(|(a, t)| static_type_with(a, t, self.options.specialize_dims))
                 .collect();
-            let spec =
-                pyjit_opt::specialize(&self.module, id, &types).map_err(|e| e.to_string())?;
-            let mut m = self.module.clone();
-            *m.func_mut(id) = spec;
-            pyjit_ir::verify_module(&m)
-                .map_err(|e| format!("specialized IR does not verify: {e:?}"))?;
-            Ok(Arc::new(m))
-        });
+            with_specialization(&self.module, id, &types).map(Arc::new)
+        };
+        if self.options.specialize_dims {
+            // Shapes are finer than the cache key: specialize per call.
+            return make().map_err(CallError::Specialize);
+        }
+        let key = (id, Signature::of(args, &params));
+        let mut cache = self.specialized.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = cache.entry(key).or_insert_with(make);
         entry.clone().map_err(CallError::Specialize)
     }
 
@@ -501,10 +509,7 @@ impl Program {
                 .zip(&params)
                 .map(|(a, t)| static_type(a, t))
                 .collect();
-            let spec =
-                pyjit_opt::specialize(&self.module, id, &types).map_err(|e| e.to_string())?;
-            let mut m = self.module.clone();
-            *m.func_mut(id) = spec;
+            let (m, entry) = with_specialization(&self.module, id, &types)?;
             let options = pyjit_codegen::Options {
                 max_call_depth: self.options.interp.max_call_depth as u64,
                 ..pyjit_codegen::Options::default()
@@ -512,7 +517,7 @@ impl Program {
             let compiled =
                 pyjit_codegen::NativeModule::compile(&m, &options).map_err(|e| e.to_string())?;
             compiled
-                .function_by_id(id)
+                .function_by_id(entry)
                 .ok_or_else(|| format!("no compiled function for `{}`", f.name))
         });
         entry.clone().map_err(CallError::Codegen)
@@ -578,12 +583,39 @@ fn const_to_value(c: &pyjit_script::module::Const, ty: &Type) -> Option<Value> {
     })
 }
 
+/// `module` plus the specialization of function `id` for argument types `types`, added as a new
+/// function (`NAME.specialized`) rather than replacing `id`: calls inside it — recursion included
+/// — still reach the generic function, which accepts every signature. Returns the module and the
+/// entry's id.
+fn with_specialization(
+    module: &Module,
+    id: FuncId,
+    types: &[Type],
+) -> Result<(Module, FuncId), String> {
+    let mut spec = pyjit_opt::specialize(module, id, types).map_err(|e| e.to_string())?;
+    spec.name = format!("{}.specialized", spec.name);
+    let mut m = module.clone();
+    let entry = m.push_function(spec);
+    pyjit_ir::verify_module(&m).map_err(|e| format!("specialized IR does not verify: {e:?}"))?;
+    Ok((m, entry))
+}
+
 /// The static type of an argument as specialization sees it: tensors with their dtype and
 /// rank, tuples element-wise, everything else as declared.
 pub fn static_type(v: &Value, declared: &Type) -> Type {
+    static_type_with(v, declared, false)
+}
+
+/// [`static_type`], with each tensor's dims too when `dims` is set (a finer key than a
+/// [`Signature`]: used to check shape facts, never to key a cache).
+pub fn static_type_with(v: &Value, declared: &Type, dims: bool) -> Type {
     match (v, declared) {
         (Value::None, _) => declared.clone(),
-        (v, Type::Optional(inner)) => Type::optional(static_type(v, inner)),
+        (v, Type::Optional(inner)) => Type::optional(static_type_with(v, inner, dims)),
+        (Value::Tensor(t), _) if dims => Type::Tensor(pyjit_ir::TensorType::shaped(
+            Some(t.dtype()),
+            t.shape().iter().map(|&d| Some(d as u64)).collect(),
+        )),
         (Value::Tensor(t), _) => Type::Tensor(pyjit_ir::TensorType::ranked(
             Some(t.dtype()),
             t.dim() as u32,
@@ -592,7 +624,7 @@ pub fn static_type(v: &Value, declared: &Type) -> Type {
             items
                 .iter()
                 .zip(tys)
-                .map(|(x, t)| static_type(x, t))
+                .map(|(x, t)| static_type_with(x, t, dims))
                 .collect(),
         ),
         _ => declared.clone(),

@@ -295,9 +295,11 @@ fn compile(dir: &Path, name: &str, backend: Backend, specialize: bool) -> Result
         .map_err(|e| format!("cannot read program: {e}"))?;
     // The name diagnostics show: the path from the repository root.
     let source = SourceFile::new(format!("tests/programs/{name}.py"), text);
+    // The specialized run also specializes for exact shapes, so dims facts are checked too.
     let options = Options {
         backend,
         specialize,
+        specialize_dims: specialize,
         ..Options::default()
     };
     Program::compile_with(source, options).map_err(|d| {
@@ -345,8 +347,9 @@ fn corpus_runs_natively() {
     run_corpus(Backend::Native, false);
 }
 
-/// The interpreter on IR specialized per call signature, checking every value against its
-/// refined type: specialization only states facts that hold, and changes no result.
+/// The interpreter on IR specialized for each call's argument types and shapes, checking every
+/// value against its refined type: specialization only states facts that hold (dtypes, ranks
+/// and dims), and changes no result.
 #[test]
 fn corpus_runs_on_specialized_ir() {
     run_corpus(Backend::Interp, true);
