@@ -85,7 +85,7 @@ impl Storage {
 }
 
 /// A strided view of a shared storage; see the module docs for the aliasing rules.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Tensor {
     storage: Arc<Storage>,
     dtype: DType,
@@ -986,6 +986,19 @@ pub(crate) fn compute_view_strides(
         return None;
     }
     Some(new_strides)
+}
+
+impl std::fmt::Debug for Tensor {
+    /// Metadata plus PyTorch's (summarized) repr, never the whole storage buffer.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tensor")
+            .field("dtype", &self.dtype.name())
+            .field("shape", &self.shape)
+            .field("strides", &self.strides)
+            .field("offset", &self.offset)
+            .field("data", &format_args!("{}", crate::print::tensor_repr(self)))
+            .finish()
+    }
 }
 
 impl PartialEq for Tensor {
