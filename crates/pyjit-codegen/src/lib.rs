@@ -21,7 +21,7 @@ mod pyops;
 pub use layout::live_object_count;
 pub use pyjit_interp::{InterpError, Value};
 
-use cranelift_codegen::ir::{self, AbiParam, InstBuilder, MemFlagsData, UserFuncName, types};
+use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, UserFuncName, types};
 use cranelift_codegen::settings::Configurable;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
@@ -503,10 +503,9 @@ fn build_trampoline(
     Ok(tid)
 }
 
-#[allow(dead_code)]
-fn _assert_send_sync() {
-    fn is<T: Send + Sync>() {}
-    is::<NativeFunction>();
-    is::<NativeModule>();
-    let _ = ir::types::I8;
-}
+/// Compiled functions can be shared across threads (checked at compile time).
+const _: () = {
+    const fn is_send_sync<T: Send + Sync>() {}
+    is_send_sync::<NativeFunction>();
+    is_send_sync::<NativeModule>();
+};

@@ -41,8 +41,7 @@ pub(crate) fn clif_type(s: Slot) -> ir::Type {
 
 /// The Cranelift signatures of the host functions: (name, params, returns).
 pub(crate) fn host_signatures() -> Vec<(&'static str, Vec<ir::Type>, Vec<ir::Type>)> {
-    use types::{F64, I8, I64};
-    let _ = I8;
+    use types::{F64, I64};
     vec![
         ("pjn_error", vec![I64, I64], vec![]),
         ("pjn_note_call", vec![I64, I64], vec![]),
