@@ -68,6 +68,9 @@ fn str_repr(s: &str) -> String {
     out
 }
 
+/// The largest width or precision a format spec may ask for.
+const MAX_FIELD: usize = 10_000;
+
 /// A parsed format spec: `[[fill]align][sign][#][0][width][,|_][.precision][type]`.
 #[derive(Debug, Default)]
 struct Spec {
@@ -146,6 +149,11 @@ fn parse_spec(spec: &str) -> Result<Spec, String> {
     if let Some(&c) = chars.get(i) {
         s.ty = Some(c);
         i += 1;
+    }
+    // Far beyond any message a program prints; refusing keeps a stray spec from allocating
+    // gigabytes.
+    if s.width > MAX_FIELD || s.precision.is_some_and(|p| p > MAX_FIELD) {
+        return Err("Too many decimal digits in format string".to_string());
     }
     if i != chars.len() {
         return Err("Invalid format specifier".to_string());
@@ -423,6 +431,8 @@ mod tests {
         assert_eq!(fmt(Value::Bool(true), ""), "True");
         assert!(py_format(&Value::Int(1), "q").is_err());
         assert!(py_format(&Value::Int(1), ".").is_err());
+        assert!(py_format(&Value::Float(1.0), ".1000000000f").is_err());
+        assert!(py_format(&Value::Int(1), "999999999999").is_err());
     }
 
     #[test]
