@@ -40,6 +40,10 @@ fn kwarg(kw: &mut Vec<(String, PyVal)>, name: &str) -> Option<PyVal> {
 /// A Python number as f64 for `math.*` (one-element tensors convert like `float(t)`).
 fn to_f64(ev: &mut Evaluator, v: &PyVal, span: Span) -> R<f64> {
     match v {
+        PyVal::Sym(_) => {
+            let c = ev.concrete(v.clone());
+            to_f64(ev, &c, span)
+        }
         PyVal::Bool(b) => Ok(*b as u8 as f64),
         PyVal::Int(i) => Ok(*i as f64),
         PyVal::Float(x) => Ok(*x),
@@ -56,6 +60,10 @@ fn to_f64(ev: &mut Evaluator, v: &PyVal, span: Span) -> R<f64> {
 
 fn to_i64(ev: &mut Evaluator, v: &PyVal, span: Span) -> R<i64> {
     match v {
+        PyVal::Sym(_) => {
+            let c = ev.concrete(v.clone());
+            to_i64(ev, &c, span)
+        }
         PyVal::Bool(b) => Ok(*b as i64),
         PyVal::Int(i) => Ok(*i),
         PyVal::Tensor(t) => match ev.tensor_to_scalar(t, "Int", GuardReason::Int, span)? {

@@ -351,6 +351,24 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             };
             let v = match (&v, p.annotation.as_ref().and_then(|a| a.dotted_name())) {
                 (PyVal::Int(i), Some(t)) if t == "float" => PyVal::Float(*i as f64),
+                (PyVal::Sym(sym), Some(t))
+                    if t == "float" && matches!(sym.value, PyVal::Int(_)) =>
+                {
+                    match (self.rec.as_mut(), &sym.value) {
+                        (Some(rec), PyVal::Int(i)) => {
+                            let ir = rec
+                                .builder(sym.span)
+                                .cast(pyjit_ir::CastOp::IntToFloat, sym.ir);
+                            PyVal::Sym(Rc::new(crate::value::Sym {
+                                value: PyVal::Float(*i as f64),
+                                ir,
+                                what: sym.what.clone(),
+                                span: sym.span,
+                            }))
+                        }
+                        _ => self.concrete(v.clone()),
+                    }
+                }
                 _ => v,
             };
             frame.insert(p.name.name.clone(), v);
@@ -743,10 +761,12 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 let target = Arg {
                     v: RtValue::Tensor(t.t.clone()),
                     handles: vec![t.ir],
+                    syms: Vec::new(),
                 };
                 let idx = Arg {
                     v: RtValue::Indices(ix),
                     handles: hs,
+                    syms: Vec::new(),
                 };
                 let val = self.arg_of(&v, span)?;
                 self.call_op_args("index_put_", vec![target, idx, val], vec![], span)?;
@@ -778,6 +798,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             let lhs = Arg {
                 v: RtValue::Tensor(t.t.clone()),
                 handles: vec![t.ir],
+                syms: Vec::new(),
             };
             let r = self.arg_of(&rhs, span)?;
             self.call_op_args(tg.name, vec![lhs, r], vec![], span)?;
@@ -799,6 +820,10 @@ impl<'a, 'o> Evaluator<'a, 'o> {
     // ------------------------------------------------------------------ truthiness & guards
 
     pub fn truthy(&mut self, v: &PyVal, span: Span) -> R<bool> {
+        if let PyVal::Sym(_) = v {
+            let c = self.concrete(v.clone());
+            return self.truthy(&c, span);
+        }
         Ok(match v {
             PyVal::None => false,
             PyVal::Bool(b) => *b,
@@ -951,8 +976,16 @@ impl<'a, 'o> Evaluator<'a, 'o> {
     /// A Python object as an op argument (tensors carry their IR values along).
     pub fn arg_of(&mut self, v: &PyVal, span: Span) -> R<Arg> {
         let mut handles = Vec::new();
+        let (v, syms) = match v {
+            PyVal::Sym(s) => (&s.value, vec![s.clone()]),
+            other => (other, Vec::new()),
+        };
         let rv = self.rt_value_of(v, &mut handles, span)?;
-        Ok(Arg { v: rv, handles })
+        Ok(Arg {
+            v: rv,
+            handles,
+            syms,
+        })
     }
 
     fn rt_value_of(
@@ -971,6 +1004,10 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             PyVal::Tensor(t) => {
                 hs.push(t.ir);
                 RtValue::Tensor(t.t.clone())
+            }
+            PyVal::Sym(_) => {
+                let c = self.concrete(v.clone());
+                return self.rt_value_of(&c, hs, span);
             }
             PyVal::List(_) | PyVal::Tuple(_) => {
                 let items = v.sequence().unwrap_or_default();
@@ -1151,10 +1188,12 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         let target = Arg {
             v: RtValue::Tensor(t.t.clone()),
             handles: vec![t.ir],
+            syms: Vec::new(),
         };
         let idx = Arg {
             v: RtValue::Indices(ix),
             handles: hs,
+            syms: Vec::new(),
         };
         self.call_op_args("index", vec![target, idx], vec![], span)
     }
@@ -1261,8 +1300,28 @@ impl<'a, 'o> Evaluator<'a, 'o> {
 
     // ------------------------------------------------------------------ expressions
 
+    /// Evaluates an expression to a Python value (symbolic scalars become guarded constants).
     pub fn eval(&mut self, f: &mut Frame, e: &Expr) -> R<PyVal> {
+        let v = grow(|| self.eval_inner(f, e))?;
+        Ok(self.concrete(v))
+    }
+
+    /// Evaluates an operand that may stay a symbolic scalar (operators, tensor-op arguments).
+    fn eval_sym(&mut self, f: &mut Frame, e: &Expr) -> R<PyVal> {
         grow(|| self.eval_inner(f, e))
+    }
+
+    /// The concrete value of a symbolic scalar, guarded; other values unchanged.
+    pub fn concrete(&mut self, v: PyVal) -> PyVal {
+        match v {
+            PyVal::Sym(s) => {
+                if let Some(rec) = self.rec.as_mut() {
+                    rec.guard_sym(&s);
+                }
+                s.value.clone()
+            }
+            other => other,
+        }
     }
 
     fn eval_inner(&mut self, f: &mut Frame, e: &Expr) -> R<PyVal> {
@@ -1306,8 +1365,8 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 PyVal::Dict(d)
             }
             ExprKind::BinOp { left, op, right } => {
-                let a = self.eval(f, left)?;
-                let b = self.eval(f, right)?;
+                let a = self.eval_sym(f, left)?;
+                let b = self.eval_sym(f, right)?;
                 self.binop(*op, a, b, span)?
             }
             ExprKind::UnaryOp { op, operand } => {
@@ -1331,10 +1390,10 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 last
             }
             ExprKind::Compare { left, ops } => {
-                let mut a = self.eval(f, left)?;
+                let mut a = self.eval_sym(f, left)?;
                 let mut result = PyVal::Bool(true);
                 for (i, (op, rhs)) in ops.iter().enumerate() {
-                    let b = self.eval(f, rhs)?;
+                    let b = self.eval_sym(f, rhs)?;
                     let r = self.compare(*op, &a, &b, span)?;
                     if i + 1 == ops.len() {
                         result = r;
@@ -1638,6 +1697,11 @@ impl<'a, 'o> Evaluator<'a, 'o> {
 
     pub fn binop(&mut self, op: BinOp, a: PyVal, b: PyVal, span: Span) -> R<PyVal> {
         use PyVal::*;
+        let (a, b) = if matches!(a, Tensor(_)) || matches!(b, Tensor(_)) {
+            (a, b)
+        } else {
+            (self.concrete(a), self.concrete(b))
+        };
         if matches!(a, Tensor(_)) || matches!(b, Tensor(_)) {
             let pop = py_operator(op);
             let (name, args) = if let Tensor(_) = a {
@@ -1834,6 +1898,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
 
     fn unary(&mut self, op: ast::UnaryOp, v: PyVal, span: Span) -> R<PyVal> {
         use ast::UnaryOp as U;
+        let v = self.concrete(v);
         if op == U::Not {
             return Ok(PyVal::Bool(!self.truthy(&v, span)?));
         }
@@ -1870,6 +1935,14 @@ impl<'a, 'o> Evaluator<'a, 'o> {
 
     pub fn compare(&mut self, op: CmpOp, a: &PyVal, b: &PyVal, span: Span) -> R<PyVal> {
         use PyVal::*;
+        let tensor_cmp = !matches!(op, CmpOp::Is | CmpOp::IsNot | CmpOp::In | CmpOp::NotIn)
+            && (matches!(a, Tensor(_)) || matches!(b, Tensor(_)));
+        let (a, b) = if tensor_cmp {
+            (a.clone(), b.clone())
+        } else {
+            (self.concrete(a.clone()), self.concrete(b.clone()))
+        };
+        let (a, b) = (&a, &b);
         match op {
             CmpOp::Is | CmpOp::IsNot => {
                 let same = match (a, b) {
@@ -1985,7 +2058,31 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         span: Span,
     ) -> R<PyVal> {
         let callee = self.eval(f, func)?;
-        let mut a = self.eval_items(f, args)?;
+        // Arguments of tensor ops may stay symbolic scalars (graph inputs).
+        let tensor_op = match &callee {
+            PyVal::Func(c) => match &**c {
+                Callable::Builtin(n) => {
+                    (n.starts_with("torch.") && !n.starts_with("torch.jit."))
+                        || n.starts_with("torch.nn.functional.")
+                }
+                Callable::Method { recv, .. } => matches!(recv, PyVal::Tensor(_)),
+                _ => false,
+            },
+            _ => false,
+        };
+        let mut a = if tensor_op {
+            let mut out = Vec::with_capacity(args.len());
+            for it in args {
+                if let ExprKind::Starred(_) = &it.kind {
+                    out.extend(self.eval_items(f, std::slice::from_ref(it))?);
+                } else {
+                    out.push(self.eval_sym(f, it)?);
+                }
+            }
+            out
+        } else {
+            self.eval_items(f, args)?
+        };
         let mut kw = Vec::new();
         for k in keywords {
             let v = self.eval(f, &k.value)?;
@@ -2312,6 +2409,8 @@ impl Evaluator<'_, '_> {
                     span,
                 )
             })?,
+            // A scalar argument that is still a graph input.
+            PyVal::Sym(sym) => sym.ir,
             PyVal::None => b.const_none(),
             PyVal::Bool(x) => b.const_bool(*x),
             PyVal::Int(x) => b.const_int(*x),

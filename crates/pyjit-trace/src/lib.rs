@@ -15,6 +15,11 @@
 //! every warning says so. [`check_trace`] re-traces on other inputs and reports which source
 //! lines made the graphs and the results differ.
 //!
+//! Scalar arguments (int, float, bool) stay graph inputs while they only flow into tensor ops
+//! (`x.sum() > threshold` records `gt(%sum, %threshold)`); the first Python use of their value
+//! (`range(n)`, `n * 2`, `if flag:`) makes them guarded constants. With guards off they are
+//! constants from the start, as torch.jit.trace bakes them in.
+//!
 //! Python ints are 64-bit here and wrap on overflow (the language's `int`, like PyTorch's int64);
 //! string arguments of a traced function cannot be guarded in the IR (guards compare ints, floats
 //! and bools), so a [`TracedFunction`] makes their values part of its cache key instead.

@@ -75,6 +75,8 @@ pub fn warning_text(reason: GuardReason, guards: bool) -> String {
 pub struct Arg {
     pub v: RtValue,
     pub handles: Vec<Option<pyjit_ir::Value>>,
+    /// Symbolic scalar arguments inside (see [`crate::value::PyVal::Sym`]).
+    pub syms: Vec<std::rc::Rc<crate::value::Sym>>,
 }
 
 impl BindArg for Arg {
@@ -85,16 +87,19 @@ impl BindArg for Arg {
         Arg {
             v: RtValue::from_default(d),
             handles: Vec::new(),
+            syms: Vec::new(),
         }
     }
     fn coerce(self, ty: &ArgType) -> Option<Self> {
-        let handles = self.handles;
-        self.v.coerce(ty).map(|v| Arg { v, handles })
+        let (handles, syms) = (self.handles, self.syms);
+        self.v.coerce(ty).map(|v| Arg { v, handles, syms })
     }
     fn pack_ints(items: Vec<Self>) -> Option<Self> {
+        let syms = items.iter().flat_map(|a| a.syms.iter().cloned()).collect();
         RtValue::pack_ints(items.into_iter().map(|a| a.v).collect()).map(|v| Arg {
             v,
             handles: Vec::new(),
+            syms,
         })
     }
 }
@@ -107,6 +112,7 @@ pub struct Recorder {
     /// Whether guards are emitted (false: `--no-guards`, torch.jit.trace's behaviour).
     pub emit_guards: bool,
     warned: HashSet<(Span, GuardReason)>,
+    sym_guarded: HashSet<pyjit_ir::Value>,
 }
 
 impl Recorder {
@@ -117,6 +123,7 @@ impl Recorder {
             warnings: Vec::new(),
             emit_guards,
             warned: HashSet::new(),
+            sym_guarded: HashSet::new(),
         }
     }
 
@@ -156,6 +163,22 @@ impl Recorder {
             expected,
             message,
         });
+    }
+
+    /// Makes a symbolic scalar argument a guarded constant (once per argument).
+    pub fn guard_sym(&mut self, sym: &crate::value::Sym) {
+        if !self.sym_guarded.insert(sym.ir) {
+            return;
+        }
+        let c = match sym.value {
+            crate::value::PyVal::Int(i) => Const::Int(i),
+            crate::value::PyVal::Float(x) => Const::Float(x),
+            crate::value::PyVal::Bool(b) => Const::Bool(b),
+            _ => return,
+        };
+        // The guard goes where the value was first used as a Python value; the warning points
+        // at the parameter.
+        self.guard(sym.ir, c, GuardReason::Argument, &sym.what, sym.span);
     }
 
     /// Emits a constant (or a list of constants / tensors) for a bound op argument.
@@ -296,6 +319,30 @@ impl Recorder {
     ) -> Result<Vec<pyjit_ir::Value>, TraceError> {
         let mut operands = Vec::with_capacity(args.len());
         for a in args {
+            // A symbolic scalar passed as a scalar stays a graph value; inside anything else
+            // (an int list, literal data) it becomes a guarded constant.
+            if let ([sym], RtValue::Int(_) | RtValue::Float(_) | RtValue::Bool(_)) =
+                (a.syms.as_slice(), &a.v)
+            {
+                let have = self.func.value_type(sym.ir).clone();
+                let v = match (&a.v, have) {
+                    (RtValue::Float(_), Type::Int) => self
+                        .builder(span)
+                        .cast(pyjit_ir::CastOp::IntToFloat, sym.ir),
+                    (RtValue::Float(_), Type::Bool) => self
+                        .builder(span)
+                        .cast(pyjit_ir::CastOp::BoolToFloat, sym.ir),
+                    (RtValue::Int(_), Type::Bool) => {
+                        self.builder(span).cast(pyjit_ir::CastOp::BoolToInt, sym.ir)
+                    }
+                    _ => sym.ir,
+                };
+                operands.push(v);
+                continue;
+            }
+            for sym in &a.syms {
+                self.guard_sym(sym);
+            }
             let mut hs = a.handles.clone().into_iter();
             operands.push(self.emit_arg(&a.v, &mut hs, span)?);
         }

@@ -49,6 +49,7 @@ impl Handle {
         Some(Arg {
             v: RtValue::Tensor(self.t.clone()?),
             handles: vec![self.ir],
+            syms: Vec::new(),
         })
     }
 
@@ -76,6 +77,7 @@ impl Handle {
                 OpArg::V(v) => all.push(Arg {
                     v: v.clone(),
                     handles: Vec::new(),
+                    syms: Vec::new(),
                 }),
             }
         }

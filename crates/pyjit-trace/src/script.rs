@@ -101,6 +101,28 @@ pub(crate) fn call_scripted(
             (a, _) => a,
         })
         .collect();
+    // A symbolic scalar argument passes through when its type is the parameter's; otherwise it
+    // becomes a guarded constant (converted like any other).
+    let mut fixed = Vec::with_capacity(args.len());
+    for (a, t) in args.into_iter().zip(&ptypes) {
+        fixed.push(match &a {
+            PyVal::Sym(s)
+                if !matches!(
+                    (&s.value, t),
+                    (PyVal::Int(_), Type::Int)
+                        | (PyVal::Float(_), Type::Float)
+                        | (PyVal::Bool(_), Type::Bool)
+                ) =>
+            {
+                match (ev.concrete(a.clone()), t) {
+                    (PyVal::Int(i), Type::Float) => PyVal::Float(i as f64),
+                    (c, _) => c,
+                }
+            }
+            _ => a,
+        });
+    }
+    let args = fixed;
     let mut iargs = Vec::with_capacity(args.len());
     let mut operands = Vec::with_capacity(args.len());
     for (a, t) in args.iter().zip(&ptypes) {

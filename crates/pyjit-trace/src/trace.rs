@@ -233,11 +233,24 @@ fn param_type(v: &IValue) -> Type {
 /// The Python object of a traced argument: tensors become graph values; scalars are guarded
 /// constants (torch.jit.trace bakes them in silently).
 fn bind_arg(rec: &mut Recorder, v: &IValue, irv: pyjit_ir::Value, what: &str, span: Span) -> PyVal {
+    // With guards on, a scalar argument stays a graph input until Python looks at its value;
+    // without guards it is a constant, as torch.jit.trace bakes it in.
+    let sym = |value: PyVal| {
+        PyVal::Sym(std::rc::Rc::new(crate::value::Sym {
+            value,
+            ir: irv,
+            what: what.to_string(),
+            span,
+        }))
+    };
     match v {
         IValue::Tensor(t) => PyVal::Tensor(TVal {
             t: t.clone(),
             ir: Some(irv),
         }),
+        IValue::Int(i) if rec.emit_guards => sym(PyVal::Int(*i)),
+        IValue::Float(x) if rec.emit_guards => sym(PyVal::Float(*x)),
+        IValue::Bool(b) if rec.emit_guards => sym(PyVal::Bool(*b)),
         IValue::Int(i) => {
             rec.guard(irv, Const::Int(*i), GuardReason::Argument, what, span);
             PyVal::Int(*i)

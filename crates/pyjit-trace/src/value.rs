@@ -42,6 +42,20 @@ pub enum PyVal {
     Ellipsis,
     /// `range(start, stop, step)` (step ≠ 0), iterated lazily by `for`.
     Range(i64, i64, i64),
+    /// A scalar argument of the traced function that is still a graph input: tensor ops take
+    /// it as an IR value; any Python use of its value makes it a guarded constant.
+    Sym(Rc<Sym>),
+}
+
+/// See [`PyVal::Sym`].
+#[derive(Debug)]
+pub struct Sym {
+    /// The example value (an `Int`, `Float` or `Bool`).
+    pub value: PyVal,
+    pub ir: pyjit_ir::Value,
+    /// The parameter's name and span (for the guard and its warning).
+    pub what: String,
+    pub span: pyjit_syntax::Span,
 }
 
 /// The number of elements of `range(start, stop, step)`.
@@ -117,6 +131,7 @@ impl PyVal {
             PyVal::Type(_) => "type",
             PyVal::Ellipsis => "ellipsis",
             PyVal::Range(..) => "range",
+            PyVal::Sym(s) => s.value.type_name(),
         }
     }
 
@@ -167,6 +182,7 @@ impl PyVal {
             PyVal::Module(m) => format!("<module '{m}'>"),
             PyVal::Type(t) => format!("<class '{t}'>"),
             PyVal::Ellipsis => "Ellipsis".into(),
+            PyVal::Sym(s) => s.value.repr(),
             PyVal::Range(a, b, 1) => format!("range({a}, {b})"),
             PyVal::Range(a, b, c) => format!("range({a}, {b}, {c})"),
             leaf => match to_interp_leaf(leaf) {
@@ -194,6 +210,7 @@ fn to_interp_leaf(v: &PyVal) -> Option<IValue> {
         PyVal::Str(s) => IValue::str(s),
         PyVal::DType(d) => IValue::DType(*d),
         PyVal::Tensor(t) => IValue::Tensor(t.t.clone()),
+        PyVal::Sym(s) => return to_interp_leaf(&s.value),
         _ => return None,
     })
 }

@@ -21,7 +21,7 @@ def f(x, n: int):
     m = x.size(0) * 2
     if x.max() > 1:
         total = total + x[k].item()
-    return x * total + m + n
+    return x * total + m + n * 2
 "#;
 
 #[test]

@@ -68,6 +68,30 @@ fn conditional_op_retraces_on_the_other_branch() {
     f.call_to(big.clone(), &mut Vec::new()).expect("third call");
     assert_eq!(f.stats.traces, 2);
     assert_eq!(f.stats.hits, 1);
+    // `threshold` is a graph input, not a constant: another value on the same branch reuses the
+    // trace; one that flips the branch re-checks and picks the other cached trace.
+    let r = f
+        .call_to(
+            vec![t(&[1.0, 2.0, 3.0]), Value::Float(5.0)],
+            &mut Vec::new(),
+        )
+        .expect("call");
+    assert_eq!(
+        r.as_tensor().map(|t| t.to_vec::<f32>()),
+        Some(vec![2.0, 4.0, 6.0])
+    );
+    let r = f
+        .call_to(
+            vec![t(&[1.0, 2.0, 3.0]), Value::Float(6.0)],
+            &mut Vec::new(),
+        )
+        .expect("call");
+    assert_eq!(
+        r.as_tensor().map(|t| t.to_vec::<f32>()),
+        Some(vec![2.0, 3.0, 4.0])
+    );
+    assert_eq!(f.stats.traces, 2);
+    assert_eq!(f.stats.hits, 3);
 
     // Without guards: torch.jit.trace's answer, x * 2 on an input that should give x + 1.
     let (wrong, f) = call_twice(&file, "conditional_op", big, small.clone(), false);
@@ -94,7 +118,10 @@ fn converge_unrolled_loop_is_guarded() {
     let (wrong, _) = call_twice(&file, "converge", a, b, false);
     assert!(!close(&wrong, &want));
     // torch.jit.trace(converge, tensor([0.01, -0.004]))(tensor([8., 1.])) in PyTorch 2.x:
-    assert!(close(&wrong, &t(&[0.5, 0.0625])), "same wrong answer as torch.jit.trace");
+    assert!(
+        close(&wrong, &t(&[0.5, 0.0625])),
+        "same wrong answer as torch.jit.trace"
+    );
 }
 
 #[test]
@@ -109,7 +136,10 @@ fn iterate_int_argument_is_guarded() {
     let (wrong, _) = call_twice(&file, "iterate", a, b, false);
     assert!(!close(&wrong, &want));
     // torch.jit.trace(lambda x: iterate(x, 3), ...) bakes n = 3 in, as --no-guards does:
-    assert!(close(&wrong, &t(&[0.488_873_5, -0.932_459_5])), "same wrong answer as torch.jit.trace");
+    assert!(
+        close(&wrong, &t(&[0.488_873_5, -0.932_459_5])),
+        "same wrong answer as torch.jit.trace"
+    );
 }
 
 #[test]
