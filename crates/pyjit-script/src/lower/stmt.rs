@@ -23,6 +23,8 @@ pub(crate) enum Iterable {
     Zip(Vec<Iterable>),
     /// `reversed(it)`: element `n - 1 - i` of `it` (`n` its trip count).
     Reversed(Box<Iterable>, Value),
+    /// The elements of a tuple value: only a plain `for` can iterate them (unrolled).
+    Unrolled(Vec<Val>),
 }
 
 /// One element of an iteration: a value, or a structure to unpack (enumerate/zip pairs).
@@ -791,6 +793,9 @@ impl Lower<'_, '_, '_> {
             return self.unrolled_for(target, &elems, body);
         }
         let it = self.iterable(iter)?;
+        if let Iterable::Unrolled(elems) = it {
+            return self.unrolled_for(target, &elems, body);
+        }
         self.set_span(span);
         let trip = self.trip_count(&it, iter.span)?;
         let t = self.b.const_bool(true);
@@ -929,6 +934,7 @@ impl Lower<'_, '_, '_> {
             Iterable::Tensor(t) => self.tensor_len(*t)?,
             Iterable::Enumerate(inner, _) => self.trip_count(inner, span)?,
             Iterable::Reversed(_, n) => *n,
+            Iterable::Unrolled(_) => return Err(tuple_in_combinator(span)),
             Iterable::Zip(its) => {
                 let mut acc: Option<Value> = None;
                 for i in its {
@@ -989,6 +995,7 @@ impl Lower<'_, '_, '_> {
                 let j = self.b.int_bin(IntBinOp::Sub, last, i);
                 self.element(inner, j)?
             }
+            Iterable::Unrolled(_) => return Err(tuple_in_combinator(self.b.span())),
             Iterable::Zip(its) => {
                 let mut items = Vec::new();
                 for it in its {
@@ -1152,6 +1159,14 @@ impl Lower<'_, '_, '_> {
         match v.ty {
             Ty::List(elem) => Ok(Iterable::List(v.v, *elem)),
             Ty::Tensor => Ok(Iterable::Tensor(v.v)),
+            Ty::Tuple(ts) => {
+                let mut out = Vec::new();
+                for (i, t) in ts.into_iter().enumerate() {
+                    let x = self.b.tuple_get(v.v, i as u32);
+                    out.push(Val { v: x, ty: t });
+                }
+                Ok(Iterable::Unrolled(out))
+            }
             other => Err(self.with_param_help(
                 Diagnostic::error(format!("cannot iterate over a value of type `{other}`"))
                     .with_primary(e.span, format!("`{other}` is not iterable"))
@@ -1262,6 +1277,14 @@ impl Lower<'_, '_, '_> {
         self.refine(&c.if_true);
         Ok(())
     }
+}
+
+/// A tuple inside `enumerate`/`zip`/`reversed`: its elements may differ in type, so it can only
+/// be iterated by an unrolled plain `for`.
+fn tuple_in_combinator(span: Span) -> Diagnostic {
+    Diagnostic::error("tuples can only be iterated directly (`for x in t:`)")
+        .with_primary(span, "tuple inside `enumerate`/`zip`/`reversed`")
+        .with_help("use a `List` for the sequence, or iterate the tuple directly")
 }
 
 fn collect_target_names(t: &Expr, out: &mut Vec<String>) {
