@@ -4,10 +4,13 @@
 /// annotated parameters, loops, branches, slicing, calls, tuples and comments, each function
 /// with distinct names so nothing is trivially repeated.
 pub fn python_source(lines: usize) -> String {
-    let mut out = String::from("import torch\nimport math\nfrom torch import Tensor\nfrom typing import List, Tuple, Optional\n\nEPS = 1e-6\n\n");
+    let mut out = String::from(
+        "import torch\nimport math\nfrom torch import Tensor\nfrom typing import List, Tuple, Optional\n\nEPS = 1e-6\n\n",
+    );
     let mut i = 0;
-    while out.lines().count() < lines {
-        out.push_str(&format!(
+    let mut count = out.lines().count();
+    while count < lines {
+        let chunk = format!(
             r#"
 @torch.jit.script
 def kernel_{i}(x: Tensor, w: Tensor, n: int, alpha: float = 0.5) -> Tuple[Tensor, int]:
@@ -27,7 +30,9 @@ def kernel_{i}(x: Tensor, w: Tensor, n: int, alpha: float = 0.5) -> Tuple[Tensor
     values, idx = torch.max(acc.view(-1, 1), 1)
     return acc @ w.t(), count + len([values, idx])
 "#
-        ));
+        );
+        count += chunk.lines().count();
+        out.push_str(&chunk);
         i += 1;
     }
     out
