@@ -649,6 +649,14 @@ case("copy_", V(rand("int32", (2, 3))), V(rand("float32", (3,))))
 case("masked_fill_", V(rand("float32", (2, 3))), V(rand("bool", (3,))), -1.0)
 case("masked_fill_", V(rand("float32", (3,))), V(rand("bool", (2, 3))), -1.0)
 
+# --- softmax edge rows: +inf, NaN, all -inf, huge spread
+edge = torch.tensor([[float("inf"), 1.0, 0.0], [float("nan"), 0.0, 1.0], [float("-inf")] * 3,
+                     [-200.0, 0.0, 50.0], [-100.0, -100.5, -300.0]])
+for d in FLT:
+    case("softmax", V(edge.to(DT[d])), 1)
+    case("log_softmax", V(edge.to(DT[d])), 1)
+    case("softmax", V(edge.to(DT[d])), 0)
+
 # --- keyword spellings commonly used in programs
 xk = rand("float32", (3, 4))
 case("norm", V(xk), dim=1)

@@ -95,19 +95,7 @@ fn reduce_lanes<T: Element, D: Element>(
 /// Sum of f32 values accumulated in f64 (more accurate than PyTorch's cascade sum, so results
 /// agree with it to float32 rounding).
 fn sum_f32(v: &[f32]) -> f32 {
-    let mut acc = [0f64; 8];
-    let chunks = v.chunks_exact(8);
-    let rest = chunks.remainder();
-    for c in chunks {
-        for i in 0..8 {
-            acc[i] += c[i] as f64;
-        }
-    }
-    let mut s: f64 = acc.iter().sum();
-    for &x in rest {
-        s += x as f64;
-    }
-    s as f32
+    sum_f32_wide(v) as f32
 }
 
 /// Pairwise-blocked sum of f64 values.
@@ -536,51 +524,23 @@ pub fn log_softmax(t: &Tensor, dim: i64, dtype: Option<DType>) -> Result<Tensor>
     with_float(&t, dim, true)
 }
 
-/// exp for softmax lanes: the vectorizable float32 kernel inside its range, `exp` outside.
-trait SoftmaxExp: Copy {
-    fn exp_lane(self) -> Self;
-}
-
-impl SoftmaxExp for f32 {
-    #[inline(always)]
-    fn exp_lane(self) -> f32 {
-        if self > super::elementwise::EXP_F32_LO {
-            super::elementwise::exp_f32_core(self)
-        } else {
-            self.exp()
-        }
-    }
-}
-
-impl SoftmaxExp for f64 {
-    #[inline(always)]
-    fn exp_lane(self) -> f64 {
-        self.exp()
-    }
-}
-
-#[inline(always)]
-fn exp_scalar<F: SoftmaxExp>(x: F) -> F {
-    x.exp_lane()
-}
-
 fn with_float(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
+    // PyTorch's formulation: m = max (NaN-propagating, not clamped to finite values), so an
+    // all -inf lane gives NaN (-inf - -inf) and a lane holding +inf gives NaN, as there.
     macro_rules! go {
         ($ty:ty) => {
             scan_lanes::<$ty>(t, dim, |lane| {
-                let m = lane.iter().fold(<$ty>::NEG_INFINITY, |a, &x| a.max(x));
-                let m = if m.is_finite() { m } else { 0.0 };
+                if lane.is_empty() {
+                    return;
+                }
+                let m = fast_extreme(lane, true);
                 if log {
                     let s: f64 = lane.iter().map(|&x| ((x - m) as f64).exp()).sum();
                     let ls = s.ln() as $ty;
                     lane.iter_mut().for_each(|x| *x = *x - m - ls);
                 } else {
-                    let mut s = 0f64;
-                    for x in lane.iter_mut() {
-                        *x = exp_scalar(*x - m);
-                        s += *x as f64;
-                    }
-                    let inv = s as $ty;
+                    softmax_exp_lane(lane, m);
+                    let inv = lane_sum(lane) as $ty;
                     lane.iter_mut().for_each(|x| *x /= inv);
                 }
             })
@@ -590,6 +550,58 @@ fn with_float(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
         DType::Float64 => go!(f64),
         _ => go!(f32),
     }
+}
+
+/// `lane[i] = exp(lane[i] - m)`.
+trait SoftmaxLane: Sized {
+    fn exp_shifted(lane: &mut [Self], m: Self);
+    fn sum(lane: &[Self]) -> f64;
+}
+
+impl SoftmaxLane for f32 {
+    fn exp_shifted(lane: &mut [f32], m: f32) {
+        let lo = super::elementwise::EXP_F32_LO;
+        if lane.iter().fold(false, |a, &x| a | !(x - m >= lo)) {
+            // Some value underflows the fast kernel's range (or is NaN): exact scalar exp.
+            lane.iter_mut().for_each(|x| *x = (*x - m).exp());
+        } else {
+            lane.iter_mut()
+                .for_each(|x| *x = super::elementwise::exp_f32_core(*x - m));
+        }
+    }
+    fn sum(lane: &[f32]) -> f64 {
+        sum_f32_wide(lane)
+    }
+}
+
+impl SoftmaxLane for f64 {
+    fn exp_shifted(lane: &mut [f64], m: f64) {
+        lane.iter_mut().for_each(|x| *x = (*x - m).exp());
+    }
+    fn sum(lane: &[f64]) -> f64 {
+        sum_f64(lane)
+    }
+}
+
+fn softmax_exp_lane<T: SoftmaxLane>(lane: &mut [T], m: T) {
+    T::exp_shifted(lane, m)
+}
+
+fn lane_sum<T: SoftmaxLane>(lane: &[T]) -> f64 {
+    T::sum(lane)
+}
+
+/// f32 values summed in f64 with eight accumulators (vectorizable).
+fn sum_f32_wide(v: &[f32]) -> f64 {
+    let mut acc = [0f64; 8];
+    let chunks = v.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..8 {
+            acc[i] += c[i] as f64;
+        }
+    }
+    acc.iter().sum::<f64>() + rest.iter().map(|&x| x as f64).sum::<f64>()
 }
 
 /// `cumsum(x, dim, dtype=)`: bool/int inputs accumulate in int64.
