@@ -80,11 +80,12 @@ impl Signature {
 }
 
 impl ArgKey {
+    /// The key of value `v` passed where type `declared` is expected.
     pub fn of(v: &Value, declared: &Type) -> ArgKey {
-        let inner = |i: usize| match declared {
-            Type::Tuple(ts) => ts.get(i).cloned().unwrap_or(Type::None),
-            Type::Optional(t) => (**t).clone(),
-            _ => Type::None,
+        // An optional parameter holding a value is keyed like the value's own type.
+        let declared = match declared {
+            Type::Optional(t) => &**t,
+            t => t,
         };
         match v {
             Value::Tensor(t) => ArgKey::Tensor {
@@ -98,29 +99,20 @@ impl ArgKey {
             Value::Str(_) => ArgKey::Str,
             Value::DType(_) => ArgKey::DType,
             Value::Index(_) => ArgKey::Index,
-            Value::Tuple(items) => {
-                let decl = match declared {
-                    Type::Optional(t) => (**t).clone(),
-                    t => t.clone(),
-                };
-                ArgKey::Tuple(
-                    items
-                        .iter()
-                        .enumerate()
-                        .map(|(i, x)| {
-                            let t = match &decl {
-                                Type::Tuple(ts) => ts.get(i).cloned().unwrap_or(Type::None),
-                                _ => inner(i),
-                            };
-                            ArgKey::of(x, &t)
-                        })
-                        .collect(),
-                )
-            }
-            Value::List(_) => ArgKey::List(match declared {
-                Type::Optional(t) => (**t).clone(),
-                t => t.clone(),
-            }),
+            Value::Tuple(items) => ArgKey::Tuple(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| {
+                        let t = match declared {
+                            Type::Tuple(ts) => ts.get(i).cloned().unwrap_or(Type::None),
+                            _ => Type::None,
+                        };
+                        ArgKey::of(x, &t)
+                    })
+                    .collect(),
+            ),
+            Value::List(_) => ArgKey::List(declared.clone()),
         }
     }
 }
