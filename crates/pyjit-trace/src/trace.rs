@@ -70,6 +70,22 @@ impl Trace {
         pyjit_ir::print_module(&self.module)
     }
 
+    /// What `pyjit trace` prints: the graph, a one-line summary of its guards, then the
+    /// rendered warnings.
+    pub fn render(&self, file: &SourceFile) -> String {
+        let mut s = self.print();
+        if !s.ends_with('\n') {
+            s.push('\n');
+        }
+        s.push_str(&format!(
+            "# {} guard{}; a call whose guarded values differ re-traces\n",
+            self.guards.len(),
+            if self.guards.len() == 1 { "" } else { "s" }
+        ));
+        s.push_str(&self.render_warnings(file));
+        s
+    }
+
     /// The warnings rendered against the source.
     pub fn render_warnings(&self, file: &SourceFile) -> String {
         self.warnings

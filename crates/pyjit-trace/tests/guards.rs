@@ -171,6 +171,11 @@ fn trace_ir_and_warnings_snapshot() {
     )
     .expect("traces");
     insta::assert_snapshot!("conditional_op_trace", tr.print());
+    assert!(
+        tr.render(&file).contains("# 1 guard; "),
+        "{}",
+        tr.render(&file)
+    );
     insta::assert_snapshot!("conditional_op_warnings", tr.render_warnings(&file));
     let no = trace_function_to(
         &file,
