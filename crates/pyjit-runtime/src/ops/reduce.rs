@@ -561,7 +561,10 @@ trait SoftmaxLane: Sized {
 impl SoftmaxLane for f32 {
     fn exp_shifted(lane: &mut [f32], m: f32) {
         let lo = super::elementwise::EXP_F32_LO;
-        if lane.iter().fold(false, |a, &x| a | !(x - m >= lo)) {
+        if lane
+            .iter()
+            .fold(false, |a, &x| a | (x - m < lo) | (x - m).is_nan())
+        {
             // Some value underflows the fast kernel's range (or is NaN): exact scalar exp.
             lane.iter_mut().for_each(|x| *x = (*x - m).exp());
         } else {
