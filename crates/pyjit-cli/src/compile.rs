@@ -41,7 +41,7 @@ fn emit(what: Emit, module: &pyjit::ir::Module, id: pyjit::ir::FuncId, out: &mut
     }
 }
 
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct CompileArgs {
     /// The Python source file.
     pub file: PathBuf,
@@ -56,12 +56,48 @@ pub struct CompileArgs {
     pub args: Vec<String>,
 }
 
+/// Options written after the first ARG (see `run::take_trailing_options` for why clap leaves
+/// them to us).
+fn take_trailing_options(args: &mut CompileArgs) -> Result<(), String> {
+    let words = std::mem::take(&mut args.args);
+    let mut it = words.into_iter();
+    while let Some(w) = it.next() {
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ => (w.clone(), None),
+        };
+        if !matches!(flag.as_str(), "-f" | "--function" | "--emit") {
+            if w.starts_with("--") {
+                return Err(format!("unknown option `{w}`"));
+            }
+            args.args.push(w);
+            continue;
+        }
+        let value = inline
+            .or_else(|| it.next())
+            .ok_or_else(|| format!("option `{flag}` needs a value"))?;
+        if flag == "--emit" {
+            args.emit = Emit::from_str(&value, false)
+                .map_err(|_| format!("--emit must be ir, clif or asm, not `{value}`"))?;
+        } else {
+            args.function = Some(value);
+        }
+    }
+    Ok(())
+}
+
 pub fn run(args: &CompileArgs) -> u8 {
     render(args, &mut std::io::stdout().lock())
 }
 
 /// [`run`], writing the listing to `out` (diagnostics still go to stderr).
 pub fn render(args: &CompileArgs, out: &mut dyn Write) -> u8 {
+    let mut args = args.clone();
+    if let Err(e) = take_trailing_options(&mut args) {
+        eprintln!("error: {e}");
+        return crate::EXIT_USAGE;
+    }
+    let args = &args;
     let file = match crate::run::read_source(&args.file) {
         Ok(f) => f,
         Err(code) => return code,
@@ -191,7 +227,7 @@ mod tests {
                 .starts_with("func @f(%x: Tensor[float64, 1], %t: float) -> Tensor[float64, 1] {"),
             "{special}"
         );
-        let (code, clif) = compile(Emit::Clif, &["DIR/x.npy", "0.5"]);
+        let (code, clif) = compile(Emit::Ir, &["DIR/x.npy", "0.5", "--emit", "clif"]);
         assert_eq!(code, 0);
         assert!(clif.contains("function "), "{clif}");
         assert_eq!(
