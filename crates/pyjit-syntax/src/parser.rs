@@ -375,7 +375,8 @@ fn syntax_error(lexed: &Lexed, err: ParseError<usize, Tok, Diagnostic>, text: &s
             let mut d =
                 Diagnostic::error(format!("unexpected {found} after the end of a statement"))
                     .with_primary(span, "expected the end of the line or `;` before this");
-            if let (Some(p), Tok::Name(_)) = (prev, &tok)
+            if let Some(p) = prev
+                && tok.starts_expr()
                 && let Tok::Name(pn) = &p.tok
                 && ["print", "exec"].contains(&pn.as_str())
             {
