@@ -36,6 +36,8 @@ pub(crate) const BUILTINS: &[&str] = &[
     "isinstance",
     "enumerate",
     "zip",
+    "pow",
+    "divmod",
 ];
 
 impl Lower<'_, '_, '_> {
@@ -1755,6 +1757,45 @@ impl Lower<'_, '_, '_> {
                     }
                 }
             }
+            "pow" => match vals.as_slice() {
+                [a, b] => self.binop(
+                    BinOp::Pow,
+                    a.clone(),
+                    b.clone(),
+                    args[0].span,
+                    args[1].span,
+                    e.span,
+                ),
+                _ => Err(arity_err(
+                    "2 arguments (three-argument `pow` is not supported)",
+                )),
+            },
+            "divmod" => match vals.as_slice() {
+                [a, b] => {
+                    let q = self.binop(
+                        BinOp::FloorDiv,
+                        a.clone(),
+                        b.clone(),
+                        args[0].span,
+                        args[1].span,
+                        e.span,
+                    )?;
+                    let r = self.binop(
+                        BinOp::Mod,
+                        a.clone(),
+                        b.clone(),
+                        args[0].span,
+                        args[1].span,
+                        e.span,
+                    )?;
+                    let v = self.b.tuple_new(&[q.v, r.v]);
+                    Ok(Val {
+                        v,
+                        ty: Ty::Tuple(vec![q.ty, r.ty]),
+                    })
+                }
+                _ => Err(arity_err("2 arguments")),
+            },
             "sum" => {
                 match vals.as_slice() {
                     [x] => match &x.ty {
@@ -1949,6 +1990,19 @@ impl Lower<'_, '_, '_> {
         }
         let vals = args.iter().map(|a| self.expr(a)).collect::<R<Vec<_>>>()?;
         self.set_span(e.span);
+        // `math.log(x, base)` is `log(x) / log(base)`, as CPython computes it.
+        if f == "log"
+            && let [x, base] = vals.as_slice()
+            && x.ty.is_scalar()
+            && base.ty.is_scalar()
+        {
+            let xf = self.as_float(x);
+            let bf = self.as_float(base);
+            let lx = self.b.math(MathFn::Log, &[xf]);
+            let lb = self.b.math(MathFn::Log, &[bf]);
+            let v = self.b.float_bin(FloatBinOp::Div, lx, lb);
+            return Ok(Val { v, ty: Ty::Float });
+        }
         let Some(m) = MathFn::from_name(f) else {
             return Err(Diagnostic::error(format!("unknown function `math.{f}`"))
                 .with_primary(fspan, "not a supported `math` function")
