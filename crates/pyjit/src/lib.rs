@@ -9,6 +9,20 @@
 //! syntax ([`args`]), fitting arguments to parameter types, and the `-o X.npy|X.npz` output
 //! format ([`output`]). It never panics on user input; every failure is a [`Diagnostic`] (compile
 //! time) or a [`RunError`] (run time) carrying a source span.
+//!
+//! ```
+//! use pyjit::{Backend, Program, SourceFile, Value, runtime::Tensor};
+//!
+//! let src = "def conditional_op(x, threshold: float):\n    if x.sum() > threshold:\n        return x * 2\n    return x + 1\n";
+//! let mut program = Program::compile(SourceFile::new("cond.py", src)).expect("compiles");
+//! let x = Value::Tensor(Tensor::from_vec(vec![1.0f32, 2.0], &[2]).unwrap());
+//! let y = program.call("conditional_op", vec![x.clone(), Value::Float(0.5)]).unwrap();
+//! assert_eq!(pyjit::output::display(&y), "tensor([2., 4.])");
+//! // The same call as machine code, compiled for (float32 rank-1 tensor, float) and cached.
+//! program.set_backend(Backend::Native);
+//! let y = program.call("conditional_op", vec![x, Value::Float(100.0)]).unwrap();
+//! assert_eq!(pyjit::output::display(&y), "tensor([2., 3.])");
+//! ```
 
 pub mod args;
 pub mod output;
