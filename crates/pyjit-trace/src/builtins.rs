@@ -433,6 +433,9 @@ fn sort_items(
 }
 
 fn is_instance(v: &PyVal, t: &PyVal) -> bool {
+    if let (PyVal::Object(o), PyVal::Class(c)) = (v, t) {
+        return Rc::ptr_eq(&o.class, c);
+    }
     let PyVal::Type(t) = t else { return false };
     match *t {
         "int" => matches!(v, PyVal::Int(_) | PyVal::Bool(_)),

@@ -151,6 +151,25 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         };
         for s in &module.body {
             match &s.kind {
+                StmtKind::ClassDef(c) => {
+                    let methods = c
+                        .body
+                        .iter()
+                        .filter_map(|st| match &st.kind {
+                            StmtKind::FunctionDef(d) => {
+                                Some((d.name.name.clone(), Rc::new((**d).clone())))
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    let info = crate::value::ClassInfo {
+                        name: c.name.name.clone(),
+                        methods,
+                        attrs: RefCell::new(HashMap::new()),
+                    };
+                    ev.globals
+                        .insert(c.name.name.clone(), PyVal::Class(Rc::new(info)));
+                }
                 StmtKind::FunctionDef(def) => {
                     ev.funcs.insert(def.name.name.clone(), def);
                     ev.globals.insert(
@@ -192,6 +211,34 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                     }
                 }
                 _ => {}
+            }
+        }
+        // Class attributes (`scale = 2.0` in a class body), evaluated eagerly.
+        for s in &module.body {
+            let StmtKind::ClassDef(c) = &s.kind else {
+                continue;
+            };
+            let Some(PyVal::Class(info)) = ev.globals.get(&c.name.name).cloned() else {
+                continue;
+            };
+            for st in &c.body {
+                let (target, value) = match &st.kind {
+                    StmtKind::Assign { targets, value, .. } if targets.len() == 1 => {
+                        (&targets[0], value)
+                    }
+                    StmtKind::AnnAssign {
+                        target,
+                        value: Some(v),
+                        ..
+                    } => (target, v),
+                    _ => continue,
+                };
+                if let ExprKind::Name(n) = &target.kind {
+                    let mut frame = Frame::new();
+                    if let Ok(v) = ev.eval(&mut frame, value) {
+                        info.attrs.borrow_mut().insert(n.clone(), v);
+                    }
+                }
             }
         }
         // Module-level constants, in order, evaluated eagerly (never recorded).
@@ -236,6 +283,17 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         if self.scripted.names.contains(name) && self.recording() {
             return crate::script::call_scripted(self, name, args, kwargs, span);
         }
+        self.call_def(def, args, kwargs, span)
+    }
+
+    /// Calls a `def` (a module function or a method with `self` among `args`).
+    pub fn call_def(
+        &mut self,
+        def: &ast::FunctionDef,
+        args: Vec<PyVal>,
+        kwargs: Vec<(String, PyVal)>,
+        span: Span,
+    ) -> R<PyVal> {
         let (env, defaults) = (Frame::new(), HashMap::new());
         let callee = Callee {
             name: &def.name.name,
@@ -717,6 +775,25 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 let obj = self.eval(f, value)?;
                 self.set_item(f, &obj, index, v, target.span)?;
             }
+            ExprKind::Attribute { value, attr } => match self.eval(f, value)? {
+                PyVal::Object(o) => {
+                    o.dict.borrow_mut().insert(attr.name.clone(), v);
+                }
+                PyVal::Class(c) => {
+                    c.attrs.borrow_mut().insert(attr.name.clone(), v);
+                }
+                other => {
+                    return Err(TraceError::new(
+                        "AttributeError",
+                        format!(
+                            "'{}' object attribute '{}' is read-only",
+                            other.type_name(),
+                            attr.name
+                        ),
+                        target.span,
+                    ));
+                }
+            },
             _ => {
                 return Err(TraceError::unsupported(
                     "assignment to this target",
@@ -1610,6 +1687,32 @@ impl<'a, 'o> Evaluator<'a, 'o> {
 
     fn attribute(&mut self, v: PyVal, attr: &str, span: Span) -> R<PyVal> {
         match &v {
+            PyVal::Object(o) => {
+                if let Some(x) = o.dict.borrow().get(attr) {
+                    return Ok(x.clone());
+                }
+                if let Some(def) = o.class.methods.get(attr) {
+                    return Ok(PyVal::Func(Rc::new(Callable::BoundMethod {
+                        def: def.clone(),
+                        recv: v.clone(),
+                    })));
+                }
+                if let Some(x) = o.class.attrs.borrow().get(attr) {
+                    return Ok(x.clone());
+                }
+                Err(TraceError::new(
+                    "AttributeError",
+                    format!("'{}' object has no attribute '{attr}'", o.class.name),
+                    span,
+                ))
+            }
+            PyVal::Class(c) => c.attrs.borrow().get(attr).cloned().ok_or_else(|| {
+                TraceError::new(
+                    "AttributeError",
+                    format!("type object '{}' has no attribute '{attr}'", c.name),
+                    span,
+                )
+            }),
             PyVal::Module(m) => Ok(resolve_dotted(&format!("{m}.{attr}"))),
             PyVal::Tensor(t) => match attr {
                 "shape" => self.call_op("size", vec![v.clone()], vec![], span),
@@ -2164,6 +2267,37 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 Callable::Method { recv, name } => {
                     crate::builtins::call_method(self, recv, name, args, kw, span)
                 }
+                Callable::BoundMethod { def, recv } => {
+                    let mut all = vec![recv.clone()];
+                    all.extend(args);
+                    let def = def.clone();
+                    self.call_def(&def, all, kw, span)
+                }
+            },
+            PyVal::Class(c) => {
+                let obj = PyVal::Object(Rc::new(crate::value::Object {
+                    class: c.clone(),
+                    dict: RefCell::new(HashMap::new()),
+                }));
+                if let Some(init) = c.methods.get("__init__").cloned() {
+                    let mut all = vec![obj.clone()];
+                    all.extend(args);
+                    self.call_def(&init, all, kw, span)?;
+                } else if !args.is_empty() {
+                    return Err(type_err(format!("{}() takes no arguments", c.name), span));
+                }
+                Ok(obj)
+            }
+            PyVal::Object(o) => match o.class.methods.get("__call__").cloned() {
+                Some(def) => {
+                    let mut all = vec![callee.clone()];
+                    all.extend(args);
+                    self.call_def(&def, all, kw, span)
+                }
+                None => Err(type_err(
+                    format!("'{}' object is not callable", o.class.name),
+                    span,
+                )),
             },
             PyVal::Type(t) => crate::builtins::call_type(self, t, args, span),
             PyVal::DType(d) => crate::builtins::convert_scalar(self, *d, &args, span),

@@ -4,8 +4,8 @@
 //!
 //! The evaluator runs more Python than scripting accepts — variables that change type,
 //! heterogeneous lists and tuples, comprehensions, `lambda` and nested `def`s, dicts, strings and
-//! f-strings, `isinstance` at run time — because it only ever sees values, never types. Loops
-//! unroll into the trace. Calls to `@torch.jit.script` functions are scripted and recorded as
+//! f-strings, `isinstance` at run time, `try`/`except`, classes with methods — because it only
+//! ever sees values, never types. Loops unroll into the trace. Calls to `@torch.jit.script` functions are scripted and recorded as
 //! calls (TorchScript's mixing rule), so their control flow survives.
 //!
 //! A [`TracedFunction`] checks its guards on every call (by running the trace on the reference

@@ -45,6 +45,25 @@ pub enum PyVal {
     /// A scalar argument of the traced function that is still a graph input: tensor ops take
     /// it as an IR value; any Python use of its value makes it a guarded constant.
     Sym(Rc<Sym>),
+    /// A class of the module (methods and class attributes).
+    Class(Rc<ClassInfo>),
+    /// An instance of a module class.
+    Object(Rc<Object>),
+}
+
+/// A class defined in the module.
+#[derive(Debug)]
+pub struct ClassInfo {
+    pub name: String,
+    pub methods: HashMap<String, Rc<ast::FunctionDef>>,
+    pub attrs: RefCell<HashMap<String, PyVal>>,
+}
+
+/// An instance: its class and its attributes.
+#[derive(Debug)]
+pub struct Object {
+    pub class: Rc<ClassInfo>,
+    pub dict: RefCell<HashMap<String, PyVal>>,
 }
 
 /// See [`PyVal::Sym`].
@@ -88,6 +107,11 @@ pub enum Callable {
     Builtin(String),
     /// A bound method (`x.sum`, `lst.append`, `d.items`).
     Method { recv: PyVal, name: String },
+    /// A method of a module class bound to an instance.
+    BoundMethod {
+        def: Rc<ast::FunctionDef>,
+        recv: PyVal,
+    },
 }
 
 #[derive(Debug)]
@@ -132,6 +156,8 @@ impl PyVal {
             PyVal::Ellipsis => "ellipsis",
             PyVal::Range(..) => "range",
             PyVal::Sym(s) => s.value.type_name(),
+            PyVal::Class(_) => "type",
+            PyVal::Object(_) => "object",
         }
     }
 
@@ -178,11 +204,14 @@ impl PyVal {
                 Callable::Closure { name, .. } => format!("<function {name}>"),
                 Callable::Builtin(n) => format!("<built-in function {n}>"),
                 Callable::Method { name, .. } => format!("<bound method {name}>"),
+                Callable::BoundMethod { def, .. } => format!("<bound method {}>", def.name.name),
             },
             PyVal::Module(m) => format!("<module '{m}'>"),
             PyVal::Type(t) => format!("<class '{t}'>"),
             PyVal::Ellipsis => "Ellipsis".into(),
             PyVal::Sym(s) => s.value.repr(),
+            PyVal::Class(c) => format!("<class '{}'>", c.name),
+            PyVal::Object(o) => format!("<{} object>", o.class.name),
             PyVal::Range(a, b, 1) => format!("range({a}, {b})"),
             PyVal::Range(a, b, c) => format!("range({a}, {b}, {c})"),
             leaf => match to_interp_leaf(leaf) {

@@ -166,6 +166,7 @@ macro_rules! programs {
 
 programs!(
     any_all,
+    class_module,
     closure_def,
     comp_filter,
     comp_listcomp,
