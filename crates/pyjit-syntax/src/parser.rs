@@ -272,6 +272,17 @@ fn syntax_error(lexed: &Lexed, err: ParseError<usize, Tok, Diagnostic>, text: &s
     let expects_name = expected_has(&expected, "NAME");
     let expects_expr = expected_has(&expected, "INT");
 
+    if tok == Tok::Equal
+        && prev.is_some_and(|p| p.tok != Tok::Equal)
+        && toks[ls..idx]
+            .iter()
+            .any(|t| matches!(t.tok, Tok::LPar | Tok::LSqb | Tok::LBrace))
+        && !expects_expr
+    {
+        return Diagnostic::error("unexpected `=` inside brackets")
+            .with_primary(span, "cannot assign here")
+            .with_help("to compare, use `==`; a keyword argument is written `name=value` with a plain name");
+    }
     if tok == Tok::ColonEqual {
         return Diagnostic::error("cannot use `:=` here")
             .with_primary(span, "`:=` can only assign to a plain name")
@@ -333,7 +344,9 @@ fn syntax_error(lexed: &Lexed, err: ParseError<usize, Tok, Diagnostic>, text: &s
         return d;
     }
 
-    if expects_expr && !tok.starts_expr() {
+    // The token is unexpected, so if an expression was possible here this token cannot start
+    // one in this position (`*` and `not` start expressions only in some places).
+    if expects_expr {
         let msg = match prev {
             Some(p)
                 if !matches!(
@@ -463,7 +476,8 @@ fn readable_expected(expected: &[String]) -> Vec<String> {
             let e = e.trim_matches('"');
             match e {
                 "NEWLINE" => Some("the end of the line".to_string()),
-                "INDENT" | "DEDENT" | "START_MODULE" | "START_EXPR" => None,
+                // `async` only continues a comprehension; naming it confuses more than it helps.
+                "INDENT" | "DEDENT" | "START_MODULE" | "START_EXPR" | "async" => None,
                 "NAME" => Some("a name".to_string()),
                 "INT" | "FLOAT" | "IMAG" => Some("a number".to_string()),
                 "STRING" => Some("a string".to_string()),

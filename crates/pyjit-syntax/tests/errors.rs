@@ -149,3 +149,7 @@ error_case!(while_without_condition, "while:\n    pass\n");
 error_case!(comprehension_without_iterable, "x = [i for i in]\n");
 error_case!(annotation_missing, "def f(x:):\n    pass\n");
 error_case!(two_numbers, "x = 5 6\n");
+error_case!(keyword_argument_not_a_name, "f(a.b=1)\n");
+error_case!(operator_after_operator, "x = 1 +* 2\n");
+error_case!(dict_entry_without_value, "x = {1: 2, 3}\n");
+error_case!(slice_with_three_colons, "x = a[1:2:3:4]\n");
