@@ -771,8 +771,13 @@ impl<'a, 'b> Lowering<'a, 'b> {
 
         self.b.switch_to_block(header);
         let rest = self.b.block_params(header)[2..].to_vec();
-        let lt = self.b.ins().icmp(IntCC::SignedLessThan, i_h, max);
-        let go = self.b.ins().band(c_h, lt);
+        // `while` loops have an unbounded trip count (INT64_MAX): test only the condition.
+        let go = if self.const_int(operands[0]) == Some(i64::MAX) {
+            c_h
+        } else {
+            let lt = self.b.ins().icmp(IntCC::SignedLessThan, i_h, max);
+            self.b.ins().band(c_h, lt)
+        };
         let mut ba = vec![i_h];
         ba.extend(rest.iter().copied());
         self.b
