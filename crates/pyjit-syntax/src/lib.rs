@@ -10,6 +10,16 @@
 //!
 //! Entry points: [`parse_module`], [`parse_expr`], [`unparse`], [`dump`], and
 //! [`strip_spans`] for comparing trees regardless of positions.
+//!
+//! Pipeline: [`lexer::RawTok`] (logos) → [`lexer::Layout`] (indentation, brackets, literal
+//! decoding, f-string fields parsed by the same grammar, nesting limits) → the lalrpop grammar
+//! (`grammar.lalrpop`, checks it cannot express in `actions.rs`) → type comments attached to the
+//! tree. A syntax error is re-explained from the full token list (`parser.rs`) in words a Python
+//! user knows; the first error stops parsing, as in CPython.
+//!
+//! Limits that keep every recursive walk of a tree shallow: [`MAX_BRACKET_DEPTH`] open brackets,
+//! [`MAX_INDENT_DEPTH`] nested blocks and [`MAX_EXPR_NESTING`] operators deep per statement.
+//! Beyond them the input gets a "too deeply nested" diagnostic, never a stack overflow.
 
 mod actions;
 pub mod ast;
