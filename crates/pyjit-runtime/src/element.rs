@@ -37,18 +37,6 @@ pub trait Element: Copy + Send + Sync + PartialOrd + Debug + Default + 'static {
     fn is_nan_elem(self) -> bool {
         false
     }
-
-    /// The larger of two non-NaN values (floats use `maxnum`, which vectorizes).
-    #[inline]
-    fn max_elem(self, o: Self) -> Self {
-        if o > self { o } else { self }
-    }
-
-    /// The smaller of two non-NaN values.
-    #[inline]
-    fn min_elem(self, o: Self) -> Self {
-        if o < self { o } else { self }
-    }
 }
 
 macro_rules! impl_int {
@@ -151,14 +139,6 @@ macro_rules! impl_float {
             #[inline]
             fn is_nan_elem(self) -> bool {
                 self.is_nan()
-            }
-            #[inline]
-            fn max_elem(self, o: Self) -> Self {
-                self.max(o)
-            }
-            #[inline]
-            fn min_elem(self, o: Self) -> Self {
-                self.min(o)
             }
         }
     };
