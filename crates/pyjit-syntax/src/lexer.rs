@@ -19,8 +19,8 @@ pub const MAX_BRACKET_DEPTH: usize = 200;
 /// Most indentation levels (CPython's limit is 100).
 pub const MAX_INDENT_DEPTH: usize = 100;
 /// Upper bound on the depth of one statement's expression tree, counted conservatively from its
-/// operators (see `Nesting` in this module). Deeper trees could overflow the stack of recursive walks in this
-/// and later layers (drop, dump, unparse, type checking) on a 2 MiB thread.
+/// operators (see `Nesting` in this module). Deeper trees could overflow the stack of recursive
+/// walks in this and later layers (drop, dump, unparse, type checking) on a 2 MiB thread.
 pub const MAX_EXPR_NESTING: u32 = 500;
 /// Most f-strings nested inside f-string replacement fields.
 const MAX_FSTRING_DEPTH: u32 = 8;
