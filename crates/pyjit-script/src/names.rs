@@ -41,6 +41,8 @@ impl Imports {
             "typing.Tuple" | "Tuple" | "tuple" => "Tuple",
             "typing.Optional" | "Optional" => "Optional",
             "typing.Dict" | "Dict" | "dict" => "Dict",
+            "typing.Any" | "Any" => "Any",
+            "typing.Union" | "Union" => "Union",
             _ => return None,
         };
         Some(t.to_string())

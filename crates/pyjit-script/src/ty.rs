@@ -116,6 +116,11 @@ pub fn parse_annotation(e: &Expr, imports: &Imports) -> Result<Ty, Diagnostic> {
                 Some("bool") => Ok(Ty::Bool),
                 Some("str") => Ok(Ty::Str),
                 Some("None") => Ok(Ty::None),
+                Some("Any") => Err(Diagnostic::error("`Any` is not a supported type")
+                    .with_primary(e.span, "values need one static type")
+                    .with_help(
+                        "annotate the concrete type (Tensor, int, float, bool, List[T], …)",
+                    )),
                 Some("List") | Some("Tuple") | Some("Optional") => Err(Diagnostic::error(format!(
                     "`{dotted}` needs type arguments"
                 ))
@@ -171,6 +176,9 @@ pub fn parse_annotation(e: &Expr, imports: &Imports) -> Result<Ty, Diagnostic> {
                         .collect::<Result<Vec<_>, _>>()?;
                     Ok(Ty::Tuple(ts))
                 }
+                Some("Union") => Err(Diagnostic::error("`Union` types are not supported")
+                    .with_primary(e.span, "values need one static type")
+                    .with_help("use `Optional[T]` for \"T or None\"; otherwise split the function per type")),
                 Some("Dict") => Err(Diagnostic::error("`Dict` types are not supported")
                     .with_primary(e.span, "dictionaries are not part of the language")
                     .with_help("use parallel lists or a tuple instead")),

@@ -2,5 +2,5 @@ import torch
 from typing import Dict
 
 
-def f(n: int) -> int:
-    return n
+def f(counts: Dict[str, int]) -> int:
+    return 0

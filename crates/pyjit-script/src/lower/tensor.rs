@@ -1078,6 +1078,42 @@ impl Lower<'_, '_, '_> {
                 e.span,
             );
         }
+        // `x.new_zeros(size)` & co. and `x.type_as(y)`: creation / conversion with another
+        // tensor's dtype (the runtime has no such ops; see `convert_like`).
+        if let Some(create) = match name {
+            "new_zeros" => Some("zeros"),
+            "new_ones" => Some("ones"),
+            "new_empty" => Some("empty"),
+            "new_full" => Some("full"),
+            _ => None,
+        } {
+            let (pos, named, like) = self.call_args(args, kws)?;
+            if like.is_some() || named.iter().any(|(k, _)| k == "dtype") {
+                return Err(
+                    Diagnostic::error(format!("`{name}` with `dtype=` is not supported"))
+                        .with_primary(e.span, "dtype argument")
+                        .with_help(format!("use `torch.{create}(..., dtype=...)`")),
+                );
+            }
+            let shown = format!("Tensor.{name}");
+            let r = self.schema_call(create, pos, named, &shown, e.span)?;
+            return self.convert_like(r, recv, e.span);
+        }
+        if name == "type_as" {
+            let [a] = args else {
+                return Err(Diagnostic::error("`type_as` takes one tensor")
+                    .with_primary(e.span, "wrong number of arguments"));
+            };
+            let other = self.expr(a)?;
+            if other.ty != Ty::Tensor {
+                return Err(Diagnostic::error(format!(
+                    "`type_as` needs a tensor, found `{}`",
+                    other.ty
+                ))
+                .with_primary(a.span, "not a tensor"));
+            }
+            return self.convert_like(recv, other, e.span);
+        }
         let mut op_name = name.to_string();
         let numpy = self.m.info.numpy_mode();
         let np_method = if numpy {

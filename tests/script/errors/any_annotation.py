@@ -1,0 +1,6 @@
+import torch
+from typing import Any
+
+
+def f(x: Any) -> int:
+    return 0
