@@ -511,6 +511,7 @@ unsafe fn write_to_view(r: &Tensor, out: &RawView) -> Result<(), RuntimeError> {
     let d =
         DType::from_code(out.dtype).ok_or_else(|| RuntimeError::Value("bad dtype code".into()))?;
     let (shape, strides) = unsafe { dims_of(out)? };
+    crate::tensor::check_alloc(&shape, d)?;
     let src = r.broadcast_to(&shape)?;
     with_dtype!(d, T => {
         let data = src.to_array::<T>();

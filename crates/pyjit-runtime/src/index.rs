@@ -148,7 +148,7 @@ fn plan_advanced(view: &Tensor, advanced: &[(usize, Tensor)]) -> Result<Plan> {
     let positions: Vec<usize> = advanced.iter().map(|(p, _)| *p).collect();
     let consecutive = positions.windows(2).all(|w| w[1] == w[0] + 1);
     // Index values, broadcast to the common shape, bounds-checked and wrapped.
-    let nb: usize = b_shape.iter().product();
+    let nb = check_alloc(&b_shape, DType::Int64)?;
     let mut base = vec![0usize; nb];
     for (p, idx) in advanced {
         let size = view.shape()[*p];
@@ -296,6 +296,7 @@ pub fn index_select(t: &Tensor, dim: i64, idx: &Tensor) -> Result<Tensor> {
     }
     let d = wrap_dim(dim, t.dim())?;
     let size = if t.dim() == 0 { 1 } else { t.shape()[d] } as i64;
+    check_alloc(idx.shape(), DType::Int64)?;
     let vals = idx.to_vec::<i64>();
     if vals.iter().any(|&v| v < 0 || v >= size) {
         return Err(RuntimeError::Index("index out of range in self".into()));

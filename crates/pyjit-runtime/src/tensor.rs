@@ -413,7 +413,8 @@ impl Tensor {
         Ok(f(view))
     }
 
-    /// The elements converted to `T`, as an owned row-major array.
+    /// The elements converted to `T`, as an owned row-major array (allocates `numel` elements;
+    /// see [`Tensor::to_vec`]).
     pub fn to_array<T: Element>(&self) -> ArrayD<T> {
         with_dtype!(self.dtype, S => {
             self.with_view::<S, ArrayD<T>>(|v| map_view(v, T::cast_from))
@@ -421,7 +422,9 @@ impl Tensor {
         })
     }
 
-    /// The elements converted to `T`, in row-major order.
+    /// The elements converted to `T`, in row-major order. Allocates `numel` elements: an
+    /// expanded view can be far larger than its storage, so check `numel()` first when the
+    /// tensor comes from untrusted shapes (kernels use a checked allocation instead).
     pub fn to_vec<T: Element>(&self) -> Vec<T> {
         with_dtype!(self.dtype, S => {
             self.with_view::<S, Vec<T>>(|v| match v.as_slice() {
@@ -935,6 +938,9 @@ pub fn infer_size(sizes: &[i64], numel: usize) -> Result<Vec<usize>> {
             }
         }
     }
+    // An empty tensor may be given any shape with a 0 in it, but not one whose other dims
+    // could never be materialized.
+    checked_numel(&out)?;
     Ok(out)
 }
 

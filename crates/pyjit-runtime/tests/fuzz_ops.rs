@@ -120,7 +120,7 @@ fn random_value(ty: &ArgType, rng: &mut TestRng) -> Value {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 4000, ..ProptestConfig::default() })]
 
     #[test]
     fn random_ops_never_panic(op in 0..schema::all().count(), seed in any::<u64>()) {
@@ -136,8 +136,12 @@ proptest! {
             Ok(results) => {
                 for r in results {
                     if let Value::Tensor(t) = r {
-                        // Results are well-formed: readable, printable, shape consistent.
-                        prop_assert_eq!(t.to_vec::<f64>().len(), t.numel());
+                        // Results are well-formed: printable and, when small enough to
+                        // materialize (an expanded view may be huge), readable with a consistent
+                        // element count.
+                        if t.numel() <= 1 << 20 {
+                            prop_assert_eq!(t.to_vec::<f64>().len(), t.numel());
+                        }
                         let _ = t.to_string();
                     }
                 }
