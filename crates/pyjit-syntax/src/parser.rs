@@ -526,10 +526,7 @@ fn attach_type_comments(body: &mut [Stmt], comments: &[RawTypeComment], text: &s
                     .or_else(|| last_param_end(&f.params))
                     .unwrap_or(f.name.span.end);
                 let body_start = f.body.first().map(|s| s.span.start).unwrap_or(span.end);
-                if let Some(c) = comments
-                    .iter()
-                    .find(|c| c.span.start >= header_end && c.span.start < body_start)
-                {
+                if let Some(c) = first_comment_in(comments, header_end, body_start as usize) {
                     f.type_comment = Some(TypeComment {
                         text: c.text.clone(),
                         span: c.span,
@@ -539,10 +536,7 @@ fn attach_type_comments(body: &mut [Stmt], comments: &[RawTypeComment], text: &s
             }
             StmtKind::Assign { type_comment, .. } => {
                 let end = line_end(span.end);
-                if let Some(c) = comments
-                    .iter()
-                    .find(|c| c.span.start >= span.end && (c.span.start as usize) < end)
-                {
+                if let Some(c) = first_comment_in(comments, span.end, end) {
                     *type_comment = Some(TypeComment {
                         text: c.text.clone(),
                         span: c.span,
@@ -573,6 +567,13 @@ fn attach_type_comments(body: &mut [Stmt], comments: &[RawTypeComment], text: &s
             _ => {}
         }
     }
+}
+
+/// The first comment starting in `from..to`; `comments` is in source order, so a binary search
+/// keeps attaching linear in the file size.
+fn first_comment_in(comments: &[RawTypeComment], from: u32, to: usize) -> Option<&RawTypeComment> {
+    let i = comments.partition_point(|c| c.span.start < from);
+    comments.get(i).filter(|c| (c.span.start as usize) < to)
 }
 
 fn last_param_end(p: &Parameters) -> Option<u32> {
