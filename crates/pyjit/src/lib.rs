@@ -28,6 +28,7 @@ pub mod args;
 pub mod output;
 mod program;
 pub mod run;
+pub mod traced;
 
 pub use program::{
     ArgKey, Backend, CallError, Options, Program, RunError, Signature, static_type,

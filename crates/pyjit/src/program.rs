@@ -296,6 +296,31 @@ impl Program {
         })
     }
 
+    /// A program made from IR instead of source — a trace's module (`pyjit_trace::Trace`) — so
+    /// that it runs through the same per-signature specialization and native code cache as
+    /// scripted functions. Spans point into `module.source` (an empty file when it has none);
+    /// parameters have no defaults. The module is verified first.
+    pub fn from_module(module: Module, options: Options) -> Result<Program, Vec<Diagnostic>> {
+        if let Err(errors) = pyjit_ir::verify_module(&module) {
+            return Err(errors
+                .into_iter()
+                .map(|e| Diagnostic::error(format!("invalid IR: {e}")).with_primary(e.span, "here"))
+                .collect());
+        }
+        let source = module
+            .source
+            .clone()
+            .unwrap_or_else(|| Arc::new(SourceFile::new("<ir>", "")));
+        Ok(Program {
+            source,
+            module,
+            options,
+            defaults: Vec::new(),
+            native: Mutex::new(HashMap::new()),
+            specialized: Mutex::new(HashMap::new()),
+        })
+    }
+
     pub fn source(&self) -> &SourceFile {
         &self.source
     }

@@ -218,6 +218,10 @@ fn run_dynamic(source: SourceFile, req: &RunRequest, out: &mut dyn Write) -> Run
     }
     let result = match req.mode {
         Mode::Eager => pyjit_trace::eval_function_to(&source, &ast, &name, args, out),
+        // The traces run as compiled code, guards included (see `traced`).
+        Mode::Trace if req.backend == Backend::Native => {
+            crate::traced::call_once(source.clone(), ast, &name, args, out)
+        }
         _ => {
             let mut traced = pyjit_trace::TracedFunction::new(
                 source.clone(),
@@ -258,7 +262,7 @@ fn run_dynamic(source: SourceFile, req: &RunRequest, out: &mut dyn Write) -> Run
 }
 
 /// An ARG with the type its spelling gives (no declared type to fit).
-fn untyped_arg(lit: &ArgLit, base: &std::path::Path) -> Result<Value, String> {
+pub(crate) fn untyped_arg(lit: &ArgLit, base: &std::path::Path) -> Result<Value, String> {
     Ok(match lit {
         ArgLit::Npy(path) => {
             let full = base.join(path);

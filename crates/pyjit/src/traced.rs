@@ -1,0 +1,588 @@
+//! Traced functions compiled like scripted ones: `pyjit run --mode trace --backend native` and
+//! `pyjit trace`.
+//!
+//! The tracer ([`pyjit_trace`]) records one [`Trace`] per distinct path through the function:
+//! IR with `guard` ops on every Python value that was derived from a tensor. Each trace here
+//! becomes a [`Program`] ([`Program::from_module`]), so it goes through the very machinery that
+//! runs scripted functions — specialization for the call's signature, then Cranelift code
+//! generation, both cached per signature — and its guards are checked by the compiled code (the
+//! `guard` op lowers to a compare and a cold `GuardFailure` exit).
+//!
+//! Re-trace policy (as [`pyjit_trace::TracedFunction`], which does the same on the
+//! interpreter): a call runs the most recent trace recorded for arguments of the same structure
+//! ([`signature_key`]); a failed guard tries the older ones, then records a new trace — at most
+//! [`CACHE_LIMIT`] per function, after which calls are evaluated eagerly. A recording is made on
+//! copies of the arguments with its output discarded, and then the compiled trace answers the
+//! call, so every answer that is not an explicit fallback comes from compiled code. When the
+//! native backend cannot compile a trace (an op it cannot lower), that trace runs on the
+//! interpreter and a note says so; when a compiled trace raises, the call is re-run eagerly so
+//! the error is exactly the eager program's. Nothing here returns an answer the eager program
+//! would not (with guards on).
+
+use crate::args::{fit_arg, parse_arg};
+use crate::program::{Backend, CallError, Options, Program};
+use pyjit_interp::{GUARD_FAILURE, InterpError, Value};
+use pyjit_ir::{OpKind, Type};
+use pyjit_syntax::{Diagnostic, SourceFile, Span, ast};
+use pyjit_trace::{
+    CACHE_LIMIT, Trace, TraceError, TraceOptions, TraceStats, eval_function_to, signature_key,
+    trace_function_to,
+};
+use std::io::Write;
+use std::path::Path;
+
+/// One cached trace and the program that runs it.
+struct Entry {
+    trace: Trace,
+    program: Program,
+    /// The traced function's name in `trace.module`.
+    entry: String,
+    /// Whether the trace writes tensors in place: then a run that may stop at a guard runs on
+    /// copies of the arguments, written back only when it completes.
+    mutates: bool,
+}
+
+/// A traced function whose traces run on a chosen backend (see the module docs).
+pub struct TracedProgram {
+    file: SourceFile,
+    ast: ast::Module,
+    name: String,
+    opts: TraceOptions,
+    backend: Backend,
+    entries: Vec<Entry>,
+    /// Traces recorded, cache hits, guard failures, eager fallbacks.
+    pub stats: TraceStats,
+    /// Calls answered by native code.
+    pub native_runs: usize,
+    /// Calls answered by a trace on the interpreter (backend `interp`, or a trace the native
+    /// backend could not compile).
+    pub interp_runs: usize,
+    /// Every TracerWarning of every trace (a re-trace adds its own), plus a warning for each
+    /// call that could not be traced and ran eagerly.
+    pub warnings: Vec<Diagnostic>,
+    /// Debug notes: which traces fell back to the interpreter, and why.
+    pub notes: Vec<String>,
+}
+
+/// How a guarded run of a cached trace ended.
+enum Guarded {
+    /// It completed: the result and what it printed.
+    Done(Value, Vec<u8>),
+    /// A guard failed: the trace does not apply to these arguments.
+    GuardFailed,
+    /// It raised; the error class and message, for the debug note.
+    Raised(String),
+}
+
+impl TracedProgram {
+    pub fn new(
+        file: SourceFile,
+        ast: ast::Module,
+        name: impl Into<String>,
+        opts: TraceOptions,
+        backend: Backend,
+    ) -> TracedProgram {
+        TracedProgram {
+            file,
+            ast,
+            name: name.into(),
+            opts,
+            backend,
+            entries: Vec::new(),
+            stats: TraceStats::default(),
+            native_runs: 0,
+            interp_runs: 0,
+            warnings: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Parses `file` and wraps its function `name`.
+    pub fn from_source(
+        file: SourceFile,
+        name: impl Into<String>,
+        opts: TraceOptions,
+        backend: Backend,
+    ) -> Result<TracedProgram, Vec<Diagnostic>> {
+        let ast = pyjit_syntax::parse_module(&file)?;
+        Ok(TracedProgram::new(file, ast, name, opts, backend))
+    }
+
+    pub fn source(&self) -> &SourceFile {
+        &self.file
+    }
+
+    /// The traces recorded so far, oldest first.
+    pub fn traces(&self) -> Vec<&Trace> {
+        self.entries.iter().map(|e| &e.trace).collect()
+    }
+
+    /// The backend trace `i` runs on: the requested one, or the interpreter when native code
+    /// generation failed for it.
+    pub fn trace_backend(&self, i: usize) -> Option<Backend> {
+        self.entries.get(i).map(|e| e.program.options().backend)
+    }
+
+    /// Calls the function, printing to stdout.
+    pub fn call(&mut self, args: Vec<Value>) -> Result<Value, TraceError> {
+        self.call_to(args, &mut std::io::stdout())
+    }
+
+    /// Calls the function, writing its `print` output to `out`.
+    pub fn call_to(&mut self, args: Vec<Value>, out: &mut dyn Write) -> Result<Value, TraceError> {
+        if !self.opts.guards {
+            // torch.jit.trace: the first trace answers every later call, whatever the input.
+            if !self.entries.is_empty() {
+                self.stats.hits += 1;
+                return self.run_entry(0, args, out).map_err(|e| self.call_error(e));
+            }
+        } else {
+            let key = signature_key(&args);
+            for i in (0..self.entries.len()).rev() {
+                if self.entries[i].trace.key != key {
+                    continue;
+                }
+                match self.run_guarded(i, &args)? {
+                    Guarded::Done(v, printed) => {
+                        self.stats.hits += 1;
+                        write_out(out, &printed)?;
+                        return Ok(v);
+                    }
+                    Guarded::GuardFailed => self.stats.guard_failures += 1,
+                    // Re-run eagerly so the error (class, message, output printed before it)
+                    // is exactly the eager program's.
+                    Guarded::Raised(_) => return self.eager(args, out),
+                }
+            }
+        }
+        if self.entries.len() >= CACHE_LIMIT {
+            self.stats.eager_fallbacks += 1;
+            return self.eager(args, out);
+        }
+        self.record_and_run(args, out)
+    }
+
+    fn eager(&self, args: Vec<Value>, out: &mut dyn Write) -> Result<Value, TraceError> {
+        eval_function_to(&self.file, &self.ast, &self.name, args, out)
+    }
+
+    /// Records a trace on copies of `args` (its output discarded), compiles it and answers the
+    /// call with it.
+    fn record_and_run(
+        &mut self,
+        args: Vec<Value>,
+        out: &mut dyn Write,
+    ) -> Result<Value, TraceError> {
+        let copies = args.iter().map(deep_clone).collect::<Result<Vec<_>, _>>()?;
+        let mut sink = Vec::new();
+        let trace = match trace_function_to(
+            &self.file, &self.ast, &self.name, copies, self.opts, &mut sink,
+        ) {
+            Ok(t) => t,
+            Err(e) => {
+                // Either the program raised (the eager run raises the same, printing what it
+                // printed) or the run cannot leave a trace (then the eager answer stands).
+                let r = self.eager(args, out);
+                if r.is_ok() {
+                    self.stats.eager_fallbacks += 1;
+                    self.warnings.push(
+                        Diagnostic::warning(format!(
+                            "this call could not be traced and ran eagerly: {e}"
+                        ))
+                        .with_primary(e.span, "cannot be traced"),
+                    );
+                }
+                return r;
+            }
+        };
+        self.stats.traces += 1;
+        self.warnings.extend(trace.warnings.iter().cloned());
+        let options = Options {
+            backend: self.backend,
+            ..Options::default()
+        };
+        let entry = trace.module.func(trace.func).name.clone();
+        let mutates = mutates(&trace);
+        let program = match Program::from_module(trace.module.clone(), options) {
+            Ok(p) => p,
+            Err(d) => {
+                // The tracer verifies what it hands out, so this is a bug; the eager answer
+                // is still right.
+                let why = d.first().map(|d| d.message.clone()).unwrap_or_default();
+                self.notes
+                    .push(format!("trace of {}() not runnable: {why}", self.name));
+                self.stats.eager_fallbacks += 1;
+                return self.eager(args, out);
+            }
+        };
+        self.entries.push(Entry {
+            trace,
+            program,
+            entry,
+            mutates,
+        });
+        let i = self.entries.len() - 1;
+        if !self.opts.guards {
+            return self.run_entry(i, args, out).map_err(|e| self.call_error(e));
+        }
+        match self.run_guarded(i, &args)? {
+            Guarded::Done(v, printed) => {
+                write_out(out, &printed)?;
+                Ok(v)
+            }
+            // The compiled trace disagrees with the recording on the very same input (a float
+            // comparison on the edge, a nondeterministic op): the eager answer is the right one.
+            Guarded::GuardFailed => {
+                self.stats.guard_failures += 1;
+                self.stats.eager_fallbacks += 1;
+                self.notes.push(format!(
+                    "trace {} of {}() failed a guard on the input it was recorded on; this call ran eagerly",
+                    i + 1,
+                    self.name
+                ));
+                self.eager(args, out)
+            }
+            Guarded::Raised(why) => {
+                self.notes.push(format!(
+                    "trace {} of {}() raised on the input it was recorded on ({why}); this call ran eagerly",
+                    i + 1,
+                    self.name
+                ));
+                self.eager(args, out)
+            }
+        }
+    }
+
+    /// Runs trace `i` on its program; when the native backend cannot compile it, switches that
+    /// trace to the interpreter (once, with a note) and runs it there.
+    fn run_entry(
+        &mut self,
+        i: usize,
+        args: Vec<Value>,
+        out: &mut dyn Write,
+    ) -> Result<Value, CallError> {
+        loop {
+            let e = &mut self.entries[i];
+            let backend = e.program.options().backend;
+            match e.program.call_with_output(&e.entry, args.clone(), out) {
+                Err(CallError::Codegen(why) | CallError::Specialize(why))
+                    if backend == Backend::Native =>
+                {
+                    self.notes.push(format!(
+                        "trace {} of {}() runs on the interpreter: native compilation failed: {why}",
+                        i + 1,
+                        self.name
+                    ));
+                    e.program.set_backend(Backend::Interp);
+                }
+                r => {
+                    if r.is_ok() {
+                        match backend {
+                            Backend::Native => self.native_runs += 1,
+                            Backend::Interp => self.interp_runs += 1,
+                        }
+                    }
+                    return r;
+                }
+            }
+        }
+    }
+
+    /// Runs trace `i` with guards: output is buffered so that a run abandoned at a guard prints
+    /// nothing, and a trace that writes in place runs on copies written back only on success.
+    fn run_guarded(&mut self, i: usize, args: &[Value]) -> Result<Guarded, TraceError> {
+        let mutates = self.entries[i].mutates;
+        let run_args: Vec<Value> = if mutates {
+            args.iter().map(deep_clone).collect::<Result<_, _>>()?
+        } else {
+            args.to_vec()
+        };
+        let mut buf = Vec::new();
+        match self.run_entry(i, run_args.clone(), &mut buf) {
+            Ok(v) => {
+                if mutates {
+                    for (o, n) in args.iter().zip(&run_args) {
+                        copy_back(o, n)?;
+                    }
+                }
+                Ok(Guarded::Done(v, buf))
+            }
+            Err(CallError::Run(e)) if e.kind() == GUARD_FAILURE => Ok(Guarded::GuardFailed),
+            Err(e) => Ok(Guarded::Raised(e.to_string())),
+        }
+    }
+
+    /// A failed call of a trace as the tracer's error type.
+    fn call_error(&self, e: CallError) -> TraceError {
+        match e {
+            CallError::Run(e) => from_interp(e.error),
+            other => TraceError::new("TypeError", other.to_string(), Span::DUMMY),
+        }
+    }
+}
+
+fn write_out(out: &mut dyn Write, bytes: &[u8]) -> Result<(), TraceError> {
+    out.write_all(bytes)
+        .map_err(|e| TraceError::new("OSError", e.to_string(), Span::DUMMY))
+}
+
+fn from_interp(e: InterpError) -> TraceError {
+    TraceError {
+        kind: e.kind,
+        message: e.message,
+        span: e.span,
+        raised_by_program: e.raised_by_program,
+        call_stack: e.call_stack.into_iter().map(|c| c.span).collect(),
+        from_tensor_op: false,
+    }
+}
+
+/// Whether any function of the trace's module writes a tensor in place or mutates a list.
+fn mutates(t: &Trace) -> bool {
+    t.module.funcs.values().any(|f| {
+        f.all_ops().into_iter().any(|op| match &f.op(op).kind {
+            OpKind::Tensor(id) => pyjit_ir::schema::is_inplace(*id),
+            OpKind::ListSet | OpKind::ListAppend => true,
+            _ => false,
+        })
+    })
+}
+
+fn deep_clone(v: &Value) -> Result<Value, TraceError> {
+    Ok(match v {
+        Value::Tensor(t) => Value::Tensor(
+            t.clone_data()
+                .map_err(|e| TraceError::new("RuntimeError", e.to_string(), Span::DUMMY))?,
+        ),
+        Value::Tuple(items) => {
+            Value::tuple(items.iter().map(deep_clone).collect::<Result<_, _>>()?)
+        }
+        Value::List(l) => Value::list(
+            l.snapshot()
+                .iter()
+                .map(deep_clone)
+                .collect::<Result<_, _>>()?,
+        ),
+        other => other.clone(),
+    })
+}
+
+/// Writes the state of the copies a completed run mutated back into the caller's arguments.
+fn copy_back(orig: &Value, new: &Value) -> Result<(), TraceError> {
+    match (orig, new) {
+        (Value::Tensor(a), Value::Tensor(b)) => a
+            .copy_(b)
+            .map_err(|e| TraceError::new("RuntimeError", e.to_string(), Span::DUMMY)),
+        (Value::Tuple(a), Value::Tuple(b)) => a
+            .iter()
+            .zip(b.iter())
+            .try_for_each(|(x, y)| copy_back(x, y)),
+        (Value::List(a), Value::List(b)) => {
+            let (xs, ys) = (a.snapshot(), b.snapshot());
+            for (k, y) in ys.iter().enumerate() {
+                match xs.get(k) {
+                    Some(x @ (Value::Tensor(_) | Value::Tuple(_) | Value::List(_))) => {
+                        copy_back(x, y)?
+                    }
+                    Some(_) => {
+                        a.set(k, y.clone());
+                    }
+                    None => a.push(y.clone()),
+                }
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `pyjit run --mode trace --backend native`: one call of function `name` — traced on copies
+/// of `args`, compiled, and run — with the TracerWarnings and debug notes on stderr.
+pub fn call_once(
+    file: SourceFile,
+    ast: ast::Module,
+    name: &str,
+    args: Vec<Value>,
+    out: &mut dyn Write,
+) -> Result<Value, TraceError> {
+    let mut f = TracedProgram::new(file, ast, name, TraceOptions::default(), Backend::Native);
+    let r = f.call_to(args, out);
+    for w in &f.warnings {
+        eprint!("{}", w.render(&f.file));
+    }
+    for n in &f.notes {
+        eprintln!("note: {n}");
+    }
+    r
+}
+
+/// A call of a dynamically captured function (`--mode trace|eager`, `pyjit trace`): the function
+/// chosen, its arguments, and its declared return type when the file also scripts.
+#[derive(Clone, Debug)]
+pub struct DynamicCall {
+    pub name: String,
+    pub args: Vec<Value>,
+    /// The declared return type (for `-o X.npz`), when the file scripts; else `None`.
+    pub ret: Option<Type>,
+}
+
+/// Picks function `function` (or the file's only one) and turns ARG words (the syntax of
+/// [`crate::args`]) into values: fitted to the declared parameter types when the file also
+/// scripts, else with the type their spelling gives. `.npy` paths are relative to `base`.
+pub fn dynamic_call(
+    source: &SourceFile,
+    ast: &ast::Module,
+    function: Option<&str>,
+    words: &[String],
+    base: &Path,
+) -> Result<DynamicCall, String> {
+    let lits = words
+        .iter()
+        .map(|w| parse_arg(w))
+        .collect::<Result<Vec<_>, _>>()?;
+    let names = pyjit_script::function_names(ast);
+    let name = match (function, names.as_slice()) {
+        (Some(n), _) if names.iter().any(|m| m == n) => n.to_string(),
+        (Some(n), _) => {
+            return Err(format!(
+                "no function `{n}` in {}; it defines: {}",
+                source.name,
+                names.join(", ")
+            ));
+        }
+        (None, [only]) => only.clone(),
+        (None, _) => {
+            return Err(format!(
+                "{} defines {} functions; choose one with -f NAME: {}",
+                source.name,
+                if names.is_empty() { "no" } else { "several" },
+                names.join(", ")
+            ));
+        }
+    };
+    let typed = Program::compile(source.clone()).ok();
+    let params = typed.as_ref().and_then(|p| p.params(&name).ok());
+    let ret = typed.as_ref().and_then(|p| p.return_type(&name).ok());
+    let args = lits
+        .iter()
+        .enumerate()
+        .map(|(i, lit)| match params.as_ref().and_then(|ps| ps.get(i)) {
+            Some((pname, pty)) => fit_arg(lit, pty, pname, base),
+            None => crate::run::untyped_arg(lit, base),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(DynamicCall { name, args, ret })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pyjit_runtime::Tensor;
+
+    const COND: &str = "def conditional_op(x, threshold: float):\n    if x.sum() > threshold:\n        return x * 2\n    return x + 1\n";
+
+    fn t(v: &[f32]) -> Value {
+        Value::Tensor(Tensor::from_slice(v))
+    }
+
+    fn vals(v: &Value) -> Vec<f32> {
+        v.as_tensor().expect("a tensor").to_vec::<f32>()
+    }
+
+    fn traced(src: &str, name: &str, opts: TraceOptions) -> TracedProgram {
+        TracedProgram::from_source(SourceFile::new("t.py", src), name, opts, Backend::Native)
+            .expect("parses")
+    }
+
+    #[test]
+    fn guards_are_checked_by_native_code_and_retrace() {
+        let mut f = traced(COND, "conditional_op", TraceOptions::default());
+        let mut out = Vec::new();
+        let a = f.call_to(vec![t(&[1.0, 2.0]), Value::Float(0.0)], &mut out);
+        assert_eq!(vals(&a.unwrap()), vec![2.0, 4.0]);
+        // Same branch: a cache hit on native code.
+        let b = f.call_to(vec![t(&[3.0, 4.0]), Value::Float(0.0)], &mut out);
+        assert_eq!(vals(&b.unwrap()), vec![6.0, 8.0]);
+        // Other branch: the compiled guard fails, it re-traces, the answer is x + 1.
+        let c = f.call_to(vec![t(&[-1.0, -2.0]), Value::Float(0.0)], &mut out);
+        assert_eq!(vals(&c.unwrap()), vec![0.0, -1.0]);
+        assert_eq!(f.stats.traces, 2);
+        assert_eq!(f.stats.guard_failures, 1);
+        assert_eq!(f.stats.hits, 1);
+        assert_eq!(f.native_runs, 3, "notes: {:?}", f.notes);
+        assert_eq!(f.interp_runs, 0);
+        assert_eq!(f.trace_backend(1), Some(Backend::Native));
+        let ir = f.traces()[0].print();
+        assert!(ir.contains("guard"), "{ir}");
+    }
+
+    #[test]
+    fn no_guards_is_wrong_like_torch_jit_trace() {
+        let mut f = traced(COND, "conditional_op", TraceOptions::no_guards());
+        let mut out = Vec::new();
+        f.call_to(vec![t(&[1.0, 2.0]), Value::Float(0.0)], &mut out)
+            .unwrap();
+        let c = f.call_to(vec![t(&[-1.0, -2.0]), Value::Float(0.0)], &mut out);
+        // torch.jit.trace's answer: the recorded `x * 2` branch.
+        assert_eq!(vals(&c.unwrap()), vec![-2.0, -4.0]);
+        assert_eq!(f.stats.traces, 1);
+        assert_eq!(f.native_runs, 2);
+    }
+
+    #[test]
+    fn in_place_writes_survive_and_failed_guards_leave_arguments_alone() {
+        let src = "def f(x, y):\n    x.add_(1.0)\n    if y.sum() > 0:\n        return x * 2\n    return x\n";
+        let mut f = traced(src, "f", TraceOptions::default());
+        let mut out = Vec::new();
+        let x = t(&[1.0]);
+        f.call_to(vec![x.clone(), t(&[1.0])], &mut out).unwrap();
+        assert_eq!(
+            vals(&x),
+            vec![2.0],
+            "recording runs on copies, the compiled run writes"
+        );
+        let r = f.call_to(vec![x.clone(), t(&[-1.0])], &mut out).unwrap();
+        // The first trace stops at its guard after add_ ran on a copy: x is incremented once.
+        assert_eq!(vals(&x), vec![3.0]);
+        assert_eq!(vals(&r), vec![3.0]);
+    }
+
+    #[test]
+    fn prints_once_per_call_and_errors_are_eager() {
+        let src = "def f(x, n: int):\n    print(n)\n    if n > 2:\n        raise ValueError('big')\n    return x + n\n";
+        let mut f = traced(src, "f", TraceOptions::default());
+        let mut out = Vec::new();
+        f.call_to(vec![t(&[1.0]), Value::Int(1)], &mut out).unwrap();
+        f.call_to(vec![t(&[1.0]), Value::Int(1)], &mut out).unwrap();
+        let e = f
+            .call_to(vec![t(&[1.0]), Value::Int(5)], &mut out)
+            .unwrap_err();
+        assert_eq!((e.kind.as_str(), e.message.as_str()), ("ValueError", "big"));
+        assert_eq!(String::from_utf8_lossy(&out), "1\n1\n5\n");
+    }
+
+    #[test]
+    fn dynamic_call_fits_declared_types() {
+        let call = |src: &str, name: Option<&str>, words: &[&str]| {
+            let file = SourceFile::new("t.py", src);
+            let ast = pyjit_syntax::parse_module(&file).unwrap();
+            let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+            dynamic_call(&file, &ast, name, &words, Path::new("."))
+        };
+        // The file scripts: `3` is fitted to the `float` parameter.
+        let typed = "def g(a: float, b: int) -> float:\n    return a + b\n";
+        let c = call(typed, None, &["3", "4"]).unwrap();
+        assert_eq!(c.name, "g");
+        assert!(matches!(c.args[..], [Value::Float(a), Value::Int(4)] if a == 3.0));
+        assert_eq!(c.ret, Some(Type::Float));
+        // It does not (a variable changes type): ARGs keep their spelling's type.
+        let dynamic = "def h(a, b):\n    y = 1\n    y = 'one'\n    return a\n";
+        let c = call(dynamic, Some("h"), &["3", "[1, 2.5]"]).unwrap();
+        assert!(matches!(c.args[0], Value::Int(3)));
+        assert!(matches!(&c.args[1], Value::List(l) if l.len() == 2));
+        assert_eq!(c.ret, None);
+        assert!(call(typed, Some("nope"), &[]).is_err());
+        assert!(call(typed, None, &["[1,"]).is_err());
+        assert!(call(typed, None, &["[1]", "2"]).is_err(), "misfit");
+    }
+}
