@@ -66,6 +66,8 @@ enum Exit {
     Body,
     IfMerge(ir::Block),
     Loop { header: ir::Block, i: ir::Value },
+    /// The region is computed speculatively: its yielded values are kept in `captured`.
+    Capture,
 }
 
 pub(crate) struct Lowering<'a, 'b> {
@@ -83,6 +85,7 @@ pub(crate) struct Lowering<'a, 'b> {
     nested_use: HashSet<(Op, IrValue)>,
     frames: Vec<Vec<IrValue>>,
     ret_slots: Vec<Slot>,
+    captured: Vec<ir::Value>,
 }
 
 type Res<T> = Result<T, CodegenError>;
@@ -111,6 +114,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             nested_use,
             frames: Vec::new(),
             ret_slots: slots_of(&f.ret),
+            captured: Vec::new(),
         }
     }
 
@@ -604,6 +608,19 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 self.check_failed(Some(site))?;
                 res
             }
+            OpKind::If if self.speculatable(&regions) => {
+                // Both branches are a few pure scalar ops: compute both and select, so a
+                // data-dependent branch (Collatz's `x % 2 == 0`) cannot be mispredicted.
+                let c = arg(self, 0)?;
+                self.lower_region(regions[0], Exit::Capture, false)?;
+                let t = std::mem::take(&mut self.captured);
+                self.lower_region(regions[1], Exit::Capture, false)?;
+                let e = std::mem::take(&mut self.captured);
+                t.iter()
+                    .zip(&e)
+                    .map(|(&x, &y)| self.b.ins().select(c, x, y))
+                    .collect()
+            }
             OpKind::If => {
                 let c = arg(self, 0)?;
                 let (then_b, else_b, merge) = (
@@ -643,6 +660,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                         a.extend(args);
                         self.b.ins().jump(header, &bargs(&a));
                     }
+                    Exit::Capture => self.captured = args,
                     Exit::Body => {
                         return Err(CodegenError::Internal("`yield` in a function body".into()));
                     }
@@ -798,6 +816,49 @@ impl<'a, 'b> Lowering<'a, 'b> {
 
         self.b.switch_to_block(exit_b);
         Ok(self.b.block_params(exit_b).to_vec())
+    }
+
+    /// Whether both regions of an `if` are short, pure, non-raising scalar code ending in
+    /// `yield`, so computing both and selecting is safe and cheaper than branching.
+    fn speculatable(&self, regions: &[Region]) -> bool {
+        const MAX_OPS: usize = 6;
+        regions.iter().all(|&r| {
+            let ops = self.f.region_ops(r);
+            ops.len() <= MAX_OPS
+                && ops.iter().all(|&op| {
+                    let d = self.f.op(op);
+                    let scalar = d
+                        .results
+                        .iter()
+                        .chain(&d.operands)
+                        .all(|&v| self.ty(v).is_scalar());
+                    let cheap = match &d.kind {
+                        OpKind::Const(c) => !matches!(c, Const::Str(_)),
+                        OpKind::IntBin(o) => match o {
+                            IntBinOp::FloorDiv | IntBinOp::Mod => {
+                                self.const_int(d.operands[1]).is_some_and(|c| c > 0)
+                            }
+                            IntBinOp::Pow | IntBinOp::Shl | IntBinOp::Shr => false,
+                            _ => true,
+                        },
+                        OpKind::FloatBin(o) => {
+                            matches!(o, FloatBinOp::Add | FloatBinOp::Sub | FloatBinOp::Mul)
+                        }
+                        OpKind::Cast(c) => *c != CastOp::FloatToInt,
+                        OpKind::IntUn(_)
+                        | OpKind::FloatUn(_)
+                        | OpKind::IntCmp(_)
+                        | OpKind::FloatCmp(_)
+                        | OpKind::BoolCmp(_)
+                        | OpKind::BoolBin(_)
+                        | OpKind::Not
+                        | OpKind::Select
+                        | OpKind::Yield => true,
+                        _ => false,
+                    };
+                    scalar && cheap
+                })
+        })
     }
 
     /// The value of an `int` constant op, if `v` is one.
