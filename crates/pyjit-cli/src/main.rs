@@ -3,6 +3,8 @@
 //!
 //! Exit codes: 0 success, 1 the input has errors (diagnostics on stderr), 64 usage error
 //! (bad arguments, unreadable file), as in BSD's sysexits.
+//! Subcommands add their own: 2 the program raised (`run`, `trace`), 3 `trace --check-inputs`
+//! found an input set that traces a different graph.
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -10,6 +12,7 @@ use std::process::ExitCode;
 mod compile;
 mod parse;
 mod run;
+mod trace;
 
 /// Exit code for errors in the user's program (diagnostics were printed).
 pub const EXIT_PROGRAM_ERROR: u8 = 1;
@@ -35,6 +38,9 @@ enum Command {
     Run(run::RunArgs),
     /// Compile a function and print its IR (specialized when example arguments are given).
     Compile(compile::CompileArgs),
+    /// Trace a function on example arguments: print the traced IR, its guards and the
+    /// TracerWarnings, run the compiled trace (exit 3 when --check-inputs finds a divergence).
+    Trace(trace::TraceArgs),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +57,7 @@ fn main() -> ExitCode {
         Command::Parse(args) => parse::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Compile(args) => compile::run(&args),
+        Command::Trace(args) => trace::run(&args),
     };
     ExitCode::from(code)
 }

@@ -24,12 +24,14 @@ use crate::program::{Backend, CallError, Options, Program};
 use pyjit_interp::{GUARD_FAILURE, InterpError, Value};
 use pyjit_ir::{OpKind, Type};
 use pyjit_syntax::{Diagnostic, SourceFile, Span, ast};
-use pyjit_trace::{
-    CACHE_LIMIT, Trace, TraceError, TraceOptions, TraceStats, eval_function_to, signature_key,
-    trace_function_to,
-};
+use pyjit_trace::{CACHE_LIMIT, eval_function_to, signature_key, trace_function_to};
 use std::io::Write;
 use std::path::Path;
+
+/// The tracer's API, for tools built on the facade (`pyjit trace`).
+pub use pyjit_trace::{
+    CheckReport, Guard, GuardReason, Trace, TraceError, TraceOptions, TraceStats, check_trace,
+};
 
 /// One cached trace and the program that runs it.
 struct Entry {

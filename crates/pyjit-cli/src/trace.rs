@@ -1,0 +1,285 @@
+//! `pyjit trace FILE.py [-f NAME] [ARG]... [--check-inputs "ARG..."]... [--no-guards]
+//! [--backend native|interp] [-o OUT]`: trace a function on example ARGs (same syntax as
+//! `pyjit run`), print the traced IR and its guards (stdout) and the TracerWarnings (stderr),
+//! then run the compiled trace on the ARGs and print the result. With `--check-inputs`, re-trace
+//! on each further input set and print `check_trace`'s report (stderr).
+//!
+//! The work is the facade's ([`pyjit::traced`]): the ARG parser and fitting of `pyjit run`, a
+//! [`TracedProgram`] that compiles the trace like a scripted function, and the tracer's
+//! `check_trace`. This module only prints and maps outcomes to the exit status:
+//! 0 success, 1 the file does not parse or the function cannot be traced, 2 the program raised,
+//! 3 `--check-inputs` found an input set that traces a different graph (torch.jit.trace's
+//! `check_trace` raises `TracingCheckError` there), 64 bad usage.
+
+use clap::{Args, ValueEnum};
+use pyjit::traced::{TraceError, TraceOptions, TracedProgram, check_trace, dynamic_call};
+use pyjit::{Backend, SourceFile, output};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Exit status when `--check-inputs` finds a divergence.
+pub const EXIT_CHECK_DIVERGES: u8 = 3;
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum BackendArg {
+    Native,
+    Interp,
+}
+
+#[derive(Args, Clone)]
+pub struct TraceArgs {
+    /// The Python source file.
+    pub file: PathBuf,
+    /// The function to trace (may be omitted when the file defines exactly one).
+    #[arg(short = 'f', long = "function", value_name = "NAME")]
+    pub function: Option<String>,
+    /// Another input set (ARGs in one string, e.g. "x2.npy 0.5"): re-trace on it and report
+    /// whether the graphs and results differ, and which source lines made them differ.
+    #[arg(long = "check-inputs", value_name = "ARGS")]
+    pub check_inputs: Vec<String>,
+    /// Record no guards: reuse the trace for every input, as torch.jit.trace does.
+    #[arg(long = "no-guards")]
+    pub no_guards: bool,
+    /// What runs the trace: machine code (specialized and compiled like a scripted function) or
+    /// the reference interpreter.
+    #[arg(long, value_enum, default_value = "native")]
+    pub backend: BackendArg,
+    /// Write the result to OUT (.npy for one array, .npz for any result) instead of printing it.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Example arguments: x.npy (tensor), 3 (int), 2.5 (float), true/false, none, [a,b], (a,b).
+    #[arg(allow_hyphen_values = true, value_name = "ARG")]
+    pub args: Vec<String>,
+}
+
+/// Options written after the first ARG: clap hands every word after it to us (ARGs may start
+/// with `-`), and no ARG spelling starts with `--` or is `-f`/`-o`.
+fn take_trailing_options(args: &mut TraceArgs) -> Result<(), String> {
+    let words = std::mem::take(&mut args.args);
+    let mut it = words.into_iter();
+    while let Some(w) = it.next() {
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ => (w.clone(), None),
+        };
+        if flag == "--no-guards" {
+            args.no_guards = true;
+            continue;
+        }
+        let known = matches!(
+            flag.as_str(),
+            "-f" | "--function" | "-o" | "--output" | "--check-inputs" | "--backend"
+        );
+        if !known {
+            if w.starts_with("--") {
+                return Err(format!("unknown option `{w}`"));
+            }
+            args.args.push(w);
+            continue;
+        }
+        let Some(value) = inline.or_else(|| it.next()) else {
+            return Err(format!("option `{flag}` needs a value"));
+        };
+        match flag.as_str() {
+            "-f" | "--function" => args.function = Some(value),
+            "-o" | "--output" => args.output = Some(PathBuf::from(value)),
+            "--check-inputs" => args.check_inputs.push(value),
+            _ => {
+                args.backend = BackendArg::from_str(&value, false)
+                    .map_err(|_| format!("--backend must be native or interp, not `{value}`"))?
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Prints a program's error (or the tracer's) and returns the exit status.
+fn report_error(e: &TraceError, file: &SourceFile) -> u8 {
+    eprint!("{}", e.to_diagnostic().render(file));
+    if e.kind == "TraceError" {
+        crate::EXIT_PROGRAM_ERROR
+    } else {
+        crate::run::EXIT_RUNTIME_ERROR
+    }
+}
+
+pub fn run(args: &TraceArgs) -> u8 {
+    let mut args = args.clone();
+    if let Err(e) = take_trailing_options(&mut args) {
+        eprintln!("error: {e}");
+        return crate::EXIT_USAGE;
+    }
+    let file = match crate::run::read_source(&args.file) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let ast = match pyjit_syntax::parse_module(&file) {
+        Ok(a) => a,
+        Err(diags) => {
+            for d in &diags {
+                eprint!("{}", d.render(&file));
+            }
+            return crate::EXIT_PROGRAM_ERROR;
+        }
+    };
+    let base = PathBuf::from(".");
+    let call = match dynamic_call(&file, &ast, args.function.as_deref(), &args.args, &base) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return crate::EXIT_USAGE;
+        }
+    };
+    // The check's input sets, fitted like the ARGs (the first one is re-read from the ARGs, so
+    // that the run below cannot have written into it).
+    let mut check_sets = Vec::new();
+    if !args.check_inputs.is_empty() {
+        for words in std::iter::once(Ok(args.args.clone())).chain(
+            args.check_inputs
+                .iter()
+                .map(|s| pyjit::args::split_words(s)),
+        ) {
+            let set = words.and_then(|w| dynamic_call(&file, &ast, Some(&call.name), &w, &base));
+            match set {
+                Ok(c) => check_sets.push(c.args),
+                Err(e) => {
+                    eprintln!("error: --check-inputs: {e}");
+                    return crate::EXIT_USAGE;
+                }
+            }
+        }
+    }
+    let opts = if args.no_guards {
+        TraceOptions::no_guards()
+    } else {
+        TraceOptions::default()
+    };
+    let backend = match args.backend {
+        BackendArg::Native => Backend::Native,
+        BackendArg::Interp => Backend::Interp,
+    };
+    let mut traced = TracedProgram::new(file.clone(), ast.clone(), &call.name, opts, backend);
+    // The compiled trace's `print`s are held back until the graph has been printed.
+    let mut printed = Vec::new();
+    let result = traced.call_to(call.args, &mut printed);
+    let mut stdout = std::io::stdout().lock();
+    let traces = traced.traces();
+    if let Some(t) = traces.first() {
+        let _ = stdout.write_all(t.print().as_bytes());
+        let _ = writeln!(
+            stdout,
+            "# {} guard{}{}",
+            t.guards.len(),
+            if t.guards.len() == 1 { "" } else { "s" },
+            if args.no_guards {
+                " (--no-guards: every later call reuses this trace, as torch.jit.trace does)"
+            } else {
+                "; a call whose guarded values differ re-traces"
+            }
+        );
+        for (k, g) in t.guards.iter().enumerate() {
+            let _ = writeln!(
+                stdout,
+                "#   guard {k} at {}: {}",
+                file.location(g.span),
+                g.message
+            );
+        }
+    }
+    let _ = stdout.flush();
+    for w in &traced.warnings {
+        eprint!("{}", w.render(&file));
+    }
+    for n in &traced.notes {
+        eprintln!("note: {n}");
+    }
+    let _ = stdout.write_all(&printed);
+    let mut code = match result {
+        Err(e) => {
+            let _ = stdout.flush();
+            return report_error(&e, &file);
+        }
+        Ok(value) => {
+            let ret = call
+                .ret
+                .clone()
+                .or_else(|| traces.first().map(|t| t.module.func(t.func).ret.clone()))
+                .unwrap_or(pyjit::Type::None);
+            match &args.output {
+                Some(path) => match output::write(path, &value, &ret) {
+                    Ok(()) => 0,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        crate::EXIT_USAGE
+                    }
+                },
+                None => {
+                    let _ = writeln!(stdout, "{}", output::display(&value));
+                    0
+                }
+            }
+        }
+    };
+    let _ = stdout.flush();
+    if traces.is_empty() {
+        // The call was answered eagerly (the warning above says why): there is no trace.
+        eprintln!("error: {}() could not be traced", call.name);
+        return crate::EXIT_PROGRAM_ERROR;
+    }
+    if !check_sets.is_empty() {
+        let mut sink = Vec::new();
+        match check_trace(&file, &ast, &call.name, check_sets, &mut sink) {
+            Ok(report) => {
+                eprint!("{}", report.render(&file));
+                if !report.is_ok() && code == 0 {
+                    code = EXIT_CHECK_DIVERGES;
+                }
+            }
+            Err(e) => return report_error(&e, &file),
+        }
+    }
+    code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(words: &[&str]) -> Result<TraceArgs, String> {
+        let mut a = TraceArgs {
+            file: "f.py".into(),
+            function: None,
+            check_inputs: vec![],
+            no_guards: false,
+            backend: BackendArg::Native,
+            output: None,
+            args: words.iter().map(|w| w.to_string()).collect(),
+        };
+        take_trailing_options(&mut a).map(|()| a)
+    }
+
+    #[test]
+    fn options_after_args() {
+        let a = parsed(&[
+            "x.npy",
+            "-1.5",
+            "--check-inputs",
+            "y.npy 2",
+            "--check-inputs=z.npy 3",
+            "--no-guards",
+            "-f",
+            "g",
+            "--backend",
+            "interp",
+        ])
+        .unwrap();
+        assert_eq!(a.args, vec!["x.npy", "-1.5"]);
+        assert_eq!(a.check_inputs, vec!["y.npy 2", "z.npy 3"]);
+        assert!(a.no_guards);
+        assert_eq!(a.function.as_deref(), Some("g"));
+        assert!(matches!(a.backend, BackendArg::Interp));
+        assert!(parsed(&["1", "--bogus"]).is_err());
+        assert!(parsed(&["1", "--check-inputs"]).is_err());
+        assert!(parsed(&["1", "--backend", "gpu"]).is_err());
+    }
+}
