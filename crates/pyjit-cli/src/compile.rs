@@ -1,7 +1,8 @@
 //! `pyjit compile FILE.py [-f NAME] --emit ir|clif|asm [ARG]...`: print a function's IR — the
 //! generic scripted IR, or, given example ARGs (same syntax as `pyjit run`), the IR specialized
-//! for their signature (dtype and rank of each tensor, the kinds of the other values) — or the
-//! Cranelift IR / machine code the native backend makes of that module.
+//! for their signature (dtype and rank of each tensor, the kinds of the other values; printed as
+//! the function `NAME.specialized`) — or the Cranelift IR / machine code the native backend makes
+//! of that module.
 //!
 //! Exit status: 0 success, 1 compile-time error (code generation included), 64 bad usage.
 
@@ -224,7 +225,7 @@ mod tests {
         assert_eq!(code, 0);
         assert!(
             special
-                .starts_with("func @f(%x: Tensor[float64, 1], %t: float) -> Tensor[float64, 1] {"),
+                .starts_with(r#"func @"f.specialized"(%x: Tensor[float64, 1], %t: float) -> Tensor[float64, 1] {"#),
             "{special}"
         );
         let (code, clif) = compile(Emit::Ir, &["DIR/x.npy", "0.5", "--emit", "clif"]);

@@ -384,14 +384,14 @@ impl Program {
         Ok(Signature::of(args, &params))
     }
 
-    /// The IR of function `name` specialized for a call with `args`, for display: every tensor
-    /// type refined (dtype, rank) through every op. Returns a copy of the module in which that
-    /// function is replaced by its specialization (other functions stay generic; execution uses
-    /// a copy that keeps the generic function for calls inside, see `with_specialization`).
+    /// The IR of function `name` specialized for a call with `args`: every tensor type refined
+    /// (dtype, rank, dims where they follow) through every op. Returns a copy of the module with
+    /// the specialization added as a new function `NAME.specialized` (its id is returned), so
+    /// that calls inside it — recursion with other signatures included — still reach the
+    /// generic functions.
     pub fn specialize(&self, name: &str, args: &[Value]) -> Result<(Module, FuncId), CallError> {
         let id = self.func_id(name)?;
-        let f = self.module.func(id);
-        let params = f.param_types();
+        let params = self.module.func(id).param_types();
         if args.len() != params.len() {
             return Err(CallError::BadArguments(format!(
                 "{name}() takes {} argument(s) but {} were given",
@@ -404,11 +404,7 @@ impl Program {
             .zip(&params)
             .map(|(a, t)| static_type(a, t))
             .collect();
-        let spec = pyjit_opt::specialize(&self.module, id, &types)
-            .map_err(|e| CallError::BadArguments(e.to_string()))?;
-        let mut m = self.module.clone();
-        *m.func_mut(id) = spec;
-        Ok((m, id))
+        with_specialization(&self.module, id, &types).map_err(CallError::BadArguments)
     }
 
     /// Calls function `name`; its `print`s go to the process's stdout.
