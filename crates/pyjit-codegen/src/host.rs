@@ -34,6 +34,8 @@ pub(crate) enum SiteKind {
         kind: OpKind,
         operands: Vec<Type>,
         results: Vec<Type>,
+        /// The number of operand slots (precomputed: this runs on every call).
+        arg_slots: usize,
     },
     /// A scalar op run by a dedicated host function (its error comes from the function).
     Scalar,
@@ -128,21 +130,24 @@ pub(crate) extern "C" fn pjn_note_call(ctx: *mut Ctx<'_>, site: u64) {
 /// written to `out` only on success.
 pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, out: *mut u64) {
     with_ctx(ctx, site, |c| {
+        // The site table outlives the context borrow: no need to clone the op's description.
+        let sites = c.sites;
         let Some(Site {
             kind:
                 SiteKind::Op {
                     kind,
                     operands,
                     results,
+                    arg_slots,
                 },
             span,
             ..
-        }) = c.site(site)
+        }) = sites.get(site as usize)
         else {
             c.fail_with(site, pyjit_interp::INTERNAL_ERROR, "bad op site");
             return;
         };
-        let nargs: usize = operands.iter().map(|t| layout::slots_of(t).len()).sum();
+        let nargs = *arg_slots;
         let raw: &[u64] = if nargs == 0 {
             &[]
         } else {
@@ -155,11 +160,10 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
             // SAFETY: the operand slots are live values owned by the calling native code.
             .map(|t| unsafe { layout::slots_to_value(t, raw, &mut pos) })
             .collect();
-        let (kind, results, span) = (kind.clone(), results.clone(), *span);
-        match run_op(c, &kind, vals, span) {
+        match run_op(c, kind, vals, *span) {
             Ok(vs) => {
-                let mut slots = Vec::new();
-                for (v, t) in vs.iter().zip(&results) {
+                let mut slots = Vec::with_capacity(vs.len());
+                for (v, t) in vs.iter().zip(results) {
                     if let Err(m) = layout::value_to_slots(v, t, &mut slots) {
                         let kinds: Vec<Slot> = results.iter().flat_map(layout::slots_of).collect();
                         layout::release_raw(&kinds, &slots);

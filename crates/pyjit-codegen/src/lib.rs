@@ -97,6 +97,7 @@ struct FuncEntry {
     name: String,
     params: Vec<Type>,
     ret: Type,
+    ret_kinds: Vec<Slot>,
     trampoline: *const u8,
 }
 
@@ -274,6 +275,7 @@ impl NativeModule {
                 name: f.name.clone(),
                 params: f.param_types(),
                 ret: f.ret.clone(),
+                ret_kinds: slots_of(&f.ret),
                 trampoline: jit.get_finalized_function(tid),
             })
             .collect();
@@ -397,7 +399,7 @@ impl NativeFunction {
                 args.len()
             )));
         }
-        let mut slots = Vec::new();
+        let mut slots = Vec::with_capacity(args.len());
         for (i, (a, t)) in args.iter().zip(&entry.params).enumerate() {
             if let Err(m) = layout::value_to_slots(a, t, &mut slots) {
                 let kinds: Vec<Slot> = entry.params.iter().flat_map(slots_of).collect();
@@ -405,7 +407,7 @@ impl NativeFunction {
                 return Err(bad(format!("argument {i} of {}(): {m}", entry.name)));
             }
         }
-        let ret_kinds = slots_of(&entry.ret);
+        let ret_kinds = &entry.ret_kinds;
         let mut ret = vec![0u64; ret_kinds.len().max(1)];
         let mut ctx = Ctx {
             failed: 0,
@@ -438,7 +440,7 @@ impl NativeFunction {
         let mut pos = 0;
         // SAFETY: on success the result slots hold live references owned by us.
         let v = unsafe { layout::slots_to_value(&entry.ret, &ret, &mut pos) };
-        layout::release_raw(&ret_kinds, &ret);
+        layout::release_raw(ret_kinds, &ret);
         Ok(v)
     }
 }

@@ -65,7 +65,10 @@ pub(crate) fn host_signatures() -> Vec<(&'static str, Vec<ir::Type>, Vec<ir::Typ
 enum Exit {
     Body,
     IfMerge(ir::Block),
-    Loop { header: ir::Block, i: ir::Value },
+    Loop {
+        header: ir::Block,
+        i: ir::Value,
+    },
     /// The region is computed speculatively: its yielded values are kept in `captured`.
     Capture,
 }
@@ -701,6 +704,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 kind: data.kind.clone(),
                 operands: operand_types,
                 results: result_types,
+                arg_slots: args.len(),
             },
             data.span,
         );
