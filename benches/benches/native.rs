@@ -8,10 +8,9 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pyjit_codegen::{NativeModule, Options, Value};
-use pyjit_runtime::{DType, Tensor};
+use pyjit_runtime::Tensor;
 use pyjit_syntax::SourceFile;
 use std::hint::black_box;
-use std::time::Duration;
 
 const N: i64 = 100_000;
 
@@ -184,7 +183,6 @@ fn call_overhead(c: &mut Criterion) {
     g.bench_function("native_scalar_inc", |b| {
         b.iter(|| inc.call(black_box(&[Value::Int(41)])).unwrap())
     });
-    let _ = DType::Float32;
     g.finish();
 }
 
