@@ -591,13 +591,21 @@ pub fn exp(t: &Tensor) -> Result<Tensor> {
         DType::Float64 => map_unary::<f64, f64>(&t, f64::exp),
         _ => {
             crate::tensor::check_alloc(t.shape(), DType::Float32)?;
-            let x = t.contiguous()?.to_vec::<f32>();
-            let mut out = exp_f32_slice(&x);
-            for (o, &v) in out.iter_mut().zip(&x) {
-                if !(v > EXP_F32_LO && v < EXP_F32_HI) {
-                    *o = v.exp();
+            let t = t.contiguous()?;
+            let exp_patched = |x: &[f32]| {
+                let mut out = exp_f32_slice(x);
+                for (o, &v) in out.iter_mut().zip(x) {
+                    if !(v > EXP_F32_LO && v < EXP_F32_HI) {
+                        *o = v.exp();
+                    }
                 }
-            }
+                out
+            };
+            // Read the contiguous input in place rather than copying it first.
+            let out = t
+                .with_view::<f32, Option<Vec<f32>>>(|v| v.as_slice().map(exp_patched))
+                .flatten()
+                .unwrap_or_else(|| exp_patched(&t.to_vec::<f32>()));
             Tensor::from_vec(out, t.shape())
         }
     }

@@ -218,15 +218,16 @@ fn arg_extreme<T: Element>(v: &[T], max: bool) -> (T, usize) {
 /// extremes and NaN flags in one pass, written as compare-and-select so the compiler turns them
 /// into SIMD code (measured 3.5x faster than `f32::max` chains).
 fn fast_extreme<T: Element>(v: &[T], max: bool) -> T {
-    let pick = |best: T, x: T| -> T {
-        if max {
-            if x > best { x } else { best }
-        } else if x < best {
-            x
-        } else {
-            best
-        }
-    };
+    // Two monomorphic loops, so the direction test is not inside the hot loop.
+    if max {
+        extreme_by(v, |best: T, x: T| if x > best { x } else { best })
+    } else {
+        extreme_by(v, |best: T, x: T| if x < best { x } else { best })
+    }
+}
+
+#[inline(always)]
+fn extreme_by<T: Element>(v: &[T], pick: impl Fn(T, T) -> T) -> T {
     let mut acc = [v[0]; 8];
     let mut nan = [false; 8];
     let chunks = v.chunks_exact(8);
@@ -240,7 +241,7 @@ fn fast_extreme<T: Element>(v: &[T], max: bool) -> T {
     if nan.iter().any(|&b| b) || rest.iter().any(|x| x.is_nan_elem()) || v[0].is_nan_elem() {
         return v.iter().copied().find(|x| x.is_nan_elem()).unwrap_or(v[0]);
     }
-    let mut best = acc.iter().copied().fold(v[0], pick);
+    let mut best = acc.iter().copied().fold(v[0], &pick);
     for &x in rest {
         best = pick(best, x);
     }
