@@ -154,17 +154,24 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
             // SAFETY: native code stores exactly `nargs` slots at `args`.
             unsafe { std::slice::from_raw_parts(args, nargs) }
         };
-        let mut pos = 0;
-        let vals: Vec<Value> = operands
-            .iter()
+        let outcome = match kind {
             // SAFETY: the operand slots are live values owned by the calling native code.
-            .map(|t| unsafe { layout::slots_to_value(t, raw, &mut pos) })
-            .collect();
-        match run_op(c, kind, vals, *span) {
+            OpKind::Tensor(id) => unsafe { run_tensor_op(*id, operands, raw, *span) },
+            _ => {
+                let mut pos = 0;
+                let vals: Vec<Value> = operands
+                    .iter()
+                    // SAFETY: as above.
+                    .map(|t| unsafe { layout::slots_to_value(t, raw, &mut pos) })
+                    .collect();
+                run_op(c, kind, vals, *span)
+            }
+        };
+        match outcome {
             Ok(vs) => {
                 let mut slots = Vec::with_capacity(vs.len());
-                for (v, t) in vs.iter().zip(results) {
-                    if let Err(m) = layout::value_to_slots(v, t, &mut slots) {
+                for (v, t) in vs.into_iter().zip(results) {
+                    if let Err(m) = layout::value_into_slots(v, t, &mut slots) {
                         let kinds: Vec<Slot> = results.iter().flat_map(layout::slots_of).collect();
                         layout::release_raw(&kinds, &slots);
                         c.fail_with(site, pyjit_interp::INTERNAL_ERROR, &m);
@@ -179,6 +186,47 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
             Err(e) => c.fail(site, e),
         }
     })
+}
+
+/// A tensor op straight from the operand slots: tensor operands go from their handles to the
+/// runtime's values without an intermediate interpreter value (this is the per-op hot path);
+/// other operands are converted exactly as the interpreter converts them.
+///
+/// # Safety
+/// `raw` must hold the live operand slots of `operands`.
+unsafe fn run_tensor_op(
+    id: pyjit_ir::OpId,
+    operands: &[Type],
+    raw: &[u64],
+    span: Span,
+) -> Result<Vec<Value>, InterpError> {
+    let schema = pyjit_runtime::schema::schema(id);
+    let mut pos = 0;
+    let mut rt = Vec::with_capacity(operands.len());
+    for (i, t) in operands.iter().enumerate() {
+        rt.push(match t {
+            Type::Tensor(_) => {
+                let h = raw.get(pos).copied().unwrap_or(0) as *const pyjit_runtime::abi::PjTensor;
+                pos += 1;
+                // SAFETY: the caller guarantees the handle is live.
+                match unsafe { pyjit_runtime::abi::tensor_of_handle(h) } {
+                    Some(t) => pyjit_runtime::Value::Tensor(t),
+                    None => pyjit_runtime::Value::None,
+                }
+            }
+            _ => {
+                // SAFETY: the caller guarantees the slots are live.
+                let v = unsafe { layout::slots_to_value(t, raw, &mut pos) };
+                match schema.params.get(i) {
+                    Some(p) => to_runtime(&v, &p.ty),
+                    None => pyjit_interp::generic_to_runtime(&v),
+                }
+            }
+        });
+    }
+    let out = pyjit_runtime::dispatch::call(id, &rt)
+        .map_err(|e| InterpError::new(e.kind().name(), e.to_string(), span))?;
+    Ok(out.into_iter().map(from_runtime).collect())
 }
 
 /// One op on interpreter values, with the interpreter's semantics and messages.
@@ -204,20 +252,6 @@ fn run_op(
     };
     Ok(match kind {
         OpKind::Const(pyjit_ir::Const::Str(s)) => vec![Value::str(s)],
-        OpKind::Tensor(id) => {
-            let schema = pyjit_runtime::schema::schema(*id);
-            let rt: Vec<_> = args
-                .iter()
-                .enumerate()
-                .map(|(i, v)| match schema.params.get(i) {
-                    Some(p) => to_runtime(v, &p.ty),
-                    None => pyjit_interp::generic_to_runtime(v),
-                })
-                .collect();
-            let out = pyjit_runtime::dispatch::call(*id, &rt)
-                .map_err(|e| err(e.kind().name(), &e.to_string()))?;
-            out.into_iter().map(from_runtime).collect()
-        }
         OpKind::Index(k) => vec![Value::Index(match k {
             IndexKind::Int => TensorIndex::Int(int(&arg(0)?)?),
             IndexKind::Slice => {

@@ -115,6 +115,17 @@ pub(crate) fn value_to_slots(v: &Value, ty: &Type, out: &mut Vec<u64>) -> Result
     r
 }
 
+/// As [`value_to_slots`], consuming the value (a tensor result becomes a handle without a copy).
+pub(crate) fn value_into_slots(v: Value, ty: &Type, out: &mut Vec<u64>) -> Result<(), String> {
+    match (ty, v) {
+        (Type::Tensor(_), Value::Tensor(t)) => {
+            out.push(abi::handle_from_tensor(t) as u64);
+            Ok(())
+        }
+        (ty, v) => value_to_slots(&v, ty, out),
+    }
+}
+
 fn write_slots(v: &Value, ty: &Type, out: &mut Vec<u64>) -> Result<(), String> {
     let mismatch = || format!("expected a value of type {ty}, got {}", v.type_name());
     match (ty, v) {
