@@ -173,6 +173,8 @@ pub fn run(args: &TraceArgs) -> u8 {
             if t.guards.len() == 1 { "" } else { "s" },
             if args.no_guards {
                 " (--no-guards: every later call reuses this trace, as torch.jit.trace does)"
+            } else if t.guards.is_empty() {
+                ": every call with arguments of the same kinds, dtypes and ranks reuses this trace"
             } else {
                 "; a call whose guarded values differ re-traces"
             }

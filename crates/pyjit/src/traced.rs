@@ -18,6 +18,33 @@
 //! interpreter and a note says so; when a compiled trace raises, the call is re-run eagerly so
 //! the error is exactly the eager program's. Nothing here returns an answer the eager program
 //! would not (with guards on).
+//!
+//! ```
+//! use pyjit::traced::{TraceOptions, TracedProgram};
+//! use pyjit::{Backend, SourceFile, Value, runtime::Tensor};
+//!
+//! let src = "def conditional_op(x, threshold: float):\n    if x.sum() > threshold:\n        return x * 2\n    return x + 1\n";
+//! let file = SourceFile::new("cond.py", src);
+//! let x = |v: &[f32]| Value::Tensor(Tensor::from_slice(v));
+//! let show = |v: Value| pyjit::output::display(&v);
+//! let make = |opts| {
+//!     TracedProgram::from_source(file.clone(), "conditional_op", opts, Backend::Native).unwrap()
+//! };
+//! let mut guarded = make(TraceOptions::default());
+//! let mut unguarded = make(TraceOptions::no_guards());
+//! for f in [&mut guarded, &mut unguarded] {
+//!     // Traced on an input that takes the `x * 2` branch.
+//!     let r = f.call(vec![x(&[1.0, 2.0]), Value::Float(0.0)]).unwrap();
+//!     assert_eq!(show(r), "tensor([2., 4.])");
+//! }
+//! // A second input takes the other branch: the compiled guard fails and it re-traces...
+//! let y = vec![x(&[-1.0, -2.0]), Value::Float(0.0)];
+//! assert_eq!(show(guarded.call(y.clone()).unwrap()), "tensor([ 0., -1.])");
+//! assert_eq!((guarded.stats.traces, guarded.stats.guard_failures), (2, 1));
+//! // ...while without guards the first trace answers, wrongly, as torch.jit.trace does.
+//! assert_eq!(show(unguarded.call(y).unwrap()), "tensor([-2., -4.])");
+//! assert_eq!(guarded.native_runs + unguarded.native_runs, 4);
+//! ```
 
 use crate::args::{fit_arg, parse_arg};
 use crate::program::{Backend, CallError, Options, Program};

@@ -1,7 +1,7 @@
 //! The program corpus (`tests/programs/`) in trace mode on the native backend, through the
 //! facade: per program function one [`TracedProgram`] on `Backend::Native`, called on every case
-//! in order — so later cases run compiled traces, fail their guards, re-trace — with the ARGs of
-//! `args.txt` parsed and fitted by the facade ([`pyjit::traced::dynamic_call`]), compared with
+//! in order — so later cases run compiled traces, fail their guards, re-trace — with the ARGs
+//! of `args.txt` parsed and fitted by the facade ([`pyjit::traced::dynamic_call`]), compared with
 //! what PyTorch produced (result arrays within the corpus tolerances, error class, stdout).
 //!
 //! Programs that do not pass are listed in `trace_native_known_failures.txt` with the reason; a
