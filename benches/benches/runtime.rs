@@ -1,12 +1,14 @@
 //! Runtime kernels: elementwise ops and reductions at 1k and 4M elements, matmul 512×1024
-//! (× 1024×512). NumPy comparison: benches/runtime_numpy.py prints the same cases.
+//! (× 1024×512). NumPy comparison: tests/oracle/runtime/bench_numpy.py times the same cases.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use pyjit_runtime::{DType, Scalar, Tensor, ops};
 use std::hint::black_box;
 
 fn data(n: usize, dtype: DType) -> Tensor {
-    let v: Vec<f64> = (0..n).map(|i| ((i * 7919) % 1000) as f64 / 100.0 - 5.0).collect();
+    let v: Vec<f64> = (0..n)
+        .map(|i| ((i * 7919) % 1000) as f64 / 100.0 - 5.0)
+        .collect();
     Tensor::from_vec(v, &[n]).unwrap().to_dtype(dtype).unwrap()
 }
 
