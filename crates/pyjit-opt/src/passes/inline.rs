@@ -120,6 +120,31 @@ fn inline_in(m: &mut Module, id: FuncId, recursive: &HashSet<FuncId>, ctx: &mut 
                 continue;
             }
         }
+        // Same fact inside the callee: a parameter used by `float.div` must not become an
+        // `int.to_float` cast of the caller (`1.0 / 0.0` and `1 / 0` differ in message).
+        {
+            let g = m.func(callee);
+            let f = m.func(id);
+            let args = &f.op(call).operands;
+            let arg_is_cast = |i: usize| {
+                args.get(i)
+                    .and_then(|&a| f.defining_op(a))
+                    .is_some_and(|d| f.op(d).kind == OpKind::Cast(CastOp::IntToFloat))
+            };
+            let mut flips = false;
+            g.walk(&mut |o| {
+                if g.op(o).kind == OpKind::FloatBin(FloatBinOp::Div) {
+                    for v in &g.op(o).operands {
+                        if let Some(i) = g.params().iter().position(|p| p == v) {
+                            flips |= arg_is_cast(i);
+                        }
+                    }
+                }
+            });
+            if flips {
+                continue;
+            }
+        }
         if !ctx.allow() {
             continue;
         }

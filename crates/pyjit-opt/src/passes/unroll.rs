@@ -76,6 +76,18 @@ fn try_unroll(f: &mut Function, lp: Op, ctx: &mut PassCtx) -> bool {
     }) {
         return false;
     }
+    // Inside the body, a carried parameter used by `float.div` would become the initial or
+    // yielded value, which may be an `int.to_float` cast: same message concern.
+    let carried_params = &f.region_params(body)[1..];
+    let mut div_on_param = false;
+    f.walk_region(body, &mut |o| {
+        if f.op(o).kind == OpKind::FloatBin(pyjit_ir::FloatBinOp::Div) {
+            div_on_param |= f.op(o).operands.iter().any(|v| carried_params.contains(v));
+        }
+    });
+    if div_on_param {
+        return false;
+    }
     if !ctx.allow() {
         return false;
     }
