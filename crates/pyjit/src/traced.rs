@@ -91,6 +91,10 @@ pub struct TracedProgram {
     pub warnings: Vec<Diagnostic>,
     /// Debug notes: which traces fell back to the interpreter, and why.
     pub notes: Vec<String>,
+    /// Tests only: native compilation fails (the backend lowers every op the tracer records,
+    /// so the fallback cannot be reached otherwise).
+    #[cfg(test)]
+    fail_native: bool,
 }
 
 /// How a guarded run of a cached trace ended.
@@ -123,6 +127,8 @@ impl TracedProgram {
             interp_runs: 0,
             warnings: Vec::new(),
             notes: Vec::new(),
+            #[cfg(test)]
+            fail_native: false,
         }
     }
 
@@ -293,7 +299,16 @@ impl TracedProgram {
         loop {
             let e = &mut self.entries[i];
             let backend = e.program.options().backend;
-            match e.program.call_with_output(&e.entry, args.clone(), out) {
+            #[cfg(test)]
+            let injected = self.fail_native && backend == Backend::Native;
+            #[cfg(not(test))]
+            let injected = false;
+            let r = if injected {
+                Err(CallError::Codegen("injected by a test".into()))
+            } else {
+                e.program.call_with_output(&e.entry, args.clone(), out)
+            };
+            match r {
                 Err(CallError::Codegen(why) | CallError::Specialize(why))
                     if backend == Backend::Native =>
                 {
@@ -543,6 +558,46 @@ mod tests {
         assert_eq!(f.trace_backend(1), Some(Backend::Native));
         let ir = f.traces()[0].print();
         assert!(ir.contains("guard"), "{ir}");
+    }
+
+    #[test]
+    fn a_trace_native_code_cannot_run_falls_back_to_the_interpreter_with_a_note() {
+        let mut f = traced(COND, "conditional_op", TraceOptions::default());
+        f.fail_native = true;
+        let mut out = Vec::new();
+        let a = f.call_to(vec![t(&[1.0, 2.0]), Value::Float(0.0)], &mut out);
+        assert_eq!(vals(&a.unwrap()), vec![2.0, 4.0]);
+        let b = f.call_to(vec![t(&[-1.0, -2.0]), Value::Float(0.0)], &mut out);
+        assert_eq!(vals(&b.unwrap()), vec![0.0, -1.0]);
+        // Both traces run on the interpreter (guards checked there), one note each.
+        assert_eq!((f.native_runs, f.interp_runs), (0, 2));
+        assert_eq!(f.trace_backend(0), Some(Backend::Interp));
+        assert_eq!(f.stats.guard_failures, 1);
+        assert_eq!(f.notes.len(), 2, "{:?}", f.notes);
+        assert!(
+            f.notes[0].contains("trace 1 of conditional_op() runs on the interpreter")
+                && f.notes[0].contains("injected by a test"),
+            "{:?}",
+            f.notes
+        );
+    }
+
+    #[test]
+    fn after_eight_traces_calls_are_eager() {
+        let src = "def f(x, n: int):\n    for i in range(n):\n        x = x + 1\n    return x\n";
+        let mut f = traced(src, "f", TraceOptions::default());
+        let mut out = Vec::new();
+        for n in 0..11 {
+            let r = f.call_to(vec![t(&[0.5]), Value::Int(n)], &mut out).unwrap();
+            assert_eq!(vals(&r), vec![0.5 + n as f32]);
+        }
+        assert_eq!(f.stats.traces, pyjit_trace::CACHE_LIMIT);
+        assert_eq!(f.stats.eager_fallbacks, 11 - pyjit_trace::CACHE_LIMIT);
+        assert_eq!(f.native_runs, pyjit_trace::CACHE_LIMIT);
+        // A value seen before still hits its trace.
+        let r = f.call_to(vec![t(&[0.5]), Value::Int(3)], &mut out).unwrap();
+        assert_eq!(vals(&r), vec![3.5]);
+        assert_eq!(f.stats.hits, 1);
     }
 
     #[test]
