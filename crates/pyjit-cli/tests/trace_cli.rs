@@ -309,3 +309,86 @@ fn errors_and_programs_scripting_rejects() {
     assert!(err.contains("bad.py:"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The listings of docs/tracing.md are the real output of the commands they show, on the
+/// Python blocks of the document (in order: simple_op.py, conditional_op.py, mixed.py).
+#[test]
+fn docs_tracing_listings_are_real_output() {
+    let doc_path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/tracing.md");
+    let doc = std::fs::read_to_string(doc_path).unwrap();
+    let dir = std::env::temp_dir().join(format!("pyjit-trace-cli-{}-docs", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let blocks: Vec<&str> = doc
+        .split("```python\n")
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap())
+        .collect();
+    assert_eq!(blocks.len(), 3, "python blocks of docs/tracing.md");
+    for (name, text) in ["simple_op.py", "conditional_op.py", "mixed.py"]
+        .iter()
+        .zip(&blocks)
+    {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let write = |name: &str, t: Tensor| pyjit::runtime::npy::write_npy(dir.join(name), &t).unwrap();
+    write("a.npy", Tensor::from_slice(&[1i64]));
+    write("b.npy", Tensor::from_slice(&[2i64]));
+    write("x.npy", Tensor::from_slice(&[1.0f32, 2.0, 3.0]));
+    write("y.npy", Tensor::from_slice(&[-1.0f32, -2.0, 0.5]));
+    write("big.npy", Tensor::from_slice(&[4.0f32, -3.0]));
+    let run = |cmd: &str| {
+        let words: Vec<&str> = cmd.split(' ').collect();
+        let (code, out, err) = pyjit(&dir, &words);
+        (code, out, err)
+    };
+    let contains = |what: &str, text: &str| {
+        assert!(
+            doc.contains(text),
+            "docs/tracing.md does not show the real output of {what}:\n{text}"
+        );
+    };
+    // Whole stdout, nothing on stderr.
+    for cmd in [
+        "trace simple_op.py a.npy b.npy",
+        "compile conditional_op.py",
+    ] {
+        let (code, out, err) = run(cmd);
+        assert_eq!((code, err.as_str()), (Some(0), ""), "{cmd}");
+        contains(cmd, &format!("$ pyjit {cmd}\n{out}```"));
+    }
+    // Graph and guards (stdout), warnings (stderr), result (stdout), in the order printed.
+    for cmd in [
+        "trace conditional_op.py x.npy 0.0",
+        "trace conditional_op.py x.npy 0.0 --no-guards",
+    ] {
+        let (code, out, err) = run(cmd);
+        assert_eq!(code, Some(0), "{cmd}: {err}");
+        let (graph, result) = out.trim_end().rsplit_once('\n').unwrap();
+        contains(cmd, &format!("$ pyjit {cmd}\n{graph}\n{err}{result}\n```"));
+    }
+    let (code, _, err) = pyjit(
+        &dir,
+        &[
+            "trace",
+            "conditional_op.py",
+            "x.npy",
+            "0.0",
+            "--check-inputs",
+            "y.npy 0.0",
+        ],
+    );
+    assert_eq!(code, Some(3));
+    let report = &err[err.find("warning: check_trace").unwrap()..];
+    contains(
+        "--check-inputs",
+        &format!("{}\n$ echo $?\n3\n", report.trim_end()),
+    );
+    let cmd = "run conditional_op.py --mode trace --backend native y.npy 0.0";
+    let (code, out, _) = run(cmd);
+    assert_eq!(code, Some(0));
+    contains(cmd, &format!("$ pyjit {cmd}\n{out}```"));
+    let (code, out, _) = run("trace mixed.py -f f big.npy");
+    assert_eq!(code, Some(0));
+    contains("mixed.py", &out[out.find("func @f(").unwrap()..]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
