@@ -1,7 +1,8 @@
 //! `pyjit trace FILE.py [-f NAME] [ARG]... [--check-inputs "ARG..."]... [--no-guards]
-//! [--backend native|interp] [-o OUT]`: trace a function on example ARGs (same syntax as
-//! `pyjit run`), print the traced IR and its guards (stdout) and the TracerWarnings (stderr),
-//! then run the compiled trace on the ARGs and print the result. With `--check-inputs`, re-trace
+//! [--backend native|interp] [--emit ir|clif|asm] [-o OUT]`: trace a function on example ARGs
+//! (same syntax as `pyjit run`), print the traced IR (or the Cranelift IR / machine code the
+//! native backend makes of it, specialized for the ARGs) and its guards (stdout) and the
+//! TracerWarnings (stderr), then run the compiled trace on the ARGs and print the result. With `--check-inputs`, re-trace
 //! on each further input set and print `check_trace`'s report (stderr).
 //!
 //! The work is the facade's ([`pyjit::traced`]): the ARG parser and fitting of `pyjit run`, a
@@ -15,10 +16,20 @@ use clap::{Args, ValueEnum};
 use pyjit::traced::{TraceError, TraceOptions, TracedProgram, check_trace, dynamic_call};
 use pyjit::{Backend, SourceFile, output};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Exit status when `--check-inputs` finds a divergence.
 pub const EXIT_CHECK_DIVERGES: u8 = 3;
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Emit {
+    /// The traced IR in its text format (docs/ir.md).
+    Ir,
+    /// The Cranelift IR of the trace specialized for the ARGs.
+    Clif,
+    /// The machine code of the trace specialized for the ARGs.
+    Asm,
+}
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum BackendArg {
@@ -44,6 +55,9 @@ pub struct TraceArgs {
     /// the reference interpreter.
     #[arg(long, value_enum, default_value = "native")]
     pub backend: BackendArg,
+    /// What to print of the trace.
+    #[arg(long, value_enum, default_value = "ir")]
+    pub emit: Emit,
     /// Write the result to OUT (.npy for one array, .npz for any result) instead of printing it.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<PathBuf>,
@@ -68,7 +82,7 @@ fn take_trailing_options(args: &mut TraceArgs) -> Result<(), String> {
         }
         let known = matches!(
             flag.as_str(),
-            "-f" | "--function" | "-o" | "--output" | "--check-inputs" | "--backend"
+            "-f" | "--function" | "-o" | "--output" | "--check-inputs" | "--backend" | "--emit"
         );
         if !known {
             if w.starts_with("--") {
@@ -84,6 +98,10 @@ fn take_trailing_options(args: &mut TraceArgs) -> Result<(), String> {
             "-f" | "--function" => args.function = Some(value),
             "-o" | "--output" => args.output = Some(PathBuf::from(value)),
             "--check-inputs" => args.check_inputs.push(value),
+            "--emit" => {
+                args.emit = Emit::from_str(&value, false)
+                    .map_err(|_| format!("--emit must be ir, clif or asm, not `{value}`"))?
+            }
             _ => {
                 args.backend = BackendArg::from_str(&value, false)
                     .map_err(|_| format!("--backend must be native or interp, not `{value}`"))?
@@ -91,6 +109,36 @@ fn take_trailing_options(args: &mut TraceArgs) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The Cranelift IR or machine code of trace `t` specialized for the ARGs' signature: what the
+/// native backend runs (through the same `Program` machinery as a scripted function).
+fn native_listing(
+    t: &pyjit::traced::Trace,
+    emit: Emit,
+    file: &SourceFile,
+    ast: &pyjit_syntax::ast::Module,
+    args: &TraceArgs,
+) -> Result<String, String> {
+    // The ARGs again: the run may have written into the first copy.
+    let call = dynamic_call(
+        file,
+        ast,
+        args.function.as_deref(),
+        &args.args,
+        Path::new("."),
+    )?;
+    let program = pyjit::Program::from_module(t.module.clone(), pyjit::Options::default())
+        .map_err(|d| d.first().map(|d| d.message.clone()).unwrap_or_default())?;
+    let name = &t.module.func(t.func).name;
+    let (module, _) = program
+        .specialize(name, &call.args)
+        .map_err(|e| e.to_string())?;
+    let text = match emit {
+        Emit::Asm => pyjit::codegen::emit_asm(&module),
+        _ => pyjit::codegen::emit_clif(&module),
+    };
+    text.map_err(|e| format!("native code generation failed: {e}"))
 }
 
 /// Prints a program's error (or the tracer's) and returns the exit status.
@@ -165,7 +213,19 @@ pub fn run(args: &TraceArgs) -> u8 {
     let mut stdout = std::io::stdout().lock();
     let traces = traced.traces();
     if let Some(t) = traces.first() {
-        let _ = stdout.write_all(t.print().as_bytes());
+        let listing = match args.emit {
+            Emit::Ir => Ok(t.print()),
+            emit => native_listing(t, emit, &file, &ast, &args),
+        };
+        match listing {
+            Ok(text) => {
+                let _ = stdout.write_all(text.as_bytes());
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return crate::EXIT_PROGRAM_ERROR;
+            }
+        }
         let _ = writeln!(
             stdout,
             "# {} guard{}{}",
@@ -254,6 +314,7 @@ mod tests {
             check_inputs: vec![],
             no_guards: false,
             backend: BackendArg::Native,
+            emit: Emit::Ir,
             output: None,
             args: words.iter().map(|w| w.to_string()).collect(),
         };
@@ -273,6 +334,7 @@ mod tests {
             "g",
             "--backend",
             "interp",
+            "--emit=clif",
         ])
         .unwrap();
         assert_eq!(a.args, vec!["x.npy", "-1.5"]);
@@ -280,6 +342,7 @@ mod tests {
         assert!(a.no_guards);
         assert_eq!(a.function.as_deref(), Some("g"));
         assert!(matches!(a.backend, BackendArg::Interp));
+        assert!(matches!(a.emit, Emit::Clif));
         assert!(parsed(&["1", "--bogus"]).is_err());
         assert!(parsed(&["1", "--check-inputs"]).is_err());
         assert!(parsed(&["1", "--backend", "gpu"]).is_err());

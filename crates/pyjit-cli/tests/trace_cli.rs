@@ -199,6 +199,50 @@ fn check_inputs_reports_the_divergence_and_the_guard_line() {
 }
 
 #[test]
+fn emit_shows_the_native_code_of_the_trace_specialized_for_the_args() {
+    let dir = workdir("emit");
+    let (code, out, err) = pyjit(
+        &dir,
+        &[
+            "trace",
+            "conditional_op.py",
+            "x0.npy",
+            "0.0",
+            "--emit",
+            "clif",
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("; function conditional_op.specialized\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("#   guard 0 at conditional_op.py:6:8"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("func @conditional_op"),
+        "no IR listing with --emit clif"
+    );
+    let (code, out, _) = pyjit(
+        &dir,
+        &["trace", "--emit=asm", "conditional_op.py", "x0.npy", "0.0"],
+    );
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("; function conditional_op.specialized"),
+        "{out}"
+    );
+    let (code, _, err) = pyjit(
+        &dir,
+        &["trace", "conditional_op.py", "x0.npy", "0.0", "--emit", "x"],
+    );
+    assert_eq!(code, Some(64), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn no_guards_says_so_and_records_no_guard() {
     let dir = workdir("noguards");
     let (code, out, err) = pyjit(
