@@ -9,8 +9,9 @@
 //! `converge`, `iterate`, where torch.jit.trace is silently wrong on a second input) must pass
 //! with every trace on native code, and `conditional_op` must actually re-trace.
 
+use pyjit::run::{Mode, RunOutcome, RunRequest};
 use pyjit::traced::{TraceOptions, TracedProgram, dynamic_call};
-use pyjit::{Backend, SourceFile, Type, output};
+use pyjit::{Backend, SourceFile, Type, Value, output};
 use pyjit_runtime::{DType, Tensor};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -91,8 +92,22 @@ fn run_case(f: &mut TracedProgram, source: &SourceFile, case: &Path) -> Outcome 
         Err(e) => return fail(format!("usage: {e}")),
     };
     let mut out = Vec::new();
-    let got = f.call_to(call.args, &mut out);
-    let stdout = String::from_utf8_lossy(&out).into_owned();
+    let got = f
+        .call_to(call.args, &mut out)
+        .map(|v| (v, call.ret.unwrap_or(Type::None)))
+        .map_err(|e| (e.kind, e.message));
+    Outcome {
+        failure: check(case, got, &String::from_utf8_lossy(&out)),
+    }
+}
+
+/// Compares a call's outcome — the value and the type to write it with, or the error class and
+/// message — and its output with the case's expected files; `None` when they agree.
+fn check(
+    case: &Path,
+    got: Result<(Value, Type), (String, String)>,
+    stdout: &str,
+) -> Option<String> {
     let mut problems = Vec::new();
     let want_stdout = std::fs::read_to_string(case.join("stdout.txt")).unwrap_or_default();
     if stdout != want_stdout {
@@ -100,23 +115,24 @@ fn run_case(f: &mut TracedProgram, source: &SourceFile, case: &Path) -> Outcome 
     }
     let want_error = std::fs::read_to_string(case.join("error.txt")).ok();
     match (got, want_error) {
-        (Err(e), Some(want)) => {
-            let kind = want
+        (Err((kind, _)), Some(want)) => {
+            let want_kind = want
                 .trim_end()
                 .split_once(": ")
                 .map_or(want.trim_end(), |p| p.0);
-            if e.kind != kind {
-                problems.push(format!("error {} != expected {kind}", e.kind));
+            if kind != want_kind {
+                problems.push(format!("error {kind} != expected {want_kind}"));
             }
         }
-        (Err(e), None) => problems.push(format!("unexpected error {}: {}", e.kind, e.message)),
-        (Ok(v), Some(want)) => problems.push(format!(
+        (Err((kind, message)), None) => {
+            problems.push(format!("unexpected error {kind}: {message}"))
+        }
+        (Ok((v, _)), Some(want)) => problems.push(format!(
             "expected {}, got {}",
             want.trim_end(),
             output::display(&v)
         )),
-        (Ok(v), None) => {
-            let ret = call.ret.unwrap_or(Type::None);
+        (Ok((v, ret)), None) => {
             let want = pyjit_runtime::npy::read_npz(case.join("expected.npz"));
             match (output::to_arrays(&v, &ret), want) {
                 (Ok(g), Ok(w)) => {
@@ -136,9 +152,43 @@ fn run_case(f: &mut TracedProgram, source: &SourceFile, case: &Path) -> Outcome 
             }
         }
     }
-    Outcome {
-        failure: (!problems.is_empty()).then(|| problems.join("; ")),
-    }
+    (!problems.is_empty()).then(|| problems.join("; "))
+}
+
+/// Case `case` of program `name` as `pyjit run --mode trace --backend native` runs it (one
+/// process per call: trace, compile, run).
+fn run_case_like_the_cli(name: &str, case: &Path) -> Option<String> {
+    let read =
+        |p: PathBuf| std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()));
+    let (text, line) = match (
+        read(corpus_dir().join(format!("{name}.py"))),
+        read(case.join("args.txt")),
+    ) {
+        (Ok(t), Ok(l)) => (t, l),
+        (Err(e), _) | (_, Err(e)) => return Some(e),
+    };
+    let words = match pyjit::args::split_words(line.trim()) {
+        Ok(w) => w,
+        Err(e) => return Some(e),
+    };
+    let Some((func, args)) = words.split_first() else {
+        return Some("empty args.txt".into());
+    };
+    let req = RunRequest {
+        function: Some(func.clone()),
+        args: args.to_vec(),
+        base_dir: case.to_path_buf(),
+        mode: Mode::Trace,
+        backend: Backend::Native,
+    };
+    let mut out = Vec::new();
+    let got = match pyjit::run::run(SourceFile::new(format!("{name}.py"), text), &req, &mut out) {
+        RunOutcome::Ok { value, ty } => Ok((value, ty)),
+        RunOutcome::RunError(e) => Err((e.kind().to_string(), e.message().to_string())),
+        RunOutcome::CompileError(d) => Err(("CompileError".into(), format!("{d:?}"))),
+        RunOutcome::Usage(m) => Err(("Usage".into(), m)),
+    };
+    check(case, got, &String::from_utf8_lossy(&out))
 }
 
 #[derive(Default)]
@@ -238,6 +288,13 @@ fn issue_programs_trace_natively_on_every_argument_set() {
             "{name}: every call answered by native code"
         );
         assert!(r.native_runs > 0, "{name}");
+        // The same cases through `pyjit::run::run`, as the CLI runs them.
+        for k in 0..r.cases {
+            let case = corpus_dir().join(format!("{name}.cases/{k}"));
+            if let Some(why) = run_case_like_the_cli(name, &case) {
+                panic!("{name} case {k} through pyjit::run::run: {why}");
+            }
+        }
         if name == "conditional_op" {
             // Its cases take both branches: a compiled guard fails and it re-traces.
             assert!(r.guard_failures > 0 && r.traces >= 2, "{name}: no re-trace");
