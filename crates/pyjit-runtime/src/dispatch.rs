@@ -258,7 +258,22 @@ fn scalar_value(s: Scalar) -> Value {
     Value::scalar(s)
 }
 
-/// Python's `float(t)`/`int(t)`/`bool(t)`: like `item()` but a ValueError in PyTorch's words.
+/// Python's `bool(t)` (also an `if`/`while` condition): PyTorch's `Tensor.__bool__` refuses any
+/// tensor without exactly one element with a `RuntimeError` (unlike `int()`/`float()`, whose
+/// refusal comes from Python's number protocol as a `ValueError`).
+fn truth_of(x: &Tensor) -> Result<bool> {
+    match x.numel() {
+        1 => Ok(x.item()?.to_bool()),
+        0 => Err(RuntimeError::Value(
+            "Boolean value of Tensor with no values is ambiguous".into(),
+        )),
+        _ => Err(RuntimeError::Value(
+            "Boolean value of Tensor with more than one value is ambiguous".into(),
+        )),
+    }
+}
+
+/// Python's `float(t)`/`int(t)`: like `item()` but a ValueError in PyTorch's words.
 fn item_of(x: &Tensor) -> Result<Scalar> {
     if x.numel() != 1 {
         return Err(RuntimeError::ValueError(
@@ -558,7 +573,7 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
             }
             Ok(vec![Value::Int(s.to_i64())])
         },
-        ("Bool", _) => |a| Ok(vec![Value::Bool(item_of(t(a, 0)?)?.to_bool())]),
+        ("Bool", _) => |a| Ok(vec![Value::Bool(truth_of(t(a, 0)?)?)]),
         // indexing
         ("index", _) => |a| one(ops::index(t(a, 0)?, indices(a, 1)?)?),
         ("index_select", _) => |a| one(ops::index_select(t(a, 0)?, int(a, 1)?, t(a, 2)?)?),
@@ -649,6 +664,7 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind;
 
     #[test]
     fn every_schema_has_a_kernel() {
@@ -687,5 +703,47 @@ mod tests {
         );
         let r = call_by_name("max", vec![x.clone(), Value::Int(0)], vec![]).unwrap();
         assert_eq!(r.len(), 2);
+    }
+
+    /// `bool(t)`, `int(t)`/`float(t)` and `t.item()` refuse a tensor without exactly one element
+    /// with the exception classes and words of PyTorch (checked against torch 2.x eagerly).
+    #[test]
+    fn scalar_conversions_of_multi_element_tensors() {
+        let two = Value::Tensor(Tensor::from_slice(&[1.0f32, 2.0]));
+        let empty = Value::Tensor(Tensor::from_slice::<f32>(&[]));
+        let err = |name: &str, v: &Value| {
+            let e = call_by_name(name, vec![v.clone()], vec![]).unwrap_err();
+            (e.kind(), e.to_string())
+        };
+        assert_eq!(
+            err("Bool", &two),
+            (
+                ErrorKind::RuntimeError,
+                "Boolean value of Tensor with more than one value is ambiguous".into()
+            )
+        );
+        assert_eq!(
+            err("Bool", &empty),
+            (
+                ErrorKind::RuntimeError,
+                "Boolean value of Tensor with no values is ambiguous".into()
+            )
+        );
+        let py_scalar = (
+            ErrorKind::ValueError,
+            "only one element tensors can be converted to Python scalars".to_string(),
+        );
+        assert_eq!(err("Int", &two), py_scalar);
+        assert_eq!(err("Float", &two), py_scalar);
+        assert_eq!(
+            err("item", &two),
+            (
+                ErrorKind::RuntimeError,
+                "a Tensor with 2 elements cannot be converted to Scalar".into()
+            )
+        );
+        let one = Value::Tensor(Tensor::from_slice(&[0.0f32]));
+        let r = call_by_name("Bool", vec![one], vec![]).unwrap();
+        assert!(matches!(r[0], Value::Bool(false)));
     }
 }

@@ -25,8 +25,8 @@ pub enum RuntimeError {
     #[error("ZeroDivisionError")]
     ZeroDivision,
 
-    /// `item()` (or a Python `bool()`/`int()`/`float()` conversion) of a tensor that does not hold
-    /// exactly one element.
+    /// `item()` of a tensor that does not hold exactly one element (`int()`/`float()` raise a
+    /// [`RuntimeError::ValueError`] instead, `bool()` a [`RuntimeError::Value`], as PyTorch does).
     #[error("a Tensor with {numel} elements cannot be converted to Scalar")]
     ItemNotScalar { numel: usize },
 
@@ -55,7 +55,7 @@ pub enum RuntimeError {
     Value(String),
 
     /// An error PyTorch's Python layer raises as `ValueError` (`float(t)` of a multi-element
-    /// tensor, a ragged `torch.tensor` literal).
+    /// tensor, a ragged `torch.tensor` literal, a non-positive slice step).
     #[error("{0}")]
     ValueError(String),
 

@@ -662,8 +662,15 @@ impl Tensor {
             ));
         }
         let d = wrap_dim(dim, self.dim())?;
-        if step <= 0 {
-            return Err(RuntimeError::Value("step must be greater than zero".into()));
+        // Python-level refusals in PyTorch (a `ValueError`, not an ATen `RuntimeError`): a zero
+        // step is refused by Python's slice protocol, a negative one by `Tensor.__getitem__`.
+        if step == 0 {
+            return Err(RuntimeError::ValueError("slice step cannot be zero".into()));
+        }
+        if step < 0 {
+            return Err(RuntimeError::ValueError(
+                "step must be greater than zero".into(),
+            ));
         }
         let n = self.shape[d] as i64;
         let clamp = |v: Option<i64>, default: i64| -> i64 {
@@ -1024,6 +1031,7 @@ impl PartialEq for Tensor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind;
 
     fn ar(n: usize, shape: &[usize]) -> Tensor {
         Tensor::from_vec((0..n).map(|v| v as f32).collect(), shape).unwrap()
@@ -1083,7 +1091,13 @@ mod tests {
                 .numel(),
             1
         );
-        assert!(x.slice(0, None, None, 0).is_err());
+        // PyTorch refuses non-positive steps in Python, so with a ValueError (not RuntimeError)
+        let zero = x.slice(0, None, None, 0).unwrap_err();
+        assert_eq!(zero.kind(), ErrorKind::ValueError);
+        assert_eq!(zero.to_string(), "slice step cannot be zero");
+        let neg = x.slice(0, None, None, -1).unwrap_err();
+        assert_eq!(neg.kind(), ErrorKind::ValueError);
+        assert_eq!(neg.to_string(), "step must be greater than zero");
         assert_eq!(x.select(0, -1).unwrap().item().unwrap(), Scalar::Float(9.0));
         assert_eq!(x.item(), Err(RuntimeError::ItemNotScalar { numel: 10 }));
         assert_eq!(

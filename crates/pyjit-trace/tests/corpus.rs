@@ -10,10 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Cases the eager evaluator gets wrong today, with the reason. The test fails if one of them
 /// starts passing (so the list shrinks as bugs are fixed).
-const EAGER_KNOWN_FAILURES: &[(&str, &str)] = &[(
-    "np_reductions/0",
-    "NumPy's float32 `mean(axis=0)` rounds 1 ulp differently from the runtime's mean kernel",
-)];
+const EAGER_KNOWN_FAILURES: &[(&str, &str)] = &[];
 
 /// Cases traced functions get wrong today (beyond the eager ones), with the reason.
 const TRACE_KNOWN_FAILURES: &[(&str, &str)] = &[];

@@ -165,9 +165,11 @@ pub fn mean(
     }
     let mask = reduced_mask(dims, t.dim())?;
     match out {
-        DType::Float32 => reduce_lanes::<f32, f32>(t, &mask, keepdim, |v| {
-            (v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64) as f32
-        }),
+        // PyTorch's mean is `sum(...).div_(n)` and NumPy's `true_divide(sum, n)`, both in the
+        // output dtype: the float32 sum is rounded to float32 before the division, as there.
+        DType::Float32 => {
+            reduce_lanes::<f32, f32>(t, &mask, keepdim, |v| sum_f32(v) / v.len() as f32)
+        }
         _ => reduce_lanes::<f64, f64>(t, &mask, keepdim, |v| sum_f64(v) / v.len() as f64),
     }
 }
@@ -702,6 +704,22 @@ mod tests {
 
     fn m23() -> Tensor {
         Tensor::from_vec(vec![1.0f32, 5.0, 3.0, 4.0, 2.0, 6.0], &[2, 3]).unwrap()
+    }
+
+    /// A float32 mean divides the float32-rounded sum in float32, as PyTorch and NumPy do:
+    /// dividing the wider sum and rounding once gives 0.47907197 here, 1 ulp below both.
+    #[test]
+    fn float32_mean_divides_the_rounded_sum() {
+        let x = Tensor::from_slice(&[
+            1.477_033_1_f32,
+            0.098_254_02,
+            -0.159_515_55,
+            -0.416_774_33,
+            1.396_362_7,
+        ]);
+        let m = mean(&x, None, false, None).unwrap().to_vec::<f32>()[0];
+        assert_eq!(m, 0.479_072_f32);
+        assert_ne!(m, 0.479_071_97_f32);
     }
 
     #[test]

@@ -5,7 +5,9 @@
 
 use pyjit_interp::Value;
 use pyjit_runtime::{DType, Tensor};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -136,6 +138,49 @@ impl Case {
     pub fn id(&self) -> String {
         format!("{}/{}", self.program, self.index)
     }
+
+    /// The case's `tol` override from `tests/programs/manifest.json` (`{"rtol", "atol"}`, a
+    /// `[rtol, atol]` pair or one number for both; see tests/programs/README.md), if any.
+    pub fn tol(&self) -> Option<(f64, f64)> {
+        manifest_tolerances()
+            .get(&(self.program.clone(), self.index))
+            .copied()
+    }
+}
+
+type Tolerances = BTreeMap<(String, usize), (f64, f64)>;
+
+/// Every case's manifest `tol`, read once.
+fn manifest_tolerances() -> &'static Tolerances {
+    static TOLS: OnceLock<Tolerances> = OnceLock::new();
+    TOLS.get_or_init(|| {
+        let text = std::fs::read_to_string(repo_root().join("tests/programs/manifest.json"))
+            .expect("tests/programs/manifest.json");
+        let json: serde_json::Value = serde_json::from_str(&text).expect("manifest.json parses");
+        let mut out = Tolerances::new();
+        let programs = json.get("programs").and_then(|p| p.as_object());
+        for (name, p) in programs.into_iter().flatten() {
+            let cases = p.get("cases").and_then(|c| c.as_array());
+            for c in cases.into_iter().flatten() {
+                let (Some(k), Some(tol)) = (c.get("case").and_then(|k| k.as_u64()), c.get("tol"))
+                else {
+                    continue;
+                };
+                let pair = match tol {
+                    serde_json::Value::Number(n) => n.as_f64().map(|t| (t, t)),
+                    serde_json::Value::Array(a) if a.len() == 2 => a[0].as_f64().zip(a[1].as_f64()),
+                    serde_json::Value::Object(o) => o
+                        .get("rtol")
+                        .and_then(|v| v.as_f64())
+                        .zip(o.get("atol").and_then(|v| v.as_f64())),
+                    _ => None,
+                };
+                let pair = pair.unwrap_or_else(|| panic!("{name}/{k}: malformed tol {tol}"));
+                out.insert((name.clone(), k as usize), pair);
+            }
+        }
+        out
+    })
 }
 
 /// The result in the expected.npz layout.
@@ -213,6 +258,15 @@ fn flat(key: &str, v: &Value, out: &mut Vec<(String, Tensor)>) {
 /// `None` when `got` matches the expected arrays (float32: rtol 1e-4/atol 1e-5; float64: rtol
 /// 1e-9/atol 1e-12; ints and bools exactly; NaN equals NaN), else what differs.
 pub fn compare(expected: &[(String, Tensor)], got: &[(String, Tensor)]) -> Option<String> {
+    compare_with(expected, got, None)
+}
+
+/// [`compare`] with the floating-point `(rtol, atol)` overridden by a case's manifest `tol`.
+pub fn compare_with(
+    expected: &[(String, Tensor)],
+    got: &[(String, Tensor)],
+    tol: Option<(f64, f64)>,
+) -> Option<String> {
     let mut e: Vec<_> = expected.iter().collect();
     let mut g: Vec<_> = got.iter().collect();
     e.sort_by(|a, b| a.0.cmp(&b.0));
@@ -232,9 +286,10 @@ pub fn compare(expected: &[(String, Tensor)], got: &[(String, Tensor)]) -> Optio
         if a.dtype() != b.dtype() {
             return Some(format!("{k}: dtype {:?} vs {:?}", a.dtype(), b.dtype()));
         }
-        let (rtol, atol) = match a.dtype() {
-            DType::Float32 => (1e-4, 1e-5),
-            DType::Float64 => (1e-9, 1e-12),
+        let (rtol, atol) = match (a.dtype(), tol) {
+            (DType::Float32 | DType::Float64, Some(t)) => t,
+            (DType::Float32, None) => (1e-4, 1e-5),
+            (DType::Float64, None) => (1e-9, 1e-12),
             _ => (0.0, 0.0),
         };
         let (x, y) = (a.to_vec::<f64>(), b.to_vec::<f64>());
@@ -256,7 +311,7 @@ pub fn check(
 ) -> Option<String> {
     let want_out = case.stdout();
     let r = match (case.expected(), got) {
-        (Expected::Ok(e), Ok(v)) => compare(&e, &flatten(&v)),
+        (Expected::Ok(e), Ok(v)) => compare_with(&e, &flatten(&v), case.tol()),
         (Expected::Ok(_), Err(err)) => Some(format!("raised {err}")),
         (Expected::Error(k, _), Ok(v)) => Some(format!(
             "expected {k}, returned {}",
