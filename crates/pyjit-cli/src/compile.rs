@@ -1,14 +1,18 @@
-//! `pyjit compile FILE.py [-f NAME] --emit ir|clif|asm [ARG]...`: print a function's IR — the
-//! generic scripted IR, or, given example ARGs (same syntax as `pyjit run`), the IR specialized
-//! for their signature (dtype and rank of each tensor, the kinds of the other values; printed as
-//! the function `NAME.specialized`) — or the Cranelift IR / machine code the native backend makes
-//! of that module.
+//! `pyjit compile FILE.py [-f NAME] --emit ir|clif|asm [-O0|-O1|-O2] [--passes a,b]
+//! [--print-after-all] [--print-after=PASS] [--time-passes] [--opt-limit PASS=N] [ARG]...`:
+//! print a function's IR — the generic scripted IR, or, given example ARGs (same syntax as
+//! `pyjit run`), the IR specialized for their signature (dtype and rank of each tensor, the kinds
+//! of the other values; printed as the function `NAME.specialized`) and optimized by the pass
+//! pipeline (`-O2` by default), exactly what the backends run — or the Cranelift IR / machine
+//! code the native backend makes of that module. The passes run per signature, so without ARGs
+//! the optimization flags have nothing to work on.
 //!
 //! Exit status: 0 success, 1 compile-time error (code generation included), 64 bad usage.
 
+use crate::opt::OptArgs;
 use clap::{Args, ValueEnum};
-use pyjit::Program;
 use pyjit::args::{fit_arg, parse_arg};
+use pyjit::{Options, Program};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -52,6 +56,8 @@ pub struct CompileArgs {
     /// What to print.
     #[arg(long, value_enum, default_value = "ir")]
     pub emit: Emit,
+    #[command(flatten)]
+    pub opt: OptArgs,
     /// Example arguments (as for `pyjit run`): print the IR specialized for their signature.
     #[arg(allow_hyphen_values = true, value_name = "ARG")]
     pub args: Vec<String>,
@@ -67,6 +73,10 @@ fn take_trailing_options(args: &mut CompileArgs) -> Result<(), String> {
             Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
             _ => (w.clone(), None),
         };
+        if let Some(r) = args.opt.take_trailing(&flag, inline.clone(), &mut it) {
+            r?;
+            continue;
+        }
         if !matches!(flag.as_str(), "-f" | "--function" | "--emit") {
             if w.starts_with("--") {
                 return Err(format!("unknown option `{w}`"));
@@ -99,6 +109,13 @@ pub fn render(args: &CompileArgs, out: &mut dyn Write) -> u8 {
         return crate::EXIT_USAGE;
     }
     let args = &args;
+    let opt = match args.opt.config() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return crate::EXIT_USAGE;
+        }
+    };
     let file = match crate::run::read_source(&args.file) {
         Ok(f) => f,
         Err(code) => return code,
@@ -116,7 +133,11 @@ pub fn render(args: &CompileArgs, out: &mut dyn Write) -> u8 {
         }
     };
     let rendered_against = file.clone();
-    let program = match Program::compile(file) {
+    let options = Options {
+        opt,
+        ..Options::default()
+    };
+    let program = match Program::compile_with(file, options) {
         Ok(p) => p,
         Err(diags) => {
             for d in &diags {
@@ -136,6 +157,11 @@ pub fn render(args: &CompileArgs, out: &mut dyn Write) -> u8 {
         let Some(id) = program.module().function_by_name(&name) else {
             return crate::EXIT_USAGE;
         };
+        if args.opt.wants_report() {
+            eprintln!(
+                "note: the passes run on the IR specialized for example ARGs; give ARGs to see them"
+            );
+        }
         return emit(args.emit, program.module(), id, out);
     }
     let params = match program.params(&name) {
@@ -171,8 +197,11 @@ pub fn render(args: &CompileArgs, out: &mut dyn Write) -> u8 {
             }
         }
     }
-    match program.specialize(&name, &values) {
-        Ok((module, id)) => emit(args.emit, &module, id, out),
+    match program.specialize_optimized(&name, &values) {
+        Ok((module, id, report)) => {
+            crate::opt::print_report(&args.opt, &format!("{name}.specialized"), &report);
+            emit(args.emit, &module, id, out)
+        }
         Err(e) => {
             eprintln!("error: {e}");
             crate::EXIT_USAGE
@@ -199,6 +228,7 @@ mod tests {
             file: path,
             function: None,
             emit,
+            opt: OptArgs::default(),
             args: words
                 .iter()
                 .map(|w| w.replace("DIR", &dir.display().to_string()))

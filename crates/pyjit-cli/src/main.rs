@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod compile;
+mod opt;
 mod parse;
 mod run;
 mod trace;

@@ -1,10 +1,14 @@
-//! `pyjit run FILE.py [-f NAME] [--mode script|trace|eager] [--backend native|interp] [ARG]...
-//! [-o OUT]`: compile a function, call it on the ARGs, print or write the result.
+//! `pyjit run FILE.py [-f NAME] [--mode script|trace|eager] [--backend native|interp]
+//! [-O0|-O1|-O2] [--passes a,b] [--print-after-all] [--print-after=PASS] [--time-passes]
+//! [--opt-limit PASS=N] [--time] [ARG]... [-o OUT]`: compile a function, call it on the ARGs,
+//! print or write the result.
 //!
-//! The work is [`pyjit::run::run`], shared with the corpus test harness; this module only reads
-//! the file, prints, and maps the outcome to the exit status: 0 success, 1 compile-time error
-//! (diagnostics on stderr), 2 run-time error (message with the source location), 64 bad usage.
+//! The work is [`pyjit::run::run_with_report`], shared with the corpus test harness; this module
+//! only reads the file, prints, and maps the outcome to the exit status: 0 success, 1
+//! compile-time error (diagnostics on stderr), 2 run-time error (message with the source
+//! location), 64 bad usage. Pass reports and `--time` go to stderr after the run.
 
+use crate::opt::OptArgs;
 use clap::{Args, ValueEnum};
 use pyjit::run::{Mode, RunOutcome, RunRequest};
 use pyjit::{Backend, SourceFile, output};
@@ -37,9 +41,15 @@ pub struct RunArgs {
     /// How the function is captured.
     #[arg(long, value_enum, default_value = "script")]
     pub mode: ModeArg,
-    /// What executes it: the reference interpreter, or machine code compiled per signature.
-    #[arg(long, value_enum, default_value = "interp")]
+    /// What executes it: machine code compiled per signature, or the reference interpreter.
+    #[arg(long, value_enum, default_value = "native")]
     pub backend: BackendArg,
+    #[command(flatten)]
+    pub opt: OptArgs,
+    /// Print the compile phases' times (parse, frontend, specialize, passes, codegen,
+    /// Cranelift) and the run time to stderr.
+    #[arg(long)]
+    pub time: bool,
     /// Write the result to OUT (.npy for one array, .npz for any result) instead of printing it.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<PathBuf>,
@@ -81,6 +91,14 @@ fn take_trailing_options(args: &mut RunArgs) -> Result<(), String> {
             Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
             _ => (w.clone(), None),
         };
+        if flag == "--time" {
+            args.time = true;
+            continue;
+        }
+        if let Some(r) = args.opt.take_trailing(&flag, inline.clone(), &mut it) {
+            r?;
+            continue;
+        }
         let known = matches!(
             flag.as_str(),
             "-f" | "--function" | "-o" | "--output" | "--mode" | "--backend"
@@ -119,6 +137,13 @@ pub fn run(args: &RunArgs) -> u8 {
         return crate::EXIT_USAGE;
     }
     let args = &args;
+    let opt = match args.opt.config() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return crate::EXIT_USAGE;
+        }
+    };
     let file = match read_source(&args.file) {
         Ok(f) => f,
         Err(code) => return code,
@@ -136,11 +161,20 @@ pub fn run(args: &RunArgs) -> u8 {
             BackendArg::Native => Backend::Native,
             BackendArg::Interp => Backend::Interp,
         },
+        opt,
     };
     let rendered_against = file.clone();
     let mut stdout = std::io::stdout().lock();
-    let outcome = pyjit::run::run(file, &req, &mut stdout);
+    let (outcome, report) = pyjit::run::run_with_report(file, &req, &mut stdout);
     let _ = stdout.flush();
+    for c in &report.compilations {
+        let sig: Vec<String> = c.signature.0.iter().map(|k| k.to_string()).collect();
+        let title = format!("{}({})", c.function, sig.join(", "));
+        crate::opt::print_report(&args.opt, &title, &c.passes);
+    }
+    if args.time {
+        eprint!("{}", report.render_times(req.backend));
+    }
     match outcome {
         RunOutcome::Ok { value, ty } => match &args.output {
             Some(path) => match output::write(path, &value, &ty) {
@@ -191,6 +225,8 @@ mod tests {
             function: None,
             mode: ModeArg::Script,
             backend: BackendArg::Interp,
+            opt: OptArgs::default(),
+            time: false,
             output: None,
             args: words.iter().map(|w| w.to_string()).collect(),
         }

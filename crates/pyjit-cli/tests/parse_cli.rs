@@ -33,7 +33,10 @@ fn parse_prints_the_tree() {
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.starts_with("Module @0.."), "{stdout}");
-    assert!(stdout.contains("UnaryOp - @5..12\n        BinOp ** @6..12"), "{stdout}");
+    assert!(
+        stdout.contains("UnaryOp - @5..12\n        BinOp ** @6..12"),
+        "{stdout}"
+    );
     assert!(out.stderr.is_empty());
 }
 
@@ -42,7 +45,10 @@ fn parse_unparse_prints_python() {
     let path = temp_file("u.py", "x = -a**2\nif not a == b: pass\n");
     let out = pyjit(&["parse", "--unparse", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "x = -a ** 2\nif not a == b:\n    pass\n");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "x = -a ** 2\nif not a == b:\n    pass\n"
+    );
 }
 
 #[test]
@@ -70,7 +76,10 @@ fn missing_file_is_a_usage_error() {
     let out = pyjit(&["parse", "/nonexistent/dir/missing.py"]);
     assert_eq!(out.status.code(), Some(64));
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("cannot read /nonexistent/dir/missing.py"), "{stderr}");
+    assert!(
+        stderr.contains("cannot read /nonexistent/dir/missing.py"),
+        "{stderr}"
+    );
 }
 
 #[test]

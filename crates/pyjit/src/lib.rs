@@ -4,6 +4,9 @@
 //! A call picks a backend behind one API: the reference interpreter (the default), or native
 //! code, compiled on the first call per [`Signature`] — dtype and rank of each tensor argument,
 //! the kinds of the others — from the function specialized for that signature, and cached.
+//! Between specialization and either backend runs the optimization pipeline of `pyjit-opt`
+//! ([`Options::opt`], `-O2` by default); at `-O0` the interpreter runs the generic IR as
+//! scripted, the reference the other configurations are tested against.
 //!
 //! This crate owns the user-facing contracts shared by `pyjit run` and the test harness: the ARG
 //! syntax ([`args`]), fitting arguments to parameter types, and the `-o X.npy|X.npz` output
@@ -31,8 +34,8 @@ pub mod run;
 pub mod traced;
 
 pub use program::{
-    ArgKey, Backend, CallError, Options, Program, RunError, Signature, static_type,
-    static_type_with,
+    ArgKey, Backend, CallError, Compilation, FrontendTimes, Options, Program, RunError, Signature,
+    static_type, static_type_with,
 };
 /// The native backend (Cranelift listings for `pyjit compile --emit clif|asm`).
 pub use pyjit_codegen as codegen;
@@ -40,6 +43,8 @@ pub use pyjit_interp::{InterpError, List, Value};
 /// The IR layer (printing, types), for tools built on the facade.
 pub use pyjit_ir as ir;
 pub use pyjit_ir::Type;
+/// The middle end: optimization levels, the pass manager and its reports (`-O`, `--passes`, …).
+pub use pyjit_opt as opt;
 /// The runtime (tensors, `.npy`/`.npz` I/O), for tools built on the facade.
 pub use pyjit_runtime as runtime;
 pub use pyjit_syntax::{Diagnostic, SourceFile, Span};

@@ -2,12 +2,14 @@
 
 use pyjit_interp::{CallSite, Config, InterpError, Interpreter, Value};
 use pyjit_ir::{EntityRef, FuncId, Module, Type};
+use pyjit_opt::manager::{OptLevel, PassReport, PipelineConfig, run_pipeline};
 use pyjit_runtime::DType;
 use pyjit_syntax::{Diagnostic, SourceFile, Span};
 use std::collections::HashMap;
 use std::fmt;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Which engine runs a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -29,18 +31,76 @@ impl Backend {
 }
 
 /// How a [`Program`] runs its calls.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Options {
     pub backend: Backend,
     /// Interpreter settings (recursion limit).
     pub interp: Config,
     /// Interpreter only: run the IR specialized for each call's [`Signature`] (cached like
     /// native code) and check every value against its refined type — the soundness check of
-    /// specialization. Off by default: the oracle runs the generic IR.
+    /// specialization (and of the passes that follow it).
     pub specialize: bool,
     /// With `specialize`: specialize for the arguments' exact shapes too (per call, uncached),
     /// so that the shape facts specialization derives are checked as well.
     pub specialize_dims: bool,
+    /// The optimization pipeline (`-O0/-O1/-O2`, `--passes`, …), run on each specialization
+    /// before a backend sees it. Default `-O2`. The interpreter runs the generic, unoptimized
+    /// IR (the oracle) only when the pipeline is empty (`-O0`) and `specialize` is off; with
+    /// passes to run it runs the optimized specialization, cached per signature like native
+    /// code.
+    pub opt: PipelineConfig,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            backend: Backend::default(),
+            interp: Config::default(),
+            specialize: false,
+            specialize_dims: false,
+            opt: PipelineConfig::for_level(OptLevel::O2),
+        }
+    }
+}
+
+impl Options {
+    /// The default options at optimization level `level`.
+    pub fn at_level(level: OptLevel) -> Options {
+        Options {
+            opt: PipelineConfig::for_level(level),
+            ..Options::default()
+        }
+    }
+
+    /// Whether calls run through specialization (and the pipeline) rather than the generic IR.
+    fn specializes(&self) -> bool {
+        self.backend == Backend::Native || self.specialize || !self.opt.pass_names().is_empty()
+    }
+}
+
+/// Frontend compile times of a [`Program`] (`pyjit run --time`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FrontendTimes {
+    /// Lexing and parsing to the AST.
+    pub parse: Duration,
+    /// AST → IR (scripting), default values, IR verification.
+    pub frontend: Duration,
+}
+
+/// One specialization made for a call signature: what it cost and what the passes did.
+#[derive(Clone, Debug)]
+pub struct Compilation {
+    /// The function called.
+    pub function: String,
+    pub signature: Signature,
+    pub backend: Backend,
+    /// Signature specialization (type refinement), verifier included.
+    pub specialize: Duration,
+    /// The optimization pipeline's report: per-pass statistics, timings, requested IR dumps
+    /// and a verifier failure, if any (a compiler bug; the failing pass was undone).
+    pub passes: PassReport,
+    /// Native only: where code generation's time went (IR → Cranelift IR, Cranelift).
+    pub codegen: Option<pyjit_codegen::CompileTimes>,
 }
 
 /// The part of a call signature that specialization and the code cache are keyed by: for a
@@ -257,8 +317,11 @@ pub struct Program {
     /// The native code cache: one compiled specialization per function and call signature
     /// (Numba's dispatcher). A failed compilation is cached too, so it is reported, not retried.
     native: SignatureCache<pyjit_codegen::NativeFunction>,
-    /// Specialized IR per function and signature, for [`Options::specialize`].
+    /// Specialized (and optimized) IR per function and signature, for the interpreter.
     specialized: SignatureCache<Arc<(Module, FuncId)>>,
+    times: FrontendTimes,
+    /// Every specialization made so far, in order (`--time`, `--print-after`, …).
+    compilations: Mutex<Vec<Compilation>>,
 }
 
 impl Program {
@@ -268,7 +331,10 @@ impl Program {
     }
 
     pub fn compile_with(source: SourceFile, options: Options) -> Result<Program, Vec<Diagnostic>> {
+        let t = Instant::now();
         let ast = pyjit_syntax::parse_module(&source)?;
+        let parse = t.elapsed();
+        let t = Instant::now();
         let mut module = pyjit_script::script_module(&source, &ast)?;
         let defaults = default_values(&ast, &module);
         let source = Arc::new(source);
@@ -293,6 +359,11 @@ impl Program {
             defaults,
             native: Mutex::new(HashMap::new()),
             specialized: Mutex::new(HashMap::new()),
+            times: FrontendTimes {
+                parse,
+                frontend: t.elapsed(),
+            },
+            compilations: Mutex::new(Vec::new()),
         })
     }
 
@@ -318,6 +389,8 @@ impl Program {
             defaults: Vec::new(),
             native: Mutex::new(HashMap::new()),
             specialized: Mutex::new(HashMap::new()),
+            times: FrontendTimes::default(),
+            compilations: Mutex::new(Vec::new()),
         })
     }
 
@@ -336,6 +409,25 @@ impl Program {
 
     pub fn set_backend(&mut self, backend: Backend) {
         self.options.backend = backend;
+    }
+
+    /// Sets the optimization pipeline for specializations made from now on (those already
+    /// cached keep theirs).
+    pub fn set_opt(&mut self, opt: PipelineConfig) {
+        self.options.opt = opt;
+    }
+
+    /// How long parsing and scripting took (zero for [`Program::from_module`]).
+    pub fn frontend_times(&self) -> FrontendTimes {
+        self.times
+    }
+
+    /// Every specialization compiled so far, in order: timings and pass reports.
+    pub fn compilations(&self) -> Vec<Compilation> {
+        self.compilations
+            .lock()
+            .map(|c| c.clone())
+            .unwrap_or_else(|p| p.into_inner().clone())
     }
 
     /// The functions of the file, in source order.
@@ -407,6 +499,37 @@ impl Program {
         with_specialization(&self.module, id, &types).map_err(CallError::BadArguments)
     }
 
+    /// [`Program::specialize`] followed by the program's optimization pipeline
+    /// ([`Options::opt`]): the IR a backend compiles for a call with `args`, and what the passes
+    /// did (`pyjit compile --emit ir ARGS -O2`).
+    pub fn specialize_optimized(
+        &self,
+        name: &str,
+        args: &[Value],
+    ) -> Result<(Module, FuncId, PassReport), CallError> {
+        let (mut m, entry) = self.specialize(name, args)?;
+        let report = run_pipeline(&mut m, &self.options.opt);
+        Ok((m, entry, report))
+    }
+
+    /// Compiles (or finds in the cache) what a call of `name` with `args` runs on the
+    /// program's backend, without calling it — so that `--time` can tell compile time from
+    /// run time. Calling is enough otherwise: the first call per signature compiles.
+    pub fn prepare(&self, name: &str, args: &[Value]) -> Result<(), CallError> {
+        let id = self.func_id(name)?;
+        if self.module.func(id).param_types().len() != args.len() {
+            // The call reports it, with the parameter names.
+            return Ok(());
+        }
+        match self.options.backend {
+            Backend::Native => self.native_function(id, args).map(drop),
+            Backend::Interp if self.options.specializes() && !self.options.specialize_dims => {
+                self.specialized_module(id, args).map(drop)
+            }
+            Backend::Interp => Ok(()),
+        }
+    }
+
     /// Calls function `name`; its `print`s go to the process's stdout.
     pub fn call(&self, name: &str, args: Vec<Value>) -> Result<Value, CallError> {
         let mut out = std::io::stdout();
@@ -440,11 +563,11 @@ impl Program {
             }
         }
         match self.options.backend {
-            Backend::Interp if self.options.specialize => {
+            Backend::Interp if self.options.specializes() => {
                 let spec = self.specialized_module(id, &args)?;
                 let (module, entry) = &*spec;
                 let config = Config {
-                    check_types: true,
+                    check_types: self.options.specialize,
                     ..self.options.interp.clone()
                 };
                 Interpreter::new(module, config, out)
@@ -485,22 +608,57 @@ impl Program {
         args: &[Value],
     ) -> Result<Arc<(Module, FuncId)>, CallError> {
         let params = self.module.func(id).param_types();
+        let signature = Signature::of(args, &params);
         let make = || {
             let types: Vec<Type> = args
                 .iter()
                 .zip(&params)
                 .map(|(a, t)| static_type_with(a, t, self.options.specialize_dims))
                 .collect();
-            with_specialization(&self.module, id, &types).map(Arc::new)
+            let (m, entry, record) = self.optimized_specialization(id, &signature, &types)?;
+            self.record(record);
+            Ok(Arc::new((m, entry)))
         };
         if self.options.specialize_dims {
             // Shapes are finer than the cache key: specialize per call.
             return make().map_err(CallError::Specialize);
         }
-        let key = (id, Signature::of(args, &params));
         let mut cache = self.specialized.lock().unwrap_or_else(|p| p.into_inner());
-        let entry = cache.entry(key).or_insert_with(make);
+        let entry = cache.entry((id, signature.clone())).or_insert_with(make);
         entry.clone().map_err(CallError::Specialize)
+    }
+
+    /// Function `id` specialized for argument types `types`, then optimized with the
+    /// program's pipeline: the one path from generic IR to what either backend runs.
+    fn optimized_specialization(
+        &self,
+        id: FuncId,
+        signature: &Signature,
+        types: &[Type],
+    ) -> Result<(Module, FuncId, Compilation), String> {
+        let t = Instant::now();
+        let (mut m, entry) = with_specialization(&self.module, id, types)?;
+        let specialize = t.elapsed();
+        let passes = run_pipeline(&mut m, &self.options.opt);
+        Ok((
+            m,
+            entry,
+            Compilation {
+                function: self.module.func(id).name.clone(),
+                signature: signature.clone(),
+                backend: self.options.backend,
+                specialize,
+                passes,
+                codegen: None,
+            },
+        ))
+    }
+
+    fn record(&self, c: Compilation) {
+        self.compilations
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(c);
     }
 
     /// The machine code for calling `id` with `args`: from the cache, or specialized for their
@@ -512,24 +670,29 @@ impl Program {
     ) -> Result<pyjit_codegen::NativeFunction, CallError> {
         let f = self.module.func(id);
         let params = f.param_types();
-        let key = (id, Signature::of(args, &params));
+        let signature = Signature::of(args, &params);
         // A poisoned lock only means another thread panicked while compiling; the map itself
         // is still consistent (entries are inserted whole).
         let mut cache = self.native.lock().unwrap_or_else(|p| p.into_inner());
-        let entry = cache.entry(key).or_insert_with(|| {
+        let entry = cache.entry((id, signature.clone())).or_insert_with(|| {
             let types: Vec<Type> = args
                 .iter()
                 .zip(&params)
                 .map(|(a, t)| static_type(a, t))
                 .collect();
-            let (m, entry) = with_specialization(&self.module, id, &types)?;
+            let (m, entry, mut record) = self.optimized_specialization(id, &signature, &types)?;
             let options = pyjit_codegen::Options {
                 max_call_depth: self.options.interp.max_call_depth as u64,
                 ..pyjit_codegen::Options::default()
             };
-            let compiled =
-                pyjit_codegen::NativeModule::compile(&m, &options).map_err(|e| e.to_string())?;
+            let compiled = pyjit_codegen::NativeModule::compile(&m, &options);
+            if let Ok(c) = &compiled {
+                record.codegen = Some(c.times().clone());
+            }
+            // Recorded even when code generation fails: the pass dumps help find out why.
+            self.record(record);
             compiled
+                .map_err(|e| e.to_string())?
                 .function_by_id(entry)
                 .ok_or_else(|| format!("no compiled function for `{}`", f.name))
         });

@@ -4,12 +4,14 @@
 //! is tested is what users run.
 
 use crate::args::{ArgLit, fit_arg, parse_arg};
-use crate::program::{Backend, CallError, Options, Program, RunError};
+use crate::program::{Backend, CallError, Compilation, Options, Program, RunError};
 use pyjit_interp::{CallSite, InterpError, Value};
 use pyjit_ir::Type;
+use pyjit_opt::manager::{OptLevel, PipelineConfig};
 use pyjit_syntax::{Diagnostic, SourceFile};
 use std::io::Write;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 /// How a function is captured: scripted from source, traced, or evaluated eagerly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -31,7 +33,7 @@ impl Mode {
 }
 
 /// What to run.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct RunRequest {
     /// `-f NAME`; may be omitted when the file defines one function.
     pub function: Option<String>,
@@ -40,7 +42,81 @@ pub struct RunRequest {
     /// Directory `.npy` paths are relative to.
     pub base_dir: PathBuf,
     pub mode: Mode,
+    /// Native code by default, as `pyjit run`.
     pub backend: Backend,
+    /// The optimization pipeline (script mode), `-O2` by default.
+    pub opt: PipelineConfig,
+}
+
+impl Default for RunRequest {
+    fn default() -> RunRequest {
+        RunRequest {
+            function: None,
+            args: Vec::new(),
+            base_dir: PathBuf::new(),
+            mode: Mode::default(),
+            backend: Backend::Native,
+            opt: PipelineConfig::for_level(OptLevel::O2),
+        }
+    }
+}
+
+/// Where a run's time went and what the compiler did (`pyjit run --time`, `--time-passes`,
+/// `--print-after…`). Script mode only; the other modes leave it empty.
+#[derive(Clone, Debug, Default)]
+pub struct RunReport {
+    /// Parsing and scripting.
+    pub frontend: crate::program::FrontendTimes,
+    /// The specializations compiled for the call, with their pass reports and codegen times.
+    pub compilations: Vec<Compilation>,
+    /// The call itself, compilation excluded.
+    pub run: Duration,
+}
+
+impl RunReport {
+    /// Total specialization time.
+    pub fn specialize(&self) -> Duration {
+        self.compilations.iter().map(|c| c.specialize).sum()
+    }
+
+    /// Total time in the optimization passes.
+    pub fn passes(&self) -> Duration {
+        self.compilations.iter().map(|c| c.passes.total_time).sum()
+    }
+
+    /// Total native code generation time: (verify + IR → Cranelift IR, Cranelift).
+    pub fn codegen(&self) -> (Duration, Duration) {
+        self.compilations
+            .iter()
+            .filter_map(|c| c.codegen.as_ref())
+            .fold((Duration::ZERO, Duration::ZERO), |(l, c), t| {
+                (l + t.verify + t.lower, c + t.cranelift)
+            })
+    }
+
+    /// The `--time` listing: one line per phase.
+    pub fn render_times(&self, backend: Backend) -> String {
+        let ms = |d: Duration| format!("{:9.3} ms", d.as_secs_f64() * 1e3);
+        let mut s = String::new();
+        s.push_str(&format!("time: parse      {}\n", ms(self.frontend.parse)));
+        s.push_str(&format!(
+            "time: frontend   {}\n",
+            ms(self.frontend.frontend)
+        ));
+        s.push_str(&format!("time: specialize {}\n", ms(self.specialize())));
+        s.push_str(&format!("time: passes     {}\n", ms(self.passes())));
+        if backend == Backend::Native {
+            let (lower, cranelift) = self.codegen();
+            s.push_str(&format!("time: codegen    {}\n", ms(lower)));
+            s.push_str(&format!("time: cranelift  {}\n", ms(cranelift)));
+        }
+        s.push_str(&format!(
+            "time: run        {}  (--backend {})\n",
+            ms(self.run),
+            backend.name()
+        ));
+        s
+    }
 }
 
 /// How a run ended.
@@ -58,28 +134,58 @@ pub enum RunOutcome {
 
 /// Runs `req` on `source`; `print` output goes to `out`.
 pub fn run(source: SourceFile, req: &RunRequest, out: &mut dyn Write) -> RunOutcome {
+    run_with_report(source, req, out).0
+}
+
+/// [`run`], also returning where the time went and what the passes did.
+pub fn run_with_report(
+    source: SourceFile,
+    req: &RunRequest,
+    out: &mut dyn Write,
+) -> (RunOutcome, RunReport) {
     // ARG syntax errors are reported before compiling: they are the command line's fault.
     if let Some(e) = req.args.iter().find_map(|a| parse_arg(a).err()) {
-        return RunOutcome::Usage(e);
+        return (RunOutcome::Usage(e), RunReport::default());
     }
     if req.mode != Mode::Script {
-        return run_dynamic(source, req, out);
+        return (run_dynamic(source, req, out), RunReport::default());
     }
     let options = Options {
         backend: req.backend,
+        opt: req.opt.clone(),
         ..Options::default()
     };
     let program = match Program::compile_with(source, options) {
         Ok(p) => p,
-        Err(d) => return RunOutcome::CompileError(d),
+        Err(d) => return (RunOutcome::CompileError(d), RunReport::default()),
     };
-    run_program(&program, req, out)
+    let mut run = Duration::ZERO;
+    let outcome = run_program_timed(&program, req, out, &mut run);
+    let report = RunReport {
+        frontend: program.frontend_times(),
+        compilations: program.compilations(),
+        run,
+    };
+    (outcome, report)
 }
 
-/// Runs `req` on an already compiled program (with the program's backend; `req.mode` and
-/// `req.backend` are not consulted). Callers that run many requests on one file — the corpus
-/// harness — compile once and so share the native code cache across calls.
+/// Runs `req` on an already compiled program (with the program's backend and optimization
+/// pipeline; `req.mode`, `req.backend` and `req.opt` are not consulted). Callers that run many
+/// requests on one file — the corpus harness — compile once and so share the native code cache
+/// across calls.
 pub fn run_program(program: &Program, req: &RunRequest, out: &mut dyn Write) -> RunOutcome {
+    let mut run = Duration::ZERO;
+    run_program_timed(program, req, out, &mut run)
+}
+
+/// [`run_program`], setting `run` to the time of the call alone (compilation for the call's
+/// signature happens before, in [`Program::prepare`]).
+fn run_program_timed(
+    program: &Program,
+    req: &RunRequest,
+    out: &mut dyn Write,
+    run: &mut Duration,
+) -> RunOutcome {
     let lits = match req
         .args
         .iter()
@@ -131,7 +237,13 @@ pub fn run_program(program: &Program, req: &RunRequest, out: &mut dyn Write) -> 
             },
         }
     }
-    match program.call_with_output(&name, args, out) {
+    let called = program.prepare(&name, &args).and_then(|()| {
+        let t = Instant::now();
+        let r = program.call_with_output(&name, args, out);
+        *run = t.elapsed();
+        r
+    });
+    match called {
         Ok(value) => RunOutcome::Ok { value, ty },
         Err(CallError::Run(e)) => RunOutcome::RunError(e),
         Err(CallError::Codegen(m)) => RunOutcome::CompileError(vec![

@@ -20,6 +20,7 @@
 //! `tests/programs_known_failures.txt` with the reason; a listed program that passes fails the
 //! test, so the list stays honest. A program without cases fails the test too.
 
+use pyjit::opt::OptLevel;
 use pyjit::run::{RunOutcome, RunRequest, run_program};
 use pyjit::{Backend, SourceFile, output};
 use pyjit::{Options, Program};
@@ -289,8 +290,15 @@ fn run_case(
     }
 }
 
-/// Compiles program `name` for `backend`; the error is the first diagnostic, for the report.
-fn compile(dir: &Path, name: &str, backend: Backend, specialize: bool) -> Result<Program, String> {
+/// Compiles program `name` for `backend` at optimization level `level`; the error is the first
+/// diagnostic, for the report.
+fn compile(
+    dir: &Path,
+    name: &str,
+    backend: Backend,
+    specialize: bool,
+    level: OptLevel,
+) -> Result<Program, String> {
     let text = std::fs::read_to_string(dir.join(format!("{name}.py")))
         .map_err(|e| format!("cannot read program: {e}"))?;
     // The name diagnostics show: the path from the repository root.
@@ -300,7 +308,7 @@ fn compile(dir: &Path, name: &str, backend: Backend, specialize: bool) -> Result
         backend,
         specialize,
         specialize_dims: specialize,
-        ..Options::default()
+        ..Options::at_level(level)
     };
     Program::compile_with(source, options).map_err(|d| {
         let first = d.first().map(|d| d.message.clone()).unwrap_or_default();
@@ -337,25 +345,48 @@ fn case_dirs(cases: &Path) -> Vec<PathBuf> {
     dirs.into_iter().map(|(_, p)| p).collect()
 }
 
+/// The reference: the interpreter on the generic IR as scripted (`-O0`).
 #[test]
 fn corpus_runs_on_the_interpreter() {
-    run_corpus(Backend::Interp, false);
+    run_corpus(Backend::Interp, false, OptLevel::O0);
 }
 
+/// Native code as `pyjit run` makes it by default: specialized, optimized at `-O2`.
 #[test]
 fn corpus_runs_natively() {
-    run_corpus(Backend::Native, false);
+    run_corpus(Backend::Native, false, OptLevel::O2);
 }
 
-/// The interpreter on IR specialized for each call's argument types and shapes, checking every
-/// value against its refined type: specialization only states facts that hold (dtypes, ranks
-/// and dims), and changes no result.
+/// Native code without the optimization passes, so that a pass bug and a codegen bug are told
+/// apart. A debug build runs every fourth program (by name), which spans every kind of program
+/// within the crate's test budget (Cranelift unoptimized needs ~25 CPU seconds for the whole
+/// corpus); release builds and `PYJIT_FULL_CORPUS=1` run all of them.
+#[test]
+fn corpus_runs_natively_at_o0() {
+    let full =
+        !cfg!(debug_assertions) || std::env::var_os("PYJIT_FULL_CORPUS").is_some_and(|v| v == "1");
+    run_corpus_sample(
+        Backend::Native,
+        false,
+        OptLevel::O0,
+        if full { 1 } else { 4 },
+    );
+}
+
+/// The interpreter on IR specialized for each call's argument types and shapes and optimized
+/// at `-O2`, checking every value against its refined type: specialization only states facts
+/// that hold (dtypes, ranks and dims), the passes keep them, and neither changes a result.
 #[test]
 fn corpus_runs_on_specialized_ir() {
-    run_corpus(Backend::Interp, true);
+    run_corpus(Backend::Interp, true, OptLevel::O2);
 }
 
-fn run_corpus(backend: Backend, specialize: bool) {
+fn run_corpus(backend: Backend, specialize: bool, level: OptLevel) {
+    run_corpus_sample(backend, specialize, level, 1);
+}
+
+/// Runs every `every`-th program of the corpus (by name).
+fn run_corpus_sample(backend: Backend, specialize: bool, level: OptLevel, every: usize) {
     let dir = corpus_dir();
     let mut programs: Vec<String> = std::fs::read_dir(&dir)
         .expect("tests/programs exists")
@@ -369,6 +400,8 @@ fn run_corpus(backend: Backend, specialize: bool) {
         .collect();
     programs.sort();
     assert!(!programs.is_empty(), "no programs in {}", dir.display());
+    let all_programs = programs.clone();
+    let programs: Vec<String> = programs.into_iter().step_by(every.max(1)).collect();
     let known = known_failures(backend);
     let list = known_failures_file(backend);
     let list = list.file_name().and_then(|n| n.to_str()).unwrap_or("?");
@@ -390,7 +423,7 @@ fn run_corpus(backend: Backend, specialize: bool) {
                         let cases = case_dirs(&dir.join(format!("{name}.cases")));
                         // One compilation per program, as `pyjit run` would do per process;
                         // the cases then share the native code cache.
-                        let program = compile(&dir, name, backend, specialize);
+                        let program = compile(&dir, name, backend, specialize, level);
                         let res = cases
                             .iter()
                             .enumerate()
@@ -448,19 +481,27 @@ fn run_corpus(backend: Backend, specialize: bool) {
         }
     }
     for name in known.keys() {
-        if !programs.contains(name) {
+        if !all_programs.contains(name) {
             errors.push(format!("{name}: listed in {list} but no such program"));
         }
     }
     let _ = writeln!(
         report,
-        "corpus on --backend {}{}: {prog_pass}/{} programs pass, {case_pass}/{case_total} cases pass \
+        "corpus on --backend {} {level}{}{}: {prog_pass}/{} programs pass, {case_pass}/{case_total} cases pass \
          ({} programs listed as known failures; {msg_differs} error cases of the right class with different wording)",
         backend.name(),
         if specialize {
             " (specialized IR, types checked)"
         } else {
             ""
+        },
+        if every > 1 {
+            format!(
+                " (every {every}th program of {}; PYJIT_FULL_CORPUS=1 runs all)",
+                all_programs.len()
+            )
+        } else {
+            String::new()
         },
         programs.len(),
         known.len()

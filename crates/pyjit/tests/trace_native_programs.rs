@@ -180,6 +180,7 @@ fn run_case_like_the_cli(name: &str, case: &Path) -> Option<String> {
         base_dir: case.to_path_buf(),
         mode: Mode::Trace,
         backend: Backend::Native,
+        ..RunRequest::default()
     };
     let mut out = Vec::new();
     let got = match pyjit::run::run(SourceFile::new(format!("{name}.py"), text), &req, &mut out) {

@@ -1,0 +1,356 @@
+//! The optimization flags of `pyjit run` and `pyjit compile` (`-O0/-O1/-O2`, `--passes`,
+//! `--print-after-all`, `--print-after=PASS`, `--time-passes`, `--opt-limit PASS=N`) and
+//! `pyjit run --time`, through the binary: every level gives the same output on both backends,
+//! bad pass names are usage errors (exit 64) that list the passes, and the dumps, statistics and
+//! timings reach stderr.
+
+use pyjit::opt::passes::ALL_PASSES;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A small helper to inline, a constant-trip loop to unroll, an invariant product to hoist, a
+/// print, and a tensor.
+const SRC: &str = "\
+def scale(v: int) -> int:
+    return v * 1 + 0
+
+def f(n: int, x: torch.Tensor) -> torch.Tensor:
+    s = 0
+    for i in range(4):
+        k = n * 3
+        s = s + scale(i) + k
+    print(s)
+    return x * s
+";
+
+fn workdir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pyjit-opt-cli-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("prog.py"), format!("import torch\n\n{SRC}")).unwrap();
+    let x = pyjit::runtime::Tensor::from_vec(vec![1.0f32, -2.0, 0.5], &[3]).unwrap();
+    pyjit::runtime::npy::write_npy(dir.join("x.npy"), &x).unwrap();
+    dir
+}
+
+fn pyjit(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = Command::new(env!("CARGO_BIN_EXE_pyjit"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the pyjit binary runs");
+    (
+        status.code(),
+        String::from_utf8(stdout).unwrap(),
+        String::from_utf8(stderr).unwrap(),
+    )
+}
+
+/// How many `; ---- IR after PASS ----` headers stderr holds, per pass name.
+fn dump_headers(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("; ---- IR after "))
+        .filter_map(|l| l.strip_suffix(" ----"))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn levels_agree_on_both_backends() {
+    let dir = workdir("levels");
+    let (code, reference, err) = pyjit(&dir, &["run", "prog.py", "-f", "f", "2", "x.npy", "-O0"]);
+    assert_eq!(code, Some(0), "{err}");
+    // 0+1+2+3 + 4*6 = 30, printed, then x * 30.
+    assert_eq!(reference, "30\ntensor([ 30., -60.,  15.])\n");
+    let spellings: [&[&str]; 6] = [
+        &["-O2"],
+        &["-O1"],
+        &["-O", "2"],
+        &["--opt-level", "1"],
+        &["--opt-level=0"],
+        &[],
+    ];
+    for backend in ["native", "interp"] {
+        for level in spellings {
+            // The flag before the file and after the ARGs.
+            let mut before = vec!["run"];
+            before.extend_from_slice(level);
+            before.extend_from_slice(&["prog.py", "-f", "f", "2", "x.npy", "--backend", backend]);
+            let mut after = vec![
+                "run",
+                "prog.py",
+                "-f",
+                "f",
+                "2",
+                "x.npy",
+                "--backend",
+                backend,
+            ];
+            after.extend_from_slice(level);
+            for words in [before, after] {
+                let (code, out, err) = pyjit(&dir, &words);
+                assert_eq!(code, Some(0), "{words:?}: {err}");
+                assert_eq!(out, reference, "{words:?}");
+            }
+        }
+    }
+    // An explicit pass list and a bisection limit give the same output too.
+    for extra in [
+        &["--passes", "inline,unroll,constfold,dce"][..],
+        &["--opt-limit", "unroll=0", "--opt-limit", "inline=1"],
+    ] {
+        let mut words = vec!["run", "prog.py", "-f", "f", "2", "x.npy"];
+        words.extend_from_slice(extra);
+        let (code, out, err) = pyjit(&dir, &words);
+        assert_eq!((code, out.as_str()), (Some(0), reference.as_str()), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_optimization_flags_are_usage_errors() {
+    let dir = workdir("bad");
+    for words in [
+        &[
+            "run",
+            "prog.py",
+            "-f",
+            "f",
+            "2",
+            "x.npy",
+            "--passes",
+            "dce,bogus",
+        ][..],
+        &["run", "--passes=bogus", "prog.py", "-f", "f", "2", "x.npy"],
+        &[
+            "compile", "prog.py", "-f", "f", "2", "x.npy", "--passes", "bogus",
+        ],
+        &[
+            "run",
+            "prog.py",
+            "-f",
+            "f",
+            "2",
+            "x.npy",
+            "--print-after=bogus",
+        ],
+        &[
+            "run",
+            "prog.py",
+            "-f",
+            "f",
+            "2",
+            "x.npy",
+            "--opt-limit",
+            "bogus=3",
+        ],
+    ] {
+        let (code, out, err) = pyjit(&dir, words);
+        assert_eq!(code, Some(64), "{words:?}: {err}");
+        assert!(out.is_empty(), "{words:?}: nothing runs: {out}");
+        assert!(err.contains("unknown pass `bogus`"), "{words:?}: {err}");
+        for pass in ALL_PASSES {
+            assert!(err.contains(pass), "{words:?}: `{pass}` not listed: {err}");
+        }
+    }
+    for words in [
+        &["run", "prog.py", "-f", "f", "2", "x.npy", "-O3"][..],
+        &["run", "-O3", "prog.py", "-f", "f", "2", "x.npy"],
+        &[
+            "run",
+            "prog.py",
+            "-f",
+            "f",
+            "2",
+            "x.npy",
+            "--opt-limit",
+            "dce",
+        ],
+        &[
+            "run",
+            "prog.py",
+            "-f",
+            "f",
+            "2",
+            "x.npy",
+            "--opt-limit",
+            "dce=many",
+        ],
+        &["run", "prog.py", "-f", "f", "2", "x.npy", "--passes"],
+    ] {
+        let (code, _, err) = pyjit(&dir, words);
+        assert_eq!(code, Some(64), "{words:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn print_after_dumps_the_ir() {
+    let dir = workdir("print");
+    let run = ["run", "prog.py", "-f", "f", "2", "x.npy"];
+    let with = |extra: &[&str]| {
+        let mut w = run.to_vec();
+        w.extend_from_slice(extra);
+        let (code, out, err) = pyjit(&dir, &w);
+        assert_eq!(code, Some(0), "{w:?}: {err}");
+        assert_eq!(
+            out, "30\ntensor([ 30., -60.,  15.])\n",
+            "{w:?}: dumps go to stderr"
+        );
+        err
+    };
+    // Without a flag, nothing but the result.
+    assert_eq!(with(&[]), "");
+    // One pass: its dumps only (it runs twice at -O2), with the specialized function in them.
+    let err = with(&["--print-after=licm"]);
+    assert_eq!(dump_headers(&err), ["licm", "licm"], "{err}");
+    assert!(
+        err.contains("func @\"f.specialized\"(%n: int, %x: Tensor[float32, 1])"),
+        "{err}"
+    );
+    assert!(
+        err.contains("# prog.py:"),
+        "spans point into the source: {err}"
+    );
+    // Repeatable.
+    let err = with(&["--print-after", "inline", "--print-after=unroll"]);
+    assert_eq!(dump_headers(&err), ["inline", "unroll"], "{err}");
+    // After unrolling, the specialized function has no loop left.
+    let after_unroll = err.split("; ---- IR after unroll ----").nth(1).unwrap();
+    let specialized = after_unroll
+        .split("func @\"f.specialized\"")
+        .nth(1)
+        .unwrap();
+    assert!(!specialized.contains("loop("), "{specialized}");
+    // Every pass of the pipeline, in order.
+    let err = with(&["--print-after-all"]);
+    let o2: Vec<&str> = pyjit::opt::OptLevel::O2.pipeline().to_vec();
+    assert_eq!(dump_headers(&err), o2, "{err}");
+    let err = with(&["--print-after-all", "-O1"]);
+    assert_eq!(
+        dump_headers(&err),
+        pyjit::opt::OptLevel::O1.pipeline(),
+        "{err}"
+    );
+    let err = with(&["--print-after-all", "--passes", "constfold,dce"]);
+    assert_eq!(dump_headers(&err), ["constfold", "dce"], "{err}");
+    assert!(dump_headers(&with(&["--print-after-all", "-O0"])).is_empty());
+    // Statistics and timings.
+    let err = with(&["--time-passes"]);
+    assert!(err.contains("pass ") && err.contains("statistics"), "{err}");
+    assert!(
+        err.contains("unroll ") && err.contains("unrolled="),
+        "{err}"
+    );
+    assert!(err.contains("inlined="), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("total: ") && l.ends_with(" ms")),
+        "{err}"
+    );
+    // --opt-limit unroll=0 keeps the loop.
+    let err = with(&["--opt-limit", "unroll=0", "--time-passes"]);
+    assert!(!err.contains("unrolled="), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compile_prints_the_optimized_specialized_ir() {
+    let dir = workdir("compile");
+    let ir = |extra: &[&str]| {
+        let mut w = vec![
+            "compile", "prog.py", "-f", "f", "--emit", "ir", "2", "x.npy",
+        ];
+        w.extend_from_slice(extra);
+        let (code, out, err) = pyjit(&dir, &w);
+        assert_eq!(code, Some(0), "{w:?}: {err}");
+        assert!(
+            out.starts_with("func @\"f.specialized\"(%n: int, %x: Tensor[float32, 1])"),
+            "{out}"
+        );
+        out
+    };
+    let o0 = ir(&["-O0"]);
+    let o2 = ir(&["-O2"]);
+    assert_eq!(ir(&[]), o2, "-O2 is the default");
+    assert!(o0.contains("loop(") && o0.contains("call @scale"), "{o0}");
+    // Inlined, unrolled, folded: no loop, no call, fewer lines.
+    assert!(!o2.contains("loop(") && !o2.contains("call "), "{o2}");
+    assert!(
+        o2.lines().count() < o0.lines().count(),
+        "-O0:\n{o0}\n-O2:\n{o2}"
+    );
+    // The limit stops unrolling: the loop stays.
+    assert!(ir(&["--opt-limit", "unroll=0"]).contains("loop("));
+    // The native listing of the optimized module compiles.
+    let (code, clif, err) = pyjit(
+        &dir,
+        &[
+            "compile", "prog.py", "-f", "f", "2", "x.npy", "--emit", "clif", "-O2",
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(clif.contains("function "), "{clif}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn time_prints_the_phases() {
+    let dir = workdir("time");
+    let phases = |backend: &str| {
+        let (code, out, err) = pyjit(
+            &dir,
+            &[
+                "run",
+                "prog.py",
+                "-f",
+                "f",
+                "2",
+                "x.npy",
+                "--time",
+                "--backend",
+                backend,
+            ],
+        );
+        assert_eq!(code, Some(0), "{err}");
+        assert_eq!(out, "30\ntensor([ 30., -60.,  15.])\n");
+        err.lines()
+            .filter_map(|l| l.strip_prefix("time: "))
+            .map(|l| {
+                let name = l.split_whitespace().next().unwrap().to_string();
+                let ms: f64 = l.split_whitespace().nth(1).unwrap().parse().unwrap();
+                assert!(l.contains(" ms"), "{l}");
+                assert!(ms >= 0.0);
+                name
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        phases("native"),
+        [
+            "parse",
+            "frontend",
+            "specialize",
+            "passes",
+            "codegen",
+            "cranelift",
+            "run"
+        ]
+    );
+    assert_eq!(
+        phases("interp"),
+        ["parse", "frontend", "specialize", "passes", "run"]
+    );
+    // Native is the default backend.
+    let (code, _, err) = pyjit(&dir, &["run", "--time", "prog.py", "-f", "f", "2", "x.npy"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        err.contains("time: cranelift") && err.contains("(--backend native)"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
