@@ -70,10 +70,22 @@ fn apply_basic(t: &Tensor, indices: &[TensorIndex]) -> Result<Basic> {
     let mut cur = t.clone();
     let mut d = 0usize;
     let mut advanced = Vec::new();
-    for ix in indices {
+    for (position, ix) in indices.iter().enumerate() {
         match ix {
             TensorIndex::Int(i) => {
-                cur = cur.select(d as i64, *i)?;
+                // PyTorch's out-of-range error names the integer's position in the index tuple
+                // (its `real_dim`), not the dim of the partly indexed tensor: `x[1, 4]` of a 3x4
+                // tensor is "dimension 1", `x[..., 9]` of a 2x3x4 one "dimension 1" too.
+                cur = cur.select(d as i64, *i).map_err(|e| match e {
+                    RuntimeError::IndexOutOfRange { index, size, .. } => {
+                        RuntimeError::IndexOutOfRange {
+                            index,
+                            dim: position,
+                            size,
+                        }
+                    }
+                    e => e,
+                })?;
             }
             TensorIndex::Slice { start, stop, step } => {
                 cur = cur.slice(d as i64, *start, *stop, *step)?;
@@ -491,6 +503,24 @@ mod tests {
             .is_err()
         );
         assert!(index(&x, &[sl(None, None, -1)]).is_err());
+        // the position in the index tuple names the dim, as in PyTorch (checked eagerly)
+        let msg = |t: &Tensor, ix: &[TensorIndex]| index(t, ix).unwrap_err().to_string();
+        assert_eq!(
+            msg(&x, &[TensorIndex::Int(1), TensorIndex::Int(4)]),
+            "index 4 is out of bounds for dimension 1 with size 4"
+        );
+        let y = ar(24, &[2, 3, 4]);
+        assert_eq!(
+            msg(&y, &[TensorIndex::Ellipsis, TensorIndex::Int(9)]),
+            "index 9 is out of bounds for dimension 1 with size 4"
+        );
+        assert_eq!(
+            msg(
+                &y,
+                &[TensorIndex::None, TensorIndex::Int(0), TensorIndex::Int(5)]
+            ),
+            "index 5 is out of bounds for dimension 2 with size 3"
+        );
     }
 
     #[test]

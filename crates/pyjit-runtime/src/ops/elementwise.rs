@@ -987,6 +987,25 @@ mod tests {
         Tensor::from_slice(v)
     }
 
+    /// With several mismatched dims the error names the innermost, as PyTorch's `infer_size`.
+    #[test]
+    fn broadcast_errors_name_the_last_mismatch() {
+        let msg =
+            |a: &[usize], b: &[usize]| crate::ops::broadcast_shapes(a, b).unwrap_err().to_string();
+        assert_eq!(
+            msg(&[2, 3], &[3, 2]),
+            "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1"
+        );
+        assert_eq!(
+            msg(&[4, 2, 3], &[5, 3, 3]),
+            "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1"
+        );
+        assert_eq!(
+            crate::ops::broadcast_shapes(&[3, 1], &[4]).unwrap(),
+            vec![3, 4]
+        );
+    }
+
     #[test]
     fn floor_division_and_remainder_follow_python() {
         let a = i64s(&[-7, 7, -7, 7]);

@@ -32,7 +32,9 @@ use crate::value::{Scalar, Value};
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     let n = a.len().max(b.len());
     let mut out = vec![0; n];
-    for i in 0..n {
+    // From the last dim, as PyTorch's `infer_size`: with several mismatches the error names the
+    // innermost one.
+    for i in (0..n).rev() {
         let da = if i + a.len() >= n {
             a[i + a.len() - n]
         } else {
