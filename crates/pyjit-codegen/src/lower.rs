@@ -915,12 +915,12 @@ impl<'a, 'b> Lowering<'a, 'b> {
             }
             IntBinOp::FloorDiv | IntBinOp::Mod => {
                 let zero = self.ins().icmp_imm_s(IntCC::Equal, b, 0);
-                self.raise_if(
-                    zero,
-                    "ZeroDivisionError",
-                    "integer division or modulo by zero",
-                    span,
-                )?;
+                let message = if o == IntBinOp::Mod {
+                    "integer modulo by zero"
+                } else {
+                    "integer division or modulo by zero"
+                };
+                self.raise_if(zero, "ZeroDivisionError", message, span)?;
                 // `i64::MIN / -1` traps on x86: divide by 1 instead and fix the result up.
                 let m1 = self.ins().icmp_imm_s(IntCC::Equal, b, -1);
                 let one = self.ins().iconst(types::I64, 1);

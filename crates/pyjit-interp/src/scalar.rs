@@ -33,10 +33,8 @@ pub fn int_bin(op: IntBinOp, a: i64, b: i64) -> Result<i64, PyErr> {
         }
         IntBinOp::Mod => {
             if b == 0 {
-                return Err(err(
-                    "ZeroDivisionError",
-                    "integer division or modulo by zero",
-                ));
+                // CPython 3.11 words `%` and `//` differently.
+                return Err(err("ZeroDivisionError", "integer modulo by zero"));
             }
             let r = a.wrapping_rem(b);
             if r != 0 && ((r < 0) != (b < 0)) {
@@ -348,6 +346,10 @@ mod tests {
         assert_eq!(
             int_bin(IntBinOp::FloorDiv, 1, 0).unwrap_err().1,
             "integer division or modulo by zero"
+        );
+        assert_eq!(
+            int_bin(IntBinOp::Mod, 1, 0).unwrap_err().1,
+            "integer modulo by zero"
         );
         assert_eq!(int_bin(IntBinOp::Pow, 3, 13).unwrap(), 1594323);
         assert_eq!(int_bin(IntBinOp::Pow, 2, 64).unwrap(), 0);
