@@ -24,139 +24,22 @@ use pyjit::opt::OptLevel;
 use pyjit::run::{RunOutcome, RunRequest, run_program};
 use pyjit::{Backend, SourceFile, output};
 use pyjit::{Options, Program};
-use pyjit_runtime::{DType, Tensor};
+use pyjit_runtime::Tensor;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs")
-}
+mod common;
+use common::{
+    Tol, case_dirs, compare_arrays, corpus_dir, known_failures, program_names, read_args,
+    tolerances,
+};
 
-fn known_failures_file(backend: Backend) -> PathBuf {
-    let name = match backend {
+fn known_failures_file(backend: Backend) -> &'static str {
+    match backend {
         Backend::Interp => "programs_known_failures.txt",
         Backend::Native => "programs_known_failures_native.txt",
-    };
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join(name)
-}
-
-/// `name: reason` lines; `#` starts a comment.
-fn known_failures(backend: Backend) -> BTreeMap<String, String> {
-    let text = std::fs::read_to_string(known_failures_file(backend)).unwrap_or_default();
-    text.lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim())
-        .filter(|l| !l.is_empty())
-        .map(|l| match l.split_once(':') {
-            Some((n, r)) => (n.trim().to_string(), r.trim().to_string()),
-            None => (l.to_string(), String::new()),
-        })
-        .collect()
-}
-
-/// Per-case tolerance overrides from the manifest: (program, case) → (rtol, atol).
-fn tolerances() -> BTreeMap<(String, usize), (f64, f64)> {
-    let mut out = BTreeMap::new();
-    let Ok(text) = std::fs::read_to_string(corpus_dir().join("manifest.json")) else {
-        return out;
-    };
-    let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
-        return out;
-    };
-    if let Some(programs) = json.get("programs").and_then(|p| p.as_object()) {
-        for (name, p) in programs {
-            for c in p
-                .get("cases")
-                .and_then(|c| c.as_array())
-                .into_iter()
-                .flatten()
-            {
-                let (Some(k), Some(tol)) = (c.get("case").and_then(|k| k.as_u64()), c.get("tol"))
-                else {
-                    continue;
-                };
-                let pair = match tol {
-                    serde_json::Value::Number(n) => n.as_f64().map(|t| (t, t)),
-                    serde_json::Value::Array(a) if a.len() == 2 => a[0].as_f64().zip(a[1].as_f64()),
-                    serde_json::Value::Object(o) => o
-                        .get("rtol")
-                        .and_then(|v| v.as_f64())
-                        .zip(o.get("atol").and_then(|v| v.as_f64())),
-                    _ => None,
-                };
-                if let Some(pair) = pair {
-                    out.insert((name.clone(), k as usize), pair);
-                }
-            }
-        }
     }
-    out
-}
-
-fn default_tol(dtype: DType) -> (f64, f64) {
-    match dtype {
-        DType::Float32 => (1e-4, 1e-5),
-        _ => (1e-9, 1e-12),
-    }
-}
-
-fn close(a: f64, b: f64, (rtol, atol): (f64, f64)) -> bool {
-    if a.is_nan() || b.is_nan() {
-        return a.is_nan() && b.is_nan();
-    }
-    if a.is_infinite() || b.is_infinite() {
-        return a == b;
-    }
-    (a - b).abs() <= atol + rtol * b.abs()
-}
-
-fn compare_arrays(
-    key: &str,
-    got: &Tensor,
-    want: &Tensor,
-    tol: Option<(f64, f64)>,
-) -> Result<(), String> {
-    if got.dtype() != want.dtype() {
-        return Err(format!(
-            "{key}: dtype {} != expected {}",
-            got.dtype().name(),
-            want.dtype().name()
-        ));
-    }
-    if got.shape() != want.shape() {
-        return Err(format!(
-            "{key}: shape {:?} != expected {:?}",
-            got.shape(),
-            want.shape()
-        ));
-    }
-    if want.dtype().is_float() {
-        let tol = tol.unwrap_or_else(|| default_tol(want.dtype()));
-        let (g, w) = (got.to_vec::<f64>(), want.to_vec::<f64>());
-        let bad: Vec<usize> = (0..w.len()).filter(|&i| !close(g[i], w[i], tol)).collect();
-        if let Some(&i) = bad.first() {
-            return Err(format!(
-                "{key}: {} of {} elements differ beyond rtol={}, atol={}; first at flat index {i}: {} vs expected {}",
-                bad.len(),
-                w.len(),
-                tol.0,
-                tol.1,
-                g[i],
-                w[i]
-            ));
-        }
-    } else {
-        let (g, w) = (got.to_vec::<i64>(), want.to_vec::<i64>());
-        if let Some(i) = (0..w.len()).find(|&i| g[i] != w[i]) {
-            return Err(format!(
-                "{key}: element {i} is {} but expected {}",
-                g[i], w[i]
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// The results of one program's cases, by case number.
@@ -168,33 +51,22 @@ struct CaseResult {
     message_differs: bool,
 }
 
-fn run_case(
-    program: &Result<Program, String>,
-    case_dir: &Path,
-    tol: Option<(f64, f64)>,
-) -> CaseResult {
+fn run_case(program: &Result<Program, String>, case_dir: &Path, tol: Option<Tol>) -> CaseResult {
     let fail = |m: String| CaseResult {
         failure: Some(m),
         message_differs: false,
     };
-    let args_line = match std::fs::read_to_string(case_dir.join("args.txt")) {
-        Ok(s) => s,
-        Err(e) => return fail(format!("cannot read args.txt: {e}")),
-    };
-    let words = match pyjit::args::split_words(args_line.trim()) {
-        Ok(w) => w,
+    let (func, args) = match read_args(case_dir) {
+        Ok(a) => a,
         Err(e) => return fail(e),
-    };
-    let Some((func, args)) = words.split_first() else {
-        return fail("args.txt is empty".into());
     };
     let program = match program {
         Ok(p) => p,
         Err(e) => return fail(e.clone()),
     };
     let req = RunRequest {
-        function: Some(func.clone()),
-        args: args.to_vec(),
+        function: Some(func),
+        args,
         base_dir: case_dir.to_path_buf(),
         ..RunRequest::default()
     };
@@ -330,21 +202,6 @@ fn write_and_read_back(
     back
 }
 
-fn case_dirs(cases: &Path) -> Vec<PathBuf> {
-    let mut dirs: Vec<(usize, PathBuf)> = std::fs::read_dir(cases)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .filter_map(|e| {
-                    let k = e.file_name().to_str()?.parse::<usize>().ok()?;
-                    Some((k, e.path()))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    dirs.sort();
-    dirs.into_iter().map(|(_, p)| p).collect()
-}
-
 /// The reference: the interpreter on the generic IR as scripted (`-O0`).
 #[test]
 fn corpus_runs_on_the_interpreter() {
@@ -388,23 +245,12 @@ fn run_corpus(backend: Backend, specialize: bool, level: OptLevel) {
 /// Runs every `every`-th program of the corpus (by name).
 fn run_corpus_sample(backend: Backend, specialize: bool, level: OptLevel, every: usize) {
     let dir = corpus_dir();
-    let mut programs: Vec<String> = std::fs::read_dir(&dir)
-        .expect("tests/programs exists")
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            e.file_name()
-                .to_str()?
-                .strip_suffix(".py")
-                .map(String::from)
-        })
-        .collect();
-    programs.sort();
+    let programs = program_names();
     assert!(!programs.is_empty(), "no programs in {}", dir.display());
     let all_programs = programs.clone();
     let programs: Vec<String> = programs.into_iter().step_by(every.max(1)).collect();
-    let known = known_failures(backend);
     let list = known_failures_file(backend);
-    let list = list.file_name().and_then(|n| n.to_str()).unwrap_or("?");
+    let known = known_failures(list);
     let tols = tolerances();
 
     // Two workers: CI has two cores.
@@ -420,18 +266,15 @@ fn run_corpus_sample(backend: Backend, specialize: bool, level: OptLevel, every:
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(name) = programs.get(i) else { break };
-                        let cases = case_dirs(&dir.join(format!("{name}.cases")));
+                        let cases = case_dirs(name);
                         // One compilation per program, as `pyjit run` would do per process;
                         // the cases then share the native code cache.
                         let program = compile(&dir, name, backend, specialize, level);
                         let res = cases
                             .iter()
-                            .enumerate()
                             .map(|(k, c)| {
-                                (
-                                    k,
-                                    run_case(&program, c, tols.get(&(name.clone(), k)).copied()),
-                                )
+                                let tol = tols.get(&(name.clone(), *k)).copied();
+                                (*k, run_case(&program, c, tol))
                             })
                             .collect();
                         *slots[i].lock().unwrap() = Some(res);

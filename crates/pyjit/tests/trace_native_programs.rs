@@ -2,7 +2,8 @@
 //! facade: per program function one [`TracedProgram`] on `Backend::Native`, called on every case
 //! in order — so later cases run compiled traces, fail their guards, re-trace — with the ARGs
 //! of `args.txt` parsed and fitted by the facade ([`pyjit::traced::dynamic_call`]), compared with
-//! what PyTorch produced (result arrays within the corpus tolerances, error class, stdout).
+//! what PyTorch produced (result arrays as `tests/common` compares them: within the corpus
+//! tolerances or the case's `tol` in the manifest; error class; stdout).
 //!
 //! Programs that do not pass are listed in `trace_native_known_failures.txt` with the reason; a
 //! listed program that passes fails the test. The programs named in issue 6 (`conditional_op`,
@@ -12,82 +13,32 @@
 use pyjit::run::{Mode, RunOutcome, RunRequest};
 use pyjit::traced::{TraceOptions, TracedProgram, dynamic_call};
 use pyjit::{Backend, SourceFile, Type, Value, output};
-use pyjit_runtime::{DType, Tensor};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs")
-}
+mod common;
+use common::{
+    Tol, Tolerances, case_dirs, compare_arrays, corpus_dir, known_failures, program_names,
+    read_args, tolerances,
+};
 
-fn known_failures() -> BTreeMap<String, String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/trace_native_known_failures.txt");
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim())
-        .filter(|l| !l.is_empty())
-        .map(|l| match l.split_once(':') {
-            Some((n, r)) => (n.trim().to_string(), r.trim().to_string()),
-            None => (l.to_string(), String::new()),
-        })
-        .collect()
-}
-
-/// The corpus comparison (tests/programs/README.md): dtypes and shapes exactly, integers
-/// exactly, floats within rtol/atol (float32 1e-4/1e-5, else 1e-9/1e-12), NaN equal to NaN.
-fn compare(key: &str, got: &Tensor, want: &Tensor) -> Result<(), String> {
-    if got.dtype() != want.dtype() || got.shape() != want.shape() {
-        return Err(format!(
-            "{key}: {} {:?} != expected {} {:?}",
-            got.dtype().name(),
-            got.shape(),
-            want.dtype().name(),
-            want.shape()
-        ));
-    }
-    let (rtol, atol) = match want.dtype() {
-        DType::Float32 => (1e-4, 1e-5),
-        _ => (1e-9, 1e-12),
-    };
-    let (g, w) = (got.to_vec::<f64>(), want.to_vec::<f64>());
-    for (i, (a, b)) in g.iter().zip(&w).enumerate() {
-        let ok = if a.is_nan() || b.is_nan() {
-            a.is_nan() && b.is_nan()
-        } else if a.is_infinite() || b.is_infinite() {
-            a == b
-        } else {
-            (a - b).abs() <= atol + rtol * b.abs()
-        };
-        if !ok {
-            return Err(format!("{key}: element {i} is {a}, expected {b}"));
-        }
-    }
-    Ok(())
-}
+const KNOWN_FAILURES: &str = "trace_native_known_failures.txt";
 
 struct Outcome {
     failure: Option<String>,
 }
 
-fn run_case(f: &mut TracedProgram, source: &SourceFile, case: &Path) -> Outcome {
+fn run_case(f: &mut TracedProgram, source: &SourceFile, case: &Path, tol: Option<Tol>) -> Outcome {
     let fail = |m: String| Outcome { failure: Some(m) };
-    let line = match std::fs::read_to_string(case.join("args.txt")) {
-        Ok(l) => l,
-        Err(e) => return fail(format!("args.txt: {e}")),
-    };
-    let words = match pyjit::args::split_words(line.trim()) {
-        Ok(w) => w,
+    let (func, words) = match read_args(case) {
+        Ok(a) => a,
         Err(e) => return fail(e),
-    };
-    let Some((func, words)) = words.split_first() else {
-        return fail("empty args.txt".into());
     };
     let ast = match pyjit_syntax::parse_module(source) {
         Ok(a) => a,
         Err(_) => return fail("does not parse".into()),
     };
-    let call = match dynamic_call(source, &ast, Some(func), words, case) {
+    let call = match dynamic_call(source, &ast, Some(&func), &words, case) {
         Ok(c) => c,
         Err(e) => return fail(format!("usage: {e}")),
     };
@@ -97,16 +48,18 @@ fn run_case(f: &mut TracedProgram, source: &SourceFile, case: &Path) -> Outcome 
         .map(|v| (v, call.ret.unwrap_or(Type::None)))
         .map_err(|e| (e.kind, e.message));
     Outcome {
-        failure: check(case, got, &String::from_utf8_lossy(&out)),
+        failure: check(case, got, &String::from_utf8_lossy(&out), tol),
     }
 }
 
 /// Compares a call's outcome — the value and the type to write it with, or the error class and
-/// message — and its output with the case's expected files; `None` when they agree.
+/// message — and its output with the case's expected files, result arrays within `tol` (the
+/// case's manifest override) or the default tolerances; `None` when they agree.
 fn check(
     case: &Path,
     got: Result<(Value, Type), (String, String)>,
     stdout: &str,
+    tol: Option<Tol>,
 ) -> Option<String> {
     let mut problems = Vec::new();
     let want_stdout = std::fs::read_to_string(case.join("stdout.txt")).unwrap_or_default();
@@ -142,7 +95,7 @@ fn check(
                     for ((gk, gt), (wk, wt)) in g.iter().zip(&w) {
                         if gk != wk {
                             problems.push(format!("key {gk} != {wk}"));
-                        } else if let Err(e) = compare(gk, gt, wt) {
+                        } else if let Err(e) = compare_arrays(gk, gt, wt, tol) {
                             problems.push(e);
                         }
                     }
@@ -157,26 +110,18 @@ fn check(
 
 /// Case `case` of program `name` as `pyjit run --mode trace --backend native` runs it (one
 /// process per call: trace, compile, run).
-fn run_case_like_the_cli(name: &str, case: &Path) -> Option<String> {
-    let read =
-        |p: PathBuf| std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()));
-    let (text, line) = match (
-        read(corpus_dir().join(format!("{name}.py"))),
-        read(case.join("args.txt")),
-    ) {
-        (Ok(t), Ok(l)) => (t, l),
-        (Err(e), _) | (_, Err(e)) => return Some(e),
+fn run_case_like_the_cli(name: &str, case: &Path, tol: Option<Tol>) -> Option<String> {
+    let text = match std::fs::read_to_string(corpus_dir().join(format!("{name}.py"))) {
+        Ok(t) => t,
+        Err(e) => return Some(format!("cannot read {name}.py: {e}")),
     };
-    let words = match pyjit::args::split_words(line.trim()) {
-        Ok(w) => w,
+    let (func, args) = match read_args(case) {
+        Ok(a) => a,
         Err(e) => return Some(e),
     };
-    let Some((func, args)) = words.split_first() else {
-        return Some("empty args.txt".into());
-    };
     let req = RunRequest {
-        function: Some(func.clone()),
-        args: args.to_vec(),
+        function: Some(func),
+        args,
         base_dir: case.to_path_buf(),
         mode: Mode::Trace,
         backend: Backend::Native,
@@ -189,7 +134,7 @@ fn run_case_like_the_cli(name: &str, case: &Path) -> Option<String> {
         RunOutcome::CompileError(d) => Err(("CompileError".into(), format!("{d:?}"))),
         RunOutcome::Usage(m) => Err(("Usage".into(), m)),
     };
-    check(case, got, &String::from_utf8_lossy(&out))
+    check(case, got, &String::from_utf8_lossy(&out), tol)
 }
 
 #[derive(Default)]
@@ -204,7 +149,7 @@ struct ProgramResult {
     notes: Vec<String>,
 }
 
-fn run_program(name: &str) -> ProgramResult {
+fn run_program(name: &str, tols: &Tolerances) -> ProgramResult {
     let dir = corpus_dir();
     let mut r = ProgramResult::default();
     let text = match std::fs::read_to_string(dir.join(format!("{name}.py"))) {
@@ -215,21 +160,11 @@ fn run_program(name: &str) -> ProgramResult {
         }
     };
     let source = SourceFile::new(format!("tests/programs/{name}.py"), text);
-    let mut cases: Vec<(usize, PathBuf)> = std::fs::read_dir(dir.join(format!("{name}.cases")))
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .filter_map(|e| Some((e.file_name().to_str()?.parse().ok()?, e.path())))
-                .collect()
-        })
-        .unwrap_or_default();
-    cases.sort();
+    let cases = case_dirs(name);
     // One traced function per program function, shared by its cases in order.
     let mut traced: BTreeMap<String, TracedProgram> = BTreeMap::new();
     for (k, case) in &cases {
-        let func = std::fs::read_to_string(case.join("args.txt"))
-            .ok()
-            .and_then(|l| l.split_whitespace().next().map(String::from))
-            .unwrap_or_default();
+        let func = read_args(case).map(|(f, _)| f).unwrap_or_default();
         let f = traced.entry(func.clone()).or_insert_with(|| {
             TracedProgram::from_source(
                 source.clone(),
@@ -240,7 +175,8 @@ fn run_program(name: &str) -> ProgramResult {
             .expect("corpus programs parse")
         });
         r.cases += 1;
-        if let Some(why) = run_case(f, &source, case).failure {
+        let tol = tols.get(&(name.to_string(), *k)).copied();
+        if let Some(why) = run_case(f, &source, case, tol).failure {
             r.failures.push(format!("case {k}: {why}"));
         }
     }
@@ -255,26 +191,12 @@ fn run_program(name: &str) -> ProgramResult {
     r
 }
 
-fn programs() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(corpus_dir())
-        .expect("tests/programs exists")
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            e.file_name()
-                .to_str()?
-                .strip_suffix(".py")
-                .map(String::from)
-        })
-        .collect();
-    names.sort();
-    names
-}
-
 /// The programs of issue 6: right on every argument set, every trace on native code.
 #[test]
 fn issue_programs_trace_natively_on_every_argument_set() {
+    let tols = tolerances();
     for name in ["conditional_op", "converge", "iterate"] {
-        let r = run_program(name);
+        let r = run_program(name, &tols);
         assert!(r.cases >= 3, "{name}: only {} cases", r.cases);
         assert!(r.failures.is_empty(), "{name}: {:#?}", r.failures);
         assert!(
@@ -292,7 +214,8 @@ fn issue_programs_trace_natively_on_every_argument_set() {
         // The same cases through `pyjit::run::run`, as the CLI runs them.
         for k in 0..r.cases {
             let case = corpus_dir().join(format!("{name}.cases/{k}"));
-            if let Some(why) = run_case_like_the_cli(name, &case) {
+            let tol = tols.get(&(name.to_string(), k)).copied();
+            if let Some(why) = run_case_like_the_cli(name, &case, tol) {
                 panic!("{name} case {k} through pyjit::run::run: {why}");
             }
         }
@@ -313,7 +236,7 @@ fn full_corpus() -> bool {
 
 #[test]
 fn corpus_traces_natively() {
-    let all = programs();
+    let all = program_names();
     assert!(all.len() > 100, "corpus not found");
     let full = full_corpus();
     let names: Vec<String> = all
@@ -322,7 +245,8 @@ fn corpus_traces_natively() {
         .filter(|(i, _)| full || i % 4 == 0)
         .map(|(_, n)| n.clone())
         .collect();
-    let known = known_failures();
+    let known = known_failures(KNOWN_FAILURES);
+    let tols = tolerances();
     // Two workers: CI has two cores.
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results: Vec<std::sync::Mutex<Option<ProgramResult>>> =
@@ -334,7 +258,7 @@ fn corpus_traces_natively() {
                     names.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
                 {
                     let i = names.iter().position(|n| n == name).unwrap_or(0);
-                    *results[i].lock().unwrap() = Some(run_program(name));
+                    *results[i].lock().unwrap() = Some(run_program(name, &tols));
                 }
             });
         }
@@ -354,7 +278,7 @@ fn corpus_traces_natively() {
         pass += passes as usize;
         match (passes, known.contains_key(name)) {
             (true, true) => errors.push(format!(
-                "{name}: passes but is listed in trace_native_known_failures.txt; remove it"
+                "{name}: passes but is listed in {KNOWN_FAILURES}; remove it"
             )),
             (false, false) => errors.push(format!(
                 "{name}: {} of {} cases fail:\n    {}",
