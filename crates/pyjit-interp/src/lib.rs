@@ -11,7 +11,7 @@
 mod error;
 mod exec;
 pub mod format;
-mod scalar;
+pub mod scalar;
 mod value;
 
 pub use error::{CallSite, GUARD_FAILURE, INTERNAL_ERROR, InterpError};
