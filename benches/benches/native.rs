@@ -133,8 +133,15 @@ fn collatz(c: &mut Criterion) {
     let interp = best_of(1, || {
         pyjit_interp::run(&m, id, vec![Value::Int(black_box(N))]).unwrap();
     });
-    eprintln!("scalar_loop({N}): native best of 5 = {:.3} ms", native * 1e3);
-    eprintln!("scalar_loop({N}): interpreter (1 call) = {:.1} ms ({:.0}x native)", interp * 1e3, interp / native);
+    eprintln!(
+        "scalar_loop({N}): native best of 5 = {:.3} ms",
+        native * 1e3
+    );
+    eprintln!(
+        "scalar_loop({N}): interpreter (1 call) = {:.1} ms ({:.0}x native)",
+        interp * 1e3,
+        interp / native
+    );
     match numba_seconds() {
         Some(nb) => eprintln!("scalar_loop({N}): native / numba = {:.2}", native / nb),
         None => eprintln!("numba: not available (set PYJIT_NUMBA_PYTHON to a Python with numba)"),
