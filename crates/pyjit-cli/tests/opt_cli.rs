@@ -354,3 +354,51 @@ fn time_prints_the_phases() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn trace_mode_honours_the_optimization_flags() {
+    let dir = workdir("trace");
+    let with = |extra: &[&str]| {
+        let mut w = vec!["run", "--mode", "trace", "prog.py", "-f", "f", "2", "x.npy"];
+        w.extend_from_slice(extra);
+        let (code, out, err) = pyjit(&dir, &w);
+        assert_eq!(code, Some(0), "{w:?}: {err}");
+        assert_eq!(out, "30\ntensor([ 30., -60.,  15.])\n", "{w:?}");
+        err
+    };
+    // Every level gives the same answer; -O0 runs no pass, -O1/-O2 their pipelines, on the
+    // trace's own function.
+    assert!(dump_headers(&with(&["-O0", "--print-after-all"])).is_empty());
+    for (flag, level) in [
+        ("-O1", pyjit::opt::OptLevel::O1),
+        ("-O2", pyjit::opt::OptLevel::O2),
+    ] {
+        let err = with(&[flag, "--print-after-all"]);
+        assert_eq!(dump_headers(&err), level.pipeline(), "{flag}: {err}");
+        assert!(err.contains("; ==== passes on "), "{err}");
+    }
+    let err = with(&["--passes", "constfold,dce", "--print-after-all"]);
+    assert_eq!(dump_headers(&err), ["constfold", "dce"], "{err}");
+    // --time-passes lists the passes that ran: the pipeline at -O2 (the default), none at -O0
+    // (the trace was still compiled: its report is there, empty).
+    let rows = |err: &str| {
+        assert!(err.contains("; ==== passes on f(int, "), "{err}");
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with("total: ") && l.ends_with(" ms")),
+            "{err}"
+        );
+        err.lines()
+            .skip_while(|l| !l.starts_with("pass "))
+            .skip(1)
+            .take_while(|l| !l.starts_with("total: "))
+            .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        rows(&with(&["--time-passes"])),
+        pyjit::opt::OptLevel::O2.pipeline(),
+    );
+    assert!(rows(&with(&["-O0", "--time-passes"])).is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}

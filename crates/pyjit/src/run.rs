@@ -44,7 +44,7 @@ pub struct RunRequest {
     pub mode: Mode,
     /// Native code by default, as `pyjit run`.
     pub backend: Backend,
-    /// The optimization pipeline (script mode), `-O2` by default.
+    /// The optimization pipeline (script mode, and trace mode's compiled traces), `-O2` by default.
     pub opt: PipelineConfig,
 }
 
@@ -62,7 +62,8 @@ impl Default for RunRequest {
 }
 
 /// Where a run's time went and what the compiler did (`pyjit run --time`, `--time-passes`,
-/// `--print-after…`). Script mode only; the other modes leave it empty.
+/// `--print-after…`). Script mode, and trace mode on the native backend (its traces' compilations;
+/// `run` then includes recording and compiling); the other modes leave it empty.
 #[derive(Clone, Debug, Default)]
 pub struct RunReport {
     /// Parsing and scripting.
@@ -148,7 +149,7 @@ pub fn run_with_report(
         return (RunOutcome::Usage(e), RunReport::default());
     }
     if req.mode != Mode::Script {
-        return (run_dynamic(source, req, out), RunReport::default());
+        return run_dynamic(source, req, out);
     }
     let options = Options {
         backend: req.backend,
@@ -282,57 +283,42 @@ pub fn pick_function(program: &Program, name: Option<&str>) -> Result<String, St
 /// `--mode eager` (the tracer's evaluator runs the function as Python would) and `--mode trace`
 /// (the function is traced while it runs; TracerWarnings go to stderr). Neither needs the file
 /// to script: when it does, ARGs are fitted to the declared parameter types as in script mode;
-/// otherwise they keep the type their spelling gives. Only `--backend interp` semantics apply:
-/// a single call's result is the eager run's.
-fn run_dynamic(source: SourceFile, req: &RunRequest, out: &mut dyn Write) -> RunOutcome {
+/// otherwise they keep the type their spelling gives ([`crate::traced::dynamic_call`], shared
+/// with `pyjit trace`). With `--backend native`, traces are compiled with `req.opt` and the
+/// report lists them; otherwise the report is empty.
+fn run_dynamic(
+    source: SourceFile,
+    req: &RunRequest,
+    out: &mut dyn Write,
+) -> (RunOutcome, RunReport) {
+    let mut report = RunReport::default();
     let ast = match pyjit_syntax::parse_module(&source) {
         Ok(a) => a,
-        Err(d) => return RunOutcome::CompileError(d),
+        Err(d) => return (RunOutcome::CompileError(d), report),
     };
-    let names = pyjit_script::function_names(&ast);
-    let name = match (req.function.as_deref(), names.as_slice()) {
-        (Some(n), _) if names.iter().any(|m| m == n) => n.to_string(),
-        (Some(n), _) => {
-            return RunOutcome::Usage(format!(
-                "no function `{n}` in {}; it defines: {}",
-                source.name,
-                names.join(", ")
-            ));
-        }
-        (None, [only]) => only.clone(),
-        (None, _) => {
-            return RunOutcome::Usage(format!(
-                "{} defines {} functions; choose one with -f NAME: {}",
-                source.name,
-                if names.is_empty() { "no" } else { "several" },
-                names.join(", ")
-            ));
-        }
+    let call = match crate::traced::dynamic_call(
+        &source,
+        &ast,
+        req.function.as_deref(),
+        &req.args,
+        &req.base_dir,
+    ) {
+        Ok(c) => c,
+        Err(e) => return (RunOutcome::Usage(e), report),
     };
-    let lits: Vec<ArgLit> = req.args.iter().filter_map(|a| parse_arg(a).ok()).collect();
-    // Declared types, when the file also scripts.
-    let typed = Program::compile(source.clone()).ok();
-    let params = typed.as_ref().and_then(|p| p.params(&name).ok());
-    let ty = typed
-        .as_ref()
-        .and_then(|p| p.return_type(&name).ok())
-        .unwrap_or(Type::None);
-    let mut args = Vec::with_capacity(lits.len());
-    for (i, lit) in lits.iter().enumerate() {
-        let fitted = match params.as_ref().and_then(|ps| ps.get(i)) {
-            Some((pname, pty)) => fit_arg(lit, pty, pname, &req.base_dir),
-            None => untyped_arg(lit, &req.base_dir),
-        };
-        match fitted {
-            Ok(v) => args.push(v),
-            Err(e) => return RunOutcome::Usage(e),
-        }
-    }
+    let (name, args) = (call.name, call.args);
+    let ty = call.ret.unwrap_or(Type::None);
     let result = match req.mode {
         Mode::Eager => pyjit_trace::eval_function_to(&source, &ast, &name, args, out),
         // The traces run as compiled code, guards included (see `traced`).
         Mode::Trace if req.backend == Backend::Native => {
-            crate::traced::call_once(source.clone(), ast, &name, args, out)
+            let t = Instant::now();
+            let (r, compilations) =
+                crate::traced::call_once(source.clone(), ast, &name, args, req.opt.clone(), out);
+            // Recording and compiling included: a traced call cannot be split as a scripted one.
+            report.run = t.elapsed();
+            report.compilations = compilations;
+            r
         }
         _ => {
             let mut traced = pyjit_trace::TracedFunction::new(
@@ -348,7 +334,7 @@ fn run_dynamic(source: SourceFile, req: &RunRequest, out: &mut dyn Write) -> Run
             r
         }
     };
-    match result {
+    let outcome = match result {
         Ok(value) => RunOutcome::Ok { value, ty },
         // A failure of the tracing machinery (an unsupported construct) is not the program's.
         Err(e) if e.kind == "TraceError" => RunOutcome::CompileError(vec![e.to_diagnostic()]),
@@ -370,7 +356,8 @@ fn run_dynamic(source: SourceFile, req: &RunRequest, out: &mut dyn Write) -> Run
             },
             std::sync::Arc::new(source),
         )),
-    }
+    };
+    (outcome, report)
 }
 
 /// An ARG with the type its spelling gives (no declared type to fit).

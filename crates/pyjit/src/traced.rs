@@ -47,9 +47,10 @@
 //! ```
 
 use crate::args::{fit_arg, parse_arg};
-use crate::program::{Backend, CallError, Options, Program};
+use crate::program::{Backend, CallError, Compilation, Options, Program};
 use pyjit_interp::{GUARD_FAILURE, InterpError, Value};
 use pyjit_ir::{OpKind, Type};
+use pyjit_opt::manager::{OptLevel, PipelineConfig};
 use pyjit_syntax::{Diagnostic, SourceFile, Span, ast};
 use pyjit_trace::{CACHE_LIMIT, eval_function_to, signature_key, trace_function_to};
 use std::io::Write;
@@ -78,6 +79,8 @@ pub struct TracedProgram {
     name: String,
     opts: TraceOptions,
     backend: Backend,
+    /// The optimization pipeline every trace's program runs (`-O2` unless [`Self::with_opt`]).
+    opt: PipelineConfig,
     entries: Vec<Entry>,
     /// Traces recorded, cache hits, guard failures, eager fallbacks.
     pub stats: TraceStats,
@@ -121,6 +124,7 @@ impl TracedProgram {
             name: name.into(),
             opts,
             backend,
+            opt: PipelineConfig::for_level(OptLevel::O2),
             entries: Vec::new(),
             stats: TraceStats::default(),
             native_runs: 0,
@@ -141,6 +145,22 @@ impl TracedProgram {
     ) -> Result<TracedProgram, Vec<Diagnostic>> {
         let ast = pyjit_syntax::parse_module(&file)?;
         Ok(TracedProgram::new(file, ast, name, opts, backend))
+    }
+
+    /// Optimizes the traces with `opt` (as [`Options::opt`] does for scripted programs) instead
+    /// of the default `-O2` pipeline. Applies to traces recorded from now on.
+    pub fn with_opt(mut self, opt: PipelineConfig) -> TracedProgram {
+        self.opt = opt;
+        self
+    }
+
+    /// What was compiled for the calls so far, trace by trace (oldest first): specializations
+    /// with their pass reports and code generation times.
+    pub fn compilations(&self) -> Vec<Compilation> {
+        self.entries
+            .iter()
+            .flat_map(|e| e.program.compilations())
+            .collect()
     }
 
     pub fn source(&self) -> &SourceFile {
@@ -234,6 +254,7 @@ impl TracedProgram {
         self.warnings.extend(trace.warnings.iter().cloned());
         let options = Options {
             backend: self.backend,
+            opt: self.opt.clone(),
             ..Options::default()
         };
         let entry = trace.module.func(trace.func).name.clone();
@@ -441,15 +462,18 @@ fn copy_back(orig: &Value, new: &Value) -> Result<(), TraceError> {
 }
 
 /// `pyjit run --mode trace --backend native`: one call of function `name` — traced on copies
-/// of `args`, compiled, and run — with the TracerWarnings and debug notes on stderr.
+/// of `args`, compiled with the pipeline `opt`, and run — with the TracerWarnings and debug
+/// notes on stderr. Also returns what was compiled (for `--time-passes`, `--print-after…`).
 pub fn call_once(
     file: SourceFile,
     ast: ast::Module,
     name: &str,
     args: Vec<Value>,
+    opt: PipelineConfig,
     out: &mut dyn Write,
-) -> Result<Value, TraceError> {
-    let mut f = TracedProgram::new(file, ast, name, TraceOptions::default(), Backend::Native);
+) -> (Result<Value, TraceError>, Vec<Compilation>) {
+    let mut f =
+        TracedProgram::new(file, ast, name, TraceOptions::default(), Backend::Native).with_opt(opt);
     let r = f.call_to(args, out);
     for w in &f.warnings {
         eprint!("{}", w.render(&f.file));
@@ -457,7 +481,7 @@ pub fn call_once(
     for n in &f.notes {
         eprintln!("note: {n}");
     }
-    r
+    (r, f.compilations())
 }
 
 /// A call of a dynamically captured function (`--mode trace|eager`, `pyjit trace`): the function
@@ -643,6 +667,39 @@ mod tests {
             .unwrap_err();
         assert_eq!((e.kind.as_str(), e.message.as_str()), ("ValueError", "big"));
         assert_eq!(String::from_utf8_lossy(&out), "1\n1\n5\n");
+    }
+
+    #[test]
+    fn traces_are_optimized_at_the_requested_level() {
+        let run = |opt: Option<OptLevel>| {
+            let mut f = traced(COND, "conditional_op", TraceOptions::default());
+            if let Some(level) = opt {
+                f = f.with_opt(PipelineConfig::for_level(level));
+            }
+            let mut out = Vec::new();
+            let r = f.call_to(vec![t(&[1.0, 2.0]), Value::Float(0.0)], &mut out);
+            let passes: Vec<Vec<String>> = f
+                .compilations()
+                .iter()
+                .map(|c| c.passes.runs.iter().map(|r| r.pass.to_string()).collect())
+                .collect();
+            (vals(&r.unwrap()), passes)
+        };
+        let (o0, o0_passes) = run(Some(OptLevel::O0));
+        let (o2, o2_passes) = run(None);
+        assert_eq!(o0, o2);
+        assert_eq!(o2, vec![2.0, 4.0]);
+        assert_eq!(
+            o0_passes,
+            vec![Vec::<String>::new()],
+            "one compilation, no pass"
+        );
+        let pipeline: Vec<String> = OptLevel::O2
+            .pipeline()
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        assert_eq!(o2_passes, vec![pipeline], "-O2 by default");
     }
 
     #[test]
