@@ -1,4 +1,4 @@
-//! The middle end: IR-to-IR passes. Signature specialization ([`specialize`]) refines the generic
+//! The middle end: IR-to-IR passes. Signature specialization ([`mod@specialize`]) refines the generic
 //! tensor types of scripted IR for one call signature using the runtime schema's inference rules;
 //! the optimization passes ([`passes`]: constant folding, DCE, CSE, algebraic simplification,
 //! inlining, LICM, unrolling, canonicalization) run under the pass manager ([`manager`]: `-O0`,
