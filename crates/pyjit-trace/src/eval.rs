@@ -221,44 +221,18 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             let Some(PyVal::Class(info)) = ev.globals.get(&c.name.name).cloned() else {
                 continue;
             };
-            for st in &c.body {
-                let (target, value) = match &st.kind {
-                    StmtKind::Assign { targets, value, .. } if targets.len() == 1 => {
-                        (&targets[0], value)
-                    }
-                    StmtKind::AnnAssign {
-                        target,
-                        value: Some(v),
-                        ..
-                    } => (target, v),
-                    _ => continue,
-                };
-                if let ExprKind::Name(n) = &target.kind {
-                    let mut frame = Frame::new();
-                    if let Ok(v) = ev.eval(&mut frame, value) {
-                        info.attrs.borrow_mut().insert(n.clone(), v);
-                    }
+            for (n, value) in c.body.iter().filter_map(name_binding) {
+                let mut frame = Frame::new();
+                if let Ok(v) = ev.eval(&mut frame, value) {
+                    info.attrs.borrow_mut().insert(n.to_string(), v);
                 }
             }
         }
         // Module-level constants, in order, evaluated eagerly (never recorded).
-        for s in &module.body {
-            let (target, value) = match &s.kind {
-                StmtKind::Assign { targets, value, .. } if targets.len() == 1 => {
-                    (&targets[0], value)
-                }
-                StmtKind::AnnAssign {
-                    target,
-                    value: Some(v),
-                    ..
-                } => (target, v),
-                _ => continue,
-            };
-            if let ExprKind::Name(n) = &target.kind {
-                let mut frame = Frame::new();
-                if let Ok(v) = ev.eval(&mut frame, value) {
-                    ev.globals.insert(n.clone(), v);
-                }
+        for (n, value) in module.body.iter().filter_map(name_binding) {
+            let mut frame = Frame::new();
+            if let Ok(v) = ev.eval(&mut frame, value) {
+                ev.globals.insert(n.to_string(), v);
             }
         }
         ev
@@ -2634,5 +2608,23 @@ impl Evaluator<'_, '_> {
             b.print(&[line]);
         }
         Ok(())
+    }
+}
+
+/// `name = value` or `name: T = value` (one plain-name target): the bindings that class bodies and
+/// the module's top level define eagerly.
+fn name_binding(st: &Stmt) -> Option<(&str, &Expr)> {
+    let (target, value) = match &st.kind {
+        StmtKind::Assign { targets, value, .. } if targets.len() == 1 => (&targets[0], value),
+        StmtKind::AnnAssign {
+            target,
+            value: Some(v),
+            ..
+        } => (target, v),
+        _ => return None,
+    };
+    match &target.kind {
+        ExprKind::Name(n) => Some((n.as_str(), value)),
+        _ => None,
     }
 }
