@@ -24,6 +24,8 @@ pub enum Emit {
     Clif,
     /// The machine code of every function of the module.
     Asm,
+    /// The function's graph in Graphviz DOT (`dot -Tsvg`; `pyjit graph` draws SVG itself).
+    Dot,
 }
 
 /// Prints what `emit` asks for, for function `id` of `module`.
@@ -32,6 +34,11 @@ fn emit(what: Emit, module: &pyjit::ir::Module, id: pyjit::ir::FuncId, out: &mut
         Emit::Ir => Ok(pyjit::ir::print_function(module, id)),
         Emit::Clif => pyjit::codegen::emit_clif(module),
         Emit::Asm => pyjit::codegen::emit_asm(module),
+        Emit::Dot => {
+            let name = crate::graph::user_name(&module.func(id).name);
+            let g = pyjit_graph::Graph::of_function(module, id, name);
+            Ok(pyjit_graph::to_dot(&[g]))
+        }
     };
     match text {
         Ok(t) => {
@@ -89,7 +96,7 @@ fn take_trailing_options(args: &mut CompileArgs) -> Result<(), String> {
             .ok_or_else(|| format!("option `{flag}` needs a value"))?;
         if flag == "--emit" {
             args.emit = Emit::from_str(&value, false)
-                .map_err(|_| format!("--emit must be ir, clif or asm, not `{value}`"))?;
+                .map_err(|_| format!("--emit must be ir, clif, asm or dot, not `{value}`"))?;
         } else {
             args.function = Some(value);
         }
@@ -103,23 +110,33 @@ pub fn run(args: &CompileArgs) -> u8 {
 
 /// [`run`], writing the listing to `out` (diagnostics still go to stderr).
 pub fn render(args: &CompileArgs, out: &mut dyn Write) -> u8 {
+    match prepare(args) {
+        Ok((args, module, id)) => emit(args.emit, &module, id, out),
+        Err(code) => code,
+    }
+}
+
+/// The module and function `args` ask for: the generic scripted IR without ARGs, else the IR
+/// specialized for the ARGs and optimized (pass reports printed to stderr). `Err` is the exit
+/// status, after reporting. The arguments come back with the options written after the ARGs
+/// taken out.
+pub fn prepare(
+    args: &CompileArgs,
+) -> Result<(CompileArgs, pyjit::ir::Module, pyjit::ir::FuncId), u8> {
     let mut args = args.clone();
     if let Err(e) = take_trailing_options(&mut args) {
         eprintln!("error: {e}");
-        return crate::EXIT_USAGE;
+        return Err(crate::EXIT_USAGE);
     }
     let args = &args;
     let opt = match args.opt.config() {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
-            return crate::EXIT_USAGE;
+            return Err(crate::EXIT_USAGE);
         }
     };
-    let file = match crate::run::read_source(&args.file) {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
+    let file = crate::run::read_source(&args.file)?;
     let lits = match args
         .args
         .iter()
@@ -129,7 +146,7 @@ pub fn render(args: &CompileArgs, out: &mut dyn Write) -> u8 {
         Ok(l) => l,
         Err(e) => {
             eprintln!("error: {e}");
-            return crate::EXIT_USAGE;
+            return Err(crate::EXIT_USAGE);
         }
     };
     let rendered_against = file.clone();
@@ -143,32 +160,32 @@ pub fn render(args: &CompileArgs, out: &mut dyn Write) -> u8 {
             for d in &diags {
                 eprint!("{}", d.render(&rendered_against));
             }
-            return crate::EXIT_PROGRAM_ERROR;
+            return Err(crate::EXIT_PROGRAM_ERROR);
         }
     };
     let name = match pyjit::run::pick_function(&program, args.function.as_deref()) {
         Ok(n) => n,
         Err(e) => {
             eprintln!("error: {e}");
-            return crate::EXIT_USAGE;
+            return Err(crate::EXIT_USAGE);
         }
     };
     if lits.is_empty() {
         let Some(id) = program.module().function_by_name(&name) else {
-            return crate::EXIT_USAGE;
+            return Err(crate::EXIT_USAGE);
         };
         if args.opt.wants_report() {
             eprintln!(
                 "note: the passes run on the IR specialized for example ARGs; give ARGs to see them"
             );
         }
-        return emit(args.emit, program.module(), id, out);
+        return Ok((args.clone(), program.module().clone(), id));
     }
     let params = match program.params(&name) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: {e}");
-            return crate::EXIT_USAGE;
+            return Err(crate::EXIT_USAGE);
         }
     };
     if lits.len() > params.len() {
@@ -177,7 +194,7 @@ pub fn render(args: &CompileArgs, out: &mut dyn Write) -> u8 {
             params.len(),
             lits.len()
         );
-        return crate::EXIT_USAGE;
+        return Err(crate::EXIT_USAGE);
     }
     let defaults = program.defaults(&name).unwrap_or_default();
     let mut values = Vec::new();
@@ -193,18 +210,18 @@ pub fn render(args: &CompileArgs, out: &mut dyn Write) -> u8 {
             Ok(v) => values.push(v),
             Err(e) => {
                 eprintln!("error: {e}");
-                return crate::EXIT_USAGE;
+                return Err(crate::EXIT_USAGE);
             }
         }
     }
     match program.specialize_optimized(&name, &values) {
         Ok((module, id, report)) => {
             crate::opt::print_report(&args.opt, &format!("{name}.specialized"), &report);
-            emit(args.emit, &module, id, out)
+            Ok((args.clone(), module, id))
         }
         Err(e) => {
             eprintln!("error: {e}");
-            crate::EXIT_USAGE
+            Err(crate::EXIT_USAGE)
         }
     }
 }

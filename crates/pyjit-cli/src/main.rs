@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod compile;
+mod graph;
 mod opt;
 mod parse;
 mod run;
@@ -42,6 +43,9 @@ enum Command {
     /// Trace a function on example arguments: print the traced IR, its guards and the
     /// TracerWarnings, run the compiled trace (exit 3 when --check-inputs finds a divergence).
     Trace(trace::TraceArgs),
+    /// Draw a function's graph (SVG drawn in-process, or DOT): scripted, traced, or both side by
+    /// side (--compare).
+    Graph(graph::GraphArgs),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +63,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Compile(args) => compile::run(&args),
         Command::Trace(args) => trace::run(&args),
+        Command::Graph(args) => graph::run(&args),
     };
     ExitCode::from(code)
 }

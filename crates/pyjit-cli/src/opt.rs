@@ -1,5 +1,6 @@
 //! The optimization flags shared by `pyjit run` and `pyjit compile`: `-O0/-O1/-O2`
 //! (`-O 2`, `--opt-level 2`), `--passes a,b,c`, `--print-after-all`, `--print-after=PASS`,
+//! `--print-changed`,
 //! `--time-passes`, `--opt-limit PASS=N`. They map one to one onto the pass manager's
 //! [`PipelineConfig`] (see `docs/passes.md`); this module only parses them and prints the pass
 //! reports (IR dumps, statistics, timings) to stderr.
@@ -27,6 +28,10 @@ pub struct OptArgs {
     /// Print the IR after each run of PASS (stderr; repeatable).
     #[arg(long, value_name = "PASS")]
     pub print_after: Vec<String>,
+    /// Print the IR at the start and after each pass that changed it (stderr), as LLVM's
+    /// -print-changed; the passes that changed nothing get one line each.
+    #[arg(long)]
+    pub print_changed: bool,
     /// Print per-pass statistics and timings (stderr).
     #[arg(long)]
     pub time_passes: bool,
@@ -50,6 +55,7 @@ impl OptArgs {
                 .add_print_after(p)
                 .map_err(|e| format!("--print-after: {e}"))?;
         }
+        config.print_changed = self.print_changed;
         config.time_passes = self.time_passes;
         for spec in &self.opt_limit {
             config.add_opt_limit(spec).map_err(|e| e.to_string())?;
@@ -59,7 +65,10 @@ impl OptArgs {
 
     /// Whether anything asks for a pass report to be printed.
     pub fn wants_report(&self) -> bool {
-        self.print_after_all || !self.print_after.is_empty() || self.time_passes
+        self.print_after_all
+            || !self.print_after.is_empty()
+            || self.print_changed
+            || self.time_passes
     }
 
     /// Takes one optimization flag written after the ARGs (see `run::take_trailing_options`):
@@ -79,6 +88,10 @@ impl OptArgs {
         let r = match flag {
             "--print-after-all" => {
                 self.print_after_all = true;
+                Ok(())
+            }
+            "--print-changed" => {
+                self.print_changed = true;
                 Ok(())
             }
             "--time-passes" => {

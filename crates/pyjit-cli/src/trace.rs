@@ -29,6 +29,8 @@ pub enum Emit {
     Clif,
     /// The machine code of the trace specialized for the ARGs.
     Asm,
+    /// The traced graph in Graphviz DOT, guards highlighted (`pyjit graph --mode trace` draws SVG).
+    Dot,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -100,7 +102,7 @@ fn take_trailing_options(args: &mut TraceArgs) -> Result<(), String> {
             "--check-inputs" => args.check_inputs.push(value),
             "--emit" => {
                 args.emit = Emit::from_str(&value, false)
-                    .map_err(|_| format!("--emit must be ir, clif or asm, not `{value}`"))?
+                    .map_err(|_| format!("--emit must be ir, clif, asm or dot, not `{value}`"))?
             }
             _ => {
                 args.backend = BackendArg::from_str(&value, false)
@@ -215,6 +217,11 @@ pub fn run(args: &TraceArgs) -> u8 {
     if let Some(t) = traces.first() {
         let listing = match args.emit {
             Emit::Ir => Ok(t.print()),
+            Emit::Dot => Ok(pyjit_graph::to_dot(&[pyjit_graph::Graph::of_function(
+                &t.module,
+                t.func,
+                format!("traced: {}", call.name),
+            )])),
             emit => native_listing(t, emit, &file, &ast, &args),
         };
         match listing {

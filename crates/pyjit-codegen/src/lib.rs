@@ -15,6 +15,7 @@
 
 mod host;
 mod layout;
+mod listing;
 mod lower;
 mod pyops;
 
@@ -92,6 +93,10 @@ pub struct CompileTimes {
     /// Cranelift: optimization, register allocation, emission, linking.
     pub cranelift: Duration,
 }
+
+/// One function's code as the disassembler needs it: Cranelift's own listing (the fallback off
+/// x86-64), the code size, and `(start, end, op index)` source locations.
+type AsmPart = (String, usize, Vec<(u32, u32, u32)>);
 
 struct FuncEntry {
     name: String,
@@ -221,9 +226,20 @@ impl NativeModule {
             );
         }
 
+        // Cranelift's function index → the name listings show for it.
+        let mut callees: HashMap<u32, String> = host_ids
+            .iter()
+            .map(|(name, id)| (id.as_u32(), name.to_string()))
+            .collect();
+        for ((_, f), id) in module.funcs.iter().zip(&ids) {
+            callees.insert(id.as_u32(), f.name.clone());
+        }
         let mut sites = Vec::new();
         let mut clif = Vec::new();
         let mut asm = Vec::new();
+        // Per function (with `keep_asm`): Cranelift's listing (the fallback off x86-64), the code
+        // size and the source locations, for the disassembly once the code is finalized.
+        let mut asm_parts: Vec<AsmPart> = Vec::new();
         let mut fctx = FunctionBuilderContext::new();
         let mut ctx = jit.make_context();
         let mut tramps = Vec::new();
@@ -244,7 +260,12 @@ impl NativeModule {
             };
             b.finalize(jit.target_config());
             if options.keep_clif {
-                clif.push((f.name.clone(), ctx.func.display().to_string()));
+                let text = ctx.func.display().to_string();
+                let src = module.source.as_deref();
+                clif.push((
+                    f.name.clone(),
+                    listing::annotate_clif(&text, &f.name, f, src, &callees),
+                ));
             }
             times.lower += t.elapsed();
             let t = Instant::now();
@@ -253,9 +274,19 @@ impl NativeModule {
                 .map_err(|e| CodegenError::Cranelift(format!("{}: {e:?}", f.name)))?;
             if options.keep_asm
                 && let Some(code) = ctx.compiled_code()
-                && let Some(v) = &code.vcode
             {
-                asm.push((f.name.clone(), v.clone()));
+                let srclocs = code
+                    .buffer
+                    .get_srclocs_sorted()
+                    .iter()
+                    .filter(|s| !s.loc.is_default())
+                    .map(|s| (s.start, s.end, s.loc.bits()))
+                    .collect();
+                asm_parts.push((
+                    code.vcode.clone().unwrap_or_default(),
+                    code.buffer.data().len(),
+                    srclocs,
+                ));
             }
             jit.clear_context(&mut ctx);
 
@@ -267,6 +298,33 @@ impl NativeModule {
         let t = Instant::now();
         jit.finalize_definitions().map_err(cl)?;
         times.cranelift += t.elapsed();
+        if options.keep_asm {
+            let mut symbols: HashMap<u64, String> = host::symbols()
+                .into_iter()
+                .map(|(name, ptr)| (ptr as u64, name.to_string()))
+                .collect();
+            for ((_, f), &id) in module.funcs.iter().zip(&ids) {
+                symbols.insert(jit.get_finalized_function(id) as u64, f.name.clone());
+            }
+            for (((_, f), &id), (vcode, len, srclocs)) in
+                module.funcs.iter().zip(&ids).zip(asm_parts)
+            {
+                let ptr = jit.get_finalized_function(id);
+                // SAFETY: `ptr` is the start of this function's finalized code, `len` bytes long
+                // (the size Cranelift emitted); the memory is mapped readable and stays alive
+                // as long as `jit`.
+                let bytes = unsafe { std::slice::from_raw_parts(ptr, len) }.to_vec();
+                let code = listing::Code {
+                    name: f.name.clone(),
+                    address: ptr as u64,
+                    bytes,
+                    srclocs,
+                };
+                let text = listing::disassemble(&code, f, module.source.as_deref(), &symbols)
+                    .unwrap_or(vcode);
+                asm.push((f.name.clone(), text));
+            }
+        }
         let funcs = module
             .funcs
             .iter()
@@ -340,8 +398,9 @@ pub fn emit_clif(module: &pyjit_ir::Module) -> Result<String, CodegenError> {
     Ok(join_listing(m.clif()))
 }
 
-/// The machine code of every function of `module` (Cranelift's own disassembly of its final
-/// code, with the registers allocated), as `pyjit compile --emit asm` prints it.
+/// The machine code of every function of `module` as `pyjit compile --emit asm` prints it:
+/// x86-64 disassembly (Intel syntax) of the finalized code, runtime calls by name, `# file.py:line`
+/// markers (Cranelift's own listing on other hosts).
 pub fn emit_asm(module: &pyjit_ir::Module) -> Result<String, CodegenError> {
     let m = NativeModule::compile(
         module,

@@ -402,7 +402,21 @@ impl<'a, 'b> Lowering<'a, 'b> {
         )
     }
 
+    /// Lowers one op; its instructions carry the op's index as their Cranelift source location
+    /// (what `--emit clif|asm` maps back to `file.py:line`), restored afterwards so that the code
+    /// after an `if`/`loop` belongs to the op that owns the regions.
     fn lower_op(&mut self, op: Op, k: u32, exit: Exit) -> Res<()> {
+        // Locations are stored relative to the function's first one; with a base of 0 no op index
+        // can land on the reserved "no location" value (base - 1 would).
+        self.b.func.params.ensure_base_srcloc(ir::SourceLoc::new(0));
+        let outer = self.b.srcloc();
+        self.b.set_srcloc(ir::SourceLoc::new(op.as_u32()));
+        let r = self.lower_op_at(op, k, exit);
+        self.b.set_srcloc(outer);
+        r
+    }
+
+    fn lower_op_at(&mut self, op: Op, k: u32, exit: Exit) -> Res<()> {
         let data = self.f.op(op);
         let span = data.span;
         let operands = data.operands.clone();

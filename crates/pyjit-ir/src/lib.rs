@@ -26,7 +26,9 @@ pub use ops::{
     OpKind, builtin_op_names,
 };
 pub use parse::{ParseError, parse_module, parse_module_with_source};
-pub use print::{print_function, print_module, print_module_without_spans, printed_value_names};
+pub use print::{
+    const_text, print_function, print_module, print_module_without_spans, printed_value_names,
+};
 pub use schema::OpId;
 pub use types::{TensorType, Type};
 pub use verify::{VerifyError, verify_function, verify_module};

@@ -111,7 +111,8 @@ pub(crate) fn float_text(v: f64) -> String {
     format!("{v:?}")
 }
 
-pub(crate) fn const_text(c: &Const) -> String {
+/// A constant as the text format writes it (`2`, `0.5`, `true`, `none`, `"s"`, `float32`).
+pub fn const_text(c: &Const) -> String {
     match c {
         Const::Int(v) => v.to_string(),
         Const::Float(v) => float_text(*v),

@@ -9,6 +9,7 @@
 //! | `--passes a,b,c` | [`PipelineConfig::passes`] (via [`PipelineConfig::parse_pass_list`]) |
 //! | `--print-after-all` | [`PipelineConfig::print_after_all`] |
 //! | `--print-after=PASS` | [`PipelineConfig::print_after`] |
+//! | `--print-changed` | [`PipelineConfig::print_changed`] |
 //! | `--time-passes` | [`PipelineConfig::time_passes`] (timings are always measured; this asks to show them) |
 //! | `--opt-limit PASS=N` | [`PipelineConfig::opt_limit`] (via [`PipelineConfig::add_opt_limit`]) |
 //!
@@ -89,6 +90,9 @@ pub struct PipelineConfig {
     pub print_after_all: bool,
     /// Keep a dump of the module after each run of these passes.
     pub print_after: Vec<String>,
+    /// Keep a dump of the module at the start and after each pass that changed its text (LLVM's
+    /// `-print-changed`); the passes that changed nothing are listed in one line each.
+    pub print_changed: bool,
     /// Show timings in [`PassReport::render`].
     pub time_passes: bool,
     /// Per pass name: apply only the first N rewrites (over all runs of that pass).
@@ -107,6 +111,7 @@ impl Default for PipelineConfig {
             passes: None,
             print_after_all: false,
             print_after: Vec::new(),
+            print_changed: false,
             time_passes: false,
             opt_limit: HashMap::new(),
             verify: cfg!(debug_assertions),
@@ -207,6 +212,8 @@ pub struct PassRun {
     pub ops_after: usize,
     /// The module printed after the pass, when asked for.
     pub dump: Option<String>,
+    /// With [`PipelineConfig::print_changed`]: whether the pass changed the module's text.
+    pub changed: Option<bool>,
 }
 
 /// What the pipeline did.
@@ -216,6 +223,8 @@ pub struct PassReport {
     pub ops_before: usize,
     pub ops_after: usize,
     pub total_time: Duration,
+    /// The module before the first pass (with [`PipelineConfig::print_changed`]).
+    pub start_dump: Option<String>,
     /// A pass whose output failed to verify (a compiler bug): its name and the errors. The
     /// module was restored to its state before that pass and the remaining passes were skipped.
     pub verify_failure: Option<(String, Vec<VerifyError>)>,
@@ -234,12 +243,22 @@ impl PassReport {
         out
     }
 
-    /// The IR dumps (`--print-after…`), each under a `; after PASS` header line.
+    /// The IR dumps (`--print-after…`, `--print-changed`), each under a `; ---- IR after PASS`
+    /// header line; with `--print-changed`, the IR at the start first and a one-line note for
+    /// each pass that changed nothing.
     pub fn dumps(&self) -> String {
         let mut s = String::new();
+        if let Some(d) = &self.start_dump {
+            s.push_str(&format!("; ---- IR at start ----\n{d}"));
+        }
         for r in &self.runs {
             if let Some(d) = &r.dump {
                 s.push_str(&format!("; ---- IR after {} ----\n{d}", r.pass));
+            } else if r.changed == Some(false) {
+                s.push_str(&format!(
+                    "; ---- IR after {} omitted: no change ----\n",
+                    r.pass
+                ));
             }
         }
         s
@@ -298,6 +317,9 @@ pub fn run_pipeline(m: &mut Module, config: &PipelineConfig) -> PassReport {
         ..PassReport::default()
     };
     let mut budgets: HashMap<String, u64> = config.opt_limit.clone();
+    // The text the last pass left, to tell whether the next one changed it.
+    let mut last_text = config.print_changed.then(|| print_module(m));
+    report.start_dump = last_text.clone();
     for name in config.pass_names() {
         let Some(pass) = passes::lookup(&name) else {
             continue;
@@ -319,8 +341,18 @@ pub fn run_pipeline(m: &mut Module, config: &PipelineConfig) -> PassReport {
             report.verify_failure = Some((name.clone(), errs));
             break;
         }
-        let dump =
+        let mut dump =
             (config.print_after_all || config.print_after.contains(&name)).then(|| print_module(m));
+        let mut changed = None;
+        if let Some(last) = &mut last_text {
+            let now = dump.clone().unwrap_or_else(|| print_module(m));
+            let differs = now != *last;
+            changed = Some(differs);
+            if differs {
+                dump = Some(now.clone());
+                *last = now;
+            }
+        }
         report.runs.push(PassRun {
             pass: name,
             stats: ctx.stats,
@@ -328,6 +360,7 @@ pub fn run_pipeline(m: &mut Module, config: &PipelineConfig) -> PassReport {
             ops_before,
             ops_after: util::module_op_count(m),
             dump,
+            changed,
         });
     }
     report.ops_after = util::module_op_count(m);

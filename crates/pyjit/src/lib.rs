@@ -34,8 +34,8 @@ pub mod run;
 pub mod traced;
 
 pub use program::{
-    ArgKey, Backend, CallError, Compilation, FrontendTimes, Options, Program, RunError, Signature,
-    static_type, static_type_with,
+    ArgKey, Backend, CallError, Compilation, FrontendTimes, Options, Program, RunError,
+    SPECIALIZED_SUFFIX, Signature, static_type, static_type_with, user_facing_name,
 };
 /// The native backend (Cranelift listings for `pyjit compile --emit clif|asm`).
 pub use pyjit_codegen as codegen;

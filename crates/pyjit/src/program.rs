@@ -759,6 +759,14 @@ fn const_to_value(c: &pyjit_script::module::Const, ty: &Type) -> Option<Value> {
     })
 }
 
+/// What the name of a function specialized for one signature ends with (`f.specialized`).
+pub const SPECIALIZED_SUFFIX: &str = ".specialized";
+
+/// The name a user wrote for function `name`: without the specialization's suffix.
+pub fn user_facing_name(name: &str) -> &str {
+    name.strip_suffix(SPECIALIZED_SUFFIX).unwrap_or(name)
+}
+
 /// `module` plus the specialization of function `id` for argument types `types`, added as a new
 /// function (`NAME.specialized`) rather than replacing `id`: calls inside it — recursion included
 /// — still reach the generic function, which accepts every signature. Returns the module and the
@@ -769,7 +777,7 @@ fn with_specialization(
     types: &[Type],
 ) -> Result<(Module, FuncId), String> {
     let mut spec = pyjit_opt::specialize(module, id, types).map_err(|e| e.to_string())?;
-    spec.name = format!("{}.specialized", spec.name);
+    spec.name = format!("{}{SPECIALIZED_SUFFIX}", spec.name);
     let mut m = module.clone();
     let entry = m.push_function(spec);
     pyjit_ir::verify_module(&m).map_err(|e| format!("specialized IR does not verify: {e:?}"))?;

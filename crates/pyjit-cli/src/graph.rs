@@ -1,0 +1,229 @@
+//! `pyjit graph FILE.py [-f NAME] [--mode script|trace] [--compare] [-o OUT.svg|OUT.dot]
+//! [--format svg|dot] [-O0|-O1|-O2 ...] [ARG]...`: draw a function's graph. Scripted (the
+//! default), it is the IR `pyjit compile` prints for the same ARGs (specialized and optimized when
+//! ARGs are given); traced (`--mode trace`), the trace `pyjit trace` records, guards highlighted;
+//! `--compare` draws both side by side. SVG is drawn in-process (pyjit-graph, no Graphviz
+//! needed); DOT is for Graphviz users. Without `-o` the picture goes to stdout.
+//!
+//! Exit status: 0 success, 1 the program does not compile or cannot be traced, 2 the traced call
+//! raised, 64 bad usage.
+
+use crate::compile::{CompileArgs, Emit};
+use crate::opt::OptArgs;
+use clap::{Args, ValueEnum};
+use pyjit::Backend;
+use pyjit::traced::{TraceOptions, TracedProgram, dynamic_call};
+use pyjit_graph::Graph;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub use pyjit::user_facing_name as user_name;
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Svg,
+    Dot,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GraphMode {
+    /// The scripted graph: both branches of every `if`, loops kept.
+    Script,
+    /// The traced graph: the path the ARGs took, with its guards.
+    Trace,
+}
+
+#[derive(Args, Clone)]
+pub struct GraphArgs {
+    /// The Python source file.
+    pub file: PathBuf,
+    /// The function to draw (may be omitted when the file defines exactly one).
+    #[arg(short = 'f', long = "function", value_name = "NAME")]
+    pub function: Option<String>,
+    /// Which graph: scripted or traced.
+    #[arg(long, value_enum, default_value = "script")]
+    pub mode: GraphMode,
+    /// Draw the scripted and the traced graph of the same call side by side.
+    #[arg(long)]
+    pub compare: bool,
+    /// Write the picture to OUT (`.svg` or `.dot`) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// The format (default: from OUT's extension, else svg).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    #[command(flatten)]
+    pub opt: OptArgs,
+    /// Example arguments (as for `pyjit run`); tracing needs them.
+    #[arg(allow_hyphen_values = true, value_name = "ARG")]
+    pub args: Vec<String>,
+}
+
+/// Options written after the first ARG (see `run::take_trailing_options`).
+fn take_trailing_options(args: &mut GraphArgs) -> Result<(), String> {
+    let words = std::mem::take(&mut args.args);
+    let mut it = words.into_iter();
+    while let Some(w) = it.next() {
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ => (w.clone(), None),
+        };
+        if flag == "--compare" {
+            args.compare = true;
+            continue;
+        }
+        if let Some(r) = args.opt.take_trailing(&flag, inline.clone(), &mut it) {
+            r?;
+            continue;
+        }
+        if !matches!(
+            flag.as_str(),
+            "-f" | "--function" | "-o" | "--output" | "--mode" | "--format"
+        ) {
+            if w.starts_with("--") {
+                return Err(format!("unknown option `{w}`"));
+            }
+            args.args.push(w);
+            continue;
+        }
+        let value = inline
+            .or_else(|| it.next())
+            .ok_or_else(|| format!("option `{flag}` needs a value"))?;
+        match flag.as_str() {
+            "-f" | "--function" => args.function = Some(value),
+            "-o" | "--output" => args.output = Some(PathBuf::from(value)),
+            "--mode" => {
+                args.mode = GraphMode::from_str(&value, false)
+                    .map_err(|_| format!("--mode must be script or trace, not `{value}`"))?
+            }
+            _ => {
+                args.format = Some(
+                    Format::from_str(&value, false)
+                        .map_err(|_| format!("--format must be svg or dot, not `{value}`"))?,
+                )
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The scripted graph (specialized and optimized for the ARGs, when there are some).
+fn scripted(args: &GraphArgs) -> Result<Graph, u8> {
+    let c = CompileArgs {
+        file: args.file.clone(),
+        function: args.function.clone(),
+        emit: Emit::Ir,
+        opt: args.opt.clone(),
+        args: args.args.clone(),
+    };
+    let (_, module, id) = crate::compile::prepare(&c)?;
+    let name = user_name(&module.func(id).name).to_string();
+    Ok(Graph::of_function(&module, id, format!("scripted: {name}")))
+}
+
+/// The traced graph of the call on the ARGs.
+fn traced(args: &GraphArgs) -> Result<Graph, u8> {
+    let file = crate::run::read_source(&args.file)?;
+    let ast = match pyjit_syntax::parse_module(&file) {
+        Ok(a) => a,
+        Err(diags) => {
+            for d in &diags {
+                eprint!("{}", d.render(&file));
+            }
+            return Err(crate::EXIT_PROGRAM_ERROR);
+        }
+    };
+    let call = dynamic_call(
+        &file,
+        &ast,
+        args.function.as_deref(),
+        &args.args,
+        Path::new("."),
+    )
+    .map_err(|e| {
+        eprintln!("error: {e}");
+        crate::EXIT_USAGE
+    })?;
+    let mut program = TracedProgram::new(
+        file.clone(),
+        ast,
+        &call.name,
+        TraceOptions::default(),
+        Backend::Interp,
+    );
+    // What the traced call prints is not part of the picture.
+    let result = program.call_to(call.args, &mut std::io::sink());
+    for w in &program.warnings {
+        eprint!("{}", w.render(&file));
+    }
+    let traces = program.traces();
+    let Some(t) = traces.first() else {
+        if let Err(e) = result {
+            eprint!("{}", e.to_diagnostic().render(&file));
+        }
+        eprintln!("error: {}() could not be traced", call.name);
+        return Err(crate::EXIT_PROGRAM_ERROR);
+    };
+    let guards = t.guards.len();
+    let title = format!(
+        "traced: {} ({guards} guard{})",
+        call.name,
+        if guards == 1 { "" } else { "s" }
+    );
+    Ok(Graph::of_function(&t.module, t.func, title))
+}
+
+pub fn run(args: &GraphArgs) -> u8 {
+    let mut args = args.clone();
+    if let Err(e) = take_trailing_options(&mut args) {
+        eprintln!("error: {e}");
+        return crate::EXIT_USAGE;
+    }
+    if let Err(e) = args.opt.config() {
+        eprintln!("error: {e}");
+        return crate::EXIT_USAGE;
+    }
+    let format = match (args.format, &args.output) {
+        (Some(f), _) => f,
+        (None, Some(p)) if p.extension().is_some_and(|e| e == "dot" || e == "gv") => Format::Dot,
+        _ => Format::Svg,
+    };
+    if (args.compare || args.mode == GraphMode::Trace) && args.args.is_empty() {
+        eprintln!("error: tracing runs the function: give its ARGs");
+        return crate::EXIT_USAGE;
+    }
+    let graphs = if args.compare {
+        scripted(&args).and_then(|s| traced(&args).map(|t| vec![s, t]))
+    } else if args.mode == GraphMode::Trace {
+        traced(&args).map(|t| vec![t])
+    } else {
+        scripted(&args).map(|s| vec![s])
+    };
+    let graphs = match graphs {
+        Ok(g) => g,
+        Err(code) => return code,
+    };
+    let text = match format {
+        Format::Dot => pyjit_graph::to_dot(&graphs),
+        Format::Svg => match pyjit_graph::to_svg(&graphs) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return crate::EXIT_PROGRAM_ERROR;
+            }
+        },
+    };
+    match &args.output {
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, text) {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                return crate::EXIT_USAGE;
+            }
+            0
+        }
+        None => {
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            0
+        }
+    }
+}

@@ -1,0 +1,308 @@
+//! Seeing what the compiler did, through the binary: `pyjit graph` (SVG read back as XML, one
+//! node per op; `--compare`; DOT), `pyjit compile --emit dot|asm|clif`, `--print-changed`.
+//! Machine code is checked for its structure, never its addresses.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SRC: &str = "\
+import torch
+from torch import Tensor
+
+
+def conditional_op(x: Tensor, threshold: float) -> Tensor:
+    if x.sum() > threshold:
+        return x * 2
+    else:
+        return x + 1
+";
+
+fn workdir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pyjit-inspect-cli-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("cond.py"), SRC).unwrap();
+    let x = pyjit::runtime::Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3]).unwrap();
+    pyjit::runtime::npy::write_npy(dir.join("x.npy"), &x).unwrap();
+    dir
+}
+
+fn pyjit(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = Command::new(env!("CARGO_BIN_EXE_pyjit"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the pyjit binary runs");
+    (
+        status.code(),
+        String::from_utf8(stdout).unwrap(),
+        String::from_utf8(stderr).unwrap(),
+    )
+}
+
+fn has_class(n: &roxmltree::Node, class: &str) -> bool {
+    n.attribute("class")
+        .is_some_and(|c| c.split_whitespace().any(|w| w == class))
+}
+
+/// The ops of the function `pyjit compile` prints (the lines of its body that are ops).
+fn ir_ops(ir: &str) -> usize {
+    ir.lines()
+        .skip(1)
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('}'))
+        .count()
+}
+
+#[test]
+fn svg_has_one_node_per_op_of_the_ir() {
+    let dir = workdir("svg");
+    let (code, ir, err) = pyjit(&dir, &["compile", "cond.py", "x.npy", "0.5"]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, _, err) = pyjit(&dir, &["graph", "cond.py", "x.npy", "0.5", "-o", "g.svg"]);
+    assert_eq!(code, Some(0), "{err}");
+    let svg = std::fs::read_to_string(dir.join("g.svg")).unwrap();
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+    let ops: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "g" && has_class(n, "op"))
+        .collect();
+    assert_eq!(ops.len(), ir_ops(&ir), "{ir}");
+    // Both branches are in the scripted graph, each in its cluster.
+    for kind in ["if", "then", "else"] {
+        assert!(
+            doc.descendants()
+                .any(|n| has_class(&n, "cluster") && has_class(&n, kind)),
+            "{kind}"
+        );
+    }
+    assert!(
+        ops.iter()
+            .any(|n| n.attribute("data-op") == Some("tensor.mul.Scalar")
+                && n.attribute("data-line") == Some("7"))
+    );
+    assert!(
+        ops.iter()
+            .any(|n| n.attribute("data-op") == Some("tensor.add.Scalar")
+                && n.attribute("data-line") == Some("9"))
+    );
+    // The edges carry the specialized types.
+    assert!(svg.contains("Tensor[float32, 1]"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compare_draws_scripted_and_traced_side_by_side() {
+    let dir = workdir("compare");
+    let (code, svg, err) = pyjit(&dir, &["graph", "--compare", "cond.py", "x.npy", "0.5"]);
+    assert_eq!(code, Some(0), "{err}");
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+    let graphs: Vec<_> = doc
+        .descendants()
+        .filter(|n| has_class(n, "graph"))
+        .collect();
+    assert_eq!(graphs.len(), 2);
+    let count =
+        |g: &roxmltree::Node, class: &str| g.descendants().filter(|n| has_class(n, class)).count();
+    // Scripted: both branches, no guard. Traced: one path (no if), one guard.
+    assert_eq!(count(&graphs[0], "guard"), 0);
+    assert_eq!(count(&graphs[0], "if"), 1);
+    assert_eq!(count(&graphs[1], "guard"), 1);
+    assert_eq!(count(&graphs[1], "if"), 0);
+    let traced_ops: Vec<_> = graphs[1]
+        .descendants()
+        .filter(|n| has_class(n, "op"))
+        .filter_map(|n| n.attribute("data-op"))
+        .collect();
+    assert!(traced_ops.contains(&"tensor.mul.Scalar"), "{traced_ops:?}");
+    assert!(!traced_ops.contains(&"tensor.add.Scalar"), "{traced_ops:?}");
+    // The TracerWarning still reaches stderr.
+    assert!(err.contains("TracerWarning"), "{err}");
+    // DOT of the same: two top-level clusters.
+    let (code, dot, err) = pyjit(
+        &dir,
+        &[
+            "graph",
+            "--compare",
+            "cond.py",
+            "x.npy",
+            "0.5",
+            "--format",
+            "dot",
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(dot.contains("subgraph cluster_g0_c0") && dot.contains("subgraph cluster_g1_c0"));
+    assert!(
+        dot.contains("fillcolor=\"#ffcc80\""),
+        "the guard is highlighted"
+    );
+    // Usage errors: tracing needs ARGs; a bad format.
+    assert_eq!(pyjit(&dir, &["graph", "--compare", "cond.py"]).0, Some(64));
+    assert_eq!(
+        pyjit(
+            &dir,
+            &["graph", "cond.py", "x.npy", "0.5", "--format", "png"]
+        )
+        .0,
+        Some(64)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compile_emit_dot() {
+    let dir = workdir("dot");
+    let (code, dot, err) = pyjit(&dir, &["compile", "cond.py", "--emit", "dot"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(dot.starts_with("digraph \"conditional_op\" {"), "{dot}");
+    assert!(dot.contains("label=\"if  (line 6)\""), "{dot}");
+    assert!(
+        dot.contains("label=\"then\"") && dot.contains("label=\"else\""),
+        "{dot}"
+    );
+    assert!(dot.contains("L7: x * 2"), "{dot}");
+    assert_eq!(dot.matches('{').count(), dot.matches('}').count());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn print_changed_shows_only_passes_that_changed_something() {
+    let dir = workdir("changed");
+    let (code, _, err) = pyjit(
+        &dir,
+        &["compile", "cond.py", "x.npy", "0.5", "--print-changed"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("; ---- IR at start ----"), "{err}");
+    let dumps = err.matches("; ---- IR after ").count();
+    let omitted = err.matches(" omitted: no change ----").count();
+    // -O2 runs 14 passes; each is either dumped or noted as unchanged.
+    assert_eq!(dumps, 14, "{err}");
+    assert!((1..14).contains(&omitted), "{err}");
+    // Far shorter than --print-after-all.
+    let (_, _, all) = pyjit(
+        &dir,
+        &["compile", "cond.py", "x.npy", "0.5", "--print-after-all"],
+    );
+    assert!(
+        err.lines().count() < all.lines().count(),
+        "{err}\n----\n{all}"
+    );
+    // Each dumped IR differs from the one before it.
+    let mut texts = vec![];
+    for chunk in err.split("; ---- ").skip(1) {
+        if !chunk.contains("omitted") {
+            texts.push(chunk.split_once('\n').unwrap().1.to_string());
+        }
+    }
+    for w in texts.windows(2) {
+        assert_ne!(w[0], w[1]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The lines of one function's listing in `text` (`name:` up to the next function).
+fn function_listing<'a>(text: &'a str, header: &str) -> Vec<&'a str> {
+    text.lines()
+        .skip_while(|l| !l.starts_with(header))
+        .skip(1)
+        .take_while(|l| !l.starts_with("; function"))
+        .collect()
+}
+
+#[test]
+fn asm_is_real_x86_64_with_symbols_and_source_lines() {
+    if !cfg!(target_arch = "x86_64") {
+        return;
+    }
+    let dir = workdir("asm");
+    let (code, asm, err) = pyjit(
+        &dir,
+        &["compile", "cond.py", "x.npy", "0.5", "--emit", "asm"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let lines = function_listing(&asm, "conditional_op.specialized:");
+    assert!(!lines.is_empty(), "{asm}");
+    // Every line is an instruction `offset:  mnemonic operands`, a label, a source marker or the
+    // constant pool.
+    for l in &lines {
+        let t = l.trim_start();
+        let ok = t.is_empty()
+            || t.starts_with("# cond.py:")
+            || (t.starts_with(".L") && t.ends_with(':'))
+            || t.split_once(":  ")
+                .is_some_and(|(off, _)| u32::from_str_radix(off, 16).is_ok());
+        assert!(ok, "unexpected line `{l}` in\n{asm}");
+    }
+    // No Cranelift pseudo-assembly.
+    assert!(
+        !asm.contains("load_ext_name") && !asm.contains("userextname"),
+        "{asm}"
+    );
+    // The structure: the source lines in order of first appearance, and the runtime calls.
+    let mut skeleton = Vec::new();
+    for l in &lines {
+        let t = l.trim_start();
+        if let Some(m) = t.strip_prefix("# ") {
+            let line = m.split(':').nth(1).unwrap().to_string();
+            if !skeleton.contains(&format!("line {line}")) {
+                skeleton.push(format!("line {line}"));
+            }
+        } else if let Some((_, call)) = t.split_once("  # ")
+            && call.starts_with("pjn_op: ")
+        {
+            skeleton.push(call.to_string());
+        }
+    }
+    assert_eq!(
+        skeleton,
+        [
+            "line 6",
+            "pjn_op: tensor.sum",
+            "pjn_op: tensor.gt.Scalar",
+            "pjn_op: tensor.Bool.Tensor",
+            // Cranelift lays the `else` block out first.
+            "line 9",
+            "pjn_op: tensor.add.Scalar",
+            "line 7",
+            "pjn_op: tensor.mul.Scalar",
+            // The return.
+            "line 5",
+        ]
+        .map(String::from),
+        "{asm}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("call") && l.ends_with("# pj_tensor_release"))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn clif_names_callees_and_source_lines() {
+    let dir = workdir("clif");
+    let (code, clif, err) = pyjit(
+        &dir,
+        &["compile", "cond.py", "x.npy", "0.5", "--emit", "clif"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        clif.contains("function %\"conditional_op.specialized\"("),
+        "{clif}"
+    );
+    assert!(!clif.contains(" u0:"), "anonymous callees left: {clif}");
+    assert!(clif.contains("= %\"pjn_op\" sig"), "{clif}");
+    assert!(clif.contains("; pjn_op: tensor.sum"), "{clif}");
+    assert!(
+        clif.contains("    ; cond.py:6: if x.sum() > threshold:"),
+        "{clif}"
+    );
+    assert!(clif.contains("    ; cond.py:7: return x * 2"), "{clif}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
