@@ -11,7 +11,7 @@
 
 use crate::opt::OptArgs;
 use clap::{Args, ValueEnum};
-use pyjit::args::{fit_arg, parse_arg};
+use pyjit::args::parse_arg;
 use pyjit::{Options, Program};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -181,39 +181,11 @@ pub fn prepare(
         }
         return Ok((args.clone(), program.module().clone(), id));
     }
-    let params = match program.params(&name) {
-        Ok(p) => p,
-        Err(e) => {
+    let values =
+        pyjit::run::fit_call(&program, &name, &args.args, Path::new(".")).map_err(|e| {
             eprintln!("error: {e}");
-            return Err(crate::EXIT_USAGE);
-        }
-    };
-    if lits.len() > params.len() {
-        eprintln!(
-            "error: {name}() takes {} argument(s) but {} were given",
-            params.len(),
-            lits.len()
-        );
-        return Err(crate::EXIT_USAGE);
-    }
-    let defaults = program.defaults(&name).unwrap_or_default();
-    let mut values = Vec::new();
-    for (i, (pname, pty)) in params.iter().enumerate() {
-        let v =
-            match lits.get(i) {
-                Some(lit) => fit_arg(lit, pty, pname, Path::new(".")),
-                None => defaults.get(i).cloned().flatten().ok_or_else(|| {
-                    format!("{name}() is missing an argument for parameter `{pname}`")
-                }),
-            };
-        match v {
-            Ok(v) => values.push(v),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Err(crate::EXIT_USAGE);
-            }
-        }
-    }
+            crate::EXIT_USAGE
+        })?;
     match program.specialize_optimized(&name, &values) {
         Ok((module, id, report)) => {
             crate::opt::print_report(&args.opt, &format!("{name}.specialized"), &report);

@@ -9,6 +9,7 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod bench;
 mod compile;
 mod graph;
 mod opt;
@@ -46,6 +47,9 @@ enum Command {
     /// Draw a function's graph (SVG drawn in-process, or DOT): scripted, traced, or both side by
     /// side (--compare).
     Graph(graph::GraphArgs),
+    /// Time a function: compile phases, first call, then min/median/IQR of N calls (--json for
+    /// scripts).
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -64,6 +68,7 @@ fn main() -> ExitCode {
         Command::Compile(args) => compile::run(&args),
         Command::Trace(args) => trace::run(&args),
         Command::Graph(args) => graph::run(&args),
+        Command::Bench(args) => bench::run(&args),
     };
     ExitCode::from(code)
 }

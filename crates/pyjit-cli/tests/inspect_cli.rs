@@ -306,3 +306,120 @@ fn clif_names_callees_and_source_lines() {
     assert!(clif.contains("    ; cond.py:7: return x * 2"), "{clif}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn bench_json_line_parses() {
+    let dir = workdir("bench");
+    for mode in ["script", "trace", "eager"] {
+        let (code, out, err) = pyjit(
+            &dir,
+            &[
+                "bench", "cond.py", "x.npy", "0.5", "--repeat", "7", "--warmup", "2", "--json",
+                "--mode", mode,
+            ],
+        );
+        assert_eq!(code, Some(0), "{err}");
+        assert_eq!(out.lines().count(), 1, "one line: {out}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("JSON");
+        assert_eq!(v["function"], "conditional_op");
+        assert_eq!(v["mode"], mode);
+        assert_eq!(v["repeat"], 7);
+        assert_eq!(v["warmup"], 2);
+        let f = |k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k} in {v}"));
+        assert!(
+            f("min_ns") <= f("q1_ns") && f("q1_ns") <= f("median_ns"),
+            "{v}"
+        );
+        assert!(f("median_ns") <= f("q3_ns"), "{v}");
+        assert!(
+            (f("iqr_ns") - (f("q3_ns") - f("q1_ns"))).abs() < 1e-6,
+            "{v}"
+        );
+        for phase in [
+            "parse",
+            "frontend",
+            "specialize",
+            "passes",
+            "codegen",
+            "cranelift",
+        ] {
+            assert!(v["compile_ms"][phase].is_number(), "{phase}: {v}");
+        }
+        // Eager evaluation compiles nothing; the other modes compile for the call's signature.
+        let compiled = v["compile_ms"]["cranelift"].as_f64().unwrap() > 0.0;
+        assert_eq!(compiled, mode != "eager", "{v}");
+    }
+    // The table.
+    let (code, out, err) = pyjit(&dir, &["bench", "cond.py", "x.npy", "0.5", "--repeat", "3"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with("bench conditional_op() --mode script --backend native -O2\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nfirst call: ") && out.contains("\nsteady:     min "),
+        "{out}"
+    );
+    // Usage errors.
+    assert_eq!(
+        pyjit(&dir, &["bench", "cond.py", "x.npy", "0.5", "--repeat", "0"]).0,
+        Some(64)
+    );
+    assert_eq!(
+        pyjit(&dir, &["bench", "cond.py", "x.npy", "0.5", "--repeat", "x"]).0,
+        Some(64)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn time_reports_every_mode() {
+    let dir = workdir("time");
+    let lines = |mode: &str| {
+        let (code, _, err) = pyjit(
+            &dir,
+            &["run", "cond.py", "x.npy", "0.5", "--mode", mode, "--time"],
+        );
+        assert_eq!(code, Some(0), "{err}");
+        err.lines()
+            .filter(|l| l.starts_with("time: "))
+            .map(|l| l.split_whitespace().nth(1).unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        lines("script"),
+        [
+            "parse",
+            "frontend",
+            "specialize",
+            "passes",
+            "codegen",
+            "cranelift",
+            "run"
+        ]
+    );
+    // Traced on the native backend: the trace's compilation, and a run that says what it holds.
+    assert_eq!(
+        lines("trace"),
+        [
+            "parse",
+            "specialize",
+            "passes",
+            "codegen",
+            "cranelift",
+            "run"
+        ]
+    );
+    assert_eq!(lines("eager"), ["parse", "run"]);
+    let (_, _, err) = pyjit(
+        &dir,
+        &[
+            "run", "cond.py", "x.npy", "0.5", "--mode", "trace", "--time",
+        ],
+    );
+    assert!(
+        err.contains("recording and compiling the trace included"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

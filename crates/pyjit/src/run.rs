@@ -70,8 +70,11 @@ pub struct RunReport {
     pub frontend: crate::program::FrontendTimes,
     /// The specializations compiled for the call, with their pass reports and codegen times.
     pub compilations: Vec<Compilation>,
-    /// The call itself, compilation excluded.
+    /// The call itself, compilation excluded (but see `run_includes`).
     pub run: Duration,
+    /// What `run` includes besides running, when it cannot be split off (a traced call
+    /// records the trace and compiles it while it runs).
+    pub run_includes: Option<&'static str>,
 }
 
 impl RunReport {
@@ -100,21 +103,31 @@ impl RunReport {
         let ms = |d: Duration| format!("{:9.3} ms", d.as_secs_f64() * 1e3);
         let mut s = String::new();
         s.push_str(&format!("time: parse      {}\n", ms(self.frontend.parse)));
-        s.push_str(&format!(
-            "time: frontend   {}\n",
-            ms(self.frontend.frontend)
-        ));
-        s.push_str(&format!("time: specialize {}\n", ms(self.specialize())));
-        s.push_str(&format!("time: passes     {}\n", ms(self.passes())));
-        if backend == Backend::Native {
+        // Only scripting has a frontend; only compilations have the later phases.
+        if self.run_includes.is_none() {
+            s.push_str(&format!(
+                "time: frontend   {}\n",
+                ms(self.frontend.frontend)
+            ));
+        }
+        if self.run_includes.is_none() || !self.compilations.is_empty() {
+            s.push_str(&format!("time: specialize {}\n", ms(self.specialize())));
+            s.push_str(&format!("time: passes     {}\n", ms(self.passes())));
+        }
+        if backend == Backend::Native
+            && (self.run_includes.is_none() || !self.compilations.is_empty())
+        {
             let (lower, cranelift) = self.codegen();
             s.push_str(&format!("time: codegen    {}\n", ms(lower)));
             s.push_str(&format!("time: cranelift  {}\n", ms(cranelift)));
         }
         s.push_str(&format!(
-            "time: run        {}  (--backend {})\n",
+            "time: run        {}  (--backend {}{})\n",
             ms(self.run),
-            backend.name()
+            backend.name(),
+            self.run_includes
+                .map(|w| format!("; {w}"))
+                .unwrap_or_default()
         ));
         s
     }
@@ -166,6 +179,7 @@ pub fn run_with_report(
         frontend: program.frontend_times(),
         compilations: program.compilations(),
         run,
+        run_includes: None,
     };
     (outcome, report)
 }
@@ -187,57 +201,18 @@ fn run_program_timed(
     out: &mut dyn Write,
     run: &mut Duration,
 ) -> RunOutcome {
-    let lits = match req
-        .args
-        .iter()
-        .map(|a| parse_arg(a))
-        .collect::<Result<Vec<_>, _>>()
-    {
-        Ok(l) => l,
-        Err(e) => return RunOutcome::Usage(e),
-    };
     let name = match pick_function(program, req.function.as_deref()) {
         Ok(n) => n,
         Err(e) => return RunOutcome::Usage(e),
-    };
-    let params = match program.params(&name) {
-        Ok(p) => p,
-        Err(e) => return RunOutcome::Usage(e.to_string()),
     };
     let ty = match program.return_type(&name) {
         Ok(t) => t,
         Err(e) => return RunOutcome::Usage(e.to_string()),
     };
-    if lits.len() > params.len() {
-        return RunOutcome::Usage(format!(
-            "{name}() takes {} argument(s) ({}) but {} were given",
-            params.len(),
-            params
-                .iter()
-                .map(|(n, _)| n.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            lits.len()
-        ));
-    }
-    let defaults = program.defaults(&name).unwrap_or_default();
-    let mut args = Vec::with_capacity(params.len());
-    for (i, (pname, pty)) in params.iter().enumerate() {
-        match lits.get(i) {
-            Some(lit) => match fit_arg(lit, pty, pname, &req.base_dir) {
-                Ok(v) => args.push(v),
-                Err(e) => return RunOutcome::Usage(e),
-            },
-            None => match defaults.get(i).cloned().flatten() {
-                Some(v) => args.push(v),
-                None => {
-                    return RunOutcome::Usage(format!(
-                        "{name}() is missing an argument for parameter `{pname}` ({pty})"
-                    ));
-                }
-            },
-        }
-    }
+    let args = match fit_call(program, &name, &req.args, &req.base_dir) {
+        Ok(a) => a,
+        Err(e) => return RunOutcome::Usage(e),
+    };
     let called = program.prepare(&name, &args).and_then(|()| {
         let t = Instant::now();
         let r = program.call_with_output(&name, args, out);
@@ -256,6 +231,50 @@ fn run_program_timed(
         }
         Err(e) => RunOutcome::Usage(e.to_string()),
     }
+}
+
+/// The arguments of a call of `name` from ARG words (`x.npy`, `0.5`, `[1,2]`…): parsed, fitted to
+/// the declared parameter types (`.npy` paths relative to `base`), defaults filling the missing
+/// trailing ones. `Err` is a usage message (bad ARG, misfit, too many or too few).
+pub fn fit_call(
+    program: &Program,
+    name: &str,
+    words: &[String],
+    base: &std::path::Path,
+) -> Result<Vec<Value>, String> {
+    let lits = words
+        .iter()
+        .map(|a| parse_arg(a))
+        .collect::<Result<Vec<_>, _>>()?;
+    let params = program.params(name).map_err(|e| e.to_string())?;
+    if lits.len() > params.len() {
+        return Err(format!(
+            "{name}() takes {} argument(s) ({}) but {} were given",
+            params.len(),
+            params
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            lits.len()
+        ));
+    }
+    let defaults = program.defaults(name).unwrap_or_default();
+    let mut args = Vec::with_capacity(params.len());
+    for (i, (pname, pty)) in params.iter().enumerate() {
+        match lits.get(i) {
+            Some(lit) => args.push(fit_arg(lit, pty, pname, base)?),
+            None => match defaults.get(i).cloned().flatten() {
+                Some(v) => args.push(v),
+                None => {
+                    return Err(format!(
+                        "{name}() is missing an argument for parameter `{pname}` ({pty})"
+                    ));
+                }
+            },
+        }
+    }
+    Ok(args)
 }
 
 /// The function to run: `-f NAME`, or the only function of the file.
@@ -292,10 +311,12 @@ fn run_dynamic(
     out: &mut dyn Write,
 ) -> (RunOutcome, RunReport) {
     let mut report = RunReport::default();
+    let t = Instant::now();
     let ast = match pyjit_syntax::parse_module(&source) {
         Ok(a) => a,
         Err(d) => return (RunOutcome::CompileError(d), report),
     };
+    report.frontend.parse = t.elapsed();
     let call = match crate::traced::dynamic_call(
         &source,
         &ast,
@@ -308,15 +329,21 @@ fn run_dynamic(
     };
     let (name, args) = (call.name, call.args);
     let ty = call.ret.unwrap_or(Type::None);
+    let t = Instant::now();
     let result = match req.mode {
-        Mode::Eager => pyjit_trace::eval_function_to(&source, &ast, &name, args, out),
+        Mode::Eager => {
+            let r = pyjit_trace::eval_function_to(&source, &ast, &name, args, out);
+            report.run = t.elapsed();
+            report.run_includes = Some("evaluated eagerly: nothing compiled");
+            r
+        }
         // The traces run as compiled code, guards included (see `traced`).
         Mode::Trace if req.backend == Backend::Native => {
-            let t = Instant::now();
             let (r, compilations) =
                 crate::traced::call_once(source.clone(), ast, &name, args, req.opt.clone(), out);
             // Recording and compiling included: a traced call cannot be split as a scripted one.
             report.run = t.elapsed();
+            report.run_includes = Some("recording and compiling the trace included");
             report.compilations = compilations;
             r
         }
@@ -328,6 +355,8 @@ fn run_dynamic(
                 pyjit_trace::TraceOptions::default(),
             );
             let r = traced.call_to(args, out);
+            report.run = t.elapsed();
+            report.run_includes = Some("recording the trace included, run on the interpreter");
             for w in &traced.warnings {
                 eprint!("{}", w.render(&source));
             }

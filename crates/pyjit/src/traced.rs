@@ -52,13 +52,14 @@ use pyjit_interp::{GUARD_FAILURE, InterpError, Value};
 use pyjit_ir::{OpKind, Type};
 use pyjit_opt::manager::{OptLevel, PipelineConfig};
 use pyjit_syntax::{Diagnostic, SourceFile, Span, ast};
-use pyjit_trace::{CACHE_LIMIT, eval_function_to, signature_key, trace_function_to};
+use pyjit_trace::{CACHE_LIMIT, signature_key, trace_function_to};
 use std::io::Write;
 use std::path::Path;
 
 /// The tracer's API, for tools built on the facade (`pyjit trace`).
 pub use pyjit_trace::{
     CheckReport, Guard, GuardReason, Trace, TraceError, TraceOptions, TraceStats, check_trace,
+    eval_function_to,
 };
 
 /// One cached trace and the program that runs it.
@@ -413,7 +414,9 @@ fn mutates(t: &Trace) -> bool {
     })
 }
 
-fn deep_clone(v: &Value) -> Result<Value, TraceError> {
+/// A copy of `v` sharing no tensor storage or list with it (for calls that must not see each
+/// other's in-place writes).
+pub fn deep_clone(v: &Value) -> Result<Value, TraceError> {
     Ok(match v {
         Value::Tensor(t) => Value::Tensor(
             t.clone_data()

@@ -1,0 +1,482 @@
+//! `pyjit bench FILE.py [-f NAME] [ARG]... [--repeat N] [--warmup K] [--json]
+//! [--mode script|trace|eager] [--backend native|interp] [-O0|-O1|-O2 ...]`: time a function
+//! properly. First the compile phases (parse, frontend, and for the call's signature specialize,
+//! passes, codegen, Cranelift) and the first call; then K warm-up calls and N timed calls, of
+//! which it reports the minimum, the median and the interquartile range. Each call gets a fresh
+//! deep copy of the ARGs (made outside the timing), so in-place writes do not leak from one call
+//! into the next. A progress bar shows on a terminal when the calls should take more than a
+//! second; `--json` prints one JSON object on one line (stdout) for scripts instead of the table.
+//!
+//! Exit status: 0 success, 1 compile-time error, 2 the program raised, 64 bad usage.
+
+use crate::opt::OptArgs;
+use crate::run::{BackendArg, ModeArg};
+use clap::{Args, ValueEnum};
+use pyjit::traced::{TraceOptions, TracedProgram, deep_clone, dynamic_call};
+use pyjit::{Backend, Compilation, Program, SourceFile, Value};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+#[derive(Args, Clone)]
+pub struct BenchArgs {
+    /// The Python source file.
+    pub file: PathBuf,
+    /// The function to time (may be omitted when the file defines exactly one).
+    #[arg(short = 'f', long = "function", value_name = "NAME")]
+    pub function: Option<String>,
+    /// How the function is captured.
+    #[arg(long, value_enum, default_value = "script")]
+    pub mode: ModeArg,
+    /// What executes it.
+    #[arg(long, value_enum, default_value = "native")]
+    pub backend: BackendArg,
+    #[command(flatten)]
+    pub opt: OptArgs,
+    /// Timed calls.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub repeat: usize,
+    /// Untimed calls after the first one, before the timed ones.
+    #[arg(long, default_value_t = 10, value_name = "K")]
+    pub warmup: usize,
+    /// Print one JSON line (stdout) instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Arguments, as for `pyjit run`.
+    #[arg(allow_hyphen_values = true, value_name = "ARG")]
+    pub args: Vec<String>,
+}
+
+/// Options written after the first ARG (see `run::take_trailing_options`).
+fn take_trailing_options(args: &mut BenchArgs) -> Result<(), String> {
+    let words = std::mem::take(&mut args.args);
+    let mut it = words.into_iter();
+    while let Some(w) = it.next() {
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ => (w.clone(), None),
+        };
+        if flag == "--json" {
+            args.json = true;
+            continue;
+        }
+        if let Some(r) = args.opt.take_trailing(&flag, inline.clone(), &mut it) {
+            r?;
+            continue;
+        }
+        if !matches!(
+            flag.as_str(),
+            "-f" | "--function" | "--mode" | "--backend" | "--repeat" | "--warmup"
+        ) {
+            if w.starts_with("--") {
+                return Err(format!("unknown option `{w}`"));
+            }
+            args.args.push(w);
+            continue;
+        }
+        let value = inline
+            .or_else(|| it.next())
+            .ok_or_else(|| format!("option `{flag}` needs a value"))?;
+        let count = |v: &str| {
+            v.parse::<usize>()
+                .map_err(|_| format!("{flag} needs a count, not `{v}`"))
+        };
+        match flag.as_str() {
+            "-f" | "--function" => args.function = Some(value),
+            "--repeat" => args.repeat = count(&value)?,
+            "--warmup" => args.warmup = count(&value)?,
+            "--mode" => {
+                args.mode = ModeArg::from_str(&value, false)
+                    .map_err(|_| format!("--mode must be script, trace or eager, not `{value}`"))?
+            }
+            _ => {
+                args.backend = BackendArg::from_str(&value, false)
+                    .map_err(|_| format!("--backend must be native or interp, not `{value}`"))?
+            }
+        }
+    }
+    if args.repeat == 0 {
+        return Err("--repeat must be at least 1".into());
+    }
+    Ok(())
+}
+
+/// Where compile time went (all zero in eager mode, which compiles nothing).
+#[derive(Default)]
+struct Phases {
+    parse: Duration,
+    frontend: Duration,
+    specialize: Duration,
+    passes: Duration,
+    codegen: Duration,
+    cranelift: Duration,
+}
+
+impl Phases {
+    fn add_compilations(&mut self, cs: &[Compilation]) {
+        for c in cs {
+            self.specialize += c.specialize;
+            self.passes += c.passes.total_time;
+            if let Some(t) = &c.codegen {
+                self.codegen += t.verify + t.lower;
+                self.cranelift += t.cranelift;
+            }
+        }
+    }
+
+    fn list(&self) -> [(&'static str, Duration); 6] {
+        [
+            ("parse", self.parse),
+            ("frontend", self.frontend),
+            ("specialize", self.specialize),
+            ("passes", self.passes),
+            ("codegen", self.codegen),
+            ("cranelift", self.cranelift),
+        ]
+    }
+}
+
+/// One way of calling the function again and again.
+enum Callee {
+    Script {
+        program: Box<Program>,
+        name: String,
+    },
+    Trace(Box<TracedProgram>, SourceFile),
+    Eager {
+        file: SourceFile,
+        ast: pyjit_syntax::ast::Module,
+        name: String,
+    },
+}
+
+impl Callee {
+    fn call(&mut self, args: Vec<Value>) -> Result<(), String> {
+        let mut sink = std::io::sink();
+        match self {
+            Callee::Script { program, name } => program
+                .call_with_output(name, args, &mut sink)
+                .map(|_| ())
+                .map_err(|e| match e {
+                    pyjit::CallError::Run(e) => e.render(),
+                    e => format!("error: {e}\n"),
+                }),
+            Callee::Trace(t, file) => t
+                .call_to(args, &mut sink)
+                .map(|_| ())
+                .map_err(|e| e.to_diagnostic().render(file)),
+            Callee::Eager { file, ast, name } => {
+                pyjit::traced::eval_function_to(file, ast, name, args, &mut sink)
+                    .map(|_| ())
+                    .map_err(|e| e.to_diagnostic().render(file))
+            }
+        }
+    }
+}
+
+/// The `q`-quantile of sorted `xs`, interpolated linearly (NumPy's default).
+fn quantile(xs: &[f64], q: f64) -> f64 {
+    if xs.is_empty() {
+        return 0.0;
+    }
+    let pos = q * (xs.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    xs[lo] + (xs[hi] - xs[lo]) * (pos - lo as f64)
+}
+
+/// A duration for people: ns, µs, ms or s with 3 significant digits or so.
+fn human(secs: f64) -> String {
+    if secs < 1e-6 {
+        format!("{:.0} ns", secs * 1e9)
+    } else if secs < 1e-3 {
+        format!("{:.2} µs", secs * 1e6)
+    } else if secs < 1.0 {
+        format!("{:.3} ms", secs * 1e3)
+    } else {
+        format!("{secs:.3} s")
+    }
+}
+
+fn fresh(args: &[Value]) -> Result<Vec<Value>, String> {
+    args.iter()
+        .map(|v| deep_clone(v).map_err(|e| e.message))
+        .collect()
+}
+
+pub fn run(args: &BenchArgs) -> u8 {
+    let mut args = args.clone();
+    if let Err(e) = take_trailing_options(&mut args) {
+        eprintln!("error: {e}");
+        return crate::EXIT_USAGE;
+    }
+    let opt = match args.opt.config() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return crate::EXIT_USAGE;
+        }
+    };
+    let file = match crate::run::read_source(&args.file) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let backend = match args.backend {
+        BackendArg::Native => Backend::Native,
+        BackendArg::Interp => Backend::Interp,
+    };
+    let mut phases = Phases::default();
+    let base = Path::new(".");
+    // Capture (and, scripted, compile the file).
+    let (mut callee, call_args, name) = match args.mode {
+        ModeArg::Script => {
+            let options = pyjit::Options {
+                backend,
+                opt: opt.clone(),
+                ..pyjit::Options::default()
+            };
+            let program = match Program::compile_with(file.clone(), options) {
+                Ok(p) => p,
+                Err(diags) => {
+                    for d in &diags {
+                        eprint!("{}", d.render(&file));
+                    }
+                    return crate::EXIT_PROGRAM_ERROR;
+                }
+            };
+            let t = program.frontend_times();
+            phases.parse = t.parse;
+            phases.frontend = t.frontend;
+            let fitted =
+                pyjit::run::pick_function(&program, args.function.as_deref()).and_then(|name| {
+                    pyjit::run::fit_call(&program, &name, &args.args, base).map(|a| (name, a))
+                });
+            let (name, call_args) = match fitted {
+                Ok(x) => x,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return crate::EXIT_USAGE;
+                }
+            };
+            (
+                Callee::Script {
+                    program: Box::new(program),
+                    name: name.clone(),
+                },
+                call_args,
+                name,
+            )
+        }
+        ModeArg::Trace | ModeArg::Eager => {
+            let t = Instant::now();
+            let ast = match pyjit_syntax::parse_module(&file) {
+                Ok(a) => a,
+                Err(diags) => {
+                    for d in &diags {
+                        eprint!("{}", d.render(&file));
+                    }
+                    return crate::EXIT_PROGRAM_ERROR;
+                }
+            };
+            phases.parse = t.elapsed();
+            let call = match dynamic_call(&file, &ast, args.function.as_deref(), &args.args, base) {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return crate::EXIT_USAGE;
+                }
+            };
+            let callee = if matches!(args.mode, ModeArg::Trace) {
+                Callee::Trace(
+                    Box::new(
+                        TracedProgram::new(
+                            file.clone(),
+                            ast,
+                            &call.name,
+                            TraceOptions::default(),
+                            backend,
+                        )
+                        .with_opt(opt.clone()),
+                    ),
+                    file.clone(),
+                )
+            } else {
+                Callee::Eager {
+                    file: file.clone(),
+                    ast,
+                    name: call.name.clone(),
+                }
+            };
+            (callee, call.args, call.name)
+        }
+    };
+
+    let timed_call = |callee: &mut Callee| -> Result<Duration, String> {
+        let a = fresh(&call_args)?;
+        let t = Instant::now();
+        callee.call(a)?;
+        Ok(t.elapsed())
+    };
+    let fail = |e: String| {
+        eprint!("{e}");
+        if !e.ends_with('\n') {
+            eprintln!();
+        }
+        crate::run::EXIT_RUNTIME_ERROR
+    };
+    // The first call: scripted, it compiles for the signature first (timed apart).
+    let mut first_compile = Duration::ZERO;
+    if let Callee::Script { program, name } = &callee {
+        let t = Instant::now();
+        let a = match fresh(&call_args) {
+            Ok(a) => a,
+            Err(e) => return fail(e),
+        };
+        if let Err(e) = program.prepare(name, &a) {
+            eprintln!("error: {name}(): {e}");
+            return crate::EXIT_PROGRAM_ERROR;
+        }
+        first_compile = t.elapsed();
+    }
+    let first = match timed_call(&mut callee) {
+        Ok(d) => d + first_compile,
+        Err(e) => return fail(e),
+    };
+    match &callee {
+        Callee::Script { program, .. } => phases.add_compilations(&program.compilations()),
+        Callee::Trace(t, _) => phases.add_compilations(&t.compilations()),
+        Callee::Eager { .. } => {}
+    }
+
+    // A progress bar when the rest should take more than a second (estimated from a second
+    // call, the first one having compiled).
+    let estimate = match timed_call(&mut callee) {
+        Ok(d) => d,
+        Err(e) => return fail(e),
+    };
+    let total = args.warmup + args.repeat;
+    let bar = (!args.json && estimate.as_secs_f64() * total as f64 > 1.0).then(|| {
+        let pb = indicatif::ProgressBar::new(total as u64);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{msg} [{bar:40}] {pos}/{len} calls, {eta} left",
+        ) {
+            pb.set_style(style.progress_chars("=> "));
+        }
+        pb.set_message(format!("bench {name}"));
+        pb
+    });
+    for _ in 0..args.warmup {
+        if let Err(e) = timed_call(&mut callee) {
+            return fail(e);
+        }
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    }
+    let mut samples = Vec::with_capacity(args.repeat);
+    for _ in 0..args.repeat {
+        match timed_call(&mut callee) {
+            Ok(d) => samples.push(d.as_secs_f64()),
+            Err(e) => return fail(e),
+        }
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    samples.sort_by(f64::total_cmp);
+    let min = samples[0];
+    let median = quantile(&samples, 0.5);
+    let (q1, q3) = (quantile(&samples, 0.25), quantile(&samples, 0.75));
+
+    let mode = match args.mode {
+        ModeArg::Script => "script",
+        ModeArg::Trace => "trace",
+        ModeArg::Eager => "eager",
+    };
+    let level = opt.level.to_string();
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        let compile: serde_json::Map<String, serde_json::Value> = phases
+            .list()
+            .iter()
+            .map(|(k, d)| (k.to_string(), serde_json::json!(ms(*d))))
+            .collect();
+        let line = serde_json::json!({
+            "file": args.file.display().to_string(),
+            "function": name,
+            "mode": mode,
+            "backend": backend.name(),
+            "opt": level,
+            "compile_ms": compile,
+            "first_call_ms": ms(first),
+            "warmup": args.warmup,
+            "repeat": args.repeat,
+            "min_ns": min * 1e9,
+            "median_ns": median * 1e9,
+            "q1_ns": q1 * 1e9,
+            "q3_ns": q3 * 1e9,
+            "iqr_ns": (q3 - q1) * 1e9,
+        });
+        let _ = writeln!(stdout, "{line}");
+        return 0;
+    }
+    let _ = writeln!(
+        stdout,
+        "bench {name}() --mode {mode} --backend {} {level}",
+        backend.name()
+    );
+    let compiled: Vec<String> = phases
+        .list()
+        .iter()
+        .filter(|(_, d)| !d.is_zero())
+        .map(|(k, d)| format!("{k} {}", human(d.as_secs_f64())))
+        .collect();
+    let _ = writeln!(
+        stdout,
+        "compile:    {}",
+        if compiled.is_empty() {
+            "nothing (eager evaluation)".to_string()
+        } else {
+            compiled.join(", ")
+        }
+    );
+    let what = match args.mode {
+        ModeArg::Script => "specialization and code generation for the signature included",
+        ModeArg::Trace => "tracing and compiling the trace included",
+        ModeArg::Eager => "eager evaluation",
+    };
+    let _ = writeln!(
+        stdout,
+        "first call: {} ({what})",
+        human(first.as_secs_f64())
+    );
+    let _ = writeln!(
+        stdout,
+        "steady:     min {}, median {}, IQR {} ({} .. {}) over {} calls after {} warm-up",
+        human(min),
+        human(median),
+        human(q3 - q1),
+        human(q1),
+        human(q3),
+        args.repeat,
+        args.warmup + 1
+    );
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quantile;
+
+    #[test]
+    fn quantiles_interpolate_like_numpy() {
+        let xs = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(quantile(&xs, 0.5), 2.5);
+        assert_eq!(quantile(&xs, 0.25), 1.75);
+        assert_eq!(quantile(&xs, 0.75), 3.25);
+        assert_eq!(quantile(&[7.0], 0.25), 7.0);
+    }
+}
