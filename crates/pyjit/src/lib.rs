@@ -33,6 +33,9 @@ mod program;
 pub mod run;
 pub mod traced;
 
+/// The ndarray crate tensors are built on (`Tensor::from_array`, `Tensor::to_array`), so that
+/// users need no ndarray dependency of their own (nor one of a different version).
+pub use ndarray;
 pub use program::{
     ArgKey, Backend, CallError, Compilation, FrontendTimes, Options, Program, RunError,
     SPECIALIZED_SUFFIX, Signature, static_type, static_type_with, user_facing_name,
@@ -47,4 +50,9 @@ pub use pyjit_ir::Type;
 pub use pyjit_opt as opt;
 /// The runtime (tensors, `.npy`/`.npz` I/O), for tools built on the facade.
 pub use pyjit_runtime as runtime;
+
+/// The Rust examples of the user's guide (docs/guide.md) run as doctests of this crate.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/guide.md")]
+pub struct UsersGuide;
 pub use pyjit_syntax::{Diagnostic, SourceFile, Span};
