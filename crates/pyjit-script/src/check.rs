@@ -50,6 +50,19 @@ struct Checker<'o> {
     src: &'o str,
 }
 
+/// For a construct tracing accepts (the tracer evaluates it as Python would): adds to the help
+/// that `--mode trace` runs the function as it is.
+pub(crate) fn traceable(d: Diagnostic, what: &str) -> Diagnostic {
+    let tip = format!(
+        "or trace the function instead of scripting it (`--mode trace`): tracing evaluates {what} as Python does and records only the tensor operations"
+    );
+    let help = match &d.help {
+        Some(h) => format!("{h}; {tip}"),
+        None => tip,
+    };
+    d.with_help(help)
+}
+
 fn err(msg: impl Into<String>, span: Span, label: &str, help: &str) -> Diagnostic {
     let d = Diagnostic::error(msg).with_primary(span, label);
     if help.is_empty() {
@@ -91,7 +104,7 @@ impl Checker<'_> {
     fn stmt_inner(&mut self, s: &Stmt) {
         match &s.kind {
             StmtKind::FunctionDef(def) => {
-                self.push(err(
+                self.push(traceable(err(
                     format!(
                         "nested function definition `{}` is not supported",
                         def.name.name
@@ -102,13 +115,16 @@ impl Checker<'_> {
                         "move `{}` to module level and pass the values it uses as parameters",
                         def.name.name
                     ),
-                ));
+                ), "nested functions"));
             }
-            StmtKind::ClassDef(c) => self.push(err(
-                format!("class definition `{}` is not supported", c.name.name),
-                c.name.span,
-                "class defined here",
-                "write the methods as module-level functions that take the fields as parameters",
+            StmtKind::ClassDef(c) => self.push(traceable(
+                err(
+                    format!("class definition `{}` is not supported", c.name.name),
+                    c.name.span,
+                    "class defined here",
+                    "write the methods as module-level functions that take the fields as parameters",
+                ),
+                "classes",
             )),
             StmtKind::Return(v) => {
                 if let Some(v) = v {
@@ -178,11 +194,14 @@ impl Checker<'_> {
                 self.block(orelse, false);
             }
             StmtKind::With { items, body, .. } => {
-                self.push(err(
-                    "`with` statements are not supported",
-                    head_span(s, "with"),
-                    "`with` statement",
-                    "remove the `with` line and keep its body (`torch.no_grad()` has no effect here: there is no autograd)",
+                self.push(traceable(
+                    err(
+                        "`with` statements are not supported",
+                        head_span(s, "with"),
+                        "`with` statement",
+                        "remove the `with` line and keep its body (`torch.no_grad()` has no effect here: there is no autograd)",
+                    ),
+                    "`with`",
                 ));
                 for it in items {
                     self.expr(&it.context, false);
@@ -209,11 +228,14 @@ impl Checker<'_> {
                 }
             }
             StmtKind::Try { body, .. } => {
-                self.push(err(
-                    "`try` statements are not supported",
-                    head_span(s, "try"),
-                    "`try` statement",
-                    "errors cannot be caught in compiled code; test the condition with `if` before the operation",
+                self.push(traceable(
+                    err(
+                        "`try` statements are not supported",
+                        head_span(s, "try"),
+                        "`try` statement",
+                        "errors cannot be caught in compiled code; test the condition with `if` before the operation",
+                    ),
+                    "`try`/`except`",
                 ));
                 self.block(body, false);
             }
@@ -247,11 +269,14 @@ impl Checker<'_> {
                 "`nonlocal` declaration",
                 "pass the value as a parameter and return its new value",
             )),
-            StmtKind::Del(_) => self.push(err(
-                "`del` statements are not supported",
-                s.span,
-                "`del` statement",
-                "remove it: values are freed automatically once they are no longer used",
+            StmtKind::Del(_) => self.push(traceable(
+                err(
+                    "`del` statements are not supported",
+                    s.span,
+                    "`del` statement",
+                    "remove it: values are freed automatically once they are no longer used",
+                ),
+                "`del`",
             )),
             StmtKind::Expr(e) => {
                 // A bare string statement is a comment-like no-op (a docstring-style note).
@@ -426,11 +451,14 @@ impl Checker<'_> {
                     self.expr(p, false);
                 }
             }
-            ExprKind::Lambda { .. } => self.push(err(
-                "lambda expressions are not supported",
-                e.span,
-                "lambda",
-                "define a module-level function with `def` and call it by name",
+            ExprKind::Lambda { .. } => self.push(traceable(
+                err(
+                    "lambda expressions are not supported",
+                    e.span,
+                    "lambda",
+                    "define a module-level function with `def` and call it by name",
+                ),
+                "lambdas",
             )),
             ExprKind::ListComp { .. } => self.push(err(
                 "list comprehensions are not supported",

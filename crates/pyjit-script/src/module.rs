@@ -151,13 +151,14 @@ pub fn analyze<'a>(module: &'a Module, out: &mut Vec<Diagnostic>) -> ModuleInfo<
                     .insert(def.name.name.clone(), info.functions.len());
                 info.functions.push(def);
             }
-            StmtKind::ClassDef(c) => out.push(
+            StmtKind::ClassDef(c) => out.push(crate::check::traceable(
                 Diagnostic::error(format!("class definition `{}` is not supported", c.name.name))
                     .with_primary(c.name.span, "class defined here")
                     .with_help(
                         "write the methods as module-level functions that take the fields as parameters",
                     ),
-            ),
+                "classes",
+            )),
             StmtKind::Assign { targets, value, .. } => {
                 for t in targets {
                     if let ExprKind::Name(n) = &t.kind {

@@ -253,6 +253,7 @@ impl TracedProgram {
         };
         self.stats.traces += 1;
         self.warnings.extend(trace.warnings.iter().cloned());
+        self.warnings.extend(unrolled_loop_warning(&trace));
         let options = Options {
             backend: self.backend,
             opt: self.opt.clone(),
@@ -401,6 +402,36 @@ fn from_interp(e: InterpError) -> TraceError {
         call_stack: e.call_stack.into_iter().map(|c| c.span).collect(),
         from_tensor_op: false,
     }
+}
+
+/// How many copies of one source operation make a trace worth a warning: tracing unrolls loops,
+/// and a few thousand iterations make both the tracing and the compiled code slow.
+pub const UNROLL_WARNING: usize = 2000;
+
+/// A warning when trace `t` holds more than [`UNROLL_WARNING`] copies of one source operation,
+/// at the operation recorded most often.
+fn unrolled_loop_warning(t: &Trace) -> Option<Diagnostic> {
+    let f = t.module.func(t.func);
+    let mut counts: std::collections::HashMap<Span, usize> = std::collections::HashMap::new();
+    for op in f.all_ops() {
+        let d = f.op(op);
+        if matches!(d.kind, OpKind::Tensor(_)) && !d.span.is_empty() {
+            *counts.entry(d.span).or_default() += 1;
+        }
+    }
+    let (&span, &n) = counts
+        .iter()
+        .max_by_key(|(s, n)| (**n, std::cmp::Reverse(**s)))?;
+    (n > UNROLL_WARNING).then(|| {
+        Diagnostic::warning(format!(
+            "the trace unrolled a loop: it holds {n} copies of this operation ({} ops in all), one per iteration",
+            f.all_ops().len()
+        ))
+        .with_primary(span, format!("recorded {n} times"))
+        .with_help(
+            "scripting keeps this loop as one loop, whatever its trip count: try `--mode script`",
+        )
+    })
 }
 
 /// Whether any function of the trace's module writes a tensor in place or mutates a list.
@@ -625,6 +656,31 @@ mod tests {
         let r = f.call_to(vec![t(&[0.5]), Value::Int(3)], &mut out).unwrap();
         assert_eq!(vals(&r), vec![3.5]);
         assert_eq!(f.stats.hits, 1);
+    }
+
+    #[test]
+    fn a_trace_that_unrolls_thousands_of_iterations_says_so() {
+        let src = "def f(x, n: int):\n    for i in range(n):\n        x = x + 1\n    return x\n";
+        let file = SourceFile::new("t.py", src);
+        for (n, warned) in [(UNROLL_WARNING, false), (UNROLL_WARNING + 1, true)] {
+            let mut f = TracedProgram::from_source(
+                file.clone(),
+                "f",
+                TraceOptions::default(),
+                Backend::Interp,
+            )
+            .expect("parses");
+            let r = f.call_to(vec![t(&[0.0]), Value::Int(n as i64)], &mut Vec::new());
+            assert_eq!(vals(&r.unwrap()), vec![n as f32]);
+            let w: Vec<String> = f.warnings.iter().map(|w| w.render(&file)).collect();
+            let hit = w.iter().find(|w| w.contains("the trace unrolled a loop"));
+            assert_eq!(hit.is_some(), warned, "{n}: {w:?}");
+            if let Some(w) = hit {
+                assert!(w.contains(&format!("holds {n} copies")), "{w}");
+                assert!(w.contains("t.py:3:13"), "at the loop body's op: {w}");
+                assert!(w.contains("try `--mode script`"), "{w}");
+            }
+        }
     }
 
     #[test]
