@@ -1,26 +1,109 @@
 //! `cargo xtask`: the project's chores, written in Rust so they run wherever cargo does.
 //!
+//! - `cargo xtask test`             README's test command, what `.ci/run` runs: `cargo test
+//!   --workspace`, then the Python package's pytest suite (see [`python_tests`]).
+//! - `cargo xtask pytest [ARGS...]` only the Python half (ARGS go to pytest).
 //! - `cargo xtask bench [ARGS...]`  runs the criterion benches (`cargo bench -p pyjit-benches`).
 //! - `cargo xtask bless [ARGS...]`  re-runs the tests with insta snapshots re-blessed
 //!   (`INSTA_UPDATE=always`, `INSTA_FORCE_PASS=1`) and IR file-test expectations rewritten
 //!   (`PYJIT_BLESS=1`). Review the diff before committing.
-//! - `cargo xtask ci`               runs what `.ci/run` runs.
+//! - `cargo xtask ci`               the same as `test`.
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string()))
 }
 
-fn run(mut cmd: Command) -> ExitCode {
+/// Runs `cmd`; `Err(exit code)` unless it succeeds.
+fn status(mut cmd: Command) -> Result<(), u8> {
     eprintln!("xtask: running {cmd:?}");
     match cmd.status() {
-        Ok(s) if s.success() => ExitCode::SUCCESS,
-        Ok(s) => ExitCode::from(s.code().unwrap_or(1).clamp(1, 255) as u8),
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(s.code().unwrap_or(1).clamp(1, 255) as u8),
         Err(e) => {
-            eprintln!("xtask: could not start cargo: {e}");
-            ExitCode::FAILURE
+            eprintln!("xtask: could not start {:?}: {e}", cmd.get_program());
+            Err(1)
         }
+    }
+}
+
+fn run(cmd: Command) -> ExitCode {
+    match status(cmd) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(c) => ExitCode::from(c),
+    }
+}
+
+/// The workspace root (xtask lives in `ROOT/xtask`).
+fn root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
+}
+
+/// The Python package's tests, in a virtual environment of their own:
+///
+/// 1. the venv is `$PYJIT_VENV`, or `target/pyjit-venv`; it is created (with `$PYJIT_PYTHON`,
+///    default `python3`, `-m venv`) when absent, and `maturin`, `pytest` and `numpy` are
+///    installed into it with its pip from the package index when any is missing;
+/// 2. `maturin develop` builds `crates/pyjit-py` into it (the workspace's target directory, so
+///    the compiler crates already built for `cargo test` are reused);
+/// 3. pytest runs `crates/pyjit-py/tests`. Its exit status 5 ("no tests collected") is a
+///    failure like any other non-zero status. torch tests skip when torch is not importable.
+fn python_tests(pytest_args: &[String]) -> Result<(), u8> {
+    let root = root();
+    let venv = std::env::var_os("PYJIT_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target").join("pyjit-venv"));
+    let bin = venv.join(if cfg!(windows) { "Scripts" } else { "bin" });
+    let python = bin.join(if cfg!(windows) {
+        "python.exe"
+    } else {
+        "python"
+    });
+    if !python.exists() {
+        let base = std::env::var("PYJIT_PYTHON").unwrap_or_else(|_| "python3".to_string());
+        let mut c = Command::new(base);
+        c.arg("-m").arg("venv").arg(&venv);
+        status(c)?;
+    }
+    let mut probe = Command::new(&python);
+    probe.args(["-c", "import maturin, pytest, numpy"]);
+    let ready = probe.output().map(|o| o.status.success()).unwrap_or(false);
+    if !ready {
+        let mut c = Command::new(&python);
+        c.args([
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "maturin>=1.9,<2",
+            "pytest",
+            "numpy",
+        ]);
+        status(c)?;
+    }
+    let mut build = Command::new(bin.join("maturin"));
+    build
+        .arg("develop")
+        .arg("--manifest-path")
+        .arg(root.join("crates/pyjit-py/Cargo.toml"))
+        .env("VIRTUAL_ENV", &venv)
+        .env_remove("CONDA_PREFIX");
+    status(build)?;
+    let mut pytest = Command::new(&python);
+    pytest
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .arg(root.join("crates/pyjit-py/tests"))
+        .args(pytest_args)
+        .current_dir(&root);
+    match status(pytest) {
+        Err(5) => {
+            eprintln!("xtask: pytest collected no tests: that is a failure");
+            Err(5)
+        }
+        r => r,
     }
 }
 
@@ -45,13 +128,20 @@ fn main() -> ExitCode {
                 .env("PYJIT_BLESS", "1");
             run(c)
         }
-        "ci" => {
+        "test" | "ci" => {
             let mut c = cargo();
             c.args(["test", "--workspace"]);
-            run(c)
+            match status(c).and_then(|()| python_tests(&[])) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(code) => ExitCode::from(code),
+            }
         }
+        "pytest" => match python_tests(rest) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(code) => ExitCode::from(code),
+        },
         _ => {
-            eprintln!("usage: cargo xtask <bench|bless|ci> [ARGS...]");
+            eprintln!("usage: cargo xtask <test|pytest|bench|bless|ci> [ARGS...]");
             if task == "help" {
                 ExitCode::SUCCESS
             } else {

@@ -27,6 +27,7 @@
 //! assert_eq!(pyjit::output::display(&y), "tensor([2., 3.])");
 //! ```
 
+pub mod api;
 pub mod args;
 pub mod output;
 mod program;

@@ -179,6 +179,17 @@ impl TracedProgram {
         self.entries.get(i).map(|e| e.program.options().backend)
     }
 
+    /// The program of the newest trace recorded for arguments of the structure of `args` (the
+    /// one a call with them tries first), and its entry function's name; guards are not checked.
+    pub fn program_for(&self, args: &[Value]) -> Option<(&Program, &str)> {
+        let key = signature_key(args);
+        self.entries
+            .iter()
+            .rev()
+            .find(|e| !self.opts.guards || e.trace.key == key)
+            .map(|e| (&e.program, e.entry.as_str()))
+    }
+
     /// Calls the function, printing to stdout.
     pub fn call(&mut self, args: Vec<Value>) -> Result<Value, TraceError> {
         self.call_to(args, &mut std::io::stdout())

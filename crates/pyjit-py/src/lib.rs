@@ -1,0 +1,506 @@
+//! `pyjit._pyjit`: the extension module behind the `pyjit` Python package.
+//!
+//! A thin layer over [`pyjit::api`]: Python values in and out, one Python exception per
+//! [`Error`], and the GIL released while compiled code runs. The Python half
+//! (`python/pyjit/__init__.py`) finds a function's source (and the module-level functions,
+//! constants and imports it uses) and calls [`script`] / [`trace`] here.
+//!
+//! Arrays: a returned tensor becomes a NumPy array whose data *is* the runtime's buffer (its
+//! `base` is a `RuntimeBuffer` that keeps the buffer alive) — no copy, any strides. A NumPy
+//! argument of dtype float32/float64/int32/int64/bool is read into a runtime tensor; torch CPU
+//! tensors go through `Tensor.numpy()` (shared memory) the same way, and a call with a torch
+//! argument returns torch tensors (`torch.from_numpy`, shared memory).
+
+use numpy::npyffi::{self, NPY_ARRAY_WRITEABLE, PY_ARRAY_API, npy_intp};
+use numpy::{
+    PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
+};
+use pyjit::api::{CompileOptions, Error, Function, Source, TraceConfig, Value};
+use pyjit::runtime::{DType, Tensor};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+use std::os::raw::c_int;
+
+create_exception!(
+    pyjit,
+    CompileError,
+    PyRuntimeError,
+    "The function does not compile. `str(e)` is every diagnostic, rendered with file:line:col, the source line and a caret; `e.diagnostics` lists them one by one."
+);
+create_exception!(
+    pyjit,
+    TracingCheckError,
+    PyException,
+    "`check_inputs` traced a different graph than the example inputs (as torch.jit.trace's TracingCheckError)."
+);
+
+/// A compiled function: call it like the Python function it was made from.
+#[pyclass(frozen, module = "pyjit", name = "Function")]
+struct PyFunction {
+    f: Function,
+}
+
+/// Keeps a runtime tensor's buffer alive for the NumPy arrays that view it (their `base`).
+#[pyclass(frozen, module = "pyjit")]
+struct RuntimeBuffer {
+    tensor: Tensor,
+}
+
+#[pymethods]
+impl RuntimeBuffer {
+    /// The address of the runtime buffer's first viewed element (for tests of zero-copy).
+    #[getter]
+    fn data_ptr(&self) -> usize {
+        self.tensor.raw_view().data as usize
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "RuntimeBuffer(dtype={}, shape={:?})",
+            self.tensor.dtype().name(),
+            self.tensor.shape()
+        )
+    }
+}
+
+/// Whether a call's arguments included torch tensors (then results are torch tensors).
+#[derive(Default)]
+struct Spelling {
+    torch: bool,
+}
+
+#[pymethods]
+impl PyFunction {
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let mut spelling = Spelling::default();
+        let (args, kwargs) = convert_args(args, kwargs, &mut spelling)?;
+        let mut printed = Vec::new();
+        let r = py.detach(|| self.f.call_with_output(args, kwargs, &mut printed));
+        write_stdout(py, &printed)?;
+        match r {
+            Ok(v) => to_py(py, v, &spelling),
+            Err(e) => Err(to_pyerr(py, e)),
+        }
+    }
+
+    /// The function's name.
+    #[getter]
+    fn __name__(&self) -> &str {
+        self.f.name()
+    }
+
+    /// The generic IR: one graph for every signature (traced: every trace so far).
+    #[getter]
+    fn graph(&self) -> String {
+        self.f.graph()
+    }
+
+    /// The signatures compiled so far, oldest first.
+    #[getter]
+    fn signatures(&self) -> Vec<String> {
+        self.f.signatures()
+    }
+
+    /// Whether the function was traced (`pyjit.trace`) rather than scripted.
+    #[getter]
+    fn traced(&self) -> bool {
+        self.f.is_traced()
+    }
+
+    /// TracerWarnings of the traces recorded so far.
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.f.warnings()
+    }
+
+    /// The IR a call with these arguments runs: specialized for their signature and optimized.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn inspect_ir(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<String> {
+        let (args, kwargs) = convert_args(args, kwargs, &mut Spelling::default())?;
+        py.detach(|| self.f.inspect_ir(args, kwargs))
+            .map_err(|e| to_pyerr(py, e))
+    }
+
+    /// The machine code of a call with these arguments.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn inspect_asm(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<String> {
+        let (args, kwargs) = convert_args(args, kwargs, &mut Spelling::default())?;
+        py.detach(|| self.f.inspect_asm(args, kwargs))
+            .map_err(|e| to_pyerr(py, e))
+    }
+
+    fn __repr__(&self) -> String {
+        let how = if self.f.is_traced() {
+            "traced"
+        } else {
+            "scripted"
+        };
+        format!("<pyjit.Function {} ({how})>", self.f.name())
+    }
+}
+
+type Args = (Vec<Value>, Vec<(String, Value)>);
+
+fn convert_args(
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+    spelling: &mut Spelling,
+) -> PyResult<Args> {
+    let mut a = Vec::with_capacity(args.len());
+    for x in args.iter() {
+        a.push(to_value(&x, spelling)?);
+    }
+    let mut kw = Vec::new();
+    if let Some(d) = kwargs {
+        for (k, v) in d.iter() {
+            kw.push((k.extract::<String>()?, to_value(&v, spelling)?));
+        }
+    }
+    Ok((a, kw))
+}
+
+/// A Python value as an API value.
+fn to_value(obj: &Bound<'_, PyAny>, spelling: &mut Spelling) -> PyResult<Value> {
+    if obj.is_none() {
+        return Ok(Value::None);
+    }
+    // bool before int: Python's bool is an int.
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return obj.extract::<i64>().map(Value::Int).map_err(|_| {
+            PyRuntimeError::new_err(format!(
+                "Overflow when unpacking long: {} does not fit a 64-bit int",
+                obj.str().map(|s| s.to_string()).unwrap_or_default()
+            ))
+        });
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        return Ok(Value::Float(f.value()));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Value::Str(s.extract::<String>()?));
+    }
+    if let Ok(arr) = obj.cast::<PyUntypedArray>() {
+        return tensor_from_numpy(arr).map(Value::Tensor);
+    }
+    if let Ok(l) = obj.cast::<PyList>() {
+        let mut items = Vec::with_capacity(l.len());
+        for x in l.iter() {
+            items.push(to_value(&x, spelling)?);
+        }
+        return Ok(Value::List(items));
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        let mut items = Vec::with_capacity(t.len());
+        for x in t.iter() {
+            items.push(to_value(&x, spelling)?);
+        }
+        return Ok(Value::Tuple(items));
+    }
+    let ty = obj.get_type();
+    let module: String = ty
+        .getattr("__module__")
+        .and_then(|m| m.extract())
+        .unwrap_or_default();
+    let tyname = ty.name().map(|n| n.to_string()).unwrap_or_default();
+    if module == "torch" && tyname == "dtype" {
+        let s = obj.str()?.to_string();
+        return DType::from_name(&s)
+            .map(Value::DType)
+            .ok_or_else(|| PyTypeError::new_err(format!("pyjit does not support the dtype {s}")));
+    }
+    if module.starts_with("torch") && obj.hasattr("__torch_function__")? {
+        // A torch tensor (or Parameter): its CPU data as a NumPy array sharing the memory.
+        let device: String = obj.getattr("device")?.getattr("type")?.extract()?;
+        if device != "cpu" {
+            return Err(PyTypeError::new_err(format!(
+                "pyjit runs on the CPU; move the tensor there first (.cpu()); it is on `{device}`"
+            )));
+        }
+        spelling.torch = true;
+        let arr = obj.call_method0("detach")?.call_method0("numpy")?;
+        return tensor_from_numpy(arr.cast::<PyUntypedArray>()?).map(Value::Tensor);
+    }
+    if module == "numpy" && (tyname == "dtype" || tyname.starts_with("dtype[")) {
+        let s = obj.str()?.to_string();
+        return DType::from_name(&s)
+            .map(Value::DType)
+            .ok_or_else(|| PyTypeError::new_err(format!("pyjit does not support the dtype {s}")));
+    }
+    if module == "numpy" && obj.hasattr("item")? && obj.hasattr("dtype")? {
+        // A NumPy scalar (np.float32(1.5), np.int64(3)): its Python value.
+        return to_value(&obj.call_method0("item")?, spelling);
+    }
+    Err(PyTypeError::new_err(format!(
+        "pyjit cannot pass a value of type `{module}.{tyname}`: it takes NumPy arrays, torch CPU tensors, int, float, bool, str, None, dtypes, and lists and tuples of them"
+    )))
+}
+
+/// A NumPy array as a runtime tensor (its elements read into a runtime buffer).
+fn tensor_from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
+    let py = arr.py();
+    let dt = arr.dtype();
+    macro_rules! read {
+        ($t:ty) => {
+            if dt.is_equiv_to(&numpy::dtype::<$t>(py)) {
+                let a = arr.cast::<PyArrayDyn<$t>>()?;
+                let ro = a
+                    .try_readonly()
+                    .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+                return Ok(Tensor::from_array(ro.as_array().to_owned()));
+            }
+        };
+    }
+    read!(f32);
+    read!(f64);
+    read!(i64);
+    read!(i32);
+    read!(bool);
+    Err(PyTypeError::new_err(format!(
+        "pyjit tensors are float32, float64, int32, int64 or bool; this array is {} (convert it with .astype(...))",
+        dt.str()?
+    )))
+}
+
+/// A runtime tensor as a NumPy array viewing the runtime's buffer.
+fn tensor_to_numpy<'py>(py: Python<'py>, t: Tensor) -> PyResult<Bound<'py, PyAny>> {
+    let descr = match t.dtype() {
+        DType::Bool => numpy::dtype::<bool>(py),
+        DType::Int32 => numpy::dtype::<i32>(py),
+        DType::Int64 => numpy::dtype::<i64>(py),
+        DType::Float32 => numpy::dtype::<f32>(py),
+        DType::Float64 => numpy::dtype::<f64>(py),
+    };
+    let elem = t.dtype().size_of() as npy_intp;
+    let mut dims: Vec<npy_intp> = t.shape().iter().map(|&d| d as npy_intp).collect();
+    let mut strides: Vec<npy_intp> = t.strides().iter().map(|&s| s as npy_intp * elem).collect();
+    // An expanded view (stride 0) aliases one element many times: read-only, as NumPy's own
+    // broadcast_to makes it.
+    let aliased = t
+        .strides()
+        .iter()
+        .zip(t.shape())
+        .any(|(&s, &d)| s == 0 && d > 1);
+    let flags: c_int = if aliased { 0 } else { NPY_ARRAY_WRITEABLE };
+    let data = t.raw_view().data;
+    let base = Bound::new(py, RuntimeBuffer { tensor: t })?;
+    // SAFETY: `data`, `dims` and `strides` describe a view inside the tensor's storage, which is
+    // allocated once and never moves; `base` (set below) owns a clone of the tensor, so the
+    // storage outlives the array. NewFromDescr steals the descriptor reference into_dtype_ptr
+    // gives it; SetBaseObject steals the reference to `base`.
+    unsafe {
+        let arr = PY_ARRAY_API.PyArray_NewFromDescr(
+            py,
+            npyffi::get_type_object(py, npyffi::NpyTypes::PyArray_Type),
+            descr.into_dtype_ptr(),
+            dims.len() as c_int,
+            dims.as_mut_ptr(),
+            strides.as_mut_ptr(),
+            data.cast(),
+            flags,
+            std::ptr::null_mut(),
+        );
+        if arr.is_null() {
+            return Err(PyErr::fetch(py));
+        }
+        let arr = Bound::from_owned_ptr(py, arr);
+        if PY_ARRAY_API.PyArray_SetBaseObject(py, arr.as_ptr().cast(), base.into_ptr()) != 0 {
+            return Err(PyErr::fetch(py));
+        }
+        Ok(arr)
+    }
+}
+
+/// An API value as a Python value: tensors as NumPy arrays (torch tensors for the torch
+/// spelling), containers element-wise.
+fn to_py(py: Python<'_>, v: Value, spelling: &Spelling) -> PyResult<Py<PyAny>> {
+    Ok(match v {
+        Value::None => py.None(),
+        Value::Bool(b) => PyBool::new(py, b).to_owned().into_any().unbind(),
+        Value::Int(i) => i.into_pyobject(py)?.into_any().unbind(),
+        Value::Float(x) => PyFloat::new(py, x).into_any().unbind(),
+        Value::Str(s) => PyString::new(py, &s).into_any().unbind(),
+        Value::DType(d) => {
+            if spelling.torch {
+                py.import("torch")?.getattr(d.name())?.unbind()
+            } else {
+                py.import("numpy")?
+                    .getattr("dtype")?
+                    .call1((d.name(),))?
+                    .unbind()
+            }
+        }
+        Value::Tensor(t) => {
+            let arr = tensor_to_numpy(py, t)?;
+            if spelling.torch {
+                let torch = py.import("torch")?;
+                let writeable: bool = arr.getattr("flags")?.getattr("writeable")?.extract()?;
+                // torch.from_numpy warns on read-only arrays; a broadcast result is copied.
+                let arr = if writeable {
+                    arr
+                } else {
+                    arr.call_method0("copy")?
+                };
+                torch.getattr("from_numpy")?.call1((arr,))?.unbind()
+            } else {
+                arr.unbind()
+            }
+        }
+        Value::List(items) => {
+            let l = PyList::empty(py);
+            for x in items {
+                l.append(to_py(py, x, spelling)?)?;
+            }
+            l.into_any().unbind()
+        }
+        Value::Tuple(items) => {
+            let xs = items
+                .into_iter()
+                .map(|x| to_py(py, x, spelling))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyTuple::new(py, xs)?.into_any().unbind()
+        }
+    })
+}
+
+/// The Python exception for `e`: PyTorch's class (a builtin), `CompileError` or
+/// `TracingCheckError`; the message is the rendered diagnostic.
+fn to_pyerr(py: Python<'_>, e: Error) -> PyErr {
+    let msg = e.to_string();
+    match &e {
+        Error::Compile(diags) => {
+            let err = CompileError::new_err(msg);
+            let _ = err.value(py).setattr("diagnostics", diags.clone());
+            err
+        }
+        Error::TraceCheck(_) => TracingCheckError::new_err(msg),
+        _ => {
+            let class = e.python_class();
+            let builtin = py
+                .import("builtins")
+                .and_then(|b| b.getattr(class))
+                .ok()
+                .and_then(|c| c.cast_into::<PyType>().ok())
+                .filter(|c| {
+                    c.is_subclass_of::<pyo3::exceptions::PyBaseException>()
+                        .unwrap_or(false)
+                });
+            match builtin {
+                Some(c) => PyErr::from_type(c, msg),
+                // A class Python has no builtin for: RuntimeError, naming it.
+                None => PyRuntimeError::new_err(format!("{class}: {msg}")),
+            }
+        }
+    }
+}
+
+/// Writes what the program printed to Python's `sys.stdout` (so capture and redirection work).
+fn write_stdout(py: Python<'_>, bytes: &[u8]) -> PyResult<()> {
+    if bytes.is_empty() {
+        return Ok(());
+    }
+    let out = py.import("sys")?.getattr("stdout")?;
+    out.call_method1("write", (String::from_utf8_lossy(bytes),))?;
+    Ok(())
+}
+
+fn compile_options(interpreter: bool) -> CompileOptions {
+    CompileOptions {
+        backend: if interpreter {
+            pyjit::Backend::Interp
+        } else {
+            pyjit::Backend::Native
+        },
+        ..CompileOptions::default()
+    }
+}
+
+/// Scripts function `name` of `source` (whose first line is line `first_line` of `filename`).
+#[pyfunction]
+#[pyo3(signature = (source, filename, first_line, name, interpreter = false))]
+fn script(
+    py: Python<'_>,
+    source: &str,
+    filename: &str,
+    first_line: u32,
+    name: &str,
+    interpreter: bool,
+) -> PyResult<PyFunction> {
+    let src = Source::new(filename, source).at_line(first_line);
+    let opts = compile_options(interpreter);
+    py.detach(|| Function::script(&src, name, &opts))
+        .map(|f| PyFunction { f })
+        .map_err(|e| to_pyerr(py, e))
+}
+
+/// Traces function `name` of `source` on `example_inputs` (a tuple of arguments).
+#[pyfunction]
+#[pyo3(signature = (source, filename, first_line, name, example_inputs, check_inputs = None, guards = true, interpreter = false))]
+#[allow(clippy::too_many_arguments)]
+fn trace(
+    py: Python<'_>,
+    source: &str,
+    filename: &str,
+    first_line: u32,
+    name: &str,
+    example_inputs: &Bound<'_, PyTuple>,
+    check_inputs: Option<&Bound<'_, PyList>>,
+    guards: bool,
+    interpreter: bool,
+) -> PyResult<PyFunction> {
+    let src = Source::new(filename, source).at_line(first_line);
+    let mut spelling = Spelling::default();
+    let (inputs, _) = convert_args(example_inputs, None, &mut spelling)?;
+    let mut checks = Vec::new();
+    if let Some(sets) = check_inputs {
+        for set in sets.iter() {
+            let set = set.cast::<PyTuple>().map_err(|_| {
+                PyTypeError::new_err("check_inputs must be a list of tuples of arguments")
+            })?;
+            checks.push(convert_args(set, None, &mut spelling)?.0);
+        }
+    }
+    let config = TraceConfig {
+        guards,
+        check_inputs: checks,
+        compile: compile_options(interpreter),
+    };
+    let mut printed = Vec::new();
+    // The tracing run's prints: as torch.jit.trace, the function runs once.
+    let r = py.detach(|| Function::trace_with_output(&src, name, inputs, &config, &mut printed));
+    write_stdout(py, &printed)?;
+    r.map(|f| PyFunction { f }).map_err(|e| to_pyerr(py, e))
+}
+
+#[pymodule]
+fn _pyjit(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("CompileError", py.get_type::<CompileError>())?;
+    m.add("TracingCheckError", py.get_type::<TracingCheckError>())?;
+    m.add_class::<PyFunction>()?;
+    m.add_class::<RuntimeBuffer>()?;
+    m.add_function(wrap_pyfunction!(script, m)?)?;
+    m.add_function(wrap_pyfunction!(trace, m)?)?;
+    Ok(())
+}

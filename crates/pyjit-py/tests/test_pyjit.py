@@ -1,0 +1,419 @@
+"""The pyjit package: scripting and tracing from Python, every argument kind, the exception
+classes, threads, zero-copy results and inspection. Run by `cargo xtask test`."""
+
+from __future__ import annotations
+
+import inspect
+import threading
+
+import numpy as np
+import pytest
+
+import pyjit
+
+from typing import List, Optional, Tuple
+
+# Functions compiled by the tests. They live at module level so that pyjit finds their source
+# (and the helpers and constants they use) in this file.
+
+EPS = 0.5
+
+
+def helper(x):
+    return x + EPS
+
+
+def uses_helper(x, n: int = 2):
+    return helper(x) * n
+
+
+def cond(x, threshold: float):
+    if x.sum() > threshold:
+        return x * 2
+    return x + 1
+
+
+def pick(x, i: int):
+    return x[i]
+
+
+def add(x, y):
+    return x + y
+
+
+def int_div(a: int, b: int) -> int:
+    return a // b
+
+
+def checked(n: int) -> int:
+    assert n >= 0, "n must be non-negative"
+    return n
+
+
+def raises(kind: int) -> int:
+    if kind == 0:
+        raise ValueError("bad value")
+    if kind == 1:
+        raise TypeError("bad type")
+    if kind == 2:
+        raise RuntimeError("bad state")
+    return kind
+
+
+def scalars(a: int, b: float, c: bool) -> Tuple[float, bool]:
+    return a * b, not c
+
+
+def total(xs: List[float]) -> float:
+    s = 0.0
+    for v in xs:
+        s += v
+    return s
+
+
+def stack_sum(xs: List[Tensor]) -> Tensor:  # noqa: F821 (pyjit binds Tensor)
+    out = xs[0]
+    for i in range(1, len(xs)):
+        out = out + xs[i]
+    return out
+
+
+def maybe(x, y: Optional[float] = None):
+    if y is None:
+        return x
+    return x * y
+
+
+def pair(t: Tuple[int, float]) -> float:
+    return t[0] + t[1]
+
+
+def bump(x):
+    x.add_(1.0)
+    return x
+
+
+def transpose(x):
+    return x.t()
+
+
+def talk(n: int) -> int:
+    print("n is", n)
+    return n + 1
+
+
+def elementwise(x):
+    return x * 2 + 1
+
+
+def compare(x, y):
+    return x > y
+
+
+# --------------------------------------------------------------------------------------- script
+
+
+def line_of(fn, text):
+    """The file line of the first source line of `fn` containing `text`."""
+    lines, start = inspect.getsourcelines(fn)
+    for i, l in enumerate(lines):
+        if text in l:
+            return start + i
+    raise AssertionError(text)
+
+
+def test_decorator_and_call_form():
+    f = pyjit.script(cond)
+    x = np.array([1.0, 2.0], dtype=np.float32)
+    np.testing.assert_array_equal(f(x, 0.5), [2.0, 4.0])
+    np.testing.assert_array_equal(f(x, 100.0), [2.0, 3.0])
+
+    @pyjit.script
+    def local_scaled(x):
+        return x * 3
+
+    np.testing.assert_array_equal(local_scaled(x), [3.0, 6.0])
+    assert f.__name__ == "cond"
+    assert "scripted" in repr(f)
+
+
+def test_module_functions_and_constants_come_along():
+    f = pyjit.script(uses_helper)
+    np.testing.assert_array_equal(f(np.array([1.0])), [3.0])
+    np.testing.assert_array_equal(f(np.array([1.0]), n=3), [4.5])
+
+
+@pytest.mark.parametrize(
+    "dtype", [np.float32, np.float64, np.int32, np.int64, np.bool_]
+)
+def test_every_array_dtype_in_and_out(dtype):
+    f = pyjit.script(add)
+    x = np.array([[1, 0], [1, 1]], dtype=dtype)
+    y = np.array([[0, 1], [1, 0]], dtype=dtype)
+    r = f(x, y)
+    assert isinstance(r, np.ndarray)
+    expected = x + y if dtype is not np.bool_ else (x.astype(np.int64) + y).astype(bool)
+    assert r.dtype == expected.dtype
+    np.testing.assert_array_equal(r, expected)
+
+
+def test_zero_dim_non_contiguous_and_empty_arrays():
+    f = pyjit.script(elementwise)
+    np.testing.assert_array_equal(f(np.array(2.0)), np.array(5.0))
+    base = np.arange(12, dtype=np.float64).reshape(3, 4)
+    view = base[:, ::2]
+    assert not view.flags.c_contiguous
+    np.testing.assert_array_equal(f(view), view * 2 + 1)
+    empty = f(np.zeros((0, 3), dtype=np.float32))
+    assert empty.shape == (0, 3)
+
+
+def test_python_scalars_lists_tuples_and_none():
+    assert pyjit.script(scalars)(3, 0.5, False) == (1.5, True)
+    assert pyjit.script(total)([1.0, 2.5, 3]) == 6.5
+    assert pyjit.script(pair)((2, 0.25)) == 2.25
+    m = pyjit.script(maybe)
+    x = np.array([2.0])
+    np.testing.assert_array_equal(m(x), [2.0])
+    np.testing.assert_array_equal(m(x, None), [2.0])
+    np.testing.assert_array_equal(m(x, 3.0), [6.0])
+    np.testing.assert_array_equal(m(x, y=3), [6.0])
+    s = pyjit.script(stack_sum)
+    xs = [np.ones(2, dtype=np.float32) * k for k in range(3)]
+    np.testing.assert_array_equal(s(xs), [3.0, 3.0])
+    # NumPy scalars are their Python values.
+    assert pyjit.script(scalars)(np.int64(3), np.float32(0.5), np.bool_(True)) == (1.5, False)
+
+
+def test_results_view_the_runtime_buffer():
+    f = pyjit.script(elementwise)
+    r = f(np.arange(4, dtype=np.float32))
+    assert isinstance(r.base, pyjit.RuntimeBuffer)
+    assert r.base.data_ptr == r.__array_interface__["data"][0]
+    assert r.flags.writeable
+    # A strided result keeps its strides: no copy to make it contiguous.
+    t = pyjit.script(transpose)(np.arange(6, dtype=np.float64).reshape(2, 3))
+    assert t.shape == (3, 2)
+    assert t.strides == (8, 24)
+    assert isinstance(t.base, pyjit.RuntimeBuffer)
+    np.testing.assert_array_equal(t, np.arange(6.0).reshape(2, 3).T)
+    # The array keeps the buffer alive after everything else is gone.
+    del f
+    np.testing.assert_array_equal(r, [1.0, 3.0, 5.0, 7.0])
+
+
+def test_print_goes_to_python_stdout(capsys):
+    assert pyjit.script(talk)(4) == 5
+    assert capsys.readouterr().out == "n is 4\n"
+
+
+# ------------------------------------------------------------------------------------ exceptions
+
+
+def test_run_time_errors_raise_pytorchs_classes_with_the_real_line():
+    with pytest.raises(IndexError) as e:
+        pyjit.script(pick)(np.zeros(3), 7)
+    msg = str(e.value)
+    assert f"{__file__}:{line_of(pick, 'return x[i]')}:" in msg, msg
+    assert "return x[i]" in msg and "^" in msg, msg
+    with pytest.raises(RuntimeError, match="size of tensor"):
+        pyjit.script(add)(np.zeros(3), np.zeros(4))
+    with pytest.raises(ZeroDivisionError):
+        pyjit.script(int_div)(1, 0)
+    with pytest.raises(AssertionError, match="n must be non-negative"):
+        pyjit.script(checked)(-1)
+    r = pyjit.script(raises)
+    with pytest.raises(ValueError, match="bad value"):
+        r(0)
+    with pytest.raises(TypeError, match="bad type"):
+        r(1)
+    with pytest.raises(RuntimeError, match="bad state"):
+        r(2)
+    assert r(3) == 3
+
+
+def test_argument_errors_are_runtime_errors_naming_the_parameter():
+    f = pyjit.script(cond)
+    with pytest.raises(RuntimeError, match="argument 'threshold'"):
+        f(np.zeros(2), "high")
+    with pytest.raises(RuntimeError, match="at most 2 argument"):
+        f(np.zeros(2), 1.0, 2.0)
+    with pytest.raises(RuntimeError, match="missing value for argument 'threshold'"):
+        f(np.zeros(2))
+    with pytest.raises(TypeError, match="float16"):
+        f(np.zeros(2, dtype=np.float16), 1.0)
+    with pytest.raises(TypeError, match="cannot pass"):
+        f(object(), 1.0)
+
+
+def not_scriptable(x):
+    y = [i for i in range(3)]  # noqa: F841
+    with open("f") as fh:  # noqa: F841
+        pass
+    return x
+
+
+def two_errors(x):
+    a = undefined_one  # noqa: F821
+    return x + undefined_two  # noqa: F821
+
+
+def test_compile_errors_carry_every_diagnostic_at_the_real_line():
+    with pytest.raises(pyjit.CompileError) as e:
+        pyjit.script(two_errors)
+    d = e.value.diagnostics
+    assert len(d) >= 2, d
+    assert f"{__file__}:{line_of(two_errors, 'undefined_one')}:" in d[0], d[0]
+    assert f"{__file__}:{line_of(two_errors, 'undefined_two')}:" in d[1], d[1]
+    assert isinstance(e.value, RuntimeError), "as TorchScript's compile errors"
+    with pytest.raises(pyjit.CompileError, match="with"):
+        pyjit.script(not_scriptable)
+
+
+def test_objects_without_source_are_rejected():
+    with pytest.raises(TypeError):
+        pyjit.script(len)
+    with pytest.raises(TypeError):
+        pyjit.script(pyjit.script(cond))
+
+
+# ------------------------------------------------------------------------------------ inspection
+
+
+def test_graph_signatures_ir_and_asm():
+    f = pyjit.script(cond)
+    assert "func @cond" in f.graph
+    assert f.signatures == []
+    f(np.zeros(2, dtype=np.float32), 1.0)
+    f(np.zeros((2, 2)), 1)
+    assert f.signatures == [
+        "(Tensor(float32, rank 1), float)",
+        "(Tensor(float64, rank 2), float)",
+    ]
+    ir = f.inspect_ir(np.zeros(2, dtype=np.float32), 1.0)
+    assert "Tensor[float32, 1]" in ir, ir
+    asm = f.inspect_asm(np.zeros(2, dtype=np.float32), 1.0)
+    assert "; function" in asm, asm
+
+
+# --------------------------------------------------------------------------------------- threads
+
+
+def test_one_function_from_many_threads():
+    f = pyjit.script(uses_helper)
+    errors = []
+
+    def work(k):
+        try:
+            for i in range(50):
+                x = np.full(16, float(k * 100 + i))
+                np.testing.assert_array_equal(f(x), (x + 0.5) * 2)
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert f.signatures == ["(Tensor(float64, rank 1), int)"], "one shared cache entry"
+
+
+def test_traced_function_from_many_threads():
+    f = pyjit.trace(cond, (np.array([1.0, 2.0]), 0.0))
+    results = {}
+
+    def work(k):
+        sign = 1.0 if k % 2 else -1.0
+        x = np.array([sign, 2 * sign])
+        results[k] = [f(x, 0.0) for _ in range(20)]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k, rs in results.items():
+        sign = 1.0 if k % 2 else -1.0
+        x = np.array([sign, 2 * sign])
+        expect = x * 2 if x.sum() > 0 else x + 1
+        for r in rs:
+            np.testing.assert_array_equal(r, expect)
+
+
+# ----------------------------------------------------------------------------------------- trace
+
+
+def test_trace_guards_retrace_and_no_guards_is_torch_jit_trace():
+    x, y = np.array([1.0, 2.0]), np.array([-1.0, -2.0])
+    g = pyjit.trace(cond, (x, 0.0))
+    assert g.traced and "guard" in g.graph
+    np.testing.assert_array_equal(g(y, 0.0), [0.0, -1.0])
+    u = pyjit.trace(cond, (x, 0.0), guards=False)
+    np.testing.assert_array_equal(u(y, 0.0), [-2.0, -4.0])
+    assert g.warnings, "the guarded comparison is a TracerWarning"
+    assert "Tensor[float64, 1]" in g.inspect_ir(x, 0.0)
+
+
+def test_trace_check_inputs():
+    x, y = np.array([1.0, 2.0]), np.array([-1.0, -2.0])
+    with pytest.raises(pyjit.TracingCheckError):
+        pyjit.trace(cond, (x, 0.0), check_inputs=[(y, 0.0)])
+    ok = pyjit.trace(cond, (x, 0.0), check_inputs=[(x * 3, 0.0)])
+    np.testing.assert_array_equal(ok(x, 0.0), [2.0, 4.0])
+
+
+def test_trace_single_input_and_errors():
+    t = pyjit.trace(elementwise, np.ones(2))
+    np.testing.assert_array_equal(t(np.zeros(3)), [1.0, 1.0, 1.0])
+    with pytest.raises(IndexError):
+        pyjit.trace(pick, (np.zeros(3), 9))
+
+
+# ----------------------------------------------------------------------------------------- torch
+
+try:
+    import torch
+except ImportError:  # torch is optional: these tests skip without it
+    torch = None
+
+needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed")
+
+
+def torch_ops(x, y):
+    return torch.relu(x) + y.sum()
+
+
+@needs_torch
+def test_torch_tensors_in_and_torch_tensors_out():
+    f = pyjit.script(add)
+    x = torch.arange(4, dtype=torch.float32)
+    r = f(x, torch.ones(4))
+    assert isinstance(r, torch.Tensor) and r.dtype == torch.float32
+    assert torch.equal(r, x + 1)
+    w = torch.ones(3, requires_grad=True)
+    assert torch.equal(f(w, w), torch.full((3,), 2.0))
+    g = pyjit.script(torch_ops)
+    a, b = torch.randn(5, dtype=torch.float64), torch.randn(2, dtype=torch.float64)
+    assert torch.allclose(g(a, b), torch_ops(a, b))
+    # The NumPy spelling of the same function still returns NumPy arrays.
+    assert isinstance(g(a.numpy(), b.numpy()), np.ndarray)
+
+
+@needs_torch
+def test_torch_exception_classes_match_eager_pytorch():
+    cases = [
+        (pick, (torch.zeros(3), 7)),
+        (add, (torch.zeros(3), torch.zeros(4))),
+        (int_div, (1, 0)),
+        (checked, (-1,)),
+        (raises, (0,)),
+        (raises, (1,)),
+    ]
+    for fn, args in cases:
+        with pytest.raises(Exception) as eager:
+            fn(*args)
+        with pytest.raises(Exception) as compiled:
+            pyjit.script(fn)(*args)
+        assert type(compiled.value) is type(eager.value), (fn.__name__, compiled.value)

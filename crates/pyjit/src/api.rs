@@ -1,0 +1,880 @@
+//! The narrow API for embedding pyjit: what the Python package (`crates/pyjit-py`) and Rust
+//! programs that only want to compile and call a function use.
+//!
+//! Everything here is built on [`Program`] (scripting, the per-signature specialization and
+//! native code cache) and [`TracedProgram`] (traces with guards through the same cache); this
+//! module only fits values to parameters, turns every failure into one [`Error`] and keeps its
+//! own small value and error types, so that the layers below may change theirs without breaking
+//! embedders.
+//!
+//! - [`Function::script`] compiles a function from source without running it (as
+//!   `torch.jit.script`); [`Function::trace`] runs it on example inputs and records what it did
+//!   (as `torch.jit.trace`, with guards by default).
+//! - [`Function::call`] takes positional and keyword [`Value`]s: tensors, Python scalars,
+//!   strings, dtypes, lists, tuples and `None`. A `float` parameter accepts an `int` (as Python
+//!   and TorchScript do); omitted trailing parameters take their defaults.
+//! - [`Function::signatures`], [`Function::graph`], [`Function::inspect_ir`] and
+//!   [`Function::inspect_asm`] show what was compiled.
+//! - A [`Function`] is `Send + Sync`: scripted functions are called from many threads at once
+//!   and share one code cache; a traced function serializes its calls (its trace cache is
+//!   updated by calls).
+//!
+//! ```
+//! use pyjit::api::{Function, Source, Value};
+//! use pyjit::runtime::Tensor;
+//!
+//! let src = "def scale(x, alpha: float = 2.0):\n    return x * alpha\n";
+//! let f = Function::script(&Source::new("scale.py", src), "scale", &Default::default()).unwrap();
+//! let x = Value::Tensor(Tensor::from_slice(&[1.0f32, 2.0]));
+//! let y = f.call(vec![x.clone()], vec![]).unwrap();
+//! assert_eq!(y.as_tensor().unwrap().to_vec::<f32>(), vec![2.0, 4.0]);
+//! // An int where a float is declared, by keyword.
+//! let y = f.call(vec![x], vec![("alpha".into(), Value::Int(3))]).unwrap();
+//! assert_eq!(y.as_tensor().unwrap().to_vec::<f32>(), vec![3.0, 6.0]);
+//! assert_eq!(f.signatures(), vec!["(Tensor(float32, rank 1), float)".to_string()]);
+//! ```
+
+#![warn(missing_docs)]
+
+use crate::program::{Backend, CallError, Options, Program};
+use crate::traced::{TraceError, TraceOptions, TracedProgram};
+use pyjit_interp::Value as IValue;
+use pyjit_ir::Type;
+use pyjit_opt::manager::OptLevel;
+use pyjit_runtime::{DType, Tensor};
+use pyjit_syntax::{Diagnostic, SourceFile};
+use std::fmt;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+/// Python source text and where it came from, for diagnostics.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// The file name diagnostics show (`--> NAME:LINE:COL`).
+    pub name: String,
+    /// The source text.
+    pub text: String,
+    /// The line of the file on which `text` starts (1-based): a function taken out of a larger
+    /// file (`inspect.getsourcelines`) keeps its real line numbers in diagnostics.
+    pub first_line: u32,
+}
+
+impl Source {
+    /// Source `text` of file `name`, starting at line 1.
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Source {
+        Source {
+            name: name.into(),
+            text: text.into(),
+            first_line: 1,
+        }
+    }
+
+    /// The same text, starting at line `line` of its file.
+    pub fn at_line(mut self, line: u32) -> Source {
+        self.first_line = line.max(1);
+        self
+    }
+
+    /// The source file the compiler sees: the text preceded by blank lines up to `first_line`,
+    /// so every span renders at its real line.
+    fn file(&self) -> SourceFile {
+        let pad = "\n".repeat(self.first_line.saturating_sub(1) as usize);
+        SourceFile::new(self.name.clone(), format!("{pad}{}", self.text))
+    }
+}
+
+/// A value passed to or returned by a [`Function`].
+#[derive(Clone, Debug)]
+pub enum Value {
+    /// Python's `None`.
+    None,
+    /// A Python `bool`.
+    Bool(bool),
+    /// A Python `int` (64-bit, wrapping as in TorchScript).
+    Int(i64),
+    /// A Python `float` (a double).
+    Float(f64),
+    /// A Python `str`.
+    Str(String),
+    /// A `torch.dtype` value.
+    DType(DType),
+    /// A tensor (shared with the caller: in-place writes are visible to it).
+    Tensor(Tensor),
+    /// A Python list (copied in and out, as TorchScript converts lists).
+    List(Vec<Value>),
+    /// A Python tuple.
+    Tuple(Vec<Value>),
+}
+
+impl Value {
+    /// The tensor, if this is one.
+    pub fn as_tensor(&self) -> Option<&Tensor> {
+        match self {
+            Value::Tensor(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The Python name of the value's type, as error messages say it.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::None => "NoneType",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float",
+            Value::Str(_) => "str",
+            Value::DType(_) => "dtype",
+            Value::Tensor(_) => "Tensor",
+            Value::List(_) => "list",
+            Value::Tuple(_) => "tuple",
+        }
+    }
+
+    /// The value with the type its own kind gives (no declared type to fit).
+    fn to_dynamic(&self) -> IValue {
+        match self {
+            Value::None => IValue::None,
+            Value::Bool(b) => IValue::Bool(*b),
+            Value::Int(i) => IValue::Int(*i),
+            Value::Float(x) => IValue::Float(*x),
+            Value::Str(s) => IValue::str(s),
+            Value::DType(d) => IValue::DType(*d),
+            Value::Tensor(t) => IValue::Tensor(t.clone()),
+            Value::List(items) => IValue::list(items.iter().map(Value::to_dynamic).collect()),
+            Value::Tuple(items) => IValue::tuple(items.iter().map(Value::to_dynamic).collect()),
+        }
+    }
+
+    /// The value fitted to declared type `ty`, or `None` when it does not fit: `int` widens to
+    /// `float`, an `Optional` takes `None` or its element, containers fit element-wise.
+    /// Tensor dtype and rank are not constrained here (declared tensor types are generic).
+    fn fit(&self, ty: &Type) -> Option<IValue> {
+        Some(match (ty, self) {
+            (Type::Optional(_) | Type::None, Value::None) => IValue::None,
+            (Type::Optional(inner), v) => v.fit(inner)?,
+            (Type::Tensor(_), Value::Tensor(t)) => IValue::Tensor(t.clone()),
+            (Type::Int, Value::Int(i)) => IValue::Int(*i),
+            (Type::Float, Value::Float(x)) => IValue::Float(*x),
+            (Type::Float, Value::Int(i)) => IValue::Float(*i as f64),
+            (Type::Bool, Value::Bool(b)) => IValue::Bool(*b),
+            (Type::Str, Value::Str(s)) => IValue::str(s),
+            (Type::DType, Value::DType(d)) => IValue::DType(*d),
+            (Type::List(elem), Value::List(items) | Value::Tuple(items)) => IValue::list(
+                items
+                    .iter()
+                    .map(|v| v.fit(elem))
+                    .collect::<Option<Vec<_>>>()?,
+            ),
+            (Type::Tuple(tys), Value::Tuple(items)) if tys.len() == items.len() => IValue::tuple(
+                items
+                    .iter()
+                    .zip(tys)
+                    .map(|(v, t)| v.fit(t))
+                    .collect::<Option<Vec<_>>>()?,
+            ),
+            _ => return None,
+        })
+    }
+
+    /// A value the program returned.
+    fn from_interp(v: IValue) -> Result<Value, Error> {
+        Ok(match v {
+            IValue::None => Value::None,
+            IValue::Bool(b) => Value::Bool(b),
+            IValue::Int(i) => Value::Int(i),
+            IValue::Float(x) => Value::Float(x),
+            IValue::Str(s) => Value::Str(s.to_string()),
+            IValue::DType(d) => Value::DType(d),
+            IValue::Tensor(t) => Value::Tensor(t),
+            IValue::Tuple(items) => Value::Tuple(
+                items
+                    .iter()
+                    .cloned()
+                    .map(Value::from_interp)
+                    .collect::<Result<_, _>>()?,
+            ),
+            IValue::List(l) => Value::List(
+                l.snapshot()
+                    .into_iter()
+                    .map(Value::from_interp)
+                    .collect::<Result<_, _>>()?,
+            ),
+            IValue::Index(_) => {
+                return Err(Error::Argument(
+                    "a tensor index component cannot be returned to the caller".into(),
+                ));
+            }
+        })
+    }
+}
+
+impl From<Tensor> for Value {
+    fn from(t: Tensor) -> Value {
+        Value::Tensor(t)
+    }
+}
+
+/// Why compiling or calling a [`Function`] failed.
+#[derive(Clone, Debug)]
+pub enum Error {
+    /// The source does not compile (or native code could not be generated for a call's
+    /// signature): every diagnostic, rendered against the source (message, `--> file:line:col`,
+    /// the source line with a caret, help).
+    Compile(Vec<String>),
+    /// The program raised at run time.
+    Run {
+        /// The Python exception class PyTorch raises there (`RuntimeError`, `IndexError`, …).
+        class: String,
+        /// The message alone.
+        message: String,
+        /// The message rendered with its source location, source line and caret.
+        rendered: String,
+    },
+    /// The arguments do not fit the parameters (count, names or types). TorchScript raises
+    /// `RuntimeError` for this.
+    Argument(String),
+    /// `check_inputs` traced a different graph than the example inputs (torch.jit.trace's
+    /// `TracingCheckError`); the rendered report.
+    TraceCheck(String),
+    /// The API was misused: no such function in the source, and the like.
+    Usage(String),
+}
+
+impl Error {
+    /// The Python exception class to raise for this error: PyTorch's for run-time and argument
+    /// errors, `CompileError`, `TracingCheckError` or `ValueError` (usage) otherwise.
+    pub fn python_class(&self) -> &str {
+        match self {
+            Error::Compile(_) => "CompileError",
+            Error::Run { class, .. } => class,
+            Error::Argument(_) => "RuntimeError",
+            Error::TraceCheck(_) => "TracingCheckError",
+            Error::Usage(_) => "ValueError",
+        }
+    }
+
+    fn compile(diagnostics: &[Diagnostic], file: &SourceFile) -> Error {
+        Error::Compile(diagnostics.iter().map(|d| d.render(file)).collect())
+    }
+
+    fn from_trace(e: TraceError, file: &SourceFile) -> Error {
+        if e.kind == "TraceError" {
+            // The tracing machinery cannot follow the program: a compile-time failure.
+            return Error::Compile(vec![e.to_diagnostic().render(file)]);
+        }
+        Error::Run {
+            rendered: e.render(file),
+            class: e.kind,
+            message: e.message,
+        }
+    }
+
+    fn from_call(e: CallError, function: &str) -> Error {
+        match e {
+            CallError::Run(e) => Error::Run {
+                class: e.kind().to_string(),
+                message: e.message().to_string(),
+                rendered: e.render(),
+            },
+            CallError::BadArguments(m) => Error::Argument(m),
+            CallError::UnknownFunction { .. } => Error::Usage(e.to_string()),
+            CallError::Codegen(_) | CallError::Specialize(_) | CallError::Unsupported(_) => {
+                Error::Compile(vec![format!("error: {function}(): {e}\n")])
+            }
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Compile(d) => f.write_str(d.join("").trim_end()),
+            Error::Run { rendered, .. } => f.write_str(rendered.trim_end()),
+            Error::Argument(m) | Error::TraceCheck(m) | Error::Usage(m) => {
+                f.write_str(m.trim_end())
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// How a [`Function`] compiles its calls.
+#[derive(Clone, Debug)]
+pub struct CompileOptions {
+    /// Native code (the default) or the reference interpreter.
+    pub backend: Backend,
+    /// The optimization level of each specialization (`-O2` by default).
+    pub opt_level: OptLevel,
+}
+
+impl Default for CompileOptions {
+    fn default() -> CompileOptions {
+        CompileOptions {
+            backend: Backend::Native,
+            opt_level: OptLevel::O2,
+        }
+    }
+}
+
+impl CompileOptions {
+    fn program_options(&self) -> Options {
+        Options {
+            backend: self.backend,
+            ..Options::at_level(self.opt_level)
+        }
+    }
+}
+
+/// How [`Function::trace`] traces.
+#[derive(Clone, Debug)]
+pub struct TraceConfig {
+    /// Check the guards on every call and re-trace when one fails (the default). Off, the first
+    /// trace answers every call whatever its inputs, as `torch.jit.trace` does.
+    pub guards: bool,
+    /// Further input sets to trace and compare with the example inputs' graph (`check_inputs`):
+    /// a different graph is an [`Error::TraceCheck`].
+    pub check_inputs: Vec<Vec<Value>>,
+    /// Backend and optimization level of the traces.
+    pub compile: CompileOptions,
+}
+
+impl Default for TraceConfig {
+    fn default() -> TraceConfig {
+        TraceConfig {
+            guards: true,
+            check_inputs: Vec::new(),
+            compile: CompileOptions::default(),
+        }
+    }
+}
+
+enum Kind {
+    Script(Program),
+    /// The traces, behind a lock: a call may record a new trace.
+    Trace(Mutex<TracedProgram>),
+}
+
+/// A compiled Python function (see the module docs).
+pub struct Function {
+    name: String,
+    file: Arc<SourceFile>,
+    /// Parameter names, declared types and defaults, when the source scripts (always for a
+    /// scripted function; for a traced one only if its file also scripts).
+    params: Option<Params>,
+    kind: Kind,
+}
+
+struct Params {
+    names: Vec<String>,
+    types: Vec<Type>,
+    defaults: Vec<Option<IValue>>,
+}
+
+impl Params {
+    fn of(program: &Program, name: &str) -> Option<Params> {
+        let (names, types) = program.params(name).ok()?.into_iter().unzip();
+        Some(Params {
+            names,
+            types,
+            defaults: program.defaults(name).unwrap_or_default(),
+        })
+    }
+}
+
+impl Function {
+    /// Scripts function `name` of `source` (and the functions and constants of the source it
+    /// uses): parsed, type-checked and lowered to IR without running anything. Native code is
+    /// compiled on the first call per signature.
+    pub fn script(
+        source: &Source,
+        name: &str,
+        options: &CompileOptions,
+    ) -> Result<Function, Error> {
+        let file = source.file();
+        let program = Program::compile_with(file.clone(), options.program_options())
+            .map_err(|d| Error::compile(&d, &file))?;
+        let params = Params::of(&program, name).ok_or_else(|| {
+            Error::Usage(format!(
+                "no function `{name}` in {}; it defines: {}",
+                file.name,
+                program.function_names().join(", ")
+            ))
+        })?;
+        Ok(Function {
+            name: name.to_string(),
+            file: Arc::new(file),
+            params: Some(params),
+            kind: Kind::Script(program),
+        })
+    }
+
+    /// Traces function `name` of `source` on `example_inputs` (running it once, as
+    /// `torch.jit.trace` does: in-place writes to the inputs happen), then checks the trace
+    /// against `config.check_inputs`. Later calls run the compiled trace; with guards on, a call
+    /// whose inputs take another path re-traces.
+    pub fn trace(
+        source: &Source,
+        name: &str,
+        example_inputs: Vec<Value>,
+        config: &TraceConfig,
+    ) -> Result<Function, Error> {
+        Function::trace_with_output(source, name, example_inputs, config, &mut std::io::stdout())
+    }
+
+    /// [`Function::trace`], writing what the tracing run prints to `out`.
+    pub fn trace_with_output(
+        source: &Source,
+        name: &str,
+        example_inputs: Vec<Value>,
+        config: &TraceConfig,
+        out: &mut dyn Write,
+    ) -> Result<Function, Error> {
+        let file = source.file();
+        let ast = pyjit_syntax::parse_module(&file).map_err(|d| Error::compile(&d, &file))?;
+        let names = pyjit_script::function_names(&ast);
+        if !names.iter().any(|n| n == name) {
+            return Err(Error::Usage(format!(
+                "no function `{name}` in {}; it defines: {}",
+                file.name,
+                names.join(", ")
+            )));
+        }
+        // Declared parameter types, when the file scripts too, fit the arguments.
+        let params = Program::compile(file.clone())
+            .ok()
+            .and_then(|p| Params::of(&p, name));
+        let opts = if config.guards {
+            TraceOptions::default()
+        } else {
+            TraceOptions::no_guards()
+        };
+        let traced = TracedProgram::new(file.clone(), ast, name, opts, config.compile.backend)
+            .with_opt(config.compile.program_options().opt);
+        let f = Function {
+            name: name.to_string(),
+            file: Arc::new(file),
+            params,
+            kind: Kind::Trace(Mutex::new(traced)),
+        };
+        if !config.check_inputs.is_empty() {
+            let mut sets = vec![f.bind(example_inputs.clone(), Vec::new())?];
+            for set in &config.check_inputs {
+                sets.push(f.bind(set.clone(), Vec::new())?);
+            }
+            let Kind::Trace(t) = &f.kind else {
+                unreachable!("made as a trace above")
+            };
+            let report = {
+                let t = t.lock().unwrap_or_else(|p| p.into_inner());
+                let ast = pyjit_syntax::parse_module(t.source())
+                    .map_err(|d| Error::compile(&d, &f.file))?;
+                crate::traced::check_trace(&f.file, &ast, name, sets, &mut std::io::sink())
+                    .map_err(|e| Error::from_trace(e, &f.file))?
+            };
+            if !report.is_ok() {
+                return Err(Error::TraceCheck(report.render(&f.file)));
+            }
+        }
+        // Record the first trace now, as torch.jit.trace does; its result is not needed.
+        f.call_with_output(example_inputs, Vec::new(), out)?;
+        Ok(f)
+    }
+
+    /// The function's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The source file as the compiler sees it (diagnostics render against it).
+    pub fn source(&self) -> &SourceFile {
+        &self.file
+    }
+
+    /// Parameter names, when known (always for scripted functions).
+    pub fn param_names(&self) -> Option<&[String]> {
+        self.params.as_ref().map(|p| p.names.as_slice())
+    }
+
+    /// Whether this function was traced rather than scripted.
+    pub fn is_traced(&self) -> bool {
+        matches!(self.kind, Kind::Trace(_))
+    }
+
+    /// The arguments as the program takes them: keywords bound to parameters, defaults filled
+    /// in, each fitted to its declared type.
+    fn bind(&self, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Result<Vec<IValue>, Error> {
+        let name = &self.name;
+        let Some(p) = &self.params else {
+            if let Some((k, _)) = kwargs.first() {
+                return Err(Error::Argument(format!(
+                    "{name}() got an unexpected keyword argument '{k}' (keywords need a function whose parameters are typed)"
+                )));
+            }
+            return Ok(args.iter().map(Value::to_dynamic).collect());
+        };
+        let n = p.names.len();
+        if args.len() > n {
+            return Err(Error::Argument(format!(
+                "{name}() expected at most {n} argument(s) but received {} argument(s). Declaration: {name}({})",
+                args.len(),
+                p.names.join(", ")
+            )));
+        }
+        let mut slots: Vec<Option<Value>> = args.into_iter().map(Some).collect();
+        slots.resize(n, None);
+        for (k, v) in kwargs {
+            let Some(i) = p.names.iter().position(|m| *m == k) else {
+                return Err(Error::Argument(format!(
+                    "{name}() got an unexpected keyword argument '{k}'"
+                )));
+            };
+            if slots[i].is_some() {
+                return Err(Error::Argument(format!(
+                    "{name}() got multiple values for argument '{k}'"
+                )));
+            }
+            slots[i] = Some(v);
+        }
+        slots
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let (pname, ty) = (&p.names[i], &p.types[i]);
+                match v {
+                    Some(v) => v.fit(ty).ok_or_else(|| {
+                        Error::Argument(format!(
+                            "{name}() Expected a value of type '{ty}' for argument '{pname}' but instead found type '{}'.",
+                            v.type_name()
+                        ))
+                    }),
+                    None => p.defaults.get(i).cloned().flatten().ok_or_else(|| {
+                        Error::Argument(format!(
+                            "{name}() is missing value for argument '{pname}'. Declaration: {name}({})",
+                            p.names.join(", ")
+                        ))
+                    }),
+                }
+            })
+            .collect()
+    }
+
+    /// Calls the function; its `print`s go to the process's stdout.
+    pub fn call(&self, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Result<Value, Error> {
+        self.call_with_output(args, kwargs, &mut std::io::stdout())
+    }
+
+    /// Calls the function, writing its `print`s to `out`.
+    pub fn call_with_output(
+        &self,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+        out: &mut dyn Write,
+    ) -> Result<Value, Error> {
+        let args = self.bind(args, kwargs)?;
+        let v = match &self.kind {
+            Kind::Script(p) => p
+                .call_with_output(&self.name, args, out)
+                .map_err(|e| Error::from_call(e, &self.name))?,
+            Kind::Trace(t) => t
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .call_to(args, out)
+                .map_err(|e| Error::from_trace(e, &self.file))?,
+        };
+        Value::from_interp(v)
+    }
+
+    /// The signatures compiled so far, oldest first, each as `(Tensor(float32, rank 1), float)`:
+    /// tensors by dtype and rank, other values by kind — the code cache's key.
+    pub fn signatures(&self) -> Vec<String> {
+        let compilations = match &self.kind {
+            Kind::Script(p) => p.compilations(),
+            Kind::Trace(t) => t.lock().unwrap_or_else(|p| p.into_inner()).compilations(),
+        };
+        let mut out: Vec<String> = Vec::new();
+        for c in compilations {
+            let items: Vec<String> = c.signature.0.iter().map(|k| k.to_string()).collect();
+            let s = format!("({})", items.join(", "));
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        out
+    }
+
+    /// The generic IR: the scripted function as one graph for every signature, or, traced, the
+    /// IR of every trace recorded so far (oldest first), guards included.
+    pub fn graph(&self) -> String {
+        match &self.kind {
+            Kind::Script(p) => match p.module().function_by_name(&self.name) {
+                Some(id) => pyjit_ir::print_function(p.module(), id),
+                None => String::new(),
+            },
+            Kind::Trace(t) => {
+                let t = t.lock().unwrap_or_else(|p| p.into_inner());
+                t.traces()
+                    .iter()
+                    .map(|tr| tr.print())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            }
+        }
+    }
+
+    /// The module and entry a call with `args` runs: specialized for their signature and
+    /// optimized. A traced function must have been called (or traced) with arguments of this
+    /// structure before.
+    fn specialized(
+        &self,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<(pyjit_ir::Module, pyjit_ir::FuncId), Error> {
+        let args = self.bind(args, kwargs)?;
+        let r = match &self.kind {
+            Kind::Script(p) => p.specialize_optimized(&self.name, &args),
+            Kind::Trace(t) => {
+                let t = t.lock().unwrap_or_else(|p| p.into_inner());
+                let Some((p, entry)) = t.program_for(&args) else {
+                    return Err(Error::Usage(format!(
+                        "{}() has no trace for arguments of this structure yet; call it with them first",
+                        self.name
+                    )));
+                };
+                p.specialize_optimized(entry, &args)
+            }
+        };
+        r.map(|(m, id, _)| (m, id))
+            .map_err(|e| Error::from_call(e, &self.name))
+    }
+
+    /// The IR a call with `args` runs: specialized for their signature and optimized.
+    pub fn inspect_ir(
+        &self,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<String, Error> {
+        let (m, id) = self.specialized(args, kwargs)?;
+        Ok(pyjit_ir::print_function(&m, id))
+    }
+
+    /// The machine code of a call with `args` (Cranelift's disassembly), for every function of
+    /// the specialized module.
+    pub fn inspect_asm(
+        &self,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<String, Error> {
+        let (m, _) = self.specialized(args, kwargs)?;
+        pyjit_codegen::emit_asm(&m).map_err(|e| {
+            Error::Compile(vec![format!(
+                "error: native code generation failed for {}(): {e}\n",
+                self.name
+            )])
+        })
+    }
+
+    /// TracerWarnings of the traces recorded so far, rendered (empty for scripted functions).
+    pub fn warnings(&self) -> Vec<String> {
+        match &self.kind {
+            Kind::Script(_) => Vec::new(),
+            Kind::Trace(t) => {
+                let t = t.lock().unwrap_or_else(|p| p.into_inner());
+                t.warnings.iter().map(|w| w.render(&self.file)).collect()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = "import torch\nfrom torch import Tensor\nfrom typing import List, Tuple\n\nEPS = 0.5\n\n\ndef helper(x: Tensor) -> Tensor:\n    return x + EPS\n\n\ndef f(x: Tensor, n: int = 2, scale: float = 1.0) -> Tensor:\n    return helper(x) * n * scale\n\n\ndef pick(x: Tensor, i: int) -> Tensor:\n    return x[i]\n\n\ndef pair(xs: List[float], t: Tuple[int, bool]) -> Tuple[float, int]:\n    return xs[0], t[0]\n";
+
+    fn t(v: &[f32]) -> Value {
+        Value::Tensor(Tensor::from_slice(v))
+    }
+
+    fn vals(v: &Value) -> Vec<f32> {
+        v.as_tensor().expect("a tensor").to_vec::<f32>()
+    }
+
+    fn script(name: &str) -> Function {
+        Function::script(&Source::new("m.py", SRC), name, &CompileOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn functions_are_send_and_sync() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<Function>();
+        shareable::<Value>();
+        shareable::<Error>();
+    }
+
+    #[test]
+    fn script_call_with_defaults_keywords_and_widening() {
+        let f = script("f");
+        assert_eq!(vals(&f.call(vec![t(&[1.0])], vec![]).unwrap()), vec![3.0]);
+        let r = f
+            .call(
+                vec![t(&[1.0])],
+                vec![("scale".into(), Value::Int(2)), ("n".into(), Value::Int(1))],
+            )
+            .unwrap();
+        assert_eq!(vals(&r), vec![3.0]);
+        assert_eq!(f.param_names().unwrap(), ["x", "n", "scale"]);
+        assert_eq!(f.signatures().len(), 1);
+        let p = script("pair");
+        let r = p
+            .call(
+                vec![
+                    Value::List(vec![Value::Float(2.5), Value::Int(1)]),
+                    Value::Tuple(vec![Value::Int(7), Value::Bool(true)]),
+                ],
+                vec![],
+            )
+            .unwrap();
+        assert!(
+            matches!(&r, Value::Tuple(v) if matches!(v[..], [Value::Float(a), Value::Int(7)] if a == 2.5)),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn argument_errors_name_the_parameter() {
+        let f = script("f");
+        let e = f.call(vec![Value::Int(1)], vec![]).unwrap_err();
+        assert_eq!(e.python_class(), "RuntimeError");
+        assert!(e.to_string().contains("for argument 'x'"), "{e}");
+        let e = f.call(vec![], vec![]).unwrap_err();
+        assert!(
+            e.to_string().contains("missing value for argument 'x'"),
+            "{e}"
+        );
+        let e = f
+            .call(vec![t(&[1.0])], vec![("m".into(), Value::Int(1))])
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("unexpected keyword argument 'm'"),
+            "{e}"
+        );
+        let e = f
+            .call(
+                vec![t(&[1.0]), Value::Int(1)],
+                vec![("n".into(), Value::Int(1))],
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("multiple values"), "{e}");
+        let e = f
+            .call(
+                vec![t(&[1.0]), Value::Int(1), Value::Int(1), Value::Int(1)],
+                vec![],
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("at most 3"), "{e}");
+    }
+
+    #[test]
+    fn run_errors_carry_the_class_and_the_real_line() {
+        let src = Source::new("big.py", "\ndef pick(x, i: int):\n    return x[i]\n").at_line(40);
+        let f = Function::script(&src, "pick", &CompileOptions::default()).unwrap();
+        let e = f.call(vec![t(&[1.0]), Value::Int(5)], vec![]).unwrap_err();
+        assert_eq!(e.python_class(), "IndexError");
+        let text = e.to_string();
+        assert!(text.contains("big.py:42:"), "{text}");
+        assert!(text.contains("return x[i]"), "{text}");
+    }
+
+    #[test]
+    fn compile_errors_render_every_diagnostic() {
+        let src = Source::new(
+            "bad.py",
+            "def g(x):\n    return y\n\ndef h(x):\n    return z\n",
+        )
+        .at_line(10);
+        let e = Function::script(&src, "g", &CompileOptions::default())
+            .err()
+            .expect("does not compile");
+        let Error::Compile(d) = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert!(d[0].contains("bad.py:11:"), "{}", d[0]);
+        assert!(d[1].contains("bad.py:14:"), "{}", d[1]);
+        assert_eq!(e.python_class(), "CompileError");
+        let e = Function::script(
+            &Source::new("m.py", SRC),
+            "nope",
+            &CompileOptions::default(),
+        )
+        .err()
+        .unwrap();
+        assert_eq!(e.python_class(), "ValueError");
+    }
+
+    #[test]
+    fn inspection_shows_generic_and_specialized_ir_and_asm() {
+        let f = script("f");
+        assert!(f.graph().contains("func @f"), "{}", f.graph());
+        let ir = f.inspect_ir(vec![t(&[1.0])], vec![]).unwrap();
+        assert!(ir.contains("Tensor[float32, 1]"), "{ir}");
+        let asm = f.inspect_asm(vec![t(&[1.0])], vec![]).unwrap();
+        assert!(asm.contains("; function"), "{asm}");
+    }
+
+    #[test]
+    fn traced_functions_guard_and_check_inputs() {
+        let src = Source::new(
+            "c.py",
+            "def cond(x, th: float):\n    if x.sum() > th:\n        return x * 2\n    return x + 1\n",
+        );
+        let f = Function::trace(
+            &src,
+            "cond",
+            vec![t(&[1.0, 2.0]), Value::Float(0.0)],
+            &TraceConfig::default(),
+        )
+        .unwrap();
+        assert!(f.is_traced());
+        assert!(f.graph().contains("guard"), "{}", f.graph());
+        let r = f
+            .call(vec![t(&[-1.0, -2.0]), Value::Int(0)], vec![])
+            .unwrap();
+        assert_eq!(vals(&r), vec![0.0, -1.0], "re-traced on the other branch");
+        assert!(
+            f.inspect_ir(vec![t(&[1.0, 2.0]), Value::Float(0.0)], vec![])
+                .is_ok()
+        );
+        assert!(!f.warnings().is_empty());
+        let checked = Function::trace(
+            &src,
+            "cond",
+            vec![t(&[1.0, 2.0]), Value::Float(0.0)],
+            &TraceConfig {
+                check_inputs: vec![vec![t(&[-1.0, -2.0]), Value::Float(0.0)]],
+                ..TraceConfig::default()
+            },
+        );
+        let e = checked.err().expect("diverges");
+        assert_eq!(e.python_class(), "TracingCheckError");
+    }
+
+    #[test]
+    fn one_function_called_from_many_threads() {
+        let f = script("f");
+        std::thread::scope(|s| {
+            for k in 0..4 {
+                let f = &f;
+                s.spawn(move || {
+                    for _ in 0..20 {
+                        let r = f.call(vec![t(&[k as f32])], vec![]).unwrap();
+                        assert_eq!(vals(&r), vec![(k as f32 + 0.5) * 2.0]);
+                    }
+                });
+            }
+        });
+        assert_eq!(f.signatures().len(), 1, "one shared cache entry");
+    }
+}
