@@ -7,14 +7,13 @@
 //!
 //! Arrays: a returned tensor becomes a NumPy array whose data *is* the runtime's buffer (its
 //! `base` is a `RuntimeBuffer` that keeps the buffer alive) — no copy, any strides. A NumPy
-//! argument of dtype float32/float64/int32/int64/bool is read into a runtime tensor; torch CPU
+//! argument of dtype float32/float64/int32/int64/bool becomes a runtime tensor viewing the
+//! array's memory (no copy; see [`tensor_from_numpy`] for the arrays that are copied); torch CPU
 //! tensors go through `Tensor.numpy()` (shared memory) the same way, and a call with a torch
 //! argument returns torch tensors (`torch.from_numpy`, shared memory).
 
 use numpy::npyffi::{self, NPY_ARRAY_WRITEABLE, PY_ARRAY_API, npy_intp};
-use numpy::{
-    PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
-};
+use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyjit::api::{CompileOptions, Error, Function, Source, TraceConfig, Value};
 use pyjit::runtime::{DType, Tensor};
 use pyo3::create_exception;
@@ -34,6 +33,13 @@ create_exception!(
     TracingCheckError,
     PyException,
     "`check_inputs` traced a different graph than the example inputs (as torch.jit.trace's TracingCheckError)."
+);
+
+create_exception!(
+    pyjit,
+    ArchiveError,
+    pyo3::exceptions::PyValueError,
+    "A saved program could not be loaded: corrupt, truncated, another format version, or altered."
 );
 
 /// A compiled function: call it like the Python function it was made from.
@@ -147,6 +153,12 @@ impl PyFunction {
             .map_err(|e| to_pyerr(py, e))
     }
 
+    /// The function as `.pyjit` archive bytes (`pyjit.save`).
+    fn save_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        let b = self.f.save().map_err(|e| to_pyerr(py, e))?;
+        Ok(pyo3::types::PyBytes::new(py, &b))
+    }
+
     fn __repr__(&self) -> String {
         let how = if self.f.is_traced() {
             "traced"
@@ -256,30 +268,100 @@ fn to_value(obj: &Bound<'_, PyAny>, spelling: &mut Spelling) -> PyResult<Value> 
     )))
 }
 
-/// A NumPy array as a runtime tensor (its elements read into a runtime buffer).
+/// The runtime dtype of a NumPy dtype (native byte order only), if it has one.
+fn runtime_dtype(dt: &Bound<'_, numpy::PyArrayDescr>) -> Option<DType> {
+    let py = dt.py();
+    [
+        (numpy::dtype::<f32>(py), DType::Float32),
+        (numpy::dtype::<f64>(py), DType::Float64),
+        (numpy::dtype::<i64>(py), DType::Int64),
+        (numpy::dtype::<i32>(py), DType::Int32),
+        (numpy::dtype::<bool>(py), DType::Bool),
+    ]
+    .into_iter()
+    .find(|(d, _)| dt.is_equiv_to(d))
+    .map(|(_, t)| t)
+}
+
+/// A NumPy array as a runtime tensor that views the array's memory (no copy): in-place ops
+/// write into the array, as PyTorch's would into a tensor. Arrays the runtime cannot view —
+/// misaligned, read-only, with negative strides, non-native byte order, a bool array holding
+/// bytes other than 0 and 1 — are copied first (`ascontiguousarray`), and the copy is viewed.
 fn tensor_from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
     let py = arr.py();
-    let dt = arr.dtype();
-    macro_rules! read {
-        ($t:ty) => {
-            if dt.is_equiv_to(&numpy::dtype::<$t>(py)) {
-                let a = arr.cast::<PyArrayDyn<$t>>()?;
-                let ro = a
-                    .try_readonly()
-                    .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-                return Ok(Tensor::from_array(ro.as_array().to_owned()));
-            }
-        };
+    let descr = arr.dtype();
+    let Some(dtype) = runtime_dtype(&descr) else {
+        let native = descr.call_method1("newbyteorder", ("=",))?;
+        if let Some(dt) = runtime_dtype(native.cast::<numpy::PyArrayDescr>()?) {
+            // Same kind, other byte order: a native copy.
+            let copy = py
+                .import("numpy")?
+                .getattr("ascontiguousarray")?
+                .call1((arr, native))?;
+            return view_numpy(copy.cast::<PyUntypedArray>()?, dt)?
+                .ok_or_else(|| PyRuntimeError::new_err("cannot view a fresh NumPy array"));
+        }
+        return Err(PyTypeError::new_err(format!(
+            "pyjit tensors are float32, float64, int32, int64 or bool; this array is {} (convert it with .astype(...))",
+            descr.str()?
+        )));
+    };
+    if let Some(t) = view_numpy(arr, dtype)? {
+        return Ok(t);
     }
-    read!(f32);
-    read!(f64);
-    read!(i64);
-    read!(i32);
-    read!(bool);
-    Err(PyTypeError::new_err(format!(
-        "pyjit tensors are float32, float64, int32, int64 or bool; this array is {} (convert it with .astype(...))",
-        dt.str()?
-    )))
+    if arr.len() == 0 {
+        // No elements to share.
+        return Tensor::zeros(arr.shape(), dtype)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()));
+    }
+    let np = py.import("numpy")?;
+    let copy = if dtype == DType::Bool {
+        // Any non-zero byte is True, as NumPy reads it.
+        np.getattr("not_equal")?
+            .call1((arr.call_method1("view", ("u1",))?, 0))?
+    } else {
+        np.getattr("array")?.call1((arr,))?
+    };
+    view_numpy(copy.cast::<PyUntypedArray>()?, dtype)?
+        .ok_or_else(|| PyRuntimeError::new_err("cannot view a fresh NumPy array"))
+}
+
+/// A tensor viewing `arr`'s memory, or `None` when the runtime cannot view it as it is.
+fn view_numpy(arr: &Bound<'_, PyUntypedArray>, dtype: DType) -> PyResult<Option<Tensor>> {
+    let raw = arr.as_array_ptr();
+    // SAFETY: `raw` is the live array object `arr` holds.
+    let (data, flags) = unsafe { ((*raw).fields.data as *mut u8, (*raw).fields.flags) };
+    let elem = dtype.size_of() as isize;
+    let behaved = flags & npyffi::NPY_ARRAY_ALIGNED != 0 && flags & NPY_ARRAY_WRITEABLE != 0;
+    let shape = arr.shape().to_vec();
+    let numel: usize = shape.iter().product();
+    if !behaved || numel == 0 || arr.strides().iter().any(|&s| s < 0 || s % elem != 0) {
+        return Ok(None);
+    }
+    let strides: Vec<usize> = arr.strides().iter().map(|&s| (s / elem) as usize).collect();
+    let len = 1 + shape
+        .iter()
+        .zip(&strides)
+        .map(|(&d, &s)| (d - 1) * s)
+        .sum::<usize>();
+    if dtype == DType::Bool {
+        if !arr.is_c_contiguous() {
+            return Ok(None);
+        }
+        // SAFETY: a C-contiguous array of `numel` one-byte elements at `data`.
+        let bytes = unsafe { std::slice::from_raw_parts(data as *const u8, numel) };
+        if bytes.iter().any(|&b| b > 1) {
+            return Ok(None);
+        }
+    }
+    let owner: Box<dyn std::any::Any + Send + Sync> = Box::new(arr.clone().into_any().unbind());
+    // SAFETY: NumPy guarantees `data` addresses every element the (non-negative, element-sized)
+    // strides reach, i.e. `len` elements of this dtype, aligned (checked) and writable
+    // (checked); `owner` holds a reference to the array, which keeps the memory alive and
+    // never reallocates it; bool bytes are 0 or 1 (checked).
+    unsafe { Tensor::from_external(dtype, data, len, shape, strides, owner) }
+        .map(Some)
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
 /// A runtime tensor as a NumPy array viewing the runtime's buffer.
@@ -394,6 +476,7 @@ fn to_pyerr(py: Python<'_>, e: Error) -> PyErr {
             err
         }
         Error::TraceCheck(_) => TracingCheckError::new_err(msg),
+        Error::Archive(_) => ArchiveError::new_err(msg),
         _ => {
             let class = e.python_class();
             let builtin = py
@@ -492,15 +575,27 @@ fn trace(
     r.map(|f| PyFunction { f }).map_err(|e| to_pyerr(py, e))
 }
 
+/// Loads a function from `.pyjit` archive bytes (`pyjit.load`).
+#[pyfunction]
+#[pyo3(signature = (data, interpreter = false))]
+fn load(py: Python<'_>, data: &[u8], interpreter: bool) -> PyResult<PyFunction> {
+    let opts = compile_options(interpreter);
+    py.detach(|| Function::load(data, &opts))
+        .map(|f| PyFunction { f })
+        .map_err(|e| to_pyerr(py, e))
+}
+
 #[pymodule]
 fn _pyjit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("CompileError", py.get_type::<CompileError>())?;
     m.add("TracingCheckError", py.get_type::<TracingCheckError>())?;
+    m.add("ArchiveError", py.get_type::<ArchiveError>())?;
     m.add_class::<PyFunction>()?;
     m.add_class::<RuntimeBuffer>()?;
     m.add_function(wrap_pyfunction!(script, m)?)?;
     m.add_function(wrap_pyfunction!(trace, m)?)?;
+    m.add_function(wrap_pyfunction!(load, m)?)?;
     Ok(())
 }

@@ -202,6 +202,35 @@ def test_results_view_the_runtime_buffer():
     np.testing.assert_array_equal(r, [1.0, 3.0, 5.0, 7.0])
 
 
+def test_arguments_are_viewed_not_copied():
+    f = pyjit.script(bump)
+    x = np.zeros(4, dtype=np.float32)
+    r = f(x)
+    np.testing.assert_array_equal(x, [1.0, 1.0, 1.0, 1.0]), "in place, as PyTorch"
+    assert np.shares_memory(r, x), "the result is the argument's memory"
+    base = np.zeros((3, 4))
+    f(base[:, ::2])
+    np.testing.assert_array_equal(base, [[1, 0, 1, 0]] * 3)
+    ints = np.zeros((2, 2), dtype=np.int64).T
+    pyjit.script(add)(ints, ints)
+    flags = np.array([True, False])
+    assert pyjit.script(compare)(flags, np.array([False, False])).tolist() == [True, False]
+
+
+def test_arrays_the_runtime_cannot_view_are_copied():
+    f = pyjit.script(bump)
+    ro = np.zeros(3)
+    ro.flags.writeable = False
+    np.testing.assert_array_equal(f(ro), [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(ro, [0.0, 0.0, 0.0]), "a read-only array is never written"
+    np.testing.assert_array_equal(pyjit.script(elementwise)(np.arange(3.0)[::-1]), [5.0, 3.0, 1.0])
+    big = np.arange(3, dtype=">f8")
+    np.testing.assert_array_equal(pyjit.script(elementwise)(big), [1.0, 3.0, 5.0])
+    odd = np.array([0, 2, 1], dtype=np.uint8).view(np.bool_)
+    got = pyjit.script(compare)(odd, np.array([False, False, False]))
+    assert got.tolist() == [False, True, True], "non-zero bytes are True, as NumPy reads them"
+
+
 def test_print_goes_to_python_stdout(capsys):
     assert pyjit.script(talk)(4) == 5
     assert capsys.readouterr().out == "n is 4\n"
@@ -402,6 +431,14 @@ def test_torch_tensors_in_and_torch_tensors_out():
 
 
 @needs_torch
+def test_in_place_writes_reach_the_torch_tensor():
+    t = torch.zeros(3)
+    r = pyjit.script(bump)(t)
+    assert torch.equal(t, torch.ones(3))
+    assert isinstance(r, torch.Tensor) and r.data_ptr() == t.data_ptr()
+
+
+@needs_torch
 def test_torch_exception_classes_match_eager_pytorch():
     cases = [
         (pick, (torch.zeros(3), 7)),
@@ -417,3 +454,47 @@ def test_torch_exception_classes_match_eager_pytorch():
         with pytest.raises(Exception) as compiled:
             pyjit.script(fn)(*args)
         assert type(compiled.value) is type(eager.value), (fn.__name__, compiled.value)
+
+
+# ------------------------------------------------------------------------------------ save/load
+
+
+def test_save_load_round_trip(tmp_path):
+    f = pyjit.script(uses_helper)
+    x = np.array([1.0, 2.0], dtype=np.float32)
+    f(x)
+    path = tmp_path / "f.pyjit"
+    pyjit.save(f, str(path))
+    g = pyjit.load(str(path))
+    assert g.signatures == f.signatures, "saved signatures are compiled on load"
+    np.testing.assert_array_equal(g(x), f(x))
+    assert g.graph == f.graph
+    # Diagnostics of the loaded function still name the original file and line.
+    pyjit.save(pick, str(tmp_path / "pick.pyjit"))
+    with pytest.raises(IndexError) as e:
+        pyjit.load(str(tmp_path / "pick.pyjit"))(x, 5)
+    assert f"{__file__}:{line_of(pick, 'return x[i]')}:" in str(e.value)
+    pyjit.save(cond, str(tmp_path / "plain.pyjit"))  # a plain function is scripted first
+    np.testing.assert_array_equal(pyjit.load(str(tmp_path / "plain.pyjit"))(x, 0.5), [2.0, 4.0])
+
+
+def test_bad_archives_raise_archive_error(tmp_path):
+    f = pyjit.script(cond)
+    f(np.zeros(2), 1.0)
+    good = f.save_bytes()
+    cases = {
+        "truncated": good[: len(good) // 2],
+        "flipped": good[:40] + bytes([good[40] ^ 1]) + good[41:],
+        "other version": good.replace(b"format 1", b"format 7", 1),
+        "not an archive": b"\x00\x01garbage",
+        "empty": b"",
+    }
+    for what, data in cases.items():
+        p = tmp_path / "bad.pyjit"
+        p.write_bytes(data)
+        with pytest.raises(pyjit.ArchiveError) as e:
+            pyjit.load(str(p))
+        if what == "other version":
+            assert "format version 7 is not supported" in str(e.value)
+    with pytest.raises(ValueError):
+        pyjit.trace(cond, (np.zeros(2), 1.0)).save_bytes()

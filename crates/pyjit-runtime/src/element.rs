@@ -17,9 +17,9 @@ pub trait Element: Copy + Send + Sync + PartialOrd + Debug + Default + 'static {
     fn from_i64(v: i64) -> Self;
     fn from_bool(v: bool) -> Self;
     #[doc(hidden)]
-    fn vec_ref(b: &Buffer) -> Option<&Vec<Self>>;
+    fn vec_ref(b: &Buffer) -> Option<&[Self]>;
     #[doc(hidden)]
-    fn vec_mut(b: &mut Buffer) -> Option<&mut Vec<Self>>;
+    fn vec_mut(b: &mut Buffer) -> Option<&mut [Self]>;
     #[doc(hidden)]
     fn into_buffer(v: Vec<Self>) -> Buffer;
 
@@ -74,15 +74,17 @@ macro_rules! impl_int {
             fn from_bool(v: bool) -> Self {
                 v as $t
             }
-            fn vec_ref(b: &Buffer) -> Option<&Vec<Self>> {
+            fn vec_ref(b: &Buffer) -> Option<&[Self]> {
                 match b {
                     Buffer::$dt(v) => Some(v),
+                    Buffer::External(e) => e.as_slice::<Self>(),
                     _ => None,
                 }
             }
-            fn vec_mut(b: &mut Buffer) -> Option<&mut Vec<Self>> {
+            fn vec_mut(b: &mut Buffer) -> Option<&mut [Self]> {
                 match b {
                     Buffer::$dt(v) => Some(v),
+                    Buffer::External(e) => e.as_mut_slice::<Self>(),
                     _ => None,
                 }
             }
@@ -121,15 +123,17 @@ macro_rules! impl_float {
             fn from_bool(v: bool) -> Self {
                 v as u8 as $t
             }
-            fn vec_ref(b: &Buffer) -> Option<&Vec<Self>> {
+            fn vec_ref(b: &Buffer) -> Option<&[Self]> {
                 match b {
                     Buffer::$dt(v) => Some(v),
+                    Buffer::External(e) => e.as_slice::<Self>(),
                     _ => None,
                 }
             }
-            fn vec_mut(b: &mut Buffer) -> Option<&mut Vec<Self>> {
+            fn vec_mut(b: &mut Buffer) -> Option<&mut [Self]> {
                 match b {
                     Buffer::$dt(v) => Some(v),
+                    Buffer::External(e) => e.as_mut_slice::<Self>(),
                     _ => None,
                 }
             }
@@ -175,15 +179,17 @@ impl Element for bool {
     fn from_bool(v: bool) -> Self {
         v
     }
-    fn vec_ref(b: &Buffer) -> Option<&Vec<Self>> {
+    fn vec_ref(b: &Buffer) -> Option<&[Self]> {
         match b {
             Buffer::Bool(v) => Some(v),
+            Buffer::External(e) => e.as_slice::<Self>(),
             _ => None,
         }
     }
-    fn vec_mut(b: &mut Buffer) -> Option<&mut Vec<Self>> {
+    fn vec_mut(b: &mut Buffer) -> Option<&mut [Self]> {
         match b {
             Buffer::Bool(v) => Some(v),
+            Buffer::External(e) => e.as_mut_slice::<Self>(),
             _ => None,
         }
     }

@@ -39,6 +39,47 @@ pub enum Buffer {
     Int64(Vec<i64>),
     Float32(Vec<f32>),
     Float64(Vec<f64>),
+    /// Elements owned by someone else (a NumPy array's memory), see [`Tensor::from_external`].
+    External(ExternalBuffer),
+}
+
+/// Memory the runtime views but does not own: `len` elements of `dtype` at `ptr`, kept alive by
+/// `owner` (dropped with the storage). Accessed under the storage's lock like an owned buffer.
+pub struct ExternalBuffer {
+    dtype: DType,
+    ptr: NonNull<u8>,
+    len: usize,
+    _owner: Box<dyn std::any::Any + Send + Sync>,
+}
+
+// SAFETY: the elements are plain data reached only through the storage's lock (as an owned
+// `Vec` is); `from_external`'s contract makes the memory valid while `owner` lives, and the owner
+// itself is `Send + Sync`.
+unsafe impl Send for ExternalBuffer {}
+// SAFETY: as above.
+unsafe impl Sync for ExternalBuffer {}
+
+impl ExternalBuffer {
+    /// The elements, if they are of type `T`.
+    pub(crate) fn as_slice<T: Element>(&self) -> Option<&[T]> {
+        // SAFETY: `from_external`'s contract: `len` initialized, aligned elements of `dtype`.
+        (T::DTYPE == self.dtype)
+            .then(|| unsafe { std::slice::from_raw_parts(self.ptr.as_ptr() as *const T, self.len) })
+    }
+
+    /// The elements, mutably, if they are of type `T`.
+    pub(crate) fn as_mut_slice<T: Element>(&mut self) -> Option<&mut [T]> {
+        // SAFETY: as in `as_slice`; `&mut self` comes from the storage's write lock.
+        (T::DTYPE == self.dtype).then(|| unsafe {
+            std::slice::from_raw_parts_mut(self.ptr.as_ptr() as *mut T, self.len)
+        })
+    }
+}
+
+impl std::fmt::Debug for ExternalBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ExternalBuffer({} x {})", self.len, self.dtype.name())
+    }
 }
 
 impl Buffer {
@@ -49,6 +90,7 @@ impl Buffer {
             Buffer::Int64(v) => v.len(),
             Buffer::Float32(v) => v.len(),
             Buffer::Float64(v) => v.len(),
+            Buffer::External(e) => e.len,
         }
     }
 
@@ -59,6 +101,7 @@ impl Buffer {
             Buffer::Int64(v) => v.as_mut_ptr() as *mut u8,
             Buffer::Float32(v) => v.as_mut_ptr() as *mut u8,
             Buffer::Float64(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::External(e) => e.ptr.as_ptr(),
         }
     }
 }
@@ -185,6 +228,7 @@ impl Tensor {
             Buffer::Int64(_) => DType::Int64,
             Buffer::Float32(_) => DType::Float32,
             Buffer::Float64(_) => DType::Float64,
+            Buffer::External(e) => e.dtype,
         };
         let strides = contiguous_strides(&shape);
         Tensor {
@@ -230,6 +274,66 @@ impl Tensor {
             a.iter().copied().collect()
         };
         Tensor::from_buffer(T::into_buffer(data), shape)
+    }
+
+    /// A tensor viewing memory owned elsewhere (a NumPy array's), without copying it: element
+    /// `[i0, i1, …]` is element `i0*strides[0] + i1*strides[1] + …` of the `len` elements of
+    /// `dtype` at `ptr`. Writes through the tensor are seen by the memory's owner and vice
+    /// versa, as with any view. Fails (instead of building an unsound view) when the pointer is
+    /// null or misaligned, `shape` and `strides` differ in length, or the view reaches past `len`.
+    ///
+    /// # Safety
+    /// `ptr` must point to `len` initialized elements of `dtype` (for `bool`, bytes 0 or 1) that
+    /// stay valid, readable and writable for as long as `owner` is alive; the runtime drops
+    /// `owner` when the last tensor viewing the memory is gone. Others may read and write the
+    /// memory meanwhile only as they could with any other shared buffer (no reallocation).
+    pub unsafe fn from_external(
+        dtype: DType,
+        ptr: *mut u8,
+        len: usize,
+        shape: Vec<usize>,
+        strides: Vec<usize>,
+        owner: Box<dyn std::any::Any + Send + Sync>,
+    ) -> Result<Tensor> {
+        let bad = |why: &str| RuntimeError::Value(format!("cannot view external memory: {why}"));
+        let ptr = NonNull::new(ptr).ok_or_else(|| bad("null pointer"))?;
+        if !(ptr.as_ptr() as usize).is_multiple_of(dtype.size_of()) {
+            return Err(bad("misaligned pointer"));
+        }
+        if shape.len() != strides.len() {
+            return Err(bad("shape and strides differ in length"));
+        }
+        check_alloc(&shape, dtype)?;
+        if len
+            .checked_mul(dtype.size_of())
+            .is_none_or(|b| b > isize::MAX as usize)
+        {
+            return Err(bad("length too large"));
+        }
+        if !shape.contains(&0) {
+            let last = shape
+                .iter()
+                .zip(&strides)
+                .try_fold(0usize, |acc, (&d, &s)| {
+                    acc.checked_add((d - 1).checked_mul(s)?)
+                });
+            if last.is_none_or(|l| l >= len) {
+                return Err(bad("the view reaches past the memory"));
+            }
+        }
+        let buf = Buffer::External(ExternalBuffer {
+            dtype,
+            ptr,
+            len,
+            _owner: owner,
+        });
+        Ok(Tensor {
+            storage: Arc::new(Storage::new(buf)),
+            dtype,
+            shape,
+            strides,
+            offset: 0,
+        })
     }
 
     /// A 0-d tensor holding a Python scalar, with the scalar's default dtype
@@ -459,6 +563,17 @@ impl Tensor {
             Buffer::Int64(v) => Scalar::Int(v.get(pos).copied().unwrap_or_default()),
             Buffer::Float32(v) => Scalar::Float(v.get(pos).copied().unwrap_or_default() as f64),
             Buffer::Float64(v) => Scalar::Float(v.get(pos).copied().unwrap_or_default()),
+            Buffer::External(e) => with_dtype!(self.dtype, T => {
+                let x: T = e
+                    .as_slice::<T>()
+                    .and_then(|v| v.get(pos).copied())
+                    .unwrap_or_default();
+                match self.dtype {
+                    DType::Bool => Scalar::Bool(x.to_bool()),
+                    DType::Int32 | DType::Int64 => Scalar::Int(x.to_i64()),
+                    DType::Float32 | DType::Float64 => Scalar::Float(x.to_f64()),
+                }
+            }),
         }
     }
 
@@ -1035,6 +1150,79 @@ mod tests {
 
     fn ar(n: usize, shape: &[usize]) -> Tensor {
         Tensor::from_vec((0..n).map(|v| v as f32).collect(), shape).unwrap()
+    }
+
+    /// Memory owned outside the runtime, with a flag set when its owner is dropped.
+    struct Owner(Arc<std::sync::atomic::AtomicBool>);
+    impl Drop for Owner {
+        fn drop(&mut self) {
+            self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn external_memory_is_viewed_written_and_released() {
+        let mut data: Vec<f64> = (0..6).map(|v| v as f64).collect();
+        let dropped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let ptr = data.as_mut_ptr() as *mut u8;
+        // SAFETY: `data` outlives the tensor (checked by the flag below) and is not moved.
+        let t = unsafe {
+            Tensor::from_external(
+                DType::Float64,
+                ptr,
+                6,
+                vec![3, 2],
+                vec![1, 3],
+                Box::new(Owner(dropped.clone())),
+            )
+        }
+        .unwrap();
+        assert_eq!(t.to_vec::<f64>(), vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
+        assert!(t.item().is_err());
+        assert_eq!(t.raw_view().data, ptr);
+        let row = t.select(0, 1).unwrap();
+        row.fill_(Scalar::Float(9.0)).unwrap();
+        assert_eq!(
+            t.select(1, 0)
+                .unwrap()
+                .select(0, 1)
+                .unwrap()
+                .item()
+                .unwrap(),
+            Scalar::Float(9.0)
+        );
+        drop((t, row));
+        assert!(dropped.load(std::sync::atomic::Ordering::SeqCst));
+        assert_eq!(data, vec![0.0, 9.0, 2.0, 3.0, 9.0, 5.0], "written in place");
+    }
+
+    #[test]
+    fn external_views_that_reach_outside_are_refused() {
+        let mut data = [0i32; 4];
+        let ptr = data.as_mut_ptr() as *mut u8;
+        let make = |len, shape: Vec<usize>, strides: Vec<usize>, p: *mut u8| {
+            // SAFETY: `data` outlives every tensor made here (each is dropped at once).
+            unsafe { Tensor::from_external(DType::Int32, p, len, shape, strides, Box::new(())) }
+        };
+        assert!(make(4, vec![2, 2], vec![2, 1], ptr).is_ok());
+        assert!(
+            make(4, vec![2, 3], vec![2, 1], ptr).is_err(),
+            "past the end"
+        );
+        assert!(make(4, vec![2], vec![1, 1], ptr).is_err(), "rank mismatch");
+        assert!(
+            make(4, vec![usize::MAX, 2], vec![usize::MAX, 1], ptr).is_err(),
+            "overflow"
+        );
+        assert!(make(4, vec![2], vec![1], std::ptr::null_mut()).is_err());
+        assert!(
+            make(3, vec![2], vec![1], ptr.wrapping_add(1)).is_err(),
+            "misaligned"
+        );
+        assert!(
+            make(0, vec![0, 5], vec![5, 1], ptr).is_ok(),
+            "empty views need no memory"
+        );
     }
 
     #[test]

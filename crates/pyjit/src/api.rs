@@ -36,6 +36,7 @@
 
 #![warn(missing_docs)]
 
+use crate::archive::{Archive, SavedKey};
 use crate::program::{Backend, CallError, Options, Program};
 use crate::traced::{TraceError, TraceOptions, TracedProgram};
 use pyjit_interp::Value as IValue;
@@ -238,11 +239,15 @@ pub enum Error {
     TraceCheck(String),
     /// The API was misused: no such function in the source, and the like.
     Usage(String),
+    /// A saved archive could not be loaded (corrupt, truncated, another format version, or its
+    /// IR is not what its source compiles to).
+    Archive(String),
 }
 
 impl Error {
     /// The Python exception class to raise for this error: PyTorch's for run-time and argument
-    /// errors, `CompileError`, `TracingCheckError` or `ValueError` (usage) otherwise.
+    /// errors, `CompileError`, `TracingCheckError`, `ArchiveError` or `ValueError` (usage)
+    /// otherwise.
     pub fn python_class(&self) -> &str {
         match self {
             Error::Compile(_) => "CompileError",
@@ -250,6 +255,7 @@ impl Error {
             Error::Argument(_) => "RuntimeError",
             Error::TraceCheck(_) => "TracingCheckError",
             Error::Usage(_) => "ValueError",
+            Error::Archive(_) => "ArchiveError",
         }
     }
 
@@ -290,7 +296,7 @@ impl fmt::Display for Error {
         match self {
             Error::Compile(d) => f.write_str(d.join("").trim_end()),
             Error::Run { rendered, .. } => f.write_str(rendered.trim_end()),
-            Error::Argument(m) | Error::TraceCheck(m) | Error::Usage(m) => {
+            Error::Argument(m) | Error::TraceCheck(m) | Error::Usage(m) | Error::Archive(m) => {
                 f.write_str(m.trim_end())
             }
         }
@@ -358,6 +364,8 @@ enum Kind {
 /// A compiled Python function (see the module docs).
 pub struct Function {
     name: String,
+    /// The source as given (saved in archives).
+    origin: Source,
     file: Arc<SourceFile>,
     /// Parameter names, declared types and defaults, when the source scripts (always for a
     /// scripted function; for a traced one only if its file also scripts).
@@ -403,6 +411,7 @@ impl Function {
         })?;
         Ok(Function {
             name: name.to_string(),
+            origin: source.clone(),
             file: Arc::new(file),
             params: Some(params),
             kind: Kind::Script(program),
@@ -453,6 +462,7 @@ impl Function {
             .with_opt(config.compile.program_options().opt);
         let f = Function {
             name: name.to_string(),
+            origin: source.clone(),
             file: Arc::new(file),
             params,
             kind: Kind::Trace(Mutex::new(traced)),
@@ -674,6 +684,73 @@ impl Function {
         })
     }
 
+    /// The function as a `.pyjit` archive ([`crate::archive`]): its source, its scripted IR
+    /// and the signatures compiled so far. Traced functions cannot be saved (a trace is made by
+    /// running the function; save the source and trace it again).
+    pub fn save(&self) -> Result<Vec<u8>, Error> {
+        let Kind::Script(p) = &self.kind else {
+            return Err(Error::Usage(format!(
+                "{}() is traced; only scripted functions can be saved",
+                self.name
+            )));
+        };
+        let mut signatures = Vec::new();
+        for c in p.compilations() {
+            if let Some(sig) = c
+                .signature
+                .0
+                .iter()
+                .map(SavedKey::of)
+                .collect::<Option<Vec<_>>>()
+                && !signatures.contains(&sig)
+            {
+                signatures.push(sig);
+            }
+        }
+        Ok(Archive {
+            pyjit_version: env!("CARGO_PKG_VERSION").to_string(),
+            function: self.name.clone(),
+            file: self.origin.name.clone(),
+            first_line: self.origin.first_line,
+            source: self.origin.text.clone(),
+            ir: self.graph(),
+            signatures,
+        }
+        .to_bytes())
+    }
+
+    /// Loads a `.pyjit` archive: compiles its source (nothing saved is executed or trusted as
+    /// code), checks that the IR is the one saved when the archive comes from this pyjit
+    /// version, and compiles the saved signatures ahead of the first call.
+    pub fn load(bytes: &[u8], options: &CompileOptions) -> Result<Function, Error> {
+        let a = Archive::from_bytes(bytes).map_err(|e| Error::Archive(e.0))?;
+        let source = Source::new(a.file.clone(), a.source.clone()).at_line(a.first_line);
+        let f = Function::script(&source, &a.function, options)?;
+        if a.pyjit_version == env!("CARGO_PKG_VERSION") && f.graph() != a.ir {
+            return Err(Error::Archive(format!(
+                "the archive's IR is not what pyjit {} compiles from the archive's source: it was altered",
+                a.pyjit_version
+            )));
+        }
+        let (Kind::Script(p), Some(params)) = (&f.kind, &f.params) else {
+            unreachable!("Function::script makes a scripted function with parameters")
+        };
+        for sig in &a.signatures {
+            if sig.len() != params.types.len() {
+                return Err(Error::Archive(format!(
+                    "a saved signature has {} argument(s), {}() takes {}",
+                    sig.len(),
+                    f.name,
+                    params.types.len()
+                )));
+            }
+            let args: Vec<IValue> = sig.iter().map(example_value).collect();
+            // A signature that does not compile now reports so on the call that needs it.
+            let _ = p.prepare(&f.name, &args);
+        }
+        Ok(f)
+    }
+
     /// TracerWarnings of the traces recorded so far, rendered (empty for scripted functions).
     pub fn warnings(&self) -> Vec<String> {
         match &self.kind {
@@ -683,6 +760,25 @@ impl Function {
                 t.warnings.iter().map(|w| w.render(&self.file)).collect()
             }
         }
+    }
+}
+
+/// A value of the saved kind `k`, to compile a saved signature with (a signature keys tensors
+/// by dtype and rank only, so a tensor of ones in every dimension stands for all).
+fn example_value(k: &SavedKey) -> IValue {
+    match k {
+        SavedKey::Tensor(d, r) => IValue::Tensor(
+            Tensor::zeros(&vec![1; *r as usize], *d)
+                .unwrap_or_else(|_| Tensor::from_slice(&[0.0f32])),
+        ),
+        SavedKey::Int => IValue::Int(0),
+        SavedKey::Float => IValue::Float(0.0),
+        SavedKey::Bool => IValue::Bool(false),
+        SavedKey::None => IValue::None,
+        SavedKey::Str => IValue::str(""),
+        SavedKey::DType => IValue::DType(DType::Float32),
+        SavedKey::List => IValue::list(Vec::new()),
+        SavedKey::Tuple(items) => IValue::tuple(items.iter().map(example_value).collect()),
     }
 }
 
@@ -859,6 +955,45 @@ mod tests {
         );
         let e = checked.err().expect("diverges");
         assert_eq!(e.python_class(), "TracingCheckError");
+    }
+
+    #[test]
+    fn save_and_load_round_trip_with_signatures() {
+        let f = script("f");
+        f.call(vec![t(&[1.0])], vec![]).unwrap();
+        let bytes = f.save().unwrap();
+        let g = Function::load(&bytes, &CompileOptions::default()).unwrap();
+        assert_eq!(
+            g.signatures(),
+            f.signatures(),
+            "saved signatures compiled on load"
+        );
+        assert_eq!(vals(&g.call(vec![t(&[1.0])], vec![]).unwrap()), vec![3.0]);
+        assert_eq!(g.graph(), f.graph());
+        // The source is what is compiled: an altered IR section is refused...
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        let altered = crate::archive::Archive {
+            ir: "func @f() {}\n".into(),
+            ..crate::archive::Archive::from_bytes(text.as_bytes()).unwrap()
+        };
+        let e = Function::load(&altered.to_bytes(), &CompileOptions::default())
+            .err()
+            .unwrap();
+        assert_eq!(e.python_class(), "ArchiveError");
+        assert!(e.to_string().contains("altered"), "{e}");
+        // ...and a corrupt one never loads.
+        let e = Function::load(&bytes[..bytes.len() / 2], &CompileOptions::default())
+            .err()
+            .unwrap();
+        assert_eq!(e.python_class(), "ArchiveError");
+        let traced = Function::trace(
+            &Source::new("m.py", SRC),
+            "helper",
+            vec![t(&[1.0])],
+            &TraceConfig::default(),
+        )
+        .unwrap();
+        assert!(traced.save().is_err());
     }
 
     #[test]

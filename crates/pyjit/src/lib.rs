@@ -28,6 +28,7 @@
 //! ```
 
 pub mod api;
+pub mod archive;
 pub mod args;
 pub mod output;
 mod program;

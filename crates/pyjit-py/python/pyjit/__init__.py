@@ -26,14 +26,17 @@ import inspect
 import textwrap
 
 from . import _pyjit
-from ._pyjit import CompileError, Function, RuntimeBuffer, TracingCheckError
+from ._pyjit import ArchiveError, CompileError, Function, RuntimeBuffer, TracingCheckError
 
 __version__ = _pyjit.__version__
 __all__ = [
+    "ArchiveError",
     "CompileError",
     "Function",
     "RuntimeBuffer",
     "TracingCheckError",
+    "load",
+    "save",
     "script",
     "trace",
 ]
@@ -67,6 +70,26 @@ def trace(fn, example_inputs, check_inputs=None, guards=True, *, interpreter=Fal
     return _pyjit.trace(
         source, filename, 1, name, example_inputs, checks, guards, interpreter
     )
+
+
+def save(fn, path):
+    """Save scripted function ``fn`` to ``path`` (a ``.pyjit`` archive: its source, its IR and
+    the signatures compiled so far). Loadable by ``pyjit.load``, ``pyjit run f.pyjit`` and
+    ``pyjit::api::Function::load`` in Rust, without this Python module."""
+    if not isinstance(fn, Function):
+        fn = script(fn)
+    data = fn.save_bytes()
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def load(path, *, interpreter=False):
+    """Load a function saved by ``pyjit.save``. Loading compiles the archive's source again
+    (nothing in the file is executed); a corrupt, truncated, altered or other-version archive
+    raises ``pyjit.ArchiveError``."""
+    with open(path, "rb") as f:
+        data = f.read()
+    return _pyjit.load(data, interpreter)
 
 
 # ---------------------------------------------------------------------------------------------
