@@ -65,6 +65,10 @@ pub struct CompileArgs {
     pub emit: Emit,
     #[command(flatten)]
     pub opt: OptArgs,
+    /// Save the function as a `.pyjit` archive (its source, IR and the ARGs' signature)
+    /// instead of printing; `pyjit run FILE.pyjit ARG...` runs it.
+    #[arg(long, value_name = "FILE.pyjit")]
+    pub save: Option<PathBuf>,
     /// Example arguments (as for `pyjit run`): print the IR specialized for their signature.
     #[arg(allow_hyphen_values = true, value_name = "ARG")]
     pub args: Vec<String>,
@@ -84,7 +88,7 @@ fn take_trailing_options(args: &mut CompileArgs) -> Result<(), String> {
             r?;
             continue;
         }
-        if !matches!(flag.as_str(), "-f" | "--function" | "--emit") {
+        if !matches!(flag.as_str(), "-f" | "--function" | "--emit" | "--save") {
             if w.starts_with("--") {
                 return Err(format!("unknown option `{w}`"));
             }
@@ -94,7 +98,9 @@ fn take_trailing_options(args: &mut CompileArgs) -> Result<(), String> {
         let value = inline
             .or_else(|| it.next())
             .ok_or_else(|| format!("option `{flag}` needs a value"))?;
-        if flag == "--emit" {
+        if flag == "--save" {
+            args.save = Some(PathBuf::from(value));
+        } else if flag == "--emit" {
             args.emit = Emit::from_str(&value, false)
                 .map_err(|_| format!("--emit must be ir, clif, asm or dot, not `{value}`"))?;
         } else {
@@ -110,6 +116,12 @@ pub fn run(args: &CompileArgs) -> u8 {
 
 /// [`run`], writing the listing to `out` (diagnostics still go to stderr).
 pub fn render(args: &CompileArgs, out: &mut dyn Write) -> u8 {
+    let mut trailing = args.clone();
+    if take_trailing_options(&mut trailing).is_ok()
+        && let Some(path) = trailing.save.clone()
+    {
+        return crate::save::save(&trailing, &path);
+    }
     match prepare(args) {
         Ok((args, module, id)) => emit(args.emit, &module, id, out),
         Err(code) => code,
@@ -218,6 +230,7 @@ mod tests {
             function: None,
             emit,
             opt: OptArgs::default(),
+            save: None,
             args: words
                 .iter()
                 .map(|w| w.replace("DIR", &dir.display().to_string()))

@@ -114,6 +114,7 @@ fn scripted(args: &GraphArgs) -> Result<Graph, u8> {
         function: args.function.clone(),
         emit: Emit::Ir,
         opt: args.opt.clone(),
+        save: None,
         args: args.args.clone(),
     };
     let (_, module, id) = crate::compile::prepare(&c)?;

@@ -15,6 +15,7 @@ mod graph;
 mod opt;
 mod parse;
 mod run;
+mod save;
 mod trace;
 
 /// Exit code for errors in the user's program (diagnostics were printed).

@@ -1,4 +1,4 @@
-//! `pyjit run FILE.py [-f NAME] [--mode script|trace|eager] [--backend native|interp]
+//! `pyjit run FILE.py|FILE.pyjit [-f NAME] [--mode script|trace|eager] [--backend native|interp]
 //! [-O0|-O1|-O2] [--passes a,b] [--print-after-all] [--print-after=PASS] [--time-passes]
 //! [--opt-limit PASS=N] [--time] [ARG]... [-o OUT]`: compile a function, call it on the ARGs,
 //! print or write the result.
@@ -61,9 +61,25 @@ pub struct RunArgs {
 
 /// Reads a source file; `Err` is the exit status after reporting.
 pub fn read_source(path: &std::path::Path) -> Result<SourceFile, u8> {
+    read_input(path).map(|(file, _)| file)
+}
+
+/// [`read_source`], for a `.pyjit` archive too (`pyjit compile --save`): then its source (once
+/// [`pyjit::api::Function::load`] has checked the archive and compiled it) and the function it
+/// holds.
+pub fn read_input(path: &std::path::Path) -> Result<(SourceFile, Option<String>), u8> {
     match std::fs::read(path) {
+        Ok(bytes) if pyjit::archive::is_archive(&bytes) => {
+            match pyjit::api::Function::load(&bytes, &Default::default()) {
+                Ok(f) => Ok((f.source().clone(), Some(f.name().to_string()))),
+                Err(e) => {
+                    eprintln!("error: {}: {e}", path.display());
+                    Err(crate::EXIT_PROGRAM_ERROR)
+                }
+            }
+        }
         Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(t) => Ok(SourceFile::new(path.display().to_string(), t)),
+            Ok(t) => Ok((SourceFile::new(path.display().to_string(), t), None)),
             Err(e) => {
                 eprintln!(
                     "error: {} is not valid UTF-8 (first bad byte at offset {})",
@@ -144,12 +160,13 @@ pub fn run(args: &RunArgs) -> u8 {
             return crate::EXIT_USAGE;
         }
     };
-    let file = match read_source(&args.file) {
+    let (file, saved) = match read_input(&args.file) {
         Ok(f) => f,
         Err(code) => return code,
     };
     let req = RunRequest {
-        function: args.function.clone(),
+        // An archive's function is the default.
+        function: args.function.clone().or(saved),
         args: args.args.clone(),
         base_dir: PathBuf::from("."),
         mode: match args.mode {

@@ -131,6 +131,13 @@ impl Value {
         }
     }
 
+    /// A value written in the ARG syntax of `pyjit run` ([`crate::args`]: `x.npy`, `3`, `2.5`,
+    /// `true`, `none`, `[a,b]`, `(a,b)`), `.npy` paths relative to `base`.
+    pub fn from_arg(word: &str, base: &std::path::Path) -> Result<Value, Error> {
+        let lit = crate::args::parse_arg(word).map_err(Error::Usage)?;
+        Value::from_interp(crate::run::untyped_arg(&lit, base).map_err(Error::Usage)?)
+    }
+
     /// The value with the type its own kind gives (no declared type to fit).
     fn to_dynamic(&self) -> IValue {
         match self {
@@ -593,6 +600,21 @@ impl Function {
                 .map_err(|e| Error::from_trace(e, &self.file))?,
         };
         Value::from_interp(v)
+    }
+
+    /// Compiles what a call with these arguments runs (its signature's specialization; native
+    /// code by default) without calling it. Traced functions compile when called.
+    pub fn compile_for(&self, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Result<(), Error> {
+        let args = self.bind(args, kwargs)?;
+        match &self.kind {
+            Kind::Script(p) => p
+                .prepare(&self.name, &args)
+                .map_err(|e| Error::from_call(e, &self.name)),
+            Kind::Trace(_) => Err(Error::Usage(format!(
+                "{}() is traced: it compiles when called",
+                self.name
+            ))),
+        }
     }
 
     /// The signatures compiled so far, oldest first, each as `(Tensor(float32, rank 1), float)`:

@@ -34,7 +34,8 @@ use std::fmt;
 
 /// The archive format this build reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
-const MAGIC: &str = "PYJIT-ARCHIVE";
+/// The first line of every archive.
+pub const MAGIC: &str = "PYJIT-ARCHIVE";
 /// Longest header line accepted.
 const MAX_LINE: usize = 4096;
 /// Most signatures an archive may list.
@@ -243,6 +244,11 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
+}
+
+/// Whether `bytes` look like an archive (start with its first line).
+pub fn is_archive(bytes: &[u8]) -> bool {
+    bytes.starts_with(MAGIC.as_bytes()) && bytes.get(MAGIC.len()) == Some(&b'\n')
 }
 
 impl Archive {
