@@ -7,11 +7,11 @@
 //! from the *site* table, so it reads exactly like the interpreter's.
 
 use crate::layout::{self, Slot};
-use pyjit_interp::format::{py_format, py_str};
-use pyjit_interp::{CallSite, GUARD_FAILURE, InterpError, Value, from_runtime, to_runtime};
-use pyjit_ir::{IndexKind, MathFn, OpKind, Type};
-use pyjit_runtime::TensorIndex;
+use pyjit_ir::{MathFn, OpKind, Type};
 use pyjit_syntax::Span;
+use pyjit_value::{
+    CallSite, ExcKind, InterpError, PyErr, Value, from_runtime, ops, scalar, to_runtime,
+};
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -28,7 +28,7 @@ pub(crate) struct Site {
 pub(crate) enum SiteKind {
     /// An error whose class and message are known at compile time (division by zero, a failed
     /// guard, unwrapping `None`, recursion too deep).
-    Error { class: String, message: String },
+    Error(PyErr),
     /// An op run by [`pjn_op`]: operands and results are passed as slots of these types.
     Op {
         kind: OpKind,
@@ -76,8 +76,12 @@ impl Ctx<'_> {
         self.failed = 1;
     }
 
-    fn fail_with(&mut self, site: u64, class: &str, message: &str) {
-        self.fail(site, InterpError::new(class, message, Span::DUMMY));
+    fn fail_with(&mut self, site: u64, error: PyErr) {
+        self.fail(site, InterpError::at(error, Span::DUMMY));
+    }
+
+    fn fail_internal(&mut self, site: u64, message: &str) {
+        self.fail_with(site, PyErr::new(ExcKind::Internal, message));
     }
 }
 
@@ -90,11 +94,7 @@ fn with_ctx<R: Default>(ctx: *mut Ctx<'_>, site: u64, f: impl FnOnce(&mut Ctx<'_
     match catch_unwind(AssertUnwindSafe(|| f(ctx))) {
         Ok(r) => r,
         Err(_) => {
-            ctx.fail_with(
-                site,
-                pyjit_interp::INTERNAL_ERROR,
-                "panic in a host function",
-            );
+            ctx.fail_internal(site, "panic in a host function");
             R::default()
         }
     }
@@ -103,11 +103,11 @@ fn with_ctx<R: Default>(ctx: *mut Ctx<'_>, site: u64, f: impl FnOnce(&mut Ctx<'_
 /// Records the compile-time error of `site`.
 pub(crate) extern "C" fn pjn_error(ctx: *mut Ctx<'_>, site: u64) {
     with_ctx(ctx, site, |c| {
-        let (class, message) = match c.site(site).map(|s| &s.kind) {
-            Some(SiteKind::Error { class, message }) => (class.clone(), message.clone()),
-            _ => (pyjit_interp::INTERNAL_ERROR.into(), "bad error site".into()),
+        let error = match c.site(site).map(|s| &s.kind) {
+            Some(SiteKind::Error(e)) => e.clone(),
+            _ => PyErr::new(ExcKind::Internal, "bad error site"),
         };
-        c.fail_with(site, &class, &message);
+        c.fail_with(site, error);
     })
 }
 
@@ -144,7 +144,7 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
             ..
         }) = sites.get(site as usize)
         else {
-            c.fail_with(site, pyjit_interp::INTERNAL_ERROR, "bad op site");
+            c.fail_internal(site, "bad op site");
             return;
         };
         let nargs = *arg_slots;
@@ -174,7 +174,7 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
                     if let Err(m) = layout::value_into_slots(v, t, &mut slots) {
                         let kinds: Vec<Slot> = results.iter().flat_map(layout::slots_of).collect();
                         layout::release_raw(&kinds, &slots);
-                        c.fail_with(site, pyjit_interp::INTERNAL_ERROR, &m);
+                        c.fail_internal(site, &m);
                         return;
                     }
                 }
@@ -219,7 +219,7 @@ unsafe fn run_tensor_op(
                 let v = unsafe { layout::slots_to_value(t, raw, &mut pos) };
                 match schema.params.get(i) {
                     Some(p) => to_runtime(&v, &p.ty),
-                    None => pyjit_interp::generic_to_runtime(&v),
+                    None => pyjit_value::generic_to_runtime(&v),
                 }
             }
         });
@@ -229,150 +229,65 @@ unsafe fn run_tensor_op(
     Ok(out.into_iter().map(from_runtime).collect())
 }
 
-/// One op on interpreter values, with the interpreter's semantics and messages.
+/// One value op (lists, strings, subscripts, `print`, `raise`, a failed `check`), with the
+/// semantics every backend shares ([`pyjit_value::ops`]).
 fn run_op(
     c: &mut Ctx<'_>,
     kind: &OpKind,
     args: Vec<Value>,
     span: Span,
 ) -> Result<Vec<Value>, InterpError> {
-    let err = |class: &str, msg: &str| InterpError::new(class, msg, span);
-    let int = |v: &Value| {
-        v.as_int()
-            .ok_or_else(|| err(pyjit_interp::INTERNAL_ERROR, "expected an int"))
+    let mut ectx = ops::EvalCtx {
+        out: &mut *c.out,
+        from_ints: false,
     };
-    let list = |v: &Value| match v {
-        Value::List(l) => Ok(l.clone()),
-        _ => Err(err(pyjit_interp::INTERNAL_ERROR, "list op on a non-list")),
-    };
-    let arg = |i: usize| {
-        args.get(i)
-            .cloned()
-            .ok_or_else(|| err(pyjit_interp::INTERNAL_ERROR, "missing operand"))
-    };
-    Ok(match kind {
-        OpKind::Const(pyjit_ir::Const::Str(s)) => vec![Value::str(s)],
-        OpKind::Index(k) => vec![Value::Index(match k {
-            IndexKind::Int => TensorIndex::Int(int(&arg(0)?)?),
-            IndexKind::Slice => {
-                let bound = |v: Value| match v {
-                    Value::None => Ok(None),
-                    Value::Int(i) => Ok(Some(i)),
-                    _ => Err(err(
-                        pyjit_interp::INTERNAL_ERROR,
-                        "slice bound is not an int",
-                    )),
-                };
-                let step = int(&arg(2)?)?;
-                if step == 0 {
-                    return Err(err("ValueError", "slice step cannot be zero"));
-                }
-                TensorIndex::Slice {
-                    start: bound(arg(0)?)?,
-                    stop: bound(arg(1)?)?,
-                    step,
-                }
-            }
-            IndexKind::None => TensorIndex::None,
-            IndexKind::Ellipsis => TensorIndex::Ellipsis,
-            IndexKind::Tensor => {
-                TensorIndex::Tensor(arg(0)?.as_tensor().cloned().ok_or_else(|| {
-                    err(pyjit_interp::INTERNAL_ERROR, "index.tensor of a non-tensor")
-                })?)
-            }
-        })],
-        OpKind::ListNew => vec![Value::list(args)],
-        OpKind::ListGet => {
-            let (l, i) = (list(&arg(0)?)?, int(&arg(1)?)?);
-            let v = norm_index(i, l.len())
-                .and_then(|j| l.get(j))
-                .ok_or_else(|| err("IndexError", "list index out of range"))?;
-            vec![v]
+    match ops::eval(kind, &args, &mut ectx) {
+        Some(Ok(vals)) => Ok(vals),
+        Some(Err(e)) if ops::raised_by_program(kind) => {
+            Err(InterpError::raised(e.kind, e.message, span))
         }
-        OpKind::ListSet => {
-            let (l, i, v) = (list(&arg(0)?)?, int(&arg(1)?)?, arg(2)?);
-            if !norm_index(i, l.len()).is_some_and(|j| l.set(j, v)) {
-                return Err(err("IndexError", "list assignment index out of range"));
-            }
-            vec![]
-        }
-        OpKind::ListAppend => {
-            list(&arg(0)?)?.push(arg(1)?);
-            vec![]
-        }
-        OpKind::ListLen => vec![Value::Int(list(&arg(0)?)?.len() as i64)],
-        OpKind::StrOf(spec) => {
-            vec![Value::str(
-                py_format(&arg(0)?, spec).map_err(|m| err("ValueError", &m))?,
-            )]
-        }
-        OpKind::StrConcat => vec![Value::str(args.iter().map(py_str).collect::<String>())],
-        OpKind::Print => {
-            let line = args.iter().map(py_str).collect::<Vec<_>>().join(" ");
-            // A closed stdout is not the program's fault (as in the interpreter).
-            let _ = writeln!(c.out, "{line}");
-            vec![]
-        }
-        OpKind::Raise(class) => {
-            let msg = args.first().map(py_str).unwrap_or_default();
-            return Err(InterpError::raised(class.clone(), msg, span));
-        }
-        // Called only when the condition was false; operand 0 is the condition.
-        OpKind::Check(class) => {
-            let msg = args.get(1).map(py_str).unwrap_or_default();
-            return Err(InterpError::raised(class.clone(), msg, span));
-        }
-        OpKind::Guard { message, .. } => return Err(err(GUARD_FAILURE, message)),
-        other => {
-            return Err(err(
-                pyjit_interp::INTERNAL_ERROR,
-                &format!("`{}` has no host implementation", other.name()),
-            ));
-        }
-    })
+        Some(Err(e)) => Err(InterpError::at(e, span)),
+        None => Err(InterpError::internal(
+            format!("`{}` has no host implementation", kind.name()),
+            span,
+        )),
+    }
 }
 
-/// Python's index normalization: negative counts from the end.
-fn norm_index(i: i64, len: usize) -> Option<usize> {
-    let len = len as i64;
-    let j = if i < 0 { i.checked_add(len)? } else { i };
-    (0..len).contains(&j).then_some(j as usize)
-}
+// ---- scalar host functions (Python semantics from pyjit_value::scalar) ----
 
-// ---- scalar host functions (Python semantics; see crate::pyops) ----
-
-fn scalar<R: Default>(
-    ctx: *mut Ctx<'_>,
-    site: u64,
-    r: impl FnOnce() -> Result<R, crate::pyops::PyErr>,
-) -> R {
+fn scalar_fn<R: Default>(ctx: *mut Ctx<'_>, site: u64, r: impl FnOnce() -> Result<R, PyErr>) -> R {
     with_ctx(ctx, site, |c| match r() {
         Ok(v) => v,
         Err(e) => {
-            c.fail_with(site, e.0, &e.1);
+            c.fail_with(site, e);
             R::default()
         }
     })
 }
 
 pub(crate) extern "C" fn pjn_int_pow(ctx: *mut Ctx<'_>, site: u64, a: i64, b: i64) -> i64 {
-    scalar(ctx, site, || crate::pyops::int_pow(a, b))
+    scalar_fn(ctx, site, || scalar::int_bin(pyjit_ir::IntBinOp::Pow, a, b))
 }
 
 pub(crate) extern "C" fn pjn_float_floordiv(ctx: *mut Ctx<'_>, site: u64, a: f64, b: f64) -> f64 {
-    scalar(ctx, site, || crate::pyops::float_floordiv(a, b))
+    scalar_fn(ctx, site, || {
+        scalar::float_bin(pyjit_ir::FloatBinOp::FloorDiv, a, b, false)
+    })
 }
 
 pub(crate) extern "C" fn pjn_float_mod(ctx: *mut Ctx<'_>, site: u64, a: f64, b: f64) -> f64 {
-    scalar(ctx, site, || crate::pyops::float_mod(a, b))
+    scalar_fn(ctx, site, || {
+        scalar::float_bin(pyjit_ir::FloatBinOp::Mod, a, b, false)
+    })
 }
 
 pub(crate) extern "C" fn pjn_float_pow(ctx: *mut Ctx<'_>, site: u64, a: f64, b: f64) -> f64 {
-    scalar(ctx, site, || crate::pyops::float_pow(a, b))
+    scalar_fn(ctx, site, || scalar::float_pow(a, b))
 }
 
 pub(crate) extern "C" fn pjn_float_to_int(ctx: *mut Ctx<'_>, site: u64, x: f64) -> i64 {
-    scalar(ctx, site, || crate::pyops::float_to_int(x))
+    scalar_fn(ctx, site, || scalar::float_to_int(x))
 }
 
 fn math_fn(code: i64) -> MathFn {
@@ -390,12 +305,12 @@ pub(crate) extern "C" fn pjn_math_f(
     x: f64,
     y: f64,
 ) -> f64 {
-    scalar(ctx, site, || crate::pyops::math_float(math_fn(code), x, y))
+    scalar_fn(ctx, site, || scalar::math_float(math_fn(code), x, y))
 }
 
 /// `math.floor/ceil/trunc/round`: float → int.
 pub(crate) extern "C" fn pjn_math_i(ctx: *mut Ctx<'_>, site: u64, code: i64, x: f64) -> i64 {
-    scalar(ctx, site, || crate::pyops::math_int(math_fn(code), x))
+    scalar_fn(ctx, site, || scalar::math_int(math_fn(code), x))
 }
 
 /// The address of every host function, by the name native code imports it under.

@@ -19,9 +19,9 @@
 //! tensor native code holds; other objects are shared interpreter values, so lists alias exactly
 //! as the interpreter's do and every host operation reuses the interpreter's conversions.
 
-use pyjit_interp::Value;
 use pyjit_ir::Type;
 use pyjit_runtime::abi::{self, PjTensor};
+use pyjit_value::Value;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicIsize, Ordering};
 

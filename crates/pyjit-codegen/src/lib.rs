@@ -17,10 +17,9 @@ mod host;
 mod layout;
 mod listing;
 mod lower;
-mod pyops;
 
 pub use layout::live_object_count;
-pub use pyjit_interp::{InterpError, Value};
+pub use pyjit_value::{InterpError, Value};
 
 use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, UserFuncName, types};
 use cranelift_codegen::settings::Configurable;
@@ -490,7 +489,7 @@ impl NativeFunction {
         if ctx.failed != 0 {
             return Err(ctx.error.take().unwrap_or_else(|| {
                 InterpError::new(
-                    pyjit_interp::INTERNAL_ERROR,
+                    pyjit_value::ExcKind::Internal,
                     "native code failed without an error",
                     pyjit_syntax::Span::DUMMY,
                 )

@@ -29,6 +29,7 @@ use pyjit_ir::{
     Op, OpKind, Region, Type, Value as IrValue, ValueDef,
 };
 use pyjit_syntax::Span;
+use pyjit_value::{ExcKind, PyErr, scalar};
 use std::collections::{HashMap, HashSet};
 
 pub(crate) fn clif_type(s: Slot) -> ir::Type {
@@ -194,14 +195,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.b.ins().iconst(types::I64, idx)
     }
 
-    fn error_site(&mut self, class: &str, message: &str, span: Span) -> ir::Value {
-        self.site(
-            SiteKind::Error {
-                class: class.into(),
-                message: message.into(),
-            },
-            span,
-        )
+    fn error_site(&mut self, error: PyErr, span: Span) -> ir::Value {
+        self.site(SiteKind::Error(error), span)
     }
 
     fn refcount(&mut self, ty: &Type, slots: &[ir::Value], retain: bool) {
@@ -289,13 +284,13 @@ impl<'a, 'b> Lowering<'a, 'b> {
     }
 
     /// Raises the compile-time error `class: message` when `cond` is true.
-    fn raise_if(&mut self, cond: ir::Value, class: &str, message: &str, span: Span) -> Res<()> {
+    fn raise_if(&mut self, cond: ir::Value, error: PyErr, span: Span) -> Res<()> {
         let fail = self.b.create_block();
         let cont = self.b.create_block();
         self.b.set_cold_block(fail);
         self.b.ins().brif(cond, fail, &[], cont, &[]);
         self.b.switch_to_block(fail);
-        let site = self.error_site(class, message, span);
+        let site = self.error_site(error, span);
         let ctx = self.ctx;
         self.call_host("pjn_error", &[ctx, site]);
         self.emit_fail_return()?;
@@ -394,12 +389,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             .ins()
             .load(types::I64, flags, self.ctx, host::OFFSET_MAX_DEPTH);
         let over = self.b.ins().icmp(IntCC::UnsignedGreaterThan, d1, max);
-        self.raise_if(
-            over,
-            "RecursionError",
-            "maximum recursion depth exceeded while calling a Python object",
-            self.f.span,
-        )
+        self.raise_if(over, scalar::recursion_error(), self.f.span)
     }
 
     /// Lowers one op; its instructions carry the op's index as their Cranelift source location
@@ -558,7 +548,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             OpKind::OptUnwrap => {
                 let s = self.slots(operands[0])?;
                 let none = self.b.ins().icmp_imm_s(IntCC::Equal, s[0], 0);
-                self.raise_if(none, "RuntimeError", "unwrapping None", span)?;
+                self.raise_if(none, pyjit_value::ops::unwrap_none(), span)?;
                 let r = s[1..].to_vec();
                 self.refcount(self.ty(results[0]), &r, true);
                 r
@@ -581,7 +571,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
                     _ => self.b.ins().iconst(types::I8, 0),
                 };
                 let failed = self.b.ins().bxor_imm_u(holds, 1);
-                self.raise_if(failed, pyjit_interp::GUARD_FAILURE, message, span)?;
+                self.raise_if(
+                    failed,
+                    PyErr::new(ExcKind::GuardFailure, message.clone()),
+                    span,
+                )?;
                 vec![]
             }
             OpKind::Check(_) => {
@@ -929,12 +923,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             }
             IntBinOp::FloorDiv | IntBinOp::Mod => {
                 let zero = self.ins().icmp_imm_s(IntCC::Equal, b, 0);
-                let message = if o == IntBinOp::Mod {
-                    "integer modulo by zero"
-                } else {
-                    "integer division or modulo by zero"
-                };
-                self.raise_if(zero, "ZeroDivisionError", message, span)?;
+                self.raise_if(zero, scalar::int_zero_division(o), span)?;
                 // `i64::MIN / -1` traps on x86: divide by 1 instead and fix the result up.
                 let m1 = self.ins().icmp_imm_s(IntCC::Equal, b, -1);
                 let one = self.ins().iconst(types::I64, 1);
@@ -965,7 +954,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             }
             IntBinOp::Shl | IntBinOp::Shr => {
                 let neg = self.ins().icmp_imm_s(IntCC::SignedLessThan, b, 0);
-                self.raise_if(neg, "ValueError", "negative shift count", span)?;
+                self.raise_if(neg, scalar::negative_shift(), span)?;
                 let big = self
                     .ins()
                     .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, b, 64);
@@ -1004,12 +993,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                             .defining_op(v)
                             .is_some_and(|d| self.f.op(d).kind == OpKind::Cast(CastOp::IntToFloat))
                     });
-                let msg = if from_ints {
-                    "division by zero"
-                } else {
-                    "float division by zero"
-                };
-                self.raise_if(zero, "ZeroDivisionError", msg, span)?;
+                self.raise_if(zero, scalar::float_zero_division(from_ints), span)?;
                 return Ok(self.b.ins().fdiv(a, b));
             }
             FloatBinOp::FloorDiv => "pjn_float_floordiv",

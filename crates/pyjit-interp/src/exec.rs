@@ -5,16 +5,13 @@
 //! bounded only by [`Config::max_call_depth`] (a `RecursionError`, as in Python), never by the
 //! native stack.
 
-use crate::error::{CallSite, GUARD_FAILURE, INTERNAL_ERROR, InterpError};
-use crate::format::{py_format, py_str};
-use crate::scalar;
-use crate::value::{Value, from_runtime, to_runtime};
 use pyjit_ir::{
-    CastOp, Const, EntityRef, FuncId, Function, IndexKind, Module, Op, OpKind, Region, Type,
+    CastOp, EntityRef, FloatBinOp, FuncId, Function, Module, Op, OpKind, Region, Type,
     Value as IrValue,
 };
-use pyjit_runtime::TensorIndex;
 use pyjit_syntax::Span;
+use pyjit_value::ops;
+use pyjit_value::{CallSite, ExcKind, InterpError, Value, from_runtime, to_runtime};
 use std::io::Write;
 
 /// Interpreter settings.
@@ -60,7 +57,7 @@ enum Exit {
 type Res<T> = Result<T, InterpError>;
 
 fn internal(msg: impl Into<String>, span: Span) -> InterpError {
-    InterpError::new(INTERNAL_ERROR, msg, span)
+    InterpError::new(ExcKind::Internal, msg, span)
 }
 
 impl<'m, 'o> Interpreter<'m, 'o> {
@@ -94,9 +91,8 @@ impl<'m, 'o> Interpreter<'m, 'o> {
             ));
         }
         if self.depth >= self.config.max_call_depth {
-            return Err(InterpError::new(
-                "RecursionError",
-                "maximum recursion depth exceeded while calling a Python object",
+            return Err(InterpError::at(
+                pyjit_value::scalar::recursion_error(),
                 f.span,
             ));
         }
@@ -147,161 +143,16 @@ impl<'m, 'o> Interpreter<'m, 'o> {
                     )
                 })
         };
-        let int = |i: usize| -> Res<i64> {
-            arg(i)?
-                .as_int()
-                .ok_or_else(|| internal("expected an int operand", span))
-        };
-        let float = |i: usize| -> Res<f64> {
-            arg(i)?
-                .as_float()
-                .ok_or_else(|| internal("expected a float operand", span))
-        };
-        let boolean = |i: usize| -> Res<bool> {
-            arg(i)?
-                .as_bool()
-                .ok_or_else(|| internal("expected a bool operand", span))
-        };
-        let at = |e: scalar::PyErr| InterpError::new(e.0, e.1, span);
+        let operands =
+            || -> Res<Vec<Value>> { (0..data.operands.len()).map(|i| arg(i).cloned()).collect() };
 
         let results: Vec<Value> = match &data.kind {
-            OpKind::Const(c) => vec![const_value(c)],
-            OpKind::IntBin(o) => vec![Value::Int(
-                scalar::int_bin(*o, int(0)?, int(1)?).map_err(at)?,
-            )],
-            OpKind::IntUn(o) => vec![Value::Int(scalar::int_un(*o, int(0)?))],
-            OpKind::FloatBin(o) => {
-                let from_ints = self.both_from_ints(f, &data.operands);
-                vec![Value::Float(
-                    scalar::float_bin(*o, float(0)?, float(1)?, from_ints).map_err(at)?,
-                )]
-            }
-            OpKind::FloatUn(o) => vec![Value::Float(scalar::float_un(*o, float(0)?))],
-            OpKind::IntCmp(c) => vec![Value::Bool(scalar::cmp(*c, int(0)?, int(1)?))],
-            OpKind::FloatCmp(c) => vec![Value::Bool(scalar::float_cmp(*c, float(0)?, float(1)?))],
-            OpKind::BoolCmp(c) => vec![Value::Bool(scalar::cmp(*c, boolean(0)?, boolean(1)?))],
-            OpKind::BoolBin(o) => vec![Value::Bool(scalar::bool_bin(*o, boolean(0)?, boolean(1)?))],
-            OpKind::Not => vec![Value::Bool(!boolean(0)?)],
-            OpKind::Cast(c) => vec![match c {
-                CastOp::IntToFloat => Value::Float(int(0)? as f64),
-                CastOp::IntToBool => Value::Bool(int(0)? != 0),
-                CastOp::FloatToInt => Value::Int(scalar::float_to_int(float(0)?).map_err(at)?),
-                CastOp::FloatToBool => Value::Bool(float(0)? != 0.0),
-                CastOp::BoolToInt => Value::Int(boolean(0)? as i64),
-                CastOp::BoolToFloat => Value::Float(boolean(0)? as u8 as f64),
-            }],
-            OpKind::Math(m) => {
-                let a = float(0)?;
-                let b = if m.signature().0 == 2 { float(1)? } else { 0.0 };
-                vec![scalar::math(*m, a, b).map_err(at)?]
-            }
-            OpKind::Select => vec![if boolean(0)? {
-                arg(1)?.clone()
-            } else {
-                arg(2)?.clone()
-            }],
             OpKind::Tensor(id) => self.tensor_op(*id, data, env)?,
-            OpKind::Index(k) => vec![Value::Index(match k {
-                IndexKind::Int => TensorIndex::Int(int(0)?),
-                IndexKind::Slice => {
-                    let bound = |i: usize| -> Res<Option<i64>> {
-                        match arg(i)? {
-                            Value::None => Ok(None),
-                            Value::Int(v) => Ok(Some(*v)),
-                            _ => Err(internal("slice bound is not an int", span)),
-                        }
-                    };
-                    let step = int(2)?;
-                    if step == 0 {
-                        return Err(InterpError::new(
-                            "ValueError",
-                            "slice step cannot be zero",
-                            span,
-                        ));
-                    }
-                    TensorIndex::Slice {
-                        start: bound(0)?,
-                        stop: bound(1)?,
-                        step,
-                    }
-                }
-                IndexKind::None => TensorIndex::None,
-                IndexKind::Ellipsis => TensorIndex::Ellipsis,
-                IndexKind::Tensor => TensorIndex::Tensor(
-                    arg(0)?
-                        .as_tensor()
-                        .cloned()
-                        .ok_or_else(|| internal("index.tensor of a non-tensor", span))?,
-                ),
-            })],
-            OpKind::TupleNew => {
-                let items: Res<Vec<Value>> =
-                    (0..data.operands.len()).map(|i| arg(i).cloned()).collect();
-                vec![Value::tuple(items?)]
-            }
-            OpKind::TupleGet(i) => match arg(0)? {
-                Value::Tuple(items) => vec![
-                    items
-                        .get(*i as usize)
-                        .cloned()
-                        .ok_or_else(|| internal("tuple index out of range", span))?,
-                ],
-                _ => return Err(internal("tuple.get of a non-tuple", span)),
-            },
-            OpKind::ListNew => {
-                let items: Res<Vec<Value>> =
-                    (0..data.operands.len()).map(|i| arg(i).cloned()).collect();
-                vec![Value::list(items?)]
-            }
-            OpKind::ListGet => {
-                let (l, i) = (list(arg(0)?, span)?, int(1)?);
-                let idx = norm_index(i, l.len()).ok_or_else(|| {
-                    InterpError::new("IndexError", "list index out of range", span)
-                })?;
-                vec![l.get(idx).ok_or_else(|| {
-                    InterpError::new("IndexError", "list index out of range", span)
-                })?]
-            }
-            OpKind::ListSet => {
-                let (l, i, v) = (list(arg(0)?, span)?, int(1)?, arg(2)?.clone());
-                let ok = norm_index(i, l.len()).is_some_and(|idx| l.set(idx, v));
-                if !ok {
-                    return Err(InterpError::new(
-                        "IndexError",
-                        "list assignment index out of range",
-                        span,
-                    ));
-                }
-                vec![]
-            }
-            OpKind::ListAppend => {
-                list(arg(0)?, span)?.push(arg(1)?.clone());
-                vec![]
-            }
-            OpKind::ListLen => vec![Value::Int(list(arg(0)?, span)?.len() as i64)],
-            OpKind::OptNone => vec![Value::None],
-            OpKind::OptWrap => vec![arg(0)?.clone()],
-            OpKind::OptUnwrap => {
-                let v = arg(0)?;
-                if v.is_none() {
-                    return Err(InterpError::new("RuntimeError", "unwrapping None", span));
-                }
-                vec![v.clone()]
-            }
-            OpKind::OptIsNone => vec![Value::Bool(arg(0)?.is_none())],
-            OpKind::StrOf(spec) => vec![Value::str(
-                py_format(arg(0)?, spec).map_err(|m| InterpError::new("ValueError", m, span))?,
-            )],
-            OpKind::StrConcat => {
-                let mut s = String::new();
-                for i in 0..data.operands.len() {
-                    s.push_str(&py_str(arg(i)?));
-                }
-                vec![Value::str(s)]
-            }
-            OpKind::Undef => vec![Value::None],
             OpKind::If => {
-                let region = if boolean(0)? {
+                let cond = arg(0)?
+                    .as_bool()
+                    .ok_or_else(|| internal("expected a bool operand", span))?;
+                let region = if cond {
                     data.regions[0]
                 } else {
                     data.regions[1]
@@ -314,11 +165,7 @@ impl<'m, 'o> Interpreter<'m, 'o> {
                 }
             }
             OpKind::Loop => self.run_loop(f, op, env)?,
-            OpKind::Yield => {
-                let vals: Res<Vec<Value>> =
-                    (0..data.operands.len()).map(|i| arg(i).cloned()).collect();
-                return Ok(Some(Exit::Yield(vals?)));
-            }
+            OpKind::Yield => return Ok(Some(Exit::Yield(operands()?))),
             OpKind::Return => {
                 let v = if data.operands.is_empty() {
                     Value::None
@@ -327,51 +174,8 @@ impl<'m, 'o> Interpreter<'m, 'o> {
                 };
                 return Ok(Some(Exit::Return(v)));
             }
-            OpKind::Raise(class) => {
-                let msg = if data.operands.is_empty() {
-                    String::new()
-                } else {
-                    py_str(arg(0)?)
-                };
-                return Err(InterpError::raised(class.clone(), msg, span));
-            }
-            OpKind::Check(class) => {
-                if !boolean(0)? {
-                    let msg = if data.operands.len() > 1 {
-                        py_str(arg(1)?)
-                    } else {
-                        String::new()
-                    };
-                    return Err(InterpError::raised(class.clone(), msg, span));
-                }
-                vec![]
-            }
-            OpKind::Guard { expected, message } => {
-                let v = arg(0)?;
-                let holds = match (expected, v) {
-                    (Const::Int(a), Value::Int(b)) => a == b,
-                    (Const::Bool(a), Value::Bool(b)) => a == b,
-                    (Const::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
-                    _ => false,
-                };
-                if !holds {
-                    return Err(InterpError::new(GUARD_FAILURE, message.clone(), span));
-                }
-                vec![]
-            }
-            OpKind::Print => {
-                let parts: Res<Vec<String>> = (0..data.operands.len())
-                    .map(|i| arg(i).map(py_str))
-                    .collect();
-                let line = parts?.join(" ");
-                // A closed stdout is not the program's fault; Python would raise, we keep going.
-                let _ = writeln!(self.out, "{line}");
-                vec![]
-            }
             OpKind::Call(callee) => {
-                let args: Res<Vec<Value>> =
-                    (0..data.operands.len()).map(|i| arg(i).cloned()).collect();
-                let v = self.call(*callee, args?).map_err(|mut e| {
+                let v = self.call(*callee, operands()?).map_err(|mut e| {
                     e.call_stack.push(CallSite {
                         function: f.name.clone(),
                         span,
@@ -379,6 +183,30 @@ impl<'m, 'o> Interpreter<'m, 'o> {
                     e
                 })?;
                 vec![v]
+            }
+            kind => {
+                let from_ints = matches!(kind, OpKind::FloatBin(FloatBinOp::Div))
+                    && self.both_from_ints(f, &data.operands);
+                let mut ctx = ops::EvalCtx {
+                    out: &mut *self.out,
+                    from_ints,
+                };
+                match ops::eval(kind, &operands()?, &mut ctx) {
+                    Some(Ok(vals)) => vals,
+                    Some(Err(e)) => {
+                        return Err(if ops::raised_by_program(kind) {
+                            InterpError::raised(e.kind, e.message, span)
+                        } else {
+                            InterpError::at(e, span)
+                        });
+                    }
+                    None => {
+                        return Err(internal(
+                            format!("`{}` has no implementation", kind.name()),
+                            span,
+                        ));
+                    }
+                }
             }
         };
         if results.len() != data.results.len() {
@@ -497,38 +325,13 @@ impl<'m, 'o> Interpreter<'m, 'o> {
                 .ok_or_else(|| internal("tensor op operand is undefined", data.span))?;
             args.push(match schema.params.get(i) {
                 Some(p) => to_runtime(val, &p.ty),
-                None => crate::value::generic_to_runtime(val),
+                None => pyjit_value::generic_to_runtime(val),
             });
         }
         let out = pyjit_runtime::dispatch::call(id, &args)
             .map_err(|e| InterpError::new(e.kind().name(), e.to_string(), data.span))?;
         Ok(out.into_iter().map(from_runtime).collect())
     }
-}
-
-fn const_value(c: &Const) -> Value {
-    match c {
-        Const::Int(i) => Value::Int(*i),
-        Const::Float(f) => Value::Float(*f),
-        Const::Bool(b) => Value::Bool(*b),
-        Const::None => Value::None,
-        Const::Str(s) => Value::str(s),
-        Const::DType(d) => Value::DType(*d),
-    }
-}
-
-fn list(v: &Value, span: Span) -> Res<&crate::value::List> {
-    match v {
-        Value::List(l) => Ok(l),
-        _ => Err(internal("list op on a non-list", span)),
-    }
-}
-
-/// Python's index normalization: negative counts from the end.
-fn norm_index(i: i64, len: usize) -> Option<usize> {
-    let len = len as i64;
-    let j = if i < 0 { i.checked_add(len)? } else { i };
-    (0..len).contains(&j).then_some(j as usize)
 }
 
 /// A value's run-time type, for type-check failures.

@@ -8,15 +8,15 @@
 //! op's error, a failed `assert`, `raise`, an index out of range, unbounded recursion — is an
 //! [`InterpError`] value carrying the Python exception class, the message and the span of the op.
 
-mod error;
 mod exec;
-pub mod format;
-pub mod scalar;
-mod value;
 
-pub use error::{CallSite, GUARD_FAILURE, INTERNAL_ERROR, InterpError};
 pub use exec::{Config, Interpreter};
-pub use value::{List, Value, from_runtime, generic_to_runtime, to_runtime};
+// The values, errors and scalar semantics live in pyjit-value (one definition for every layer);
+// re-exported so users of the interpreter need not name that crate.
+pub use pyjit_value::{
+    CallSite, ExcKind, InterpError, List, PyErr, Value, format, from_runtime, generic_to_runtime,
+    scalar, to_runtime,
+};
 
 use pyjit_ir::{FuncId, Module};
 

@@ -391,7 +391,7 @@ func @g(%x: Tensor) -> Tensor[int64, 1] {
     assert!(run(&m, "g", vec![x()]).is_ok());
     let (r, _) = run_with(&m, "g", vec![x()], checked.clone());
     let e = r.unwrap_err();
-    assert_eq!(e.kind, pyjit_interp::INTERNAL_ERROR);
+    assert_eq!(e.kind, pyjit_interp::ExcKind::Internal);
     assert!(e.message.contains("Tensor[float32, [1]]"), "{e}");
     let (r, _) = run_with(&m, "f", vec![x()], checked.clone());
     assert!(r.unwrap_err().message.contains("does not fit"));

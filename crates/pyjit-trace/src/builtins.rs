@@ -10,6 +10,7 @@ use pyjit_runtime::DType;
 use pyjit_runtime::schema;
 use pyjit_syntax::Span;
 use pyjit_syntax::ast::{BinOp, CmpOp};
+use pyjit_value::{Value, scalar};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -81,21 +82,7 @@ fn to_i64(ev: &mut Evaluator, v: &PyVal, span: Span) -> R<i64> {
 }
 
 fn float_to_int(x: f64, span: Span) -> R<i64> {
-    if x.is_nan() {
-        return Err(TraceError::new(
-            "ValueError",
-            "cannot convert float NaN to integer",
-            span,
-        ));
-    }
-    if x.is_infinite() {
-        return Err(TraceError::new(
-            "OverflowError",
-            "cannot convert float infinity to integer",
-            span,
-        ));
-    }
-    Ok(x.trunc() as i64)
+    scalar::float_to_int(x).map_err(|e| TraceError::from_py(e, span))
 }
 
 pub(crate) fn call_builtin(
@@ -260,14 +247,16 @@ pub(crate) fn call_builtin(
                     vec![("decimals".into(), PyVal::Int(d))],
                     span,
                 ),
-                (PyVal::Int(i), _) => Ok(PyVal::Int(*i)),
-                (PyVal::Bool(b), _) => Ok(PyVal::Int(*b as i64)),
-                (PyVal::Float(x), None) => Ok(PyVal::Int(float_to_int(x.round_ties_even(), span)?)),
-                (PyVal::Float(x), Some(d)) => {
-                    let p = 10f64.powi(d as i32);
-                    let y = (x * p).round_ties_even() / p;
-                    Ok(PyVal::Float(if y.is_finite() { y } else { *x }))
-                }
+                (PyVal::Int(i), None) => Ok(PyVal::Int(*i)),
+                (PyVal::Bool(b), None) => Ok(PyVal::Int(*b as i64)),
+                (PyVal::Int(i), Some(d)) => Ok(PyVal::Int(scalar::round_int_digits(*i, d))),
+                (PyVal::Bool(b), Some(d)) => Ok(PyVal::Int(scalar::round_int_digits(*b as i64, d))),
+                (PyVal::Float(x), None) => Ok(PyVal::Int(
+                    scalar::round_float(*x).map_err(|e| TraceError::from_py(e, span))?,
+                )),
+                (PyVal::Float(x), Some(d)) => Ok(PyVal::Float(
+                    scalar::round_float_digits(*x, d).map_err(|e| TraceError::from_py(e, span))?,
+                )),
                 (other, _) => Err(type_err(
                     format!("type {} doesn't define __round__ method", other.type_name()),
                     span,
@@ -451,162 +440,51 @@ fn is_instance(v: &PyVal, t: &PyVal) -> bool {
     }
 }
 
+/// `math.NAME(*args)`: the arguments become Python scalars (one-element tensors convert like
+/// `float(t)`/`int(t)`, with a guard), then pyjit-value's `math` module computes the result.
 fn math(ev: &mut Evaluator, m: &str, args: &[PyVal], span: Span) -> R<PyVal> {
-    let domain = || TraceError::new("ValueError", "math domain error", span);
-    let want = match m {
-        "pow" | "atan2" | "fmod" | "copysign" | "hypot" | "gcd" | "isclose" => 2,
-        "log" => args.len().clamp(1, 2),
-        _ => 1,
+    let Some(arity) = scalar::math_arity(m) else {
+        return Err(TraceError::new(
+            "AttributeError",
+            format!("module 'math' has no attribute '{m}'"),
+            span,
+        ));
     };
-    if args.len() != want {
+    if !arity.contains(&args.len()) {
         return Err(type_err(
-            format!("math.{m}() takes {want} argument(s) ({} given)", args.len()),
+            format!(
+                "math.{m}() takes {} argument(s) ({} given)",
+                arity.end(),
+                args.len()
+            ),
             span,
         ));
     }
-    if m == "gcd" {
-        let (mut a, mut b) = (
-            to_i64(ev, &args[0], span)?.unsigned_abs(),
-            to_i64(ev, &args[1], span)?.unsigned_abs(),
-        );
-        while b != 0 {
-            (a, b) = (b, a % b);
-        }
-        return Ok(PyVal::Int(a as i64));
+    let int_args = matches!(m, "gcd" | "factorial");
+    let mut vals = Vec::with_capacity(args.len());
+    for a in args {
+        vals.push(match a {
+            PyVal::Bool(b) => Value::Bool(*b),
+            PyVal::Int(i) => Value::Int(*i),
+            _ if int_args => Value::Int(to_i64(ev, a, span)?),
+            _ => Value::Float(to_f64(ev, a, span)?),
+        });
     }
-    if m == "factorial" {
-        let n = to_i64(ev, &args[0], span)?;
-        if n < 0 {
-            return Err(TraceError::new(
-                "ValueError",
-                "factorial() not defined for negative values",
-                span,
-            ));
-        }
-        return Ok(PyVal::Int((1..=n).fold(1i64, |a, b| a.wrapping_mul(b))));
+    match scalar::math_call(m, &vals) {
+        Some(r) => scalar_result(r, span),
+        None => Err(type_err(format!("math.{m}() got bad arguments"), span)),
     }
-    let x = to_f64(ev, &args[0], span)?;
-    let y = match args.get(1) {
-        Some(a) => to_f64(ev, a, span)?,
-        None => 0.0,
-    };
-    let f = |r: f64| Ok(PyVal::Float(r));
-    match m {
-        "sqrt" => {
-            if x < 0.0 {
-                Err(domain())
-            } else {
-                f(x.sqrt())
-            }
-        }
-        "exp" => {
-            let r = x.exp();
-            if r.is_infinite() && x.is_finite() {
-                Err(TraceError::new("OverflowError", "math range error", span))
-            } else {
-                f(r)
-            }
-        }
-        "expm1" => f(x.exp_m1()),
-        "log" => {
-            if x <= 0.0 || (args.len() == 2 && y <= 0.0) {
-                return Err(domain());
-            }
-            if args.len() == 2 {
-                if y == 1.0 {
-                    return Err(TraceError::new(
-                        "ZeroDivisionError",
-                        "float division by zero",
-                        span,
-                    ));
-                }
-                f(x.ln() / y.ln())
-            } else {
-                f(x.ln())
-            }
-        }
-        "log2" => {
-            if x <= 0.0 {
-                Err(domain())
-            } else {
-                f(x.log2())
-            }
-        }
-        "log10" => {
-            if x <= 0.0 {
-                Err(domain())
-            } else {
-                f(x.log10())
-            }
-        }
-        "log1p" => {
-            if x <= -1.0 {
-                Err(domain())
-            } else {
-                f(x.ln_1p())
-            }
-        }
-        "sin" => f(x.sin()),
-        "cos" => f(x.cos()),
-        "tan" => f(x.tan()),
-        "asin" => {
-            if !(-1.0..=1.0).contains(&x) {
-                Err(domain())
-            } else {
-                f(x.asin())
-            }
-        }
-        "acos" => {
-            if !(-1.0..=1.0).contains(&x) {
-                Err(domain())
-            } else {
-                f(x.acos())
-            }
-        }
-        "atan" => f(x.atan()),
-        "sinh" => f(x.sinh()),
-        "cosh" => f(x.cosh()),
-        "tanh" => f(x.tanh()),
-        "erf" => f(libm::erf(x)),
-        "erfc" => f(libm::erfc(x)),
-        "fabs" => f(x.abs()),
-        "floor" => match &args[0] {
-            PyVal::Int(i) => Ok(PyVal::Int(*i)),
-            _ => Ok(PyVal::Int(float_to_int(x.floor(), span)?)),
-        },
-        "ceil" => match &args[0] {
-            PyVal::Int(i) => Ok(PyVal::Int(*i)),
-            _ => Ok(PyVal::Int(float_to_int(x.ceil(), span)?)),
-        },
-        "trunc" => Ok(PyVal::Int(float_to_int(x.trunc(), span)?)),
-        "isnan" => Ok(PyVal::Bool(x.is_nan())),
-        "isinf" => Ok(PyVal::Bool(x.is_infinite())),
-        "isfinite" => Ok(PyVal::Bool(x.is_finite())),
-        "pow" => {
-            if x == 0.0 && y < 0.0 {
-                return Err(domain());
-            }
-            if x < 0.0 && y.fract() != 0.0 && y.is_finite() {
-                return Err(domain());
-            }
-            f(x.powf(y))
-        }
-        "atan2" => f(x.atan2(y)),
-        "fmod" => {
-            if y == 0.0 {
-                Err(domain())
-            } else {
-                f(x % y)
-            }
-        }
-        "copysign" => f(x.copysign(y)),
-        "hypot" => f(x.hypot(y)),
-        "degrees" => f(x.to_degrees()),
-        "radians" => f(x.to_radians()),
-        "isclose" => Ok(PyVal::Bool((x - y).abs() <= 1e-9 * x.abs().max(y.abs()))),
-        _ => Err(TraceError::new(
-            "AttributeError",
-            format!("module 'math' has no attribute '{m}'"),
+}
+
+/// A scalar result of pyjit-value as a tracer value.
+fn scalar_result(r: Result<Value, pyjit_value::PyErr>, span: Span) -> R<PyVal> {
+    match r.map_err(|e| TraceError::from_py(e, span))? {
+        Value::Bool(b) => Ok(PyVal::Bool(b)),
+        Value::Int(i) => Ok(PyVal::Int(i)),
+        Value::Float(x) => Ok(PyVal::Float(x)),
+        other => Err(TraceError::new(
+            pyjit_value::ExcKind::Internal,
+            format!("a scalar function returned a {}", other.type_name()),
             span,
         )),
     }

@@ -2,6 +2,7 @@
 //! span of the construct that raised it.
 
 use pyjit_syntax::{Diagnostic, SourceFile, Span};
+use pyjit_value::ExcKind;
 use std::fmt;
 
 /// A Python exception raised while evaluating or tracing a function (`NameError`, `TypeError`,
@@ -10,7 +11,7 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraceError {
     /// The Python exception class.
-    pub kind: String,
+    pub kind: ExcKind,
     pub message: String,
     /// Where it was raised.
     pub span: Span,
@@ -24,7 +25,7 @@ pub struct TraceError {
 }
 
 impl TraceError {
-    pub fn new(kind: impl Into<String>, message: impl Into<String>, span: Span) -> TraceError {
+    pub fn new(kind: impl Into<ExcKind>, message: impl Into<String>, span: Span) -> TraceError {
         TraceError {
             kind: kind.into(),
             message: message.into(),
@@ -33,6 +34,16 @@ impl TraceError {
             call_stack: Vec::new(),
             from_tensor_op: false,
         }
+    }
+
+    /// A location-free exception of Python's semantics (pyjit-value), raised at `span`.
+    pub fn from_py(e: pyjit_value::PyErr, span: Span) -> TraceError {
+        TraceError::new(e.kind, e.message, span)
+    }
+
+    /// Whether this is a failed guard (re-trace) rather than an exception.
+    pub fn is_guard_failure(&self) -> bool {
+        self.kind.is_guard_failure()
     }
 
     pub fn type_error(message: impl Into<String>, span: Span) -> TraceError {
@@ -80,7 +91,7 @@ impl fmt::Display for TraceError {
     /// Python's last traceback line: `Class: message` (just `Class` for an empty message).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.message.is_empty() {
-            f.write_str(&self.kind)
+            f.write_str(self.kind.name())
         } else {
             write!(f, "{}: {}", self.kind, self.message)
         }

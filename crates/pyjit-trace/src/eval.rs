@@ -5,11 +5,12 @@
 use crate::error::{TraceError, from_runtime};
 use crate::record::{Arg, GuardReason, Recorder};
 use crate::value::{Callable, ClosureBody, PyVal, TVal};
-use pyjit_ir::{Const, OpKind, Type};
+use pyjit_ir::{Const, FloatBinOp, IntBinOp, OpKind, Type};
 use pyjit_runtime::schema::{self, OperatorForm, PyOperator};
 use pyjit_runtime::{DType, OpId, Scalar, TensorIndex, Value as RtValue};
 use pyjit_syntax::ast::{self, BinOp, CmpOp, Expr, ExprKind, Stmt, StmtKind};
 use pyjit_syntax::{SourceFile, Span};
+use pyjit_value::{ExcKind, scalar};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::Write;
@@ -659,7 +660,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             Ok(Flow::Normal) => self.exec_block(f, orelse),
             Ok(flow) => Ok(flow),
             // The tracer's own failures and resource limits are not Python exceptions.
-            Err(e) if matches!(e.kind.as_str(), "TraceError" | "TimeoutError") => Err(e),
+            Err(e) if matches!(e.kind.name(), "TraceError" | "TimeoutError") => Err(e),
             Err(e) => match handlers.iter().find(|h| handler_matches(h, &e.kind)) {
                 None => Err(e),
                 Some(h) => {
@@ -1616,7 +1617,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                         None => {
                             let iv = crate::value::to_interp(&v)
                                 .map_err(|t| type_err(format!("cannot format a {t}"), expr.span))?;
-                            pyjit_interp::format::py_format(&iv, &spec)
+                            pyjit_value::format::py_format(&iv, &spec)
                                 .map_err(|m| TraceError::new("ValueError", m, expr.span))?
                         }
                     };
@@ -1864,112 +1865,25 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             return Err(unsupported(&a, &b));
         };
         let both_bool = matches!((&a, &b), (Bool(_), Bool(_)));
-        let zde = |m: &str| TraceError::new("ZeroDivisionError", m.to_string(), span);
+        let py = |e: pyjit_value::PyErr| TraceError::from_py(e, span);
         Ok(match (x, y) {
             (Num::I(x), Num::I(y)) => match op {
-                BinOp::Add => Int(x.wrapping_add(y)),
-                BinOp::Sub => Int(x.wrapping_sub(y)),
-                BinOp::Mul => Int(x.wrapping_mul(y)),
-                BinOp::Div => {
-                    if y == 0 {
-                        return Err(zde("division by zero"));
-                    }
-                    Float(x as f64 / y as f64)
-                }
-                BinOp::FloorDiv => {
-                    if y == 0 {
-                        return Err(zde("integer division or modulo by zero"));
-                    }
-                    let q = x.wrapping_div(y);
-                    Int(if x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) {
-                        q - 1
-                    } else {
-                        q
-                    })
-                }
-                BinOp::Mod => {
-                    if y == 0 {
-                        return Err(zde("integer modulo by zero"));
-                    }
-                    let r = x.wrapping_rem(y);
-                    Int(if r != 0 && ((r < 0) != (y < 0)) {
-                        r + y
-                    } else {
-                        r
-                    })
-                }
-                BinOp::Pow => {
-                    if y < 0 {
-                        if x == 0 {
-                            return Err(zde("0.0 cannot be raised to a negative power"));
-                        }
-                        Float((x as f64).powf(y as f64))
-                    } else {
-                        Int(x.wrapping_pow(y.min(u32::MAX as i64) as u32))
-                    }
-                }
                 BinOp::BitAnd if both_bool => Bool(x & y != 0),
                 BinOp::BitOr if both_bool => Bool((x | y) != 0),
                 BinOp::BitXor if both_bool => Bool((x ^ y) != 0),
-                BinOp::BitAnd => Int(x & y),
-                BinOp::BitOr => Int(x | y),
-                BinOp::BitXor => Int(x ^ y),
-                BinOp::LShift | BinOp::RShift => {
-                    if y < 0 {
-                        return Err(TraceError::new("ValueError", "negative shift count", span));
-                    }
-                    if op == BinOp::LShift {
-                        Int(if y >= 64 { 0 } else { x.wrapping_shl(y as u32) })
-                    } else {
-                        Int(if y >= 64 {
-                            if x < 0 { -1 } else { 0 }
-                        } else {
-                            x >> y
-                        })
-                    }
-                }
-                BinOp::MatMul => return Err(unsupported(&a, &b)),
+                // `int / int` is correctly rounded true division.
+                BinOp::Div => Float(scalar::int_truediv(x, y).map_err(py)?),
+                // A negative exponent makes CPython's `int ** int` a float power.
+                BinOp::Pow if y < 0 => Float(scalar::float_pow(x as f64, y as f64).map_err(py)?),
+                _ => match int_operator(op) {
+                    Some(o) => Int(scalar::int_bin(o, x, y).map_err(py)?),
+                    Option::None => return Err(unsupported(&a, &b)),
+                },
             },
-            (x, y) => {
-                let (x, y) = (x.f(), y.f());
-                match op {
-                    BinOp::Add => Float(x + y),
-                    BinOp::Sub => Float(x - y),
-                    BinOp::Mul => Float(x * y),
-                    BinOp::Div => {
-                        if y == 0.0 {
-                            return Err(zde("float division by zero"));
-                        }
-                        Float(x / y)
-                    }
-                    BinOp::FloorDiv => {
-                        if y == 0.0 {
-                            return Err(zde("float floor division by zero"));
-                        }
-                        Float(py_float_floordiv(x, y))
-                    }
-                    BinOp::Mod => {
-                        if y == 0.0 {
-                            return Err(zde("float modulo"));
-                        }
-                        Float(py_float_mod(x, y))
-                    }
-                    BinOp::Pow => {
-                        if x == 0.0 && y < 0.0 {
-                            return Err(zde("0.0 cannot be raised to a negative power"));
-                        }
-                        if x < 0.0 && y.fract() != 0.0 && y.is_finite() {
-                            return Err(TraceError::new(
-                                "ValueError",
-                                "negative number cannot be raised to a fractional power",
-                                span,
-                            ));
-                        }
-                        Float(x.powf(y))
-                    }
-                    _ => return Err(unsupported(&a, &b)),
-                }
-            }
+            (x, y) => match float_operator(op) {
+                Some(o) => Float(scalar::float_bin(o, x.f(), y.f(), false).map_err(py)?),
+                Option::None => return Err(unsupported(&a, &b)),
+            },
         })
     }
 
@@ -2285,7 +2199,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
 
 /// Whether `except T` catches an exception of class `kind` (the builtin hierarchy, for the
 /// classes the evaluator raises).
-fn handler_matches(h: &ast::ExceptHandler, kind: &str) -> bool {
+fn handler_matches(h: &ast::ExceptHandler, kind: &ExcKind) -> bool {
     let Some(t) = &h.typ else { return true };
     let names: Vec<String> = match &t.kind {
         ExprKind::Tuple(items) => items.iter().filter_map(|i| i.dotted_name()).collect(),
@@ -2293,10 +2207,7 @@ fn handler_matches(h: &ast::ExceptHandler, kind: &str) -> bool {
     };
     names.iter().any(|n| {
         let n = n.rsplit('.').next().unwrap_or(n);
-        n == kind
-            || matches!(n, "Exception" | "BaseException")
-            || (n == "ArithmeticError" && matches!(kind, "ZeroDivisionError" | "OverflowError"))
-            || (n == "LookupError" && matches!(kind, "IndexError" | "KeyError"))
+        kind.is_caught_by(&ExcKind::from_name(n))
     })
 }
 
@@ -2322,29 +2233,36 @@ impl Num {
     }
 }
 
-pub(crate) fn py_float_mod(x: f64, y: f64) -> f64 {
-    let m = x % y;
-    if m != 0.0 && ((m < 0.0) != (y < 0.0)) {
-        m + y
-    } else if m == 0.0 {
-        0.0f64.copysign(y)
-    } else {
-        m
-    }
+/// The IR's int operator of a Python binary operator (`/` is true division, not one of them).
+fn int_operator(op: BinOp) -> Option<IntBinOp> {
+    Some(match op {
+        BinOp::Add => IntBinOp::Add,
+        BinOp::Sub => IntBinOp::Sub,
+        BinOp::Mul => IntBinOp::Mul,
+        BinOp::FloorDiv => IntBinOp::FloorDiv,
+        BinOp::Mod => IntBinOp::Mod,
+        BinOp::Pow => IntBinOp::Pow,
+        BinOp::BitAnd => IntBinOp::BitAnd,
+        BinOp::BitOr => IntBinOp::BitOr,
+        BinOp::BitXor => IntBinOp::BitXor,
+        BinOp::LShift => IntBinOp::Shl,
+        BinOp::RShift => IntBinOp::Shr,
+        BinOp::Div | BinOp::MatMul => return None,
+    })
 }
 
-pub(crate) fn py_float_floordiv(x: f64, y: f64) -> f64 {
-    let m = x % y;
-    let mut div = (x - m) / y;
-    if m != 0.0 && ((y < 0.0) != (m < 0.0)) {
-        div -= 1.0;
-    }
-    if div != 0.0 {
-        let fl = div.floor();
-        if div - fl > 0.5 { fl + 1.0 } else { fl }
-    } else {
-        0.0f64.copysign(x / y)
-    }
+/// The IR's float operator of a Python binary operator.
+fn float_operator(op: BinOp) -> Option<FloatBinOp> {
+    Some(match op {
+        BinOp::Add => FloatBinOp::Add,
+        BinOp::Sub => FloatBinOp::Sub,
+        BinOp::Mul => FloatBinOp::Mul,
+        BinOp::Div => FloatBinOp::Div,
+        BinOp::FloorDiv => FloatBinOp::FloorDiv,
+        BinOp::Mod => FloatBinOp::Mod,
+        BinOp::Pow => FloatBinOp::Pow,
+        _ => return None,
+    })
 }
 
 fn py_operator(op: BinOp) -> PyOperator {

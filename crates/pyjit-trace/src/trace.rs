@@ -652,7 +652,7 @@ fn run_guarded(t: &Trace, args: &[IValue]) -> Result<Option<(IValue, Vec<u8>)>, 
             }
             Ok(Some((v, buf)))
         }
-        Err(e) if e.kind == pyjit_interp::GUARD_FAILURE => Ok(None),
+        Err(e) if e.is_guard_failure() => Ok(None),
         Err(e) => Err(e),
     }
 }
@@ -783,8 +783,8 @@ pub fn compare_values(a: &IValue, b: &IValue) -> Option<String> {
         }
         _ => {
             let (p, q) = (
-                pyjit_interp::format::py_repr(a),
-                pyjit_interp::format::py_repr(b),
+                pyjit_value::format::py_repr(a),
+                pyjit_value::format::py_repr(b),
             );
             (p != q).then(|| format!("{p} vs {q}"))
         }
@@ -884,7 +884,7 @@ pub fn check_trace(
             Err(e) => Some(format!("it raises {e}")),
         };
         let guard_failure = match base.run(deep_args(&args)?, &mut sink) {
-            Err(e) if e.kind == pyjit_interp::GUARD_FAILURE => Some((e.span, e.message)),
+            Err(e) if e.is_guard_failure() => Some((e.span, e.message)),
             _ => None,
         };
         report.mismatches.push(CheckMismatch {

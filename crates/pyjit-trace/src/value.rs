@@ -178,7 +178,7 @@ impl PyVal {
     /// Python's `repr`.
     pub fn repr(&self) -> String {
         match self {
-            PyVal::Str(s) => pyjit_interp::format::py_repr(&IValue::str(s)),
+            PyVal::Str(s) => pyjit_value::format::py_repr(&IValue::str(s)),
             PyVal::Tuple(items) => {
                 let parts: Vec<String> = items.iter().map(PyVal::repr).collect();
                 if parts.len() == 1 {
@@ -215,7 +215,7 @@ impl PyVal {
             PyVal::Range(a, b, 1) => format!("range({a}, {b})"),
             PyVal::Range(a, b, c) => format!("range({a}, {b}, {c})"),
             leaf => match to_interp_leaf(leaf) {
-                Some(v) => pyjit_interp::format::py_repr(&v),
+                Some(v) => pyjit_value::format::py_repr(&v),
                 None => String::from("?"),
             },
         }

@@ -218,7 +218,7 @@ impl RunError {
     }
 
     pub fn kind(&self) -> &str {
-        &self.error.kind
+        self.error.kind.name()
     }
 
     pub fn message(&self) -> &str {

@@ -48,7 +48,7 @@
 
 use crate::args::{fit_arg, parse_arg};
 use crate::program::{Backend, CallError, Compilation, Options, Program};
-use pyjit_interp::{GUARD_FAILURE, InterpError, Value};
+use pyjit_interp::{InterpError, Value};
 use pyjit_ir::{OpKind, Type};
 use pyjit_opt::manager::{OptLevel, PipelineConfig};
 use pyjit_syntax::{Diagnostic, SourceFile, Span, ast};
@@ -385,7 +385,7 @@ impl TracedProgram {
                 }
                 Ok(Guarded::Done(v, buf))
             }
-            Err(CallError::Run(e)) if e.kind() == GUARD_FAILURE => Ok(Guarded::GuardFailed),
+            Err(CallError::Run(e)) if e.error.is_guard_failure() => Ok(Guarded::GuardFailed),
             Err(e) => Ok(Guarded::Raised(e.to_string())),
         }
     }
@@ -735,7 +735,7 @@ mod tests {
         let e = f
             .call_to(vec![t(&[1.0]), Value::Int(5)], &mut out)
             .unwrap_err();
-        assert_eq!((e.kind.as_str(), e.message.as_str()), ("ValueError", "big"));
+        assert_eq!((e.kind.name(), e.message.as_str()), ("ValueError", "big"));
         assert_eq!(String::from_utf8_lossy(&out), "1\n1\n5\n");
     }
 

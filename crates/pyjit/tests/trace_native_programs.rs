@@ -46,7 +46,7 @@ fn run_case(f: &mut TracedProgram, source: &SourceFile, case: &Path, tol: Option
     let got = f
         .call_to(call.args, &mut out)
         .map(|v| (v, call.ret.unwrap_or(Type::None)))
-        .map_err(|e| (e.kind, e.message));
+        .map_err(|e| (e.kind.to_string(), e.message));
     Outcome {
         failure: check(case, got, &String::from_utf8_lossy(&out), tol),
     }

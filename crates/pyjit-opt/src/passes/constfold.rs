@@ -1,11 +1,11 @@
 //! Constant folding and propagation.
 //!
 //! - **Scalars**: an op whose operands are all constants and that cannot raise on them is
-//!   replaced by a `const`, computed with exactly the interpreter's Python semantics (wrapping
-//!   `int` arithmetic, floor division/modulo rounding toward −∞, IEEE `float` add/sub/mul/div,
-//!   comparisons, casts, `str()` of ints, bools and strings). An op that would raise on its
-//!   constant operands (`1 // 0`) is left for run time, so the error still happens there.
-//!   Float `floordiv`/`mod`/`pow` and `math.*` are not folded (libm-dependent rounding).
+//!   replaced by a `const`, computed by pyjit-value's scalar semantics — the very functions the
+//!   interpreter and native code's host functions call (int, float and bool operators, casts,
+//!   `math.*`, `str()`/`format()`), so a folded value is bit for bit the one run time computes.
+//!   An op that would raise on its constant operands (`1 // 0`, `math.sqrt(-1)`) is left for run
+//!   time, so the error still happens there.
 //! - **Forwarding**: `select` on a constant condition, `tuple.get` of `tuple.new`,
 //!   `opt.unwrap(opt.wrap x)`, `opt.is_none` of `opt.none`/`opt.wrap`, `list.len`/`list.get`
 //!   (constant in-range index) of a `list.new` that is never written nor escapes.
@@ -30,12 +30,11 @@ use super::util::{
     self, const_bool, const_int, const_of, insert_const_before, is_attached, splice_region_before,
 };
 use super::{Pass, PassCtx};
-use pyjit_ir::{
-    BoolBinOp, CastOp, CmpOp, Const, FloatBinOp, FloatUnOp, Function, IntBinOp, IntUnOp, Module,
-    Op, OpKind, Value,
-};
+use pyjit_ir::{CastOp, Const, FloatBinOp, Function, Module, Op, OpKind, Value};
 use pyjit_runtime::Value as Rt;
 use pyjit_runtime::schema::ArgType;
+use pyjit_value::Value as PyValue;
+use pyjit_value::ops;
 use std::collections::HashMap;
 
 pub struct ConstFold;
@@ -189,142 +188,41 @@ fn fold_op(
     }
 }
 
-/// Python's semantics of a scalar op on constants; `None` when it would raise or is not folded.
+/// Python's semantics of a scalar op on constants, computed by pyjit-value (the functions the
+/// interpreter and native code run); `None` when it would raise or is not a pure scalar op.
 pub fn eval_scalar(kind: &OpKind, c: &[Const]) -> Option<Const> {
-    use Const::*;
-    Some(match (kind, c) {
-        (OpKind::IntBin(o), [Int(a), Int(b)]) => Int(int_bin(*o, *a, *b)?),
-        (OpKind::IntUn(o), [Int(a)]) => Int(match o {
-            IntUnOp::Neg => a.wrapping_neg(),
-            IntUnOp::Invert => !a,
-            IntUnOp::Abs => a.wrapping_abs(),
-        }),
-        (OpKind::FloatBin(o), [Float(a), Float(b)]) => Float(match o {
-            FloatBinOp::Add => a + b,
-            FloatBinOp::Sub => a - b,
-            FloatBinOp::Mul => a * b,
-            FloatBinOp::Div if *b != 0.0 => a / b,
-            _ => return Option::None,
-        }),
-        (OpKind::FloatUn(o), [Float(a)]) => Float(match o {
-            FloatUnOp::Neg => -a,
-            FloatUnOp::Abs => a.abs(),
-        }),
-        (OpKind::IntCmp(o), [Int(a), Int(b)]) => Bool(cmp(*o, a, b)),
-        (OpKind::FloatCmp(o), [Float(a), Float(b)]) => Bool(cmp(*o, a, b)),
-        (OpKind::BoolCmp(o), [Bool(a), Bool(b)]) => Bool(cmp(*o, a, b)),
-        (OpKind::BoolBin(o), [Bool(a), Bool(b)]) => Bool(match o {
-            BoolBinOp::And => a & b,
-            BoolBinOp::Or => a | b,
-            BoolBinOp::Xor => a ^ b,
-        }),
-        (OpKind::Not, [Bool(a)]) => Bool(!a),
-        (OpKind::Cast(k), [v]) => match (k, v) {
-            (CastOp::IntToFloat, Int(i)) => Float(*i as f64),
-            (CastOp::IntToBool, Int(i)) => Bool(*i != 0),
-            (CastOp::BoolToInt, Bool(b)) => Int(*b as i64),
-            (CastOp::BoolToFloat, Bool(b)) => Float(*b as u8 as f64),
-            (CastOp::FloatToBool, Float(x)) => Bool(*x != 0.0),
-            (CastOp::FloatToInt, Float(x)) if x.is_finite() && x.trunc().abs() < 9.0e18 => {
-                Int(x.trunc() as i64)
-            }
-            _ => return Option::None,
-        },
-        (OpKind::StrOf(spec), [v]) if spec.is_empty() => Str(match v {
-            Int(i) => i.to_string(),
-            Bool(true) => "True".to_string(),
-            Bool(false) => "False".to_string(),
-            Str(s) => s.clone(),
-            None => "None".to_string(),
-            _ => return Option::None,
-        }),
-        (OpKind::StrConcat, parts) => {
-            let mut s = String::new();
-            for p in parts {
-                match p {
-                    Str(x) => s.push_str(x),
-                    _ => return Option::None,
-                }
-            }
-            Str(s)
-        }
-        _ => return Option::None,
-    })
-}
-
-fn cmp<T: PartialOrd>(op: CmpOp, a: T, b: T) -> bool {
-    match op {
-        CmpOp::Eq => a == b,
-        CmpOp::Ne => a != b,
-        CmpOp::Lt => a < b,
-        CmpOp::Le => a <= b,
-        CmpOp::Gt => a > b,
-        CmpOp::Ge => a >= b,
+    let pure = matches!(
+        kind,
+        OpKind::IntBin(_)
+            | OpKind::IntUn(_)
+            | OpKind::FloatBin(_)
+            | OpKind::FloatUn(_)
+            | OpKind::IntCmp(_)
+            | OpKind::FloatCmp(_)
+            | OpKind::BoolCmp(_)
+            | OpKind::BoolBin(_)
+            | OpKind::Not
+            | OpKind::Cast(_)
+            | OpKind::Math(_)
+            | OpKind::StrOf(_)
+            | OpKind::StrConcat
+    );
+    if !pure {
+        return None;
     }
-}
-
-/// The interpreter's `int` semantics; `None` where it raises.
-fn int_bin(op: IntBinOp, a: i64, b: i64) -> Option<i64> {
-    Some(match op {
-        IntBinOp::Add => a.wrapping_add(b),
-        IntBinOp::Sub => a.wrapping_sub(b),
-        IntBinOp::Mul => a.wrapping_mul(b),
-        IntBinOp::FloorDiv => {
-            if b == 0 {
-                return None;
-            }
-            let q = a.wrapping_div(b);
-            if a.wrapping_rem(b) != 0 && ((a < 0) != (b < 0)) {
-                q.wrapping_sub(1)
-            } else {
-                q
-            }
-        }
-        IntBinOp::Mod => {
-            if b == 0 {
-                return None;
-            }
-            let r = a.wrapping_rem(b);
-            if r != 0 && ((r < 0) != (b < 0)) {
-                r.wrapping_add(b)
-            } else {
-                r
-            }
-        }
-        IntBinOp::Pow => {
-            if b < 0 {
-                return None;
-            }
-            let (mut base, mut e, mut acc) = (a, b as u64, 1i64);
-            while e > 0 {
-                if e & 1 == 1 {
-                    acc = acc.wrapping_mul(base);
-                }
-                base = base.wrapping_mul(base);
-                e >>= 1;
-            }
-            acc
-        }
-        IntBinOp::BitAnd => a & b,
-        IntBinOp::BitOr => a | b,
-        IntBinOp::BitXor => a ^ b,
-        IntBinOp::Shl => {
-            if b < 0 {
-                return None;
-            }
-            if b >= 64 { 0 } else { a.wrapping_shl(b as u32) }
-        }
-        IntBinOp::Shr => {
-            if b < 0 {
-                return None;
-            }
-            if b >= 64 {
-                if a < 0 { -1 } else { 0 }
-            } else {
-                a >> b
-            }
-        }
-    })
+    let args: Vec<PyValue> = c.iter().map(ops::const_value).collect();
+    let mut sink = std::io::sink();
+    let mut ectx = ops::EvalCtx {
+        out: &mut sink,
+        from_ints: false,
+    };
+    match ops::eval(kind, &args, &mut ectx)? {
+        Ok(vals) => match vals.as_slice() {
+            [v] => ops::value_const(v),
+            _ => None,
+        },
+        Err(_) => None,
+    }
 }
 
 /// `if` on a constant: splice the taken region in place of the `if`.

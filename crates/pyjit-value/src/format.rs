@@ -196,7 +196,7 @@ pub fn py_format(v: &Value, spec: &str) -> Result<String, String> {
 }
 
 impl Value {
-    pub(crate) fn from_scalar(s: pyjit_runtime::Scalar) -> Value {
+    pub fn from_scalar(s: pyjit_runtime::Scalar) -> Value {
         match s {
             pyjit_runtime::Scalar::Bool(b) => Value::Bool(b),
             pyjit_runtime::Scalar::Int(i) => Value::Int(i),

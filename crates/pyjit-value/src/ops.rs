@@ -1,0 +1,272 @@
+//! The meaning of every IR op that works on Python values only (no tensor kernel, no control
+//! flow, no call): scalar operators, casts, `math.*`, `select`, tuples, lists, optionals,
+//! strings, subscript components, `print`, `raise`, `check` and `guard`. The interpreter and
+//! native code's host function both run these ops through [`eval`], so they compute the same
+//! values and raise the same exceptions with the same messages.
+
+use crate::error::{ExcKind, PyErr};
+use crate::format::{py_format, py_str};
+use crate::scalar;
+use crate::value::Value;
+use pyjit_ir::{Const, IndexKind, OpKind};
+use pyjit_runtime::TensorIndex;
+use std::io::Write;
+
+/// What evaluating an op needs besides its operands.
+pub struct EvalCtx<'a> {
+    /// Where `print` writes.
+    pub out: &'a mut dyn Write,
+    /// For `float.div`: whether both operands are ints converted for true division (the
+    /// zero-division message differs).
+    pub from_ints: bool,
+}
+
+/// The exception of `opt.unwrap` of an empty optional.
+pub fn unwrap_none() -> PyErr {
+    PyErr::new(ExcKind::RuntimeError, "unwrapping None")
+}
+
+/// The value of a constant.
+pub fn const_value(c: &Const) -> Value {
+    match c {
+        Const::Int(i) => Value::Int(*i),
+        Const::Float(f) => Value::Float(*f),
+        Const::Bool(b) => Value::Bool(*b),
+        Const::Str(s) => Value::str(s),
+        Const::None => Value::None,
+        Const::DType(d) => Value::DType(*d),
+    }
+}
+
+/// The constant of a value, when it has one (scalars, strings, `None`, dtypes).
+pub fn value_const(v: &Value) -> Option<Const> {
+    Some(match v {
+        Value::Int(i) => Const::Int(*i),
+        Value::Float(f) => Const::Float(*f),
+        Value::Bool(b) => Const::Bool(*b),
+        Value::Str(s) => Const::Str(s.to_string()),
+        Value::None => Const::None,
+        Value::DType(d) => Const::DType(*d),
+        _ => return None,
+    })
+}
+
+fn internal(msg: impl Into<String>) -> PyErr {
+    PyErr::new(ExcKind::Internal, msg)
+}
+
+/// Python's index normalization: negative counts from the end.
+pub fn norm_index(i: i64, len: usize) -> Option<usize> {
+    let len = len as i64;
+    let j = if i < 0 { i.checked_add(len)? } else { i };
+    (0..len).contains(&j).then_some(j as usize)
+}
+
+/// Whether [`eval`] defines `kind` (everything but tensor ops, calls, regions and terminators
+/// other than `raise`).
+pub fn is_value_op(kind: &OpKind) -> bool {
+    !matches!(
+        kind,
+        OpKind::Tensor(_)
+            | OpKind::Call(_)
+            | OpKind::If
+            | OpKind::Loop
+            | OpKind::Yield
+            | OpKind::Return
+    )
+}
+
+/// Runs a value op on its operands; `None` for an op [`is_value_op`] rejects. An `Err` of class
+/// [`ExcKind::Internal`] means the operands do not fit the op (never for verified IR).
+pub fn eval(
+    kind: &OpKind,
+    args: &[Value],
+    ctx: &mut EvalCtx<'_>,
+) -> Option<Result<Vec<Value>, PyErr>> {
+    if !is_value_op(kind) {
+        return None;
+    }
+    Some(eval_value_op(kind, args, ctx))
+}
+
+fn eval_value_op(
+    kind: &OpKind,
+    args: &[Value],
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Vec<Value>, PyErr> {
+    let arg = |i: usize| -> Result<&Value, PyErr> {
+        args.get(i)
+            .ok_or_else(|| internal(format!("missing operand {i} of `{}`", kind.name())))
+    };
+    let int = |i: usize| -> Result<i64, PyErr> {
+        arg(i)?
+            .as_int()
+            .ok_or_else(|| internal("expected an int operand"))
+    };
+    let float = |i: usize| -> Result<f64, PyErr> {
+        arg(i)?
+            .as_float()
+            .ok_or_else(|| internal("expected a float operand"))
+    };
+    let boolean = |i: usize| -> Result<bool, PyErr> {
+        arg(i)?
+            .as_bool()
+            .ok_or_else(|| internal("expected a bool operand"))
+    };
+    let list = |i: usize| match arg(i)? {
+        Value::List(l) => Ok(l.clone()),
+        other => Err(internal(format!("list op on a {}", other.type_name()))),
+    };
+    let one = |v: Value| Ok(vec![v]);
+    match kind {
+        OpKind::Const(c) => one(const_value(c)),
+        OpKind::IntBin(o) => one(Value::Int(scalar::int_bin(*o, int(0)?, int(1)?)?)),
+        OpKind::IntUn(o) => one(Value::Int(scalar::int_un(*o, int(0)?))),
+        OpKind::FloatBin(o) => one(Value::Float(scalar::float_bin(
+            *o,
+            float(0)?,
+            float(1)?,
+            ctx.from_ints,
+        )?)),
+        OpKind::FloatUn(o) => one(Value::Float(scalar::float_un(*o, float(0)?))),
+        OpKind::IntCmp(c) => one(Value::Bool(scalar::cmp(*c, int(0)?, int(1)?))),
+        OpKind::FloatCmp(c) => one(Value::Bool(scalar::float_cmp(*c, float(0)?, float(1)?))),
+        OpKind::BoolCmp(c) => one(Value::Bool(scalar::cmp(*c, boolean(0)?, boolean(1)?))),
+        OpKind::BoolBin(o) => one(Value::Bool(scalar::bool_bin(*o, boolean(0)?, boolean(1)?))),
+        OpKind::Not => one(Value::Bool(!boolean(0)?)),
+        OpKind::Cast(c) => match scalar::cast(*c, arg(0)?) {
+            Some(r) => one(r?),
+            None => Err(internal(format!(
+                "`{}` of a {}",
+                kind.name(),
+                arg(0)?.type_name()
+            ))),
+        },
+        OpKind::Math(m) => {
+            let x = float(0)?;
+            let y = if m.signature().0 == 2 { float(1)? } else { 0.0 };
+            one(scalar::math(*m, x, y)?)
+        }
+        OpKind::Select => one(if boolean(0)? {
+            arg(1)?.clone()
+        } else {
+            arg(2)?.clone()
+        }),
+        OpKind::Index(k) => one(Value::Index(match k {
+            IndexKind::Int => TensorIndex::Int(int(0)?),
+            IndexKind::Slice => {
+                let bound = |i: usize| match arg(i)? {
+                    Value::None => Ok(None),
+                    Value::Int(v) => Ok(Some(*v)),
+                    _ => Err(internal("slice bound is not an int")),
+                };
+                let step = int(2)?;
+                if step == 0 {
+                    return Err(PyErr::new(ExcKind::ValueError, "slice step cannot be zero"));
+                }
+                TensorIndex::Slice {
+                    start: bound(0)?,
+                    stop: bound(1)?,
+                    step,
+                }
+            }
+            IndexKind::None => TensorIndex::None,
+            IndexKind::Ellipsis => TensorIndex::Ellipsis,
+            IndexKind::Tensor => TensorIndex::Tensor(
+                arg(0)?
+                    .as_tensor()
+                    .cloned()
+                    .ok_or_else(|| internal("index.tensor of a non-tensor"))?,
+            ),
+        })),
+        OpKind::TupleNew => one(Value::tuple(args.to_vec())),
+        OpKind::TupleGet(i) => match arg(0)? {
+            Value::Tuple(items) => one(items
+                .get(*i as usize)
+                .cloned()
+                .ok_or_else(|| internal("tuple index out of range"))?),
+            _ => Err(internal("tuple.get of a non-tuple")),
+        },
+        OpKind::ListNew => one(Value::list(args.to_vec())),
+        OpKind::ListGet => {
+            let (l, i) = (list(0)?, int(1)?);
+            let v = norm_index(i, l.len())
+                .and_then(|j| l.get(j))
+                .ok_or_else(|| PyErr::new(ExcKind::IndexError, "list index out of range"))?;
+            one(v)
+        }
+        OpKind::ListSet => {
+            let (l, i, v) = (list(0)?, int(1)?, arg(2)?.clone());
+            if !norm_index(i, l.len()).is_some_and(|j| l.set(j, v)) {
+                return Err(PyErr::new(
+                    ExcKind::IndexError,
+                    "list assignment index out of range",
+                ));
+            }
+            Ok(vec![])
+        }
+        OpKind::ListAppend => {
+            list(0)?.push(arg(1)?.clone());
+            Ok(vec![])
+        }
+        OpKind::ListLen => one(Value::Int(list(0)?.len() as i64)),
+        OpKind::OptNone | OpKind::Undef => one(Value::None),
+        OpKind::OptWrap => one(arg(0)?.clone()),
+        OpKind::OptUnwrap => {
+            let v = arg(0)?;
+            if v.is_none() {
+                return Err(unwrap_none());
+            }
+            one(v.clone())
+        }
+        OpKind::OptIsNone => one(Value::Bool(arg(0)?.is_none())),
+        OpKind::StrOf(spec) => one(Value::str(
+            py_format(arg(0)?, spec).map_err(|m| PyErr::new(ExcKind::ValueError, m))?,
+        )),
+        OpKind::StrConcat => one(Value::str(args.iter().map(py_str).collect::<String>())),
+        OpKind::Print => {
+            let line = args.iter().map(py_str).collect::<Vec<_>>().join(" ");
+            // A closed stdout is not the program's fault; Python would raise, we keep going.
+            let _ = writeln!(ctx.out, "{line}");
+            Ok(vec![])
+        }
+        OpKind::Raise(class) => Err(PyErr::new(
+            ExcKind::from_name(class),
+            args.first().map(py_str).unwrap_or_default(),
+        )),
+        OpKind::Check(class) => {
+            if boolean(0)? {
+                return Ok(vec![]);
+            }
+            Err(PyErr::new(
+                ExcKind::from_name(class),
+                args.get(1).map(py_str).unwrap_or_default(),
+            ))
+        }
+        OpKind::Guard { expected, message } => {
+            let holds = match (expected, arg(0)?) {
+                (Const::Int(a), Value::Int(b)) => a == b,
+                (Const::Bool(a), Value::Bool(b)) => a == b,
+                (Const::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
+                _ => false,
+            };
+            if holds {
+                Ok(vec![])
+            } else {
+                Err(PyErr::new(ExcKind::GuardFailure, message.clone()))
+            }
+        }
+        OpKind::Tensor(_)
+        | OpKind::Call(_)
+        | OpKind::If
+        | OpKind::Loop
+        | OpKind::Yield
+        | OpKind::Return => Err(internal(format!("`{}` is not a value op", kind.name()))),
+    }
+}
+
+/// Whether an error raised by `raise`/`check` is the program's own (its message is the
+/// program's text, not the runtime's wording).
+pub fn raised_by_program(kind: &OpKind) -> bool {
+    matches!(kind, OpKind::Raise(_) | OpKind::Check(_))
+}
