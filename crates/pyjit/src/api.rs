@@ -277,7 +277,7 @@ impl Error {
         }
         Error::Run {
             rendered: e.render(file),
-            class: e.kind,
+            class: e.kind.to_string(),
             message: e.message,
         }
     }
