@@ -115,6 +115,12 @@ impl PyFunction {
         self.f.signatures()
     }
 
+    /// How many of the signatures compiled so far came from the on-disk cache (`cache=True`).
+    #[getter]
+    fn cache_hits(&self) -> usize {
+        self.f.cache_hits()
+    }
+
     /// Whether the function was traced (`pyjit.trace`) rather than scripted.
     #[getter]
     fn traced(&self) -> bool {
@@ -518,9 +524,21 @@ fn compile_options(interpreter: bool) -> CompileOptions {
     }
 }
 
+/// `cache=True`: the on-disk cache in `$PYJIT_CACHE_DIR` (else the user's cache directory).
+fn cache_dir(cache: bool) -> PyResult<Option<std::path::PathBuf>> {
+    if !cache {
+        return Ok(None);
+    }
+    pyjit::cache::CodeCache::default_dir()
+        .map(Some)
+        .ok_or_else(|| {
+            PyRuntimeError::new_err("cache=True needs $PYJIT_CACHE_DIR (or $HOME) to be set")
+        })
+}
+
 /// Scripts function `name` of `source` (whose first line is line `first_line` of `filename`).
 #[pyfunction]
-#[pyo3(signature = (source, filename, first_line, name, interpreter = false))]
+#[pyo3(signature = (source, filename, first_line, name, interpreter = false, cache = false))]
 fn script(
     py: Python<'_>,
     source: &str,
@@ -528,9 +546,13 @@ fn script(
     first_line: u32,
     name: &str,
     interpreter: bool,
+    cache: bool,
 ) -> PyResult<PyFunction> {
     let src = Source::new(filename, source).at_line(first_line);
-    let opts = compile_options(interpreter);
+    let opts = CompileOptions {
+        cache_dir: cache_dir(cache)?,
+        ..compile_options(interpreter)
+    };
     py.detach(|| Function::script(&src, name, &opts))
         .map(|f| PyFunction { f })
         .map_err(|e| to_pyerr(py, e))

@@ -498,3 +498,37 @@ def test_bad_archives_raise_archive_error(tmp_path):
             assert "format version 7 is not supported" in str(e.value)
     with pytest.raises(ValueError):
         pyjit.trace(cond, (np.zeros(2), 1.0)).save_bytes()
+
+
+# ----------------------------------------------------------------------------------------- cache
+
+
+def test_disk_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYJIT_CACHE_DIR", str(tmp_path))
+    x = np.array([1.0, 2.0], dtype=np.float32)
+    a = pyjit.script(uses_helper, cache=True)
+    np.testing.assert_array_equal(a(x), [3.0, 5.0])
+    assert a.cache_hits == 0
+    entries = list(tmp_path.iterdir())
+    assert len(entries) == 1, entries
+    b = pyjit.script(uses_helper, cache=True)
+    np.testing.assert_array_equal(b(x), [3.0, 5.0])
+    assert b.cache_hits == 1
+    # A cached specialization still reports errors at the real line.
+    p = pyjit.script(pick, cache=True)
+    p(np.zeros(3), 0)
+    q = pyjit.script(pick, cache=True)
+    with pytest.raises(IndexError) as e:
+        q(np.zeros(3), 7)
+    assert q.cache_hits == 1
+    assert f"{__file__}:{line_of(pick, 'return x[i]')}:" in str(e.value)
+    # A corrupt entry is recompiled, never run.
+    for entry in tmp_path.iterdir():
+        entry.write_bytes(entry.read_bytes()[:-30] + b"garbage")
+    c = pyjit.script(uses_helper, cache=True)
+    np.testing.assert_array_equal(c(x), [3.0, 5.0])
+    assert c.cache_hits == 0
+    # Without cache=True nothing is read or written.
+    n = len(list(tmp_path.iterdir()))
+    assert pyjit.script(elementwise)(x).tolist() == [3.0, 5.0]
+    assert len(list(tmp_path.iterdir())) == n

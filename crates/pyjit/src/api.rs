@@ -319,6 +319,9 @@ pub struct CompileOptions {
     pub backend: Backend,
     /// The optimization level of each specialization (`-O2` by default).
     pub opt_level: OptLevel,
+    /// Native backend: the directory of the on-disk cache of optimized specializations
+    /// ([`crate::cache`]: optimized IR, not machine code), or `None` (the default) for none.
+    pub cache_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for CompileOptions {
@@ -326,6 +329,7 @@ impl Default for CompileOptions {
         CompileOptions {
             backend: Backend::Native,
             opt_level: OptLevel::O2,
+            cache_dir: None,
         }
     }
 }
@@ -334,6 +338,7 @@ impl CompileOptions {
     fn program_options(&self) -> Options {
         Options {
             backend: self.backend,
+            cache: self.cache_dir.clone().map(crate::cache::CodeCache::new),
             ..Options::at_level(self.opt_level)
         }
     }
@@ -633,6 +638,15 @@ impl Function {
             }
         }
         out
+    }
+
+    /// How many of the specializations compiled so far came from the on-disk cache.
+    pub fn cache_hits(&self) -> usize {
+        let compilations = match &self.kind {
+            Kind::Script(p) => p.compilations(),
+            Kind::Trace(t) => t.lock().unwrap_or_else(|p| p.into_inner()).compilations(),
+        };
+        compilations.iter().filter(|c| c.cached).count()
     }
 
     /// The generic IR: the scripted function as one graph for every signature, or, traced, the
@@ -1016,6 +1030,43 @@ mod tests {
         )
         .unwrap();
         assert!(traced.save().is_err());
+    }
+
+    #[test]
+    fn the_disk_cache_is_used_and_bad_entries_are_recompiled() {
+        let dir = std::env::temp_dir().join(format!("pyjit-api-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let opts = CompileOptions {
+            cache_dir: Some(dir.clone()),
+            ..CompileOptions::default()
+        };
+        let make = |src: &str| Function::script(&Source::new("m.py", src), "f", &opts).unwrap();
+        let run = |f: &Function| vals(&f.call(vec![t(&[1.0])], vec![]).unwrap());
+        let a = make(SRC);
+        assert_eq!((run(&a), a.cache_hits()), (vec![3.0], 0));
+        let entries = || std::fs::read_dir(&dir).unwrap().count();
+        assert_eq!(entries(), 1);
+        // A new program of the same source hits, and computes the same.
+        let b = make(SRC);
+        assert_eq!((run(&b), b.cache_hits()), (vec![3.0], 1));
+        // Another source is another key.
+        let other = SRC.replace("EPS = 0.5", "EPS = 1.5");
+        let c = make(&other);
+        assert_eq!((run(&c), c.cache_hits()), (vec![5.0], 0));
+        assert_eq!(entries(), 2);
+        // A corrupt entry is never used: recompiled and rewritten.
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            let mut bytes = std::fs::read(&p).unwrap();
+            let n = bytes.len() / 2;
+            bytes[n] ^= 1;
+            std::fs::write(&p, bytes).unwrap();
+        }
+        let d = make(SRC);
+        assert_eq!((run(&d), d.cache_hits()), (vec![3.0], 0));
+        let e = make(SRC);
+        assert_eq!((run(&e), e.cache_hits()), (vec![3.0], 1), "rewritten");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -30,6 +30,7 @@
 pub mod api;
 pub mod archive;
 pub mod args;
+pub mod cache;
 pub mod output;
 mod program;
 pub mod run;

@@ -49,6 +49,9 @@ pub struct Options {
     /// passes to run it runs the optimized specialization, cached per signature like native
     /// code.
     pub opt: PipelineConfig,
+    /// Native backend: the on-disk cache of optimized specializations ([`crate::cache`]), off
+    /// by default.
+    pub cache: Option<crate::cache::CodeCache>,
 }
 
 impl Default for Options {
@@ -59,6 +62,7 @@ impl Default for Options {
             specialize: false,
             specialize_dims: false,
             opt: PipelineConfig::for_level(OptLevel::O2),
+            cache: None,
         }
     }
 }
@@ -101,6 +105,9 @@ pub struct Compilation {
     pub passes: PassReport,
     /// Native only: where code generation's time went (IR → Cranelift IR, Cranelift).
     pub codegen: Option<pyjit_codegen::CompileTimes>,
+    /// Whether the specialized IR came from the on-disk cache (then `specialize` is the time to
+    /// read it and `passes` is empty).
+    pub cached: bool,
 }
 
 /// The part of a call signature that specialization and the code cache are keyed by: for a
@@ -650,8 +657,49 @@ impl Program {
                 specialize,
                 passes,
                 codegen: None,
+                cached: false,
             },
         ))
+    }
+
+    /// [`Program::optimized_specialization`] through the on-disk cache when the options
+    /// have one: a valid entry is used, anything else is compiled and (re)written.
+    fn cached_specialization(
+        &self,
+        id: FuncId,
+        signature: &Signature,
+        types: &[Type],
+    ) -> Result<(Module, FuncId, Compilation), String> {
+        let Some(cache) = &self.options.cache else {
+            return self.optimized_specialization(id, signature, types);
+        };
+        let name = &self.module.func(id).name;
+        let sig: Vec<String> = signature.0.iter().map(|k| k.to_string()).collect();
+        let key = crate::cache::CodeCache::key(
+            &self.source,
+            name,
+            &sig.join(", "),
+            &self.options.opt.pass_names().join(","),
+        );
+        let t = Instant::now();
+        if let Some((m, entry)) = cache.load(&key, &self.source, &format!("{name}.specialized")) {
+            return Ok((
+                m,
+                entry,
+                Compilation {
+                    function: name.clone(),
+                    signature: signature.clone(),
+                    backend: self.options.backend,
+                    specialize: t.elapsed(),
+                    passes: PassReport::default(),
+                    codegen: None,
+                    cached: true,
+                },
+            ));
+        }
+        let made = self.optimized_specialization(id, signature, types)?;
+        cache.store(&key, &made.0);
+        Ok(made)
     }
 
     fn record(&self, c: Compilation) {
@@ -680,7 +728,7 @@ impl Program {
                 .zip(&params)
                 .map(|(a, t)| static_type(a, t))
                 .collect();
-            let (m, entry, mut record) = self.optimized_specialization(id, &signature, &types)?;
+            let (m, entry, mut record) = self.cached_specialization(id, &signature, &types)?;
             let options = pyjit_codegen::Options {
                 max_call_depth: self.options.interp.max_call_depth as u64,
                 ..pyjit_codegen::Options::default()

@@ -42,15 +42,18 @@ __all__ = [
 ]
 
 
-def script(fn=None, *, interpreter=False):
+def script(fn=None, *, interpreter=False, cache=False):
     """Compile ``fn`` from its source; usable as ``@pyjit.script`` or ``pyjit.script(fn)``.
 
     ``interpreter=True`` runs the reference interpreter instead of native code (for debugging).
+    ``cache=True`` keeps each signature's optimized IR in an on-disk cache
+    (``$PYJIT_CACHE_DIR``, else ``~/.cache/pyjit``) that later processes reuse; see
+    ``docs/python.md`` for what is and is not cached.
     """
     if fn is None:
-        return lambda f: script(f, interpreter=interpreter)
+        return lambda f: script(f, interpreter=interpreter, cache=cache)
     source, filename, name = _source_of(fn)
-    return _pyjit.script(source, filename, 1, name, interpreter)
+    return _pyjit.script(source, filename, 1, name, interpreter, cache)
 
 
 def trace(fn, example_inputs, check_inputs=None, guards=True, *, interpreter=False):
