@@ -27,6 +27,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = Path(os.environ.get("PYJIT_PEERBENCH", ROOT.parent / "shared" / "peerbench"))
 WORKLOADS = BENCH / "workloads"
+if not (WORKLOADS / "cases.py").exists():
+    sys.exit(f"no peerbench workloads in {WORKLOADS}: set PYJIT_PEERBENCH to the peerbench directory")
 sys.path.insert(0, str(WORKLOADS))
 
 import pyjit  # noqa: E402
