@@ -1,5 +1,6 @@
 //! Elementwise ops: broadcasting, PyTorch type promotion, integer floor semantics, NaN rules.
 
+use super::vmath::{self, Unary, k as vk};
 use super::{any_elem, map_binary, map_ternary, map_unary};
 use crate::dtype::{DEFAULT_FLOAT, DType};
 use crate::error::{Result, RuntimeError};
@@ -582,113 +583,73 @@ macro_rules! float_unary {
     )*};
 }
 
-/// `exp`. float32 goes through a branch-free Cephes-style polynomial that the compiler
-/// vectorizes (≤ 2 ulp from the correctly rounded result, like PyTorch's SLEEF kernel), with the
-/// out-of-range inputs (overflow, underflow to subnormals, NaN) patched up by the scalar `expf`.
-pub fn exp(t: &Tensor) -> Result<Tensor> {
+/// Applies a [`vmath`](super::vmath) kernel to a float tensor (int and bool inputs are
+/// converted to the default float dtype first), vectorized and, for large tensors, threaded.
+fn vector_unary<K: Unary<f32> + Unary<f64>>(t: &Tensor, k: K) -> Result<Tensor> {
     let t = float_input(t)?;
     match t.dtype() {
-        DType::Float64 => map_unary::<f64, f64>(&t, f64::exp),
-        _ => {
-            crate::tensor::check_alloc(t.shape(), DType::Float32)?;
-            let t = t.contiguous()?;
-            // Chunks that stay in L1 between the vector pass and the out-of-range patch pass.
-            let exp_patched = |x: &[f32]| {
-                let mut out = Vec::with_capacity(x.len());
-                for chunk in x.chunks(2048) {
-                    let start = out.len();
-                    exp_f32_extend(chunk, &mut out);
-                    for (o, &v) in out[start..].iter_mut().zip(chunk) {
-                        if !(v > EXP_F32_LO && v < EXP_F32_HI) {
-                            *o = v.exp();
-                        }
-                    }
-                }
-                out
-            };
-            // Read the contiguous input in place rather than copying it first.
-            let out = t
-                .with_view::<f32, Option<Vec<f32>>>(|v| v.as_slice().map(exp_patched))
-                .flatten()
-                .unwrap_or_else(|| exp_patched(&t.to_vec::<f32>()));
-            Tensor::from_vec(out, t.shape())
-        }
+        DType::Float64 => map_float::<f64, K>(&t, k),
+        _ => map_float::<f32, K>(&t, k),
     }
 }
 
-/// Appends `exp_f32_core` of each element, compiled for AVX2 when the CPU has it (8 lanes
-/// instead of SSE2's 4).
-fn exp_f32_extend(x: &[f32], out: &mut Vec<f32>) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU supports AVX2 (checked just above).
-            unsafe { exp_f32_extend_avx2(x, out) };
-            return;
+/// `k` over the elements of a tensor whose dtype is `T`, read in place when contiguous.
+pub(crate) fn map_float<T, K>(t: &Tensor, k: K) -> Result<Tensor>
+where
+    T: vmath::Scalar + crate::element::Element,
+    K: Unary<T>,
+{
+    crate::tensor::check_alloc(t.shape(), T::DTYPE)?;
+    let out = t
+        .with_view::<T, Option<Vec<T>>>(|v| v.as_slice().map(|x| vmath::map_vec(k, x)))
+        .flatten();
+    let out = match out {
+        Some(out) => out,
+        None => {
+            let mut buf = t.to_vec::<T>();
+            vmath::map_inplace(k, &mut buf);
+            buf
         }
-    }
-    out.extend(x.iter().map(|&v| exp_f32_core(v)));
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn exp_f32_extend_avx2(x: &[f32], out: &mut Vec<f32>) {
-    out.extend(x.iter().map(|&v| exp_f32_core(v)));
-}
-
-pub(crate) const EXP_F32_LO: f32 = -87.0;
-pub(crate) const EXP_F32_HI: f32 = 88.0;
-
-/// exp on `[EXP_F32_LO, EXP_F32_HI]` (inputs outside are clamped; callers patch them).
-#[inline(always)]
-pub(crate) fn exp_f32_core(x: f32) -> f32 {
-    const LOG2E: f32 = std::f32::consts::LOG2_E;
-    const LN2_HI: f32 = 0.693_359_4;
-    const LN2_LO: f32 = -2.121_944_4e-4;
-    // 1.5 * 2^23: adding and subtracting it rounds to the nearest integer without SSE4.1.
-    const ROUND: f32 = 12_582_912.0;
-    // A select rather than `f32::clamp`, so the loop vectorizes; NaN passes through.
-    #[allow(clippy::manual_clamp)]
-    let xc = if x < EXP_F32_LO {
-        EXP_F32_LO
-    } else if x > EXP_F32_HI {
-        EXP_F32_HI
-    } else {
-        x
     };
-    let nf = xc * LOG2E + ROUND;
-    // `nf` is ROUND + n exactly, so its low mantissa bits hold n: integer-only (vectorizable)
-    // extraction, no float->int conversion.
-    let ni = (nf.to_bits() as i32).wrapping_sub(ROUND.to_bits() as i32);
-    let n = nf - ROUND;
-    let r = xc - n * LN2_HI - n * LN2_LO;
-    let p = ((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2) * r
-        + 1.666_666_5e-1)
-        * r
-        + 0.5;
-    let y = p * r * r + r + 1.0;
-    y * f32::from_bits((ni.wrapping_add(127) as u32) << 23)
+    Tensor::from_vec(out, t.shape())
+}
+
+/// `exp` (vectorized; ≤ 1 ulp, see docs/kernels.md).
+pub fn exp(t: &Tensor) -> Result<Tensor> {
+    vector_unary(t, vk::Exp)
+}
+
+macro_rules! vector_unary_ops {
+    ($($(#[$m:meta])* $name:ident => $k:ident;)*) => {$(
+        $(#[$m])*
+        pub fn $name(t: &Tensor) -> Result<Tensor> {
+            vector_unary(t, vk::$k)
+        }
+    )*};
+}
+
+vector_unary_ops! {
+    expm1 => Expm1;
+    log => Log;
+    log1p => Log1p;
+    log2 => Log2;
+    log10 => Log10;
+    sqrt => Sqrt;
+    rsqrt => Rsqrt;
+    tanh => Tanh;
+    sigmoid => Sigmoid;
 }
 
 float_unary! {
-    expm1, x => x.exp_m1();
-    log, x => x.ln();
-    log1p, x => x.ln_1p();
-    log2, x => x.log2();
-    log10, x => x.log10();
-    sqrt, x => x.sqrt();
-    rsqrt, x => 1.0 / x.sqrt();
     reciprocal, x => 1.0 / x;
     sin, x => x.sin();
     cos, x => x.cos();
     tan, x => x.tan();
-    tanh, x => x.tanh();
     asin, x => x.asin();
     acos, x => x.acos();
     atan, x => x.atan();
     sinh, x => x.sinh();
     cosh, x => x.cosh();
-    sigmoid, x => 1.0 / (1.0 + (-x).exp());
 }
 
 /// `erf` (float result).
@@ -696,7 +657,7 @@ pub fn erf(t: &Tensor) -> Result<Tensor> {
     let t = float_input(t)?;
     match t.dtype() {
         DType::Float64 => map_unary::<f64, f64>(&t, libm::erf),
-        _ => map_unary::<f32, f32>(&t, libm::erff),
+        _ => map_float::<f32, _>(&t, vk::Erf),
     }
 }
 
@@ -720,25 +681,18 @@ pub fn gelu(t: &Tensor, approximate: &str) -> Result<Tensor> {
             )));
         }
     };
-    let f = move |x: f64| {
-        if tanh_mode {
-            let k = (2.0 / std::f64::consts::PI).sqrt();
-            0.5 * x * (1.0 + (k * (x + 0.044715 * x * x * x)).tanh())
-        } else {
-            0.5 * x * (1.0 + libm::erf(x / std::f64::consts::SQRT_2))
-        }
-    };
-    match t.dtype() {
-        DType::Float64 => map_unary::<f64, f64>(t, f),
-        // PyTorch's vectorized float32 erf yields NaN at +inf, so gelu(+inf) is NaN there (but
-        // inf for float64 and for the tanh approximation); reproduced for bit-compatibility.
-        _ => map_unary::<f32, f32>(t, move |x| {
-            if x == f32::INFINITY && !tanh_mode {
-                f32::NAN
+    match (t.dtype(), tanh_mode) {
+        (DType::Float64, false) => map_unary::<f64, f64>(t, |x: f64| {
+            // erfc for negative x: no cancellation in 1 + erf.
+            if x >= 0.0 {
+                0.5 * x * (1.0 + libm::erf(x * std::f64::consts::FRAC_1_SQRT_2))
             } else {
-                f(x as f64) as f32
+                0.5 * x * libm::erfc(-x * std::f64::consts::FRAC_1_SQRT_2)
             }
         }),
+        (DType::Float64, true) => map_float::<f64, _>(t, vk::GeluTanh),
+        (_, false) => map_float::<f32, _>(t, vk::GeluErf),
+        (_, true) => map_float::<f32, _>(t, vk::GeluTanh),
     }
 }
 
@@ -746,31 +700,18 @@ pub fn gelu(t: &Tensor, approximate: &str) -> Result<Tensor> {
 pub fn silu(t: &Tensor) -> Result<Tensor> {
     require_float(t, "silu_cpu")?;
     match t.dtype() {
-        DType::Float64 => map_unary::<f64, f64>(t, |x| x / (1.0 + (-x).exp())),
-        _ => map_unary::<f32, f32>(t, |x| x / (1.0 + (-x).exp())),
+        DType::Float64 => map_float::<f64, _>(t, vk::Silu),
+        _ => map_float::<f32, _>(t, vk::Silu),
     }
 }
 
 /// `F.softplus(x, beta, threshold) = log1p(exp(beta x)) / beta`, linear above the threshold.
 pub fn softplus(t: &Tensor, beta: f64, threshold: f64) -> Result<Tensor> {
     require_float(t, "softplus_cpu")?;
-    let f = move |x: f64| {
-        if x * beta > threshold {
-            x
-        } else {
-            (x * beta).exp().ln_1p() / beta
-        }
-    };
+    let k = vk::Softplus { beta, threshold };
     match t.dtype() {
-        DType::Float64 => map_unary::<f64, f64>(t, f),
-        _ => map_unary::<f32, f32>(t, move |x| {
-            let (b, th) = (beta as f32, threshold as f32);
-            if x * b > th {
-                x
-            } else {
-                (x * b).exp().ln_1p() / b
-            }
-        }),
+        DType::Float64 => map_float::<f64, _>(t, k),
+        _ => map_float::<f32, _>(t, k),
     }
 }
 

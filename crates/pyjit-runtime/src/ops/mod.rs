@@ -8,6 +8,7 @@ mod elementwise;
 mod linalg;
 mod reduce;
 mod shape;
+pub mod vmath;
 
 pub use creation::*;
 pub use elementwise::*;

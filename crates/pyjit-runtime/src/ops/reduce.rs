@@ -565,17 +565,8 @@ trait SoftmaxLane: Sized {
 
 impl SoftmaxLane for f32 {
     fn exp_shifted(lane: &mut [f32], m: f32) {
-        let lo = super::elementwise::EXP_F32_LO;
-        if lane
-            .iter()
-            .fold(false, |a, &x| a | (x - m < lo) | (x - m).is_nan())
-        {
-            // Some value underflows the fast kernel's range (or is NaN): exact scalar exp.
-            lane.iter_mut().for_each(|x| *x = (*x - m).exp());
-        } else {
-            lane.iter_mut()
-                .for_each(|x| *x = super::elementwise::exp_f32_core(*x - m));
-        }
+        lane.iter_mut().for_each(|x| *x -= m);
+        super::vmath::map_inplace(super::vmath::k::Exp, lane);
     }
     fn sum(lane: &[f32]) -> f64 {
         sum_f32_wide(lane)
@@ -584,7 +575,8 @@ impl SoftmaxLane for f32 {
 
 impl SoftmaxLane for f64 {
     fn exp_shifted(lane: &mut [f64], m: f64) {
-        lane.iter_mut().for_each(|x| *x = (*x - m).exp());
+        lane.iter_mut().for_each(|x| *x -= m);
+        super::vmath::map_inplace(super::vmath::k::Exp, lane);
     }
     fn sum(lane: &[f64]) -> f64 {
         sum_f64(lane)

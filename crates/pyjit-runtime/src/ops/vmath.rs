@@ -1,0 +1,926 @@
+//! Vectorized elementwise math with run-time CPU dispatch.
+//!
+//! Every function is written once as branch-free scalar Rust (selects instead of branches, no
+//! calls, integer bit tricks instead of float→int conversions) generic over `const FMA: bool`,
+//! and [`map`] runs it over a slice in a loop that LLVM vectorizes. That loop is compiled three
+//! times: for AVX-512 (16 f32 lanes), for AVX2+FMA (8 lanes) and for the baseline SSE2 (4 lanes,
+//! `a * b + c` instead of a fused multiply-add, since `mul_add` without the FMA unit is a libm
+//! call). The CPU is probed once ([`isa`]); `PYJIT_SIMD=scalar|avx2|avx512` caps the choice
+//! (tests use it to run the fallbacks). Because LLVM does not reassociate or contract float
+//! arithmetic, the AVX-512 and AVX2 builds compute bit-identical results (both use FMA), and the
+//! SSE2 build differs from them only by the fused roundings: the ulp test measures both flavours.
+//!
+//! Above [`PAR_MIN`] elements the slice is split into fixed [`PAR_CHUNK`]-element chunks spread
+//! over the runtime's thread pool ([`pool`]); elementwise results do not depend on the split.
+//!
+//! Accuracy (max ulp over all of f32 / a dense f64 sample, measured by the `ulp` tests in this
+//! file and tabulated in docs/kernels.md): see [`ULP_BOUNDS`]. Special values (NaN, ±inf, ±0,
+//! overflow and underflow to subnormals) follow C99 Annex F like the libm functions they replace.
+
+// Coefficients are written as published (more digits than the type holds rounds to the same
+// value); `!(x >= 0.0)` is the NaN-catching select, meant as written.
+#![allow(clippy::excessive_precision, clippy::neg_cmp_op_on_partial_ord)]
+
+use std::sync::OnceLock;
+
+use rayon::prelude::*;
+
+/// The instruction set the kernels run with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Isa {
+    /// Baseline x86-64 (SSE2) or a non-x86 target: no FMA.
+    Scalar,
+    /// AVX2 + FMA (x86-64-v3).
+    Avx2Fma,
+    /// AVX-512 F/DQ/BW/VL (x86-64-v4).
+    Avx512,
+}
+
+/// The best instruction set this CPU supports, capped by `PYJIT_SIMD` (`scalar`, `avx2`,
+/// `avx512`); probed once.
+pub fn isa() -> Isa {
+    static ISA: OnceLock<Isa> = OnceLock::new();
+    *ISA.get_or_init(|| {
+        let cap = match std::env::var("PYJIT_SIMD").ok().as_deref() {
+            Some("scalar") | Some("sse2") => Isa::Scalar,
+            Some("avx2") => Isa::Avx2Fma,
+            _ => Isa::Avx512,
+        };
+        detected().min(cap)
+    })
+}
+
+fn detected() -> Isa {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512dq")
+            && std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("avx512vl")
+            && std::is_x86_feature_detected!("fma")
+        {
+            return Isa::Avx512;
+        }
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            return Isa::Avx2Fma;
+        }
+    }
+    Isa::Scalar
+}
+
+// ------------------------------------------------------------------------------ threads
+
+/// Elementwise ops on at least this many elements are split across the pool (measured on the
+/// 2-vCPU Zen 4 of docs/kernels.md: below ~128k f32 the fork/join costs more than it saves).
+pub const PAR_MIN: usize = 1 << 17;
+/// Elements per parallel task: fixed, so that chunk boundaries (and with them every reduction's
+/// association order) do not depend on the number of threads.
+pub const PAR_CHUNK: usize = 1 << 15;
+
+/// The runtime's thread pool: `PYJIT_NUM_THREADS` threads (default: the machine's cores).
+/// Built on first use; gemm's parallel products run in it too.
+pub fn pool() -> &'static rayon::ThreadPool {
+    static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let n = num_threads_from_env();
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .thread_name(|i| format!("pyjit-worker-{i}"))
+            .build()
+            .unwrap_or_else(|_| {
+                // Spawning threads failed (resource limits): a 1-thread pool runs on the caller.
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(1)
+                    .use_current_thread()
+                    .build()
+                    .expect("a pool on the current thread needs no new thread")
+            })
+    })
+}
+
+/// The number of threads kernels use: `PYJIT_NUM_THREADS` if it is a positive integer, else the
+/// machine's available parallelism.
+pub fn num_threads() -> usize {
+    pool().current_num_threads()
+}
+
+fn num_threads_from_env() -> usize {
+    std::env::var("PYJIT_NUM_THREADS")
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+// ------------------------------------------------------------------------------ mapping
+
+/// A unary elementwise function, generic over whether `mul_add` is a hardware FMA.
+pub trait Unary<T>: Copy + Send + Sync {
+    fn eval<const FMA: bool>(self, x: T) -> T;
+}
+
+/// A binary elementwise function.
+pub trait Binary<T>: Copy + Send + Sync {
+    fn eval<const FMA: bool>(self, x: T, y: T) -> T;
+}
+
+#[inline(always)]
+fn map_loop<T: Copy, K: Unary<T>, const FMA: bool>(k: K, x: &[T], out: &mut [T]) {
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = k.eval::<FMA>(v);
+    }
+}
+
+#[inline(always)]
+fn map_loop_inplace<T: Copy, K: Unary<T>, const FMA: bool>(k: K, x: &mut [T]) {
+    for v in x.iter_mut() {
+        *v = k.eval::<FMA>(*v);
+    }
+}
+
+#[inline(always)]
+fn zip_loop<T: Copy, K: Binary<T>, const FMA: bool>(k: K, x: &[T], y: &[T], out: &mut [T]) {
+    for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
+        *o = k.eval::<FMA>(a, b);
+    }
+}
+
+/// Instantiates `$body` (a generic `#[inline(always)]` loop) for the three instruction sets and
+/// dispatches on [`isa`].
+macro_rules! multiversion {
+    ($name:ident <$($g:ident : $b:path),*> ($($arg:ident : $ty:ty),*) => $body:ident) => {
+        fn $name<$($g: $b),*>($($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+            fn v4<$($g: $b),*>($($arg: $ty),*) {
+                $body::<_, _, true>($($arg),*)
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2,fma")]
+            fn v3<$($g: $b),*>($($arg: $ty),*) {
+                $body::<_, _, true>($($arg),*)
+            }
+            match isa() {
+                // SAFETY: `isa()` reports only features the running CPU has.
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx512 => unsafe { v4($($arg),*) },
+                // SAFETY: as above.
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx2Fma => unsafe { v3($($arg),*) },
+                _ => $body::<_, _, false>($($arg),*),
+            }
+        }
+    };
+}
+
+multiversion!(map_serial<T: Scalar, K: Unary<T>>(k: K, x: &[T], out: &mut [T]) => map_loop);
+multiversion!(map_serial_inplace<T: Scalar, K: Unary<T>>(k: K, x: &mut [T]) => map_loop_inplace);
+multiversion!(zip_serial<T: Scalar, K: Binary<T>>(k: K, x: &[T], y: &[T], out: &mut [T]) => zip_loop);
+
+/// The element types the kernels handle.
+pub trait Scalar: Copy + Send + Sync {}
+impl Scalar for f32 {}
+impl Scalar for f64 {}
+
+/// `out[i] = k(x[i])`, vectorized, on the pool above [`PAR_MIN`] elements. `out.len()` must
+/// equal `x.len()` (extra elements of the longer slice are left alone).
+pub fn map<T: Scalar, K: Unary<T>>(k: K, x: &[T], out: &mut [T]) {
+    if x.len() >= PAR_MIN && num_threads() > 1 {
+        pool().install(|| {
+            out.par_chunks_mut(PAR_CHUNK)
+                .zip(x.par_chunks(PAR_CHUNK))
+                .for_each(|(o, i)| map_serial(k, i, o))
+        });
+    } else {
+        map_serial(k, x, out);
+    }
+}
+
+/// `x[i] = k(x[i])` in place.
+pub fn map_inplace<T: Scalar, K: Unary<T>>(k: K, x: &mut [T]) {
+    if x.len() >= PAR_MIN && num_threads() > 1 {
+        pool().install(|| {
+            x.par_chunks_mut(PAR_CHUNK)
+                .for_each(|c| map_serial_inplace(k, c))
+        });
+    } else {
+        map_serial_inplace(k, x);
+    }
+}
+
+/// `out[i] = k(x[i], y[i])`.
+pub fn zip<T: Scalar, K: Binary<T>>(k: K, x: &[T], y: &[T], out: &mut [T]) {
+    if x.len() >= PAR_MIN && num_threads() > 1 {
+        pool().install(|| {
+            out.par_chunks_mut(PAR_CHUNK)
+                .zip(x.par_chunks(PAR_CHUNK).zip(y.par_chunks(PAR_CHUNK)))
+                .for_each(|(o, (a, b))| zip_serial(k, a, b, o))
+        });
+    } else {
+        zip_serial(k, x, y, out);
+    }
+}
+
+/// A fresh vector of `k(x[i])`.
+pub fn map_vec<T: Scalar + Default, K: Unary<T>>(k: K, x: &[T]) -> Vec<T> {
+    let mut out = vec![T::default(); x.len()];
+    map(k, x, &mut out);
+    out
+}
+
+// ------------------------------------------------------------------------------ helpers
+
+#[inline(always)]
+fn fma32<const F: bool>(a: f32, b: f32, c: f32) -> f32 {
+    if F { a.mul_add(b, c) } else { a * b + c }
+}
+
+#[inline(always)]
+fn fma64<const F: bool>(a: f64, b: f64, c: f64) -> f64 {
+    if F { a.mul_add(b, c) } else { a * b + c }
+}
+
+/// Horner's rule, highest coefficient first.
+#[inline(always)]
+fn horner32<const F: bool>(x: f32, c: &[f32]) -> f32 {
+    let mut p = c[0];
+    for &k in &c[1..] {
+        p = fma32::<F>(p, x, k);
+    }
+    p
+}
+
+#[inline(always)]
+fn horner64<const F: bool>(x: f64, c: &[f64]) -> f64 {
+    let mut p = c[0];
+    for &k in &c[1..] {
+        p = fma64::<F>(p, x, k);
+    }
+    p
+}
+
+/// `2^n` for `n` in `[-126, 127]`.
+#[inline(always)]
+fn pow2i_f32(n: i32) -> f32 {
+    f32::from_bits((n.wrapping_add(127) as u32) << 23)
+}
+
+/// `2^n` for `n` in `[-1022, 1023]`.
+#[inline(always)]
+fn pow2i_f64(n: i64) -> f64 {
+    f64::from_bits((n.wrapping_add(1023) as u64) << 52)
+}
+
+/// `x` clamped to `[lo, hi]` by selects (vectorizes; NaN passes through).
+#[inline(always)]
+#[allow(clippy::manual_clamp)]
+fn clamp32(x: f32, lo: f32, hi: f32) -> f32 {
+    if x < lo {
+        lo
+    } else if x > hi {
+        hi
+    } else {
+        x
+    }
+}
+
+#[inline(always)]
+#[allow(clippy::manual_clamp)]
+fn clamp64(x: f64, lo: f64, hi: f64) -> f64 {
+    if x < lo {
+        lo
+    } else if x > hi {
+        hi
+    } else {
+        x
+    }
+}
+
+// 1.5 * 2^23 and 1.5 * 2^52: adding and subtracting rounds to the nearest integer, and the low
+// mantissa bits of the sum hold that integer (integer-only extraction, which vectorizes).
+const ROUND32: f32 = 12_582_912.0;
+const ROUND64: f64 = 6_755_399_441_055_744.0;
+
+/// `(n, r)` with `x = n ln2 + r`, `|r| <= ln2/2` (Cody-Waite; `LN2_HI` has few enough bits that
+/// `n * LN2_HI` is exact for every `n` the callers produce).
+#[inline(always)]
+fn reduce_ln2_f32<const F: bool>(x: f32) -> (i32, f32) {
+    const LN2_HI: f32 = 0.693_359_4; // 355/512
+    const LN2_LO: f32 = -2.121_944_4e-4;
+    let nf = fma32::<F>(x, std::f32::consts::LOG2_E, ROUND32);
+    let ni = (nf.to_bits() as i32).wrapping_sub(ROUND32.to_bits() as i32);
+    let n = nf - ROUND32;
+    let r = fma32::<F>(-n, LN2_HI, x);
+    (ni, fma32::<F>(-n, LN2_LO, r))
+}
+
+#[inline(always)]
+fn reduce_ln2_f64<const F: bool>(x: f64) -> (i64, f64) {
+    // fdlibm's split: LN2_HI has 32 trailing zero bits.
+    const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
+    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+    let nf = fma64::<F>(x, std::f64::consts::LOG2_E, ROUND64);
+    let ni = (nf.to_bits() as i64).wrapping_sub(ROUND64.to_bits() as i64);
+    let n = nf - ROUND64;
+    let r = fma64::<F>(-n, LN2_HI, x);
+    (ni, fma64::<F>(-n, LN2_LO, r))
+}
+
+/// `e^r - 1` for `|r| <= 0.7` (Taylor to r^11: truncation < 2^-34 relative).
+#[inline(always)]
+fn expm1_poly_f32<const F: bool>(r: f32) -> f32 {
+    const C: [f32; 10] = [
+        1.0 / 39_916_800.0,
+        1.0 / 3_628_800.0,
+        1.0 / 362_880.0,
+        1.0 / 40320.0,
+        1.0 / 5040.0,
+        1.0 / 720.0,
+        1.0 / 120.0,
+        1.0 / 24.0,
+        1.0 / 6.0,
+        0.5,
+    ];
+    fma32::<F>(horner32::<F>(r, &C), r * r, r)
+}
+
+/// `e^r - 1` for `|r| <= 0.7` (Taylor to r^18: truncation < 2^-60 relative).
+#[inline(always)]
+fn expm1_poly_wide_f64<const F: bool>(r: f64) -> f64 {
+    const C: [f64; 17] = [
+        1.0 / 6_402_373_705_728_000.0,
+        1.0 / 355_687_428_096_000.0,
+        1.0 / 20_922_789_888_000.0,
+        1.0 / 1_307_674_368_000.0,
+        1.0 / 87_178_291_200.0,
+        1.0 / 6_227_020_800.0,
+        1.0 / 479_001_600.0,
+        1.0 / 39_916_800.0,
+        1.0 / 3_628_800.0,
+        1.0 / 362_880.0,
+        1.0 / 40_320.0,
+        1.0 / 5_040.0,
+        1.0 / 720.0,
+        1.0 / 120.0,
+        1.0 / 24.0,
+        1.0 / 6.0,
+        0.5,
+    ];
+    fma64::<F>(horner64::<F>(r, &C), r * r, r)
+}
+
+/// `e^r - 1` for `|r| <= ln2/2` (Taylor to r^13: truncation < 2^-57 relative).
+#[inline(always)]
+fn expm1_poly_f64<const F: bool>(r: f64) -> f64 {
+    const C: [f64; 12] = [
+        1.0 / 6_227_020_800.0,
+        1.0 / 479_001_600.0,
+        1.0 / 39_916_800.0,
+        1.0 / 3_628_800.0,
+        1.0 / 362_880.0,
+        1.0 / 40_320.0,
+        1.0 / 5_040.0,
+        1.0 / 720.0,
+        1.0 / 120.0,
+        1.0 / 24.0,
+        1.0 / 6.0,
+        0.5,
+    ];
+    fma64::<F>(horner64::<F>(r, &C), r * r, r)
+}
+
+// ------------------------------------------------------------------------------ exp
+
+/// `e^x`, f32. The result is scaled by two powers of two so that results in the subnormal range
+/// round once.
+#[inline(always)]
+pub fn exp_f32<const F: bool>(x: f32) -> f32 {
+    let xc = clamp32(x, -104.0, 89.0);
+    let (n, r) = reduce_ln2_f32::<F>(xc);
+    // Cephes' expf polynomial for e^r = 1 + r + r^2 P(r).
+    const P: [f32; 6] = [
+        1.987_569_1e-4,
+        1.398_199_9e-3,
+        8.333_452e-3,
+        4.166_579_6e-2,
+        1.666_666_5e-1,
+        0.5,
+    ];
+    let y = fma32::<F>(horner32::<F>(r, &P), r * r, r) + 1.0;
+    let n1 = n >> 1;
+    y * pow2i_f32(n1) * pow2i_f32(n - n1)
+}
+
+/// `e^x`, f64.
+#[inline(always)]
+pub fn exp_f64<const F: bool>(x: f64) -> f64 {
+    let xc = clamp64(x, -746.0, 710.0);
+    let (n, r) = reduce_ln2_f64::<F>(xc);
+    let y = 1.0 + expm1_poly_f64::<F>(r);
+    let n1 = n >> 1;
+    y * pow2i_f64(n1) * pow2i_f64(n - n1)
+}
+
+/// `e^x - 1`, f32: `2^n (e^r - 1) + (2^n - 1)`, computed as `2 (t p + (t - 1/2))` with
+/// `t = 2^(n-1)` so that `n = 128` needs no unrepresentable `2^128`.
+#[inline(always)]
+pub fn expm1_f32<const F: bool>(x: f32) -> f32 {
+    let xc = clamp32(x, -18.0, 89.0);
+    let (n, r) = reduce_ln2_f32::<F>(xc);
+    // No reduction below 0.7: the n = ±1 recombination would round twice.
+    let near = x.abs() < 0.7;
+    let (n, r) = if near { (0, x) } else { (n, r) };
+    let p = expm1_poly_f32::<F>(r);
+    let t = pow2i_f32(n - 1);
+    let y = 2.0 * fma32::<F>(t, p, t - 0.5);
+    if x == 0.0 { x } else { y }
+}
+
+/// `e^x - 1`, f64.
+#[inline(always)]
+pub fn expm1_f64<const F: bool>(x: f64) -> f64 {
+    let xc = clamp64(x, -40.0, 709.8);
+    let (n, r) = reduce_ln2_f64::<F>(xc);
+    let near = x.abs() < 0.7;
+    let (n, r) = if near { (0, x) } else { (n, r) };
+    let p = expm1_poly_wide_f64::<F>(r);
+    let t = pow2i_f64(n - 1);
+    let y = 2.0 * fma64::<F>(t, p, t - 0.5);
+    if x == 0.0 { x } else { y }
+}
+
+// ------------------------------------------------------------------------------ log
+
+/// `ln x`, f32 (musl's logf scheme: `x = 2^k (1+f)` with `1+f` in `[sqrt(1/2), sqrt(2))`,
+/// `log(1+f) = f - f^2/2 + s (f^2/2 + R(s^2))`, `s = f/(2+f)`).
+#[inline(always)]
+pub fn log_f32<const F: bool>(x: f32) -> f32 {
+    let sub = x < f32::MIN_POSITIVE;
+    let xs = if sub { x * 33_554_432.0 } else { x }; // 2^25
+    let ix = xs.to_bits().wrapping_add(0x3f80_0000 - 0x3f35_04f3);
+    let k = ((ix >> 23) as i32) - 0x7f - if sub { 25 } else { 0 };
+    let m = f32::from_bits((ix & 0x007f_ffff) + 0x3f35_04f3);
+    let f = m - 1.0;
+    let s = f / (2.0 + f);
+    let z = s * s;
+    let w = z * z;
+    let t1 = w * fma32::<F>(w, 0.242_790_79, 0.400_009_72);
+    let t2 = z * fma32::<F>(w, 0.284_987_87, 0.666_666_6);
+    let hfsq = 0.5 * f * f;
+    let dk = k as f32;
+    let y = fma32::<F>(s, hfsq + (t2 + t1), dk * 9.058_000_6e-6) - hfsq + f;
+    let y = fma32::<F>(dk, 6.931_381_2e-1, y);
+    if x == 0.0 {
+        f32::NEG_INFINITY
+    } else if !(x >= 0.0) {
+        f32::NAN
+    } else if x == f32::INFINITY {
+        x
+    } else {
+        y
+    }
+}
+
+/// `(k, f, s, hfsq, R)` of fdlibm's log for positive finite `x`.
+#[inline(always)]
+fn log_parts_f64<const F: bool>(x: f64) -> (f64, f64) {
+    let sub = x < f64::MIN_POSITIVE;
+    let xs = if sub { x * 18_014_398_509_481_984.0 } else { x }; // 2^54
+    let ix = xs
+        .to_bits()
+        .wrapping_add((0x3ff0_0000u64 - 0x3fe6_a09e) << 32);
+    let k = ((ix >> 52) as i64) - 0x3ff - if sub { 54 } else { 0 };
+    let m = f64::from_bits((ix & 0x000f_ffff_ffff_ffff) + (0x3fe6_a09eu64 << 32));
+    (k as f64, m - 1.0)
+}
+
+/// `log(1+f) - f` for `1+f` in `[sqrt(1/2), sqrt(2))`, split as fdlibm does so that callers can
+/// add `f` and `k ln2` last.
+#[inline(always)]
+fn log1p_core_f64<const F: bool>(f: f64, dk: f64) -> f64 {
+    const LG: [f64; 7] = [
+        6.666_666_666_666_735_13e-1,
+        3.999_999_999_940_941_908e-1,
+        2.857_142_874_366_239_149e-1,
+        2.222_219_843_214_978_396e-1,
+        1.818_357_216_161_805_012e-1,
+        1.531_383_769_920_937_332e-1,
+        1.479_819_860_511_658_591e-1,
+    ];
+    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+    let s = f / (2.0 + f);
+    let z = s * s;
+    let w = z * z;
+    let t1 = w * horner64::<F>(w, &[LG[5], LG[3], LG[1]]);
+    let t2 = z * horner64::<F>(w, &[LG[6], LG[4], LG[2], LG[0]]);
+    let hfsq = 0.5 * f * f;
+    fma64::<F>(s, hfsq + (t2 + t1), dk * LN2_LO) - hfsq
+}
+
+/// `ln x`, f64 (fdlibm's e_log scheme).
+#[inline(always)]
+pub fn log_f64<const F: bool>(x: f64) -> f64 {
+    const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
+    let (dk, f) = log_parts_f64::<F>(x);
+    let y = fma64::<F>(dk, LN2_HI, log1p_core_f64::<F>(f, dk) + f);
+    if x == 0.0 {
+        f64::NEG_INFINITY
+    } else if !(x >= 0.0) {
+        f64::NAN
+    } else if x == f64::INFINITY {
+        x
+    } else {
+        y
+    }
+}
+
+/// `ln(1+x)`, f64: `log(u) - ((u-1) - x)/u` with `u = 1 + x` (the quotient corrects the
+/// rounding of `u`).
+#[inline(always)]
+pub fn log1p_f64<const F: bool>(x: f64) -> f64 {
+    let u = 1.0 + x;
+    let corr = ((u - 1.0) - x) / u;
+    let y = log_f64::<F>(u) - corr;
+    if u == 1.0 {
+        x
+    } else if x == -1.0 {
+        f64::NEG_INFINITY
+    } else if x == f64::INFINITY {
+        x
+    } else {
+        y
+    }
+}
+
+// ------------------------------------------------------------------------------ tanh, sigmoid
+
+/// `tanh x`, f32: Cephes' odd polynomial below 0.625, `1 - 2/(e^(2|x|) + 1)` above (where the
+/// error of `e^(2|x|)` is damped by the quotient).
+#[inline(always)]
+pub fn tanh_f32<const F: bool>(x: f32) -> f32 {
+    let a = x.abs();
+    let z = x * x;
+    const P: [f32; 5] = [
+        -5.704_988_7e-3,
+        2.063_908_9e-2,
+        -5.373_971_6e-2,
+        1.333_144_2e-1,
+        -3.333_328_2e-1,
+    ];
+    let small = fma32::<F>(horner32::<F>(z, &P) * z, x, x);
+    let big = 1.0 - 2.0 / (exp_f32::<F>(2.0 * a) + 1.0);
+    (if a < 0.625 { small } else { big }).copysign(x)
+}
+
+/// `tanh x`, f64: `-e/(e+2)` with `e = expm1(-2|x|)` below 0.55, `1 - 2/(expm1(2|x|) + 2)`
+/// above (fdlibm's two forms).
+#[inline(always)]
+pub fn tanh_f64<const F: bool>(x: f64) -> f64 {
+    let a = x.abs();
+    let e = expm1_f64::<F>(-2.0 * a);
+    // -e / (2 + e) with the rounding of the denominator (Fast2Sum) and of the quotient (an FMA
+    // residual) corrected once.
+    let s = 2.0 + e;
+    let es = (2.0 - s) + e;
+    let q = -e / s;
+    let res = fma64::<F>(-q, s, -e);
+    // (Without a fused multiply-add the residual is not exact: plain quotient.)
+    let small = if F {
+        q + fma64::<F>(-q, es, res) / s
+    } else {
+        q
+    };
+    let big = 1.0 - 2.0 / (expm1_f64::<F>(2.0 * a) + 2.0);
+    (if a < 0.55 { small } else { big }).copysign(x)
+}
+
+/// `1/(1+e^-x)`, computed from `t = e^-|x|` (never overflows) as `1/(1+t)` or `t/(1+t)`.
+/// The rounding error of `1 + t` is fed back (Fast2Sum: `1 >= t`) so the result rounds ~once
+/// after the exponential.
+#[inline(always)]
+pub fn sigmoid_f32<const F: bool>(x: f32) -> f32 {
+    let t = exp_f32::<F>(-x.abs());
+    let num = if x >= 0.0 { 1.0 } else { t };
+    let s = 1.0 + t;
+    let err = (1.0 - s) + t;
+    let q = num / s;
+    fma32::<F>(-q, err / s, q)
+}
+
+#[inline(always)]
+pub fn sigmoid_f64<const F: bool>(x: f64) -> f64 {
+    let t = exp_f64::<F>(-x.abs());
+    let num = if x >= 0.0 { 1.0 } else { t };
+    num / (1.0 + t)
+}
+
+/// `x * sigmoid(x)`, f32 evaluated in f64 (`x e^x` for very negative `x` is subnormal in f32,
+/// and an f32 product would round twice there).
+#[inline(always)]
+pub fn silu_f32<const F: bool>(x: f32) -> f32 {
+    silu_f64::<F>(x as f64) as f32
+}
+
+#[inline(always)]
+pub fn silu_f64<const F: bool>(x: f64) -> f64 {
+    let t = exp_f64::<F>(-x.abs());
+    let num = if x >= 0.0 { x } else { x * t };
+    num / (1.0 + t)
+}
+
+/// gelu with the tanh approximation: `x/2 (1 + tanh u) = x sigmoid(2u)`,
+/// `u = sqrt(2/pi) (x + 0.044715 x^3)` (no cancellation for negative `x`).
+/// f32 evaluated in f64: for negative `x` the result is `~x e^(2u)`, and the rounding error of
+/// an f32 `u` would be multiplied by `|2u|` (~100 ulp at x = -10, as in PyTorch's own kernel).
+/// At ±inf PyTorch's `0.5 x (1 + tanh u)` gives inf and NaN; so does `x sigmoid(2u)`.
+#[inline(always)]
+pub fn gelu_tanh_f32<const F: bool>(x: f32) -> f32 {
+    gelu_tanh_f64::<F>(x as f64) as f32
+}
+
+#[inline(always)]
+pub fn gelu_tanh_f64<const F: bool>(x: f64) -> f64 {
+    const K2: f64 = 2.0 * 0.797_884_560_802_865_4;
+    let u2 = K2 * fma64::<F>(0.044_715 * x * x, x, x);
+    x * sigmoid_f64::<F>(u2)
+}
+
+// ------------------------------------------------------------------------------ erf
+
+/// Chebyshev coefficients of `erfcx(x) = e^(x^2) erfc(x)` on `[0.5, 11]` in the variable
+/// `t = (x-3)/(x+3)` mapped to `[-1, 1]` (tools/fit_erfcx.py; max relative error 3.2e-15).
+const ERFCX_CHEB: [f64; 18] = [
+    0.266_729_817_804_991_94,
+    -0.269_835_516_657_913_67,
+    0.064_878_706_920_303_08,
+    -0.012_295_985_411_010_157,
+    0.001_769_664_408_337_577,
+    -0.000_174_115_120_851_087_98,
+    7.402_703_350_145_259e-6,
+    7.431_569_073_950_351e-7,
+    -1.237_788_709_644_082_8e-7,
+    -6.520_105_010_330_503e-10,
+    1.435_472_105_248_177_7e-9,
+    -3.308_338_814_168_488_6e-11,
+    -1.834_583_219_415_721_7e-11,
+    5.468_855_301_455_435e-13,
+    2.735_542_088_346_622_3e-13,
+    -4.062_400_780_650_094e-15,
+    -4.519_867_195_665_666e-15,
+    -9.157_358_693_678_136e-17,
+];
+const ERFCX_T0: f64 = -0.714_285_714_285_714_3;
+const ERFCX_T1: f64 = 0.571_428_571_428_571_4;
+
+/// `erfcx(a)` for `a` in `[0.5, 11]` (clamped), by Clenshaw's recurrence.
+#[inline(always)]
+fn erfcx_f64<const F: bool>(a: f64) -> f64 {
+    let a = clamp64(a, 0.5, 11.0);
+    let t = (a - 3.0) / (a + 3.0);
+    let u = (2.0 * t - (ERFCX_T1 + ERFCX_T0)) / (ERFCX_T1 - ERFCX_T0);
+    let (mut b1, mut b2) = (0.0f64, 0.0f64);
+    for &c in ERFCX_CHEB[1..].iter().rev() {
+        let b0 = fma64::<F>(2.0 * u, b1, c - b2);
+        b2 = b1;
+        b1 = b0;
+    }
+    fma64::<F>(u, b1, ERFCX_CHEB[0] - b2)
+}
+
+/// `erf(a)` for `|a| < 0.5`: `2/sqrt(pi) sum (-1)^n a^(2n+1) / (n! (2n+1))` to `n = 9`
+/// (truncation < 2^-40 relative, enough for f32 results evaluated in f64).
+#[inline(always)]
+fn erf_small_f64<const F: bool>(a: f64) -> f64 {
+    const C: [f64; 10] = [
+        -1.0 / (362_880.0 * 19.0),
+        1.0 / (40_320.0 * 17.0),
+        -1.0 / (5_040.0 * 15.0),
+        1.0 / (720.0 * 13.0),
+        -1.0 / (120.0 * 11.0),
+        1.0 / (24.0 * 9.0),
+        -1.0 / (6.0 * 7.0),
+        1.0 / (2.0 * 5.0),
+        -1.0 / 3.0,
+        1.0,
+    ];
+    const TWO_OVER_SQRT_PI: f64 = std::f64::consts::FRAC_2_SQRT_PI;
+    a * TWO_OVER_SQRT_PI * horner64::<F>(a * a, &C)
+}
+
+/// `(erf a, erfc a)` for `a >= 0` whose square `a2` is exact, each without cancellation; good
+/// to ~1e-14 relative (used for f32 results).
+#[inline(always)]
+fn erf_erfc_f64<const F: bool>(a: f64, a2: f64) -> (f64, f64) {
+    let small = a < 0.5;
+    let e_small = erf_small_f64::<F>(a);
+    let c_big = exp_f64::<F>(-a2) * erfcx_f64::<F>(a);
+    let c_big = if a > 11.0 { 0.0 } else { c_big };
+    if small {
+        (e_small, 1.0 - e_small)
+    } else {
+        (1.0 - c_big, c_big)
+    }
+}
+
+/// `erf x`, f32 (evaluated in f64, where `x^2` is exact).
+#[inline(always)]
+pub fn erf_f32<const F: bool>(x: f32) -> f32 {
+    let a = (x as f64).abs();
+    let (e, _) = erf_erfc_f64::<F>(a, a * a);
+    (e as f32).copysign(x)
+}
+
+/// gelu with erf: `x/2 (1 + erf(x/sqrt 2))`, as `x/2 erfc(|x|/sqrt 2)` for negative `x`
+/// (no cancellation), f32 evaluated in f64.
+#[inline(always)]
+pub fn gelu_erf_f32<const F: bool>(x: f32) -> f32 {
+    let xd = x as f64;
+    let a = xd.abs() * std::f64::consts::FRAC_1_SQRT_2;
+    // x^2 is exact in f64, so a^2 = x^2/2 is too.
+    let (e, c) = erf_erfc_f64::<F>(a, 0.5 * (xd * xd));
+    let y = if xd >= 0.0 {
+        0.5 * xd * (1.0 + e)
+    } else {
+        0.5 * xd * c
+    };
+    // PyTorch's vectorized float32 erf yields NaN at +inf, so its gelu(+inf) is NaN: reproduced
+    // for bit-compatibility with the oracle.
+    if x == f32::INFINITY {
+        f32::NAN
+    } else {
+        y as f32
+    }
+}
+
+// ------------------------------------------------------------------------------ f32 via f64
+
+/// `ln(1+x)`, f32 evaluated in f64 (correctly rounded but for double rounding).
+#[inline(always)]
+pub fn log1p_f32<const F: bool>(x: f32) -> f32 {
+    log1p_f64::<F>(x as f64) as f32
+}
+
+#[inline(always)]
+pub fn log2_f32<const F: bool>(x: f32) -> f32 {
+    (log_f64::<F>(x as f64) * std::f64::consts::LOG2_E) as f32
+}
+
+#[inline(always)]
+pub fn log10_f32<const F: bool>(x: f32) -> f32 {
+    (log_f64::<F>(x as f64) * std::f64::consts::LOG10_E) as f32
+}
+
+/// `log2 x`, f64: `k + log(m)/ln 2` with the mantissa log split into `f + r` so the sum of
+/// `k` (exact) and the small remainder rounds once.
+#[inline(always)]
+pub fn log2_f64<const F: bool>(x: f64) -> f64 {
+    let (dk, f) = log_parts_f64::<F>(x);
+    let r = log1p_core_f64::<F>(f, 0.0) + f;
+    let y = fma64::<F>(r, std::f64::consts::LOG2_E, dk);
+    special_log(x, y)
+}
+
+#[inline(always)]
+pub fn log10_f64<const F: bool>(x: f64) -> f64 {
+    let (dk, f) = log_parts_f64::<F>(x);
+    let r = log1p_core_f64::<F>(f, 0.0) + f;
+    let y = fma64::<F>(r, std::f64::consts::LOG10_E, dk * std::f64::consts::LOG10_2);
+    special_log(x, y)
+}
+
+#[inline(always)]
+fn special_log(x: f64, y: f64) -> f64 {
+    if x == 0.0 {
+        f64::NEG_INFINITY
+    } else if !(x >= 0.0) {
+        f64::NAN
+    } else if x == f64::INFINITY {
+        x
+    } else {
+        y
+    }
+}
+
+/// `softplus(x) = log1p(e^(beta x))/beta`, `x` where `beta x > threshold`, f32 evaluated in f64.
+#[inline(always)]
+pub fn softplus_f32<const F: bool>(x: f32, beta: f64, threshold: f64) -> f32 {
+    let z = x as f64 * beta;
+    let y = log1p_f64::<F>(exp_f64::<F>(z)) / beta;
+    if z > threshold { x } else { y as f32 }
+}
+
+#[inline(always)]
+pub fn softplus_f64<const F: bool>(x: f64, beta: f64, threshold: f64) -> f64 {
+    let z = x * beta;
+    // log1p(e^z) = max(z, 0) + log1p(e^-|z|): no overflow for large z below the threshold.
+    let y = (z.max(0.0) + log1p_f64::<F>(exp_f64::<F>(-z.abs()))) / beta;
+    if z > threshold { x } else { y }
+}
+
+// ------------------------------------------------------------------------------ kernels
+
+/// The kernels as [`Unary`] values, one per function.
+pub mod k {
+    use super::*;
+
+    macro_rules! unary_kernels {
+        ($($name:ident => $f32:ident, $f64:ident;)*) => {$(
+            #[derive(Clone, Copy, Debug)]
+            pub struct $name;
+            impl Unary<f32> for $name {
+                #[inline(always)]
+                fn eval<const F: bool>(self, x: f32) -> f32 { $f32::<F>(x) }
+            }
+            impl Unary<f64> for $name {
+                #[inline(always)]
+                fn eval<const F: bool>(self, x: f64) -> f64 { $f64::<F>(x) }
+            }
+        )*};
+    }
+
+    unary_kernels! {
+        Exp => exp_f32, exp_f64;
+        Expm1 => expm1_f32, expm1_f64;
+        Log => log_f32, log_f64;
+        Log1p => log1p_f32, log1p_f64;
+        Log2 => log2_f32, log2_f64;
+        Log10 => log10_f32, log10_f64;
+        Tanh => tanh_f32, tanh_f64;
+        Sigmoid => sigmoid_f32, sigmoid_f64;
+        Silu => silu_f32, silu_f64;
+        GeluTanh => gelu_tanh_f32, gelu_tanh_f64;
+    }
+
+    /// f32 only (the f64 kernels stay on libm's erf: see docs/kernels.md).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Erf;
+    impl Unary<f32> for Erf {
+        #[inline(always)]
+        fn eval<const F: bool>(self, x: f32) -> f32 {
+            erf_f32::<F>(x)
+        }
+    }
+
+    #[derive(Clone, Copy, Debug)]
+    pub struct GeluErf;
+    impl Unary<f32> for GeluErf {
+        #[inline(always)]
+        fn eval<const F: bool>(self, x: f32) -> f32 {
+            gelu_erf_f32::<F>(x)
+        }
+    }
+
+    #[derive(Clone, Copy, Debug)]
+    pub struct Softplus {
+        pub beta: f64,
+        pub threshold: f64,
+    }
+    impl Unary<f32> for Softplus {
+        #[inline(always)]
+        fn eval<const F: bool>(self, x: f32) -> f32 {
+            softplus_f32::<F>(x, self.beta, self.threshold)
+        }
+    }
+    impl Unary<f64> for Softplus {
+        #[inline(always)]
+        fn eval<const F: bool>(self, x: f64) -> f64 {
+            softplus_f64::<F>(x, self.beta, self.threshold)
+        }
+    }
+
+    /// `sqrt` (one hardware instruction per vector; correctly rounded).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Sqrt;
+    impl Unary<f32> for Sqrt {
+        #[inline(always)]
+        fn eval<const F: bool>(self, x: f32) -> f32 {
+            x.sqrt()
+        }
+    }
+    impl Unary<f64> for Sqrt {
+        #[inline(always)]
+        fn eval<const F: bool>(self, x: f64) -> f64 {
+            x.sqrt()
+        }
+    }
+
+    /// `1/sqrt(x)` (PyTorch's CPU rsqrt is also the division, not the approximate instruction).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Rsqrt;
+    impl Unary<f32> for Rsqrt {
+        #[inline(always)]
+        fn eval<const F: bool>(self, x: f32) -> f32 {
+            1.0 / x.sqrt()
+        }
+    }
+    impl Unary<f64> for Rsqrt {
+        #[inline(always)]
+        fn eval<const F: bool>(self, x: f64) -> f64 {
+            1.0 / x.sqrt()
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "vmath_tests.rs"]
+mod tests;
