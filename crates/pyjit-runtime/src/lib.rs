@@ -21,6 +21,7 @@
 //! - [`npy`]: `.npy`/`.npz` I/O. [`abi`]: the `extern "C"` surface (docs/abi.md).
 
 pub mod abi;
+pub mod bufpool;
 pub mod dispatch;
 pub mod dtype;
 pub mod element;

@@ -83,7 +83,18 @@ impl std::fmt::Debug for ExternalBuffer {
 }
 
 impl Buffer {
-    fn len(&self) -> usize {
+    pub(crate) fn dtype(&self) -> DType {
+        match self {
+            Buffer::Bool(_) => DType::Bool,
+            Buffer::Int32(_) => DType::Int32,
+            Buffer::Int64(_) => DType::Int64,
+            Buffer::Float32(_) => DType::Float32,
+            Buffer::Float64(_) => DType::Float64,
+            Buffer::External(e) => e.dtype,
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
         match self {
             Buffer::Bool(v) => v.len(),
             Buffer::Int32(v) => v.len(),
@@ -113,6 +124,15 @@ pub struct Storage {
     /// Base address of the buffer, captured at creation (the buffer never reallocates).
     base: usize,
     len: usize,
+}
+
+impl Drop for Storage {
+    /// The last view is gone: big buffers go back to the size-class pool (crate::bufpool).
+    fn drop(&mut self) {
+        let buf = std::mem::replace(self.buf.get_mut(), Buffer::Bool(Vec::new()));
+        let dtype = buf.dtype();
+        crate::bufpool::give(buf, dtype);
+    }
 }
 
 impl Storage {
@@ -222,14 +242,7 @@ impl Tensor {
 
     /// A contiguous tensor over a fresh buffer. `buf.len()` must equal the product of `shape`.
     pub(crate) fn from_buffer(buf: Buffer, shape: Vec<usize>) -> Tensor {
-        let dtype = match &buf {
-            Buffer::Bool(_) => DType::Bool,
-            Buffer::Int32(_) => DType::Int32,
-            Buffer::Int64(_) => DType::Int64,
-            Buffer::Float32(_) => DType::Float32,
-            Buffer::Float64(_) => DType::Float64,
-            Buffer::External(e) => e.dtype,
-        };
+        let dtype = buf.dtype();
         let strides = contiguous_strides(&shape);
         Tensor {
             storage: Arc::new(Storage::new(buf)),

@@ -227,6 +227,9 @@ pub fn binary(op: BinaryOp, a: Input<'_>, b: Input<'_>) -> Result<Tensor> {
     };
     let x = a.tensor(compute);
     let y = b.tensor(compute);
+    if let Some(r) = float_arith_fast(op, &x, &y, compute) {
+        return r;
+    }
     let nyi = |kernel: &str| Err(RuntimeError::not_implemented_for(kernel, compute));
     match op {
         Add => match compute {
@@ -432,6 +435,79 @@ pub fn binary(op: BinaryOp, a: Input<'_>, b: Input<'_>) -> Result<Tensor> {
     }
 }
 
+/// `+ - * /` on float operands of the computation dtype that are contiguous and either of one
+/// shape or one of them a single element: the vectorized, threaded [`vmath::arith`] kernels.
+/// `None` when the operands need the general broadcasting path.
+fn float_arith_fast(
+    op: BinaryOp,
+    x: &Tensor,
+    y: &Tensor,
+    compute: DType,
+) -> Option<Result<Tensor>> {
+    use vmath::arith;
+    if x.dtype() != compute || y.dtype() != compute {
+        return None;
+    }
+    match (compute, op) {
+        (DType::Float32, BinaryOp::Add) => arith_fast::<f32, _>(arith::Add, x, y),
+        (DType::Float32, BinaryOp::Sub) => arith_fast::<f32, _>(arith::Sub, x, y),
+        (DType::Float32, BinaryOp::Mul) => arith_fast::<f32, _>(arith::Mul, x, y),
+        (DType::Float32, BinaryOp::Div) => arith_fast::<f32, _>(arith::Div, x, y),
+        (DType::Float64, BinaryOp::Add) => arith_fast::<f64, _>(arith::Add, x, y),
+        (DType::Float64, BinaryOp::Sub) => arith_fast::<f64, _>(arith::Sub, x, y),
+        (DType::Float64, BinaryOp::Mul) => arith_fast::<f64, _>(arith::Mul, x, y),
+        (DType::Float64, BinaryOp::Div) => arith_fast::<f64, _>(arith::Div, x, y),
+        _ => None,
+    }
+}
+
+fn arith_fast<T, O>(o: O, x: &Tensor, y: &Tensor) -> Option<Result<Tensor>>
+where
+    T: vmath::Scalar + crate::element::Element,
+    O: vmath::arith::Op<T>,
+{
+    use vmath::arith::{Lhs, Rhs, Zip};
+    if !x.is_contiguous() || !y.is_contiguous() {
+        return None;
+    }
+    let shape = super::broadcast_shapes(x.shape(), y.shape()).ok()?;
+    let (same, x_one, y_one) = (
+        x.shape() == y.shape(),
+        x.numel() == 1 && y.shape() == shape.as_slice(),
+        y.numel() == 1 && x.shape() == shape.as_slice(),
+    );
+    if !(same || x_one || y_one) {
+        return None;
+    }
+    let n = match crate::tensor::check_alloc(&shape, T::DTYPE) {
+        Ok(n) => n,
+        Err(e) => return Some(Err(e)),
+    };
+    let mut out = match crate::bufpool::alloc::<T>(n) {
+        Ok(v) => v,
+        Err(e) => return Some(Err(e)),
+    };
+    let done = x
+        .with_view::<T, bool>(|xv| {
+            y.with_view::<T, bool>(|yv| {
+                let (Some(xs), Some(ys)) = (xv.as_slice(), yv.as_slice()) else {
+                    return false;
+                };
+                if same {
+                    vmath::zip(Zip(o), xs, ys, &mut out);
+                } else if y_one {
+                    vmath::map(Rhs(o, ys[0]), xs, &mut out);
+                } else {
+                    vmath::map(Lhs(o, xs[0]), ys, &mut out);
+                }
+                true
+            })
+            .unwrap_or(false)
+        })
+        .unwrap_or(false);
+    done.then(|| Tensor::from_vec(out, &shape))
+}
+
 /// `powf` computed in double for float32, so that `x ** 2` and friends round once, as
 /// PyTorch's vectorized kernels effectively do.
 #[inline]
@@ -599,10 +675,22 @@ where
     T: vmath::Scalar + crate::element::Element,
     K: Unary<T>,
 {
-    crate::tensor::check_alloc(t.shape(), T::DTYPE)?;
-    let out = t
-        .with_view::<T, Option<Vec<T>>>(|v| v.as_slice().map(|x| vmath::map_vec(k, x)))
-        .flatten();
+    let n = crate::tensor::check_alloc(t.shape(), T::DTYPE)?;
+    let out = if t.is_contiguous() {
+        let mut out = crate::bufpool::alloc::<T>(n)?;
+        let done = t
+            .with_view::<T, bool>(|v| match v.as_slice() {
+                Some(x) => {
+                    vmath::map(k, x, &mut out);
+                    true
+                }
+                None => false,
+            })
+            .unwrap_or(false);
+        done.then_some(out)
+    } else {
+        None
+    };
     let out = match out {
         Some(out) => out,
         None => {

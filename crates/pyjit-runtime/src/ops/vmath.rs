@@ -228,6 +228,127 @@ pub fn map_vec<T: Scalar + Default, K: Unary<T>>(k: K, x: &[T]) -> Vec<T> {
     out
 }
 
+/// Instantiates a non-generic `#[inline(always)]` function for the three instruction sets and
+/// dispatches on [`isa`] (the reductions' counterpart of `multiversion!`).
+macro_rules! multiversion_fn {
+    ($vis:vis fn $name:ident($($arg:ident : $ty:ty),*) -> $ret:ty => $body:path) => {
+        $vis fn $name($($arg: $ty),*) -> $ret {
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+            fn v4($($arg: $ty),*) -> $ret {
+                $body($($arg),*)
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2,fma")]
+            fn v3($($arg: $ty),*) -> $ret {
+                $body($($arg),*)
+            }
+            match $crate::ops::vmath::isa() {
+                // SAFETY: `isa()` reports only features the running CPU has.
+                #[cfg(target_arch = "x86_64")]
+                $crate::ops::vmath::Isa::Avx512 => unsafe { v4($($arg),*) },
+                // SAFETY: as above.
+                #[cfg(target_arch = "x86_64")]
+                $crate::ops::vmath::Isa::Avx2Fma => unsafe { v3($($arg),*) },
+                _ => $body($($arg),*),
+            }
+        }
+    };
+}
+pub(crate) use multiversion_fn;
+
+// ------------------------------------------------------------------------------ sums
+
+/// f32 values summed in f64 with sixteen independent accumulators (vectorizes to 2-4 vector
+/// registers), combined pairwise.
+#[inline(always)]
+fn sum_f32_body(v: &[f32]) -> f64 {
+    let mut acc = [0f64; 16];
+    let chunks = v.chunks_exact(16);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..16 {
+            acc[i] += c[i] as f64;
+        }
+    }
+    let mut s = pairwise_fixed(&acc);
+    for &x in rest {
+        s += x as f64;
+    }
+    s
+}
+
+/// Pairwise (cascade) f64 sum: blocks of 4096 summed with sixteen accumulators, halves recursed.
+#[inline(always)]
+fn sum_f64_body(v: &[f64]) -> f64 {
+    if v.len() > 4096 {
+        let mid = v.len() / 2;
+        return sum_f64_body(&v[..mid]) + sum_f64_body(&v[mid..]);
+    }
+    let mut acc = [0f64; 16];
+    let chunks = v.chunks_exact(16);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..16 {
+            acc[i] += c[i];
+        }
+    }
+    let mut s = pairwise_fixed(&acc);
+    for &x in rest {
+        s += x;
+    }
+    s
+}
+
+#[inline(always)]
+fn pairwise_fixed(acc: &[f64; 16]) -> f64 {
+    let mut a = *acc;
+    let mut w = 16;
+    while w > 1 {
+        w /= 2;
+        for i in 0..w {
+            a[i] += a[i + w];
+        }
+    }
+    a[0]
+}
+
+multiversion_fn!(fn sum_f32_serial(v: &[f32]) -> f64 => sum_f32_body);
+multiversion_fn!(fn sum_f64_serial(v: &[f64]) -> f64 => sum_f64_body);
+
+/// Pairwise sum of partial sums (in order).
+fn pairwise(v: &[f64]) -> f64 {
+    match v.len() {
+        0 => 0.0,
+        1 => v[0],
+        n => pairwise(&v[..n / 2]) + pairwise(&v[n / 2..]),
+    }
+}
+
+/// Sums `v` chunk by chunk ([`PAR_CHUNK`] elements, on the pool when long), then the chunk sums
+/// pairwise: the association order depends only on `v.len()`, never on the thread count.
+fn chunked_sum<T: Sync>(v: &[T], serial: fn(&[T]) -> f64) -> f64 {
+    if v.len() <= PAR_CHUNK {
+        return serial(v);
+    }
+    let partials: Vec<f64> = if v.len() >= PAR_MIN && num_threads() > 1 {
+        pool().install(|| v.par_chunks(PAR_CHUNK).map(serial).collect())
+    } else {
+        v.chunks(PAR_CHUNK).map(serial).collect()
+    };
+    pairwise(&partials)
+}
+
+/// Sum of f32 values, accumulated in f64 (deterministic; see [`chunked_sum`]).
+pub fn sum_f32(v: &[f32]) -> f64 {
+    chunked_sum(v, sum_f32_serial)
+}
+
+/// Pairwise sum of f64 values (deterministic; see [`chunked_sum`]).
+pub fn sum_f64(v: &[f64]) -> f64 {
+    chunked_sum(v, sum_f64_serial)
+}
+
 // ------------------------------------------------------------------------------ helpers
 
 #[inline(always)]
@@ -917,6 +1038,69 @@ pub mod k {
         #[inline(always)]
         fn eval<const F: bool>(self, x: f64) -> f64 {
             1.0 / x.sqrt()
+        }
+    }
+}
+
+/// The four float arithmetic operators as kernels: [`arith::Zip`] for two slices, and
+/// [`arith::Rhs`] / [`arith::Lhs`] for a slice and a scalar on either side.
+pub mod arith {
+    use super::{Binary, Unary};
+
+    /// One arithmetic operator on `T`.
+    pub trait Op<T>: Copy + Send + Sync {
+        fn apply(a: T, b: T) -> T;
+    }
+
+    macro_rules! ops {
+        ($($name:ident => $op:tt;)*) => {$(
+            #[derive(Clone, Copy, Debug)]
+            pub struct $name;
+            impl Op<f32> for $name {
+                #[inline(always)]
+                fn apply(a: f32, b: f32) -> f32 { a $op b }
+            }
+            impl Op<f64> for $name {
+                #[inline(always)]
+                fn apply(a: f64, b: f64) -> f64 { a $op b }
+            }
+        )*};
+    }
+
+    ops! {
+        Add => +;
+        Sub => -;
+        Mul => *;
+        Div => /;
+    }
+
+    /// `a[i] op b[i]`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Zip<O>(pub O);
+    impl<T: Copy, O: Op<T>> Binary<T> for Zip<O> {
+        #[inline(always)]
+        fn eval<const F: bool>(self, a: T, b: T) -> T {
+            O::apply(a, b)
+        }
+    }
+
+    /// `x[i] op c`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Rhs<O, T>(pub O, pub T);
+    impl<T: Copy + Send + Sync, O: Op<T>> Unary<T> for Rhs<O, T> {
+        #[inline(always)]
+        fn eval<const F: bool>(self, x: T) -> T {
+            O::apply(x, self.1)
+        }
+    }
+
+    /// `c op x[i]`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Lhs<O, T>(pub O, pub T);
+    impl<T: Copy + Send + Sync, O: Op<T>> Unary<T> for Lhs<O, T> {
+        #[inline(always)]
+        fn eval<const F: bool>(self, x: T) -> T {
+            O::apply(self.1, x)
         }
     }
 }
