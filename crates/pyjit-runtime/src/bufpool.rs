@@ -66,10 +66,10 @@ pub(crate) fn take<T: Element>(n: usize) -> Option<Vec<T>> {
         .free
         .iter()
         .rposition(|(d, c, b)| *d == T::DTYPE && *c == class && b.len() >= n)?;
-    let (_, _, mut buf) = p.free.swap_remove(i);
+    let (_, _, buf) = p.free.swap_remove(i);
     p.bytes -= buffer_bytes(&buf, T::DTYPE);
     drop(p);
-    let mut v = std::mem::take(T::vec_mut(&mut buf)?);
+    let mut v = T::from_buffer(buf)?;
     v.truncate(n);
     Some(v)
 }

@@ -22,6 +22,10 @@ pub trait Element: Copy + Send + Sync + PartialOrd + Debug + Default + 'static {
     fn vec_mut(b: &mut Buffer) -> Option<&mut [Self]>;
     #[doc(hidden)]
     fn into_buffer(v: Vec<Self>) -> Buffer;
+    /// The owned vector of a buffer of this element type (`None` for another type or memory
+    /// the runtime does not own).
+    #[doc(hidden)]
+    fn from_buffer(b: Buffer) -> Option<Vec<Self>>;
 
     /// Converts from another element type with PyTorch's cast rules.
     #[inline]
@@ -91,6 +95,12 @@ macro_rules! impl_int {
             fn into_buffer(v: Vec<Self>) -> Buffer {
                 Buffer::$dt(v)
             }
+            fn from_buffer(b: Buffer) -> Option<Vec<Self>> {
+                match b {
+                    Buffer::$dt(v) => Some(v),
+                    _ => None,
+                }
+            }
         }
     };
 }
@@ -139,6 +149,12 @@ macro_rules! impl_float {
             }
             fn into_buffer(v: Vec<Self>) -> Buffer {
                 Buffer::$dt(v)
+            }
+            fn from_buffer(b: Buffer) -> Option<Vec<Self>> {
+                match b {
+                    Buffer::$dt(v) => Some(v),
+                    _ => None,
+                }
             }
             #[inline]
             fn is_nan_elem(self) -> bool {
@@ -195,6 +211,12 @@ impl Element for bool {
     }
     fn into_buffer(v: Vec<Self>) -> Buffer {
         Buffer::Bool(v)
+    }
+    fn from_buffer(b: Buffer) -> Option<Vec<Self>> {
+        match b {
+            Buffer::Bool(v) => Some(v),
+            _ => None,
+        }
     }
 }
 
