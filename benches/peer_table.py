@@ -3,9 +3,9 @@
 Usage (from the repository root; needs numpy and torch in the Python that runs it):
     python benches/peer_table.py [--threads 2] [--filter CASE]
 
-It builds and runs the `kernel_table` binary (cargo, release) for pyjit, then times the same cases
+It builds and runs the runtime's `kernel_table` example (cargo, release) for pyjit, then times the same cases
 in numpy and in torch eager (torch.set_num_threads(--threads)), interleaving nothing and warming
-each case up first; every number is a median per call (see benches/src/bin/kernel_table.rs for
+each case up first; every number is a median per call (see crates/pyjit-runtime/examples/kernel_table.rs for
 the method, which this script mirrors). The pyjit binary runs with PYJIT_NUM_THREADS=--threads.
 Like peerbench, every process runs with MALLOC_MMAP_THRESHOLD_=32MiB and
 MALLOC_TRIM_THRESHOLD_=1GiB unless --default-malloc is given.
@@ -136,10 +136,10 @@ def main():
         env["MALLOC_TRIM_THRESHOLD_"] = str(1 << 30)
     env["PYJIT_NUM_THREADS"] = str(args.threads)
     subprocess.run(
-        ["cargo", "build", "--release", "-q", "-p", "pyjit-benches", "--bin", "kernel_table"],
+        ["cargo", "build", "--release", "-q", "-p", "pyjit-runtime", "--example", "kernel_table"],
         check=True,
     )
-    cmd = ["cargo", "run", "--release", "-q", "-p", "pyjit-benches", "--bin", "kernel_table", "--"]
+    cmd = ["cargo", "run", "--release", "-q", "-p", "pyjit-runtime", "--example", "kernel_table", "--"]
     if args.filter:
         cmd.append(args.filter)
     ours = {}

@@ -1,6 +1,8 @@
 //! Times the runtime kernels of docs/kernels.md's comparison table and prints one JSON object per
 //! line: `{"case": ..., "ns": median nanoseconds per call}`. benches/peer_table.py runs this
-//! binary and the same cases in numpy and torch eager, and prints the side-by-side table.
+//! example and the same cases in numpy and torch eager, and prints the side-by-side table. (An
+//! example of the runtime crate rather than a binary of pyjit-benches, so that a release build
+//! of it needs the runtime only.)
 //!
 //! Method (the same in the Python script): inputs built once; each case is called repeatedly in
 //! batches sized to ~5 ms, for ~0.3 s; the reported value is the median batch time per call.
