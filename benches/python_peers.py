@@ -189,6 +189,7 @@ def overhead():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--workloads", default=",".join(cases.PRIMARY))
+    ap.add_argument("--peers", default="", help="comma-separated subset of the peers (default: all installed)")
     ap.add_argument("--quick", action="store_true", help="shorter timing windows")
     args = ap.parse_args()
     target = 0.3 if args.quick else 1.0
@@ -198,6 +199,8 @@ def main():
             a = cases.CASES[wl][case]()
             ref = np.asarray(getattr(importlib.import_module(wl + "_np"), wl)(*a))
             for name, make in peers():
+                if args.peers and name not in args.peers.split(","):
+                    continue
                 if (name, wl) in SKIP:
                     table.append((wl, case, name, None, None, SKIP[(name, wl)]))
                     continue
