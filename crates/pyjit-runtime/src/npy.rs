@@ -1,14 +1,12 @@
 //! `.npy` / `.npz` reading and writing (through ndarray-npy) for every dtype, 0-d and bool included.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Cursor, Read, Seek, Write};
+use std::io::{BufWriter, Cursor, Read, Write};
 use std::path::Path;
 
-use ndarray::{ArrayD, OwnedRepr};
-use ndarray_npy::{NpzReader, NpzWriter, ReadNpyError, ReadNpyExt, WriteNpyExt};
+use ndarray_npy::{NpzWriter, WriteNpyExt};
 
 use crate::dtype::DType;
-use crate::element::Element;
 use crate::error::{Result, RuntimeError};
 use crate::tensor::Tensor;
 use crate::with_dtype;
@@ -17,22 +15,312 @@ fn io_err(e: impl std::fmt::Display) -> RuntimeError {
     RuntimeError::Io(e.to_string())
 }
 
-/// Reads a tensor from `.npy` bytes; the dtype comes from the file (`<f4`, `<f8`, `<i8`, `<i4`,
-/// `|b1`; other dtypes are an error).
+/// The format's magic string (NumPy's `format.MAGIC_PREFIX`).
+const MAGIC: &[u8] = b"\x93NUMPY";
+
+/// A `.npy` header longer than this is refused (NumPy's own reader limits it to 10,000 bytes by
+/// default; ours is larger so that files of long shapes still load).
+const MAX_HEADER_LEN: usize = 1 << 20;
+
+fn bad(what: impl std::fmt::Display) -> RuntimeError {
+    RuntimeError::Io(format!("invalid .npy file: {what}"))
+}
+
+/// What a `.npy` header says: the element type and byte order, the memory order and the shape.
+#[derive(Clone, Debug, PartialEq)]
+struct Header {
+    dtype: DType,
+    big_endian: bool,
+    fortran_order: bool,
+    shape: Vec<usize>,
+}
+
+/// Reads a tensor from `.npy` bytes; the dtype comes from the file (`f4`, `f8`, `i8`, `i4`, `b1`,
+/// either byte order; other dtypes are an error).
+///
+/// The header is parsed and checked before anything is allocated: the size it claims (shape ×
+/// item size, computed without overflow) must be exactly the number of data bytes that follow, so
+/// a hostile header cannot make the reader allocate more than the file holds.
 pub fn read_npy_bytes(bytes: &[u8]) -> Result<Tensor> {
-    fn attempt<T: Element + ndarray_npy::ReadableElement>(bytes: &[u8]) -> Option<Result<Tensor>> {
-        match ArrayD::<T>::read_npy(Cursor::new(bytes)) {
-            Ok(a) => Some(Ok(Tensor::from_array(a))),
-            Err(ReadNpyError::WrongDescriptor(_)) => None,
-            Err(e) => Some(Err(io_err(e))),
+    let (header, data) = split_header(bytes)?;
+    let h = parse_header(header)?;
+    let numel = h
+        .shape
+        .iter()
+        .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64));
+    let need = numel.and_then(|n| n.checked_mul(h.dtype.size_of() as u64));
+    let shape_text = format!("{:?}", h.shape);
+    match need {
+        Some(need) if need == data.len() as u64 => {}
+        Some(need) => {
+            return Err(bad(format!(
+                "the header claims shape {shape_text} of {} ({need} bytes of data) but the file \
+                 holds {} bytes of data",
+                h.dtype,
+                data.len()
+            )));
+        }
+        None => {
+            return Err(bad(format!(
+                "the header's shape {shape_text} has more elements than memory can address"
+            )));
         }
     }
-    attempt::<f32>(bytes)
-        .or_else(|| attempt::<f64>(bytes))
-        .or_else(|| attempt::<i64>(bytes))
-        .or_else(|| attempt::<i32>(bytes))
-        .or_else(|| attempt::<bool>(bytes))
-        .unwrap_or_else(|| Err(RuntimeError::Io("unsupported .npy dtype".into())))
+    crate::tensor::check_alloc(&h.shape, h.dtype)?;
+    if h.fortran_order {
+        // Column-major data is the row-major data of the reversed shape, transposed back.
+        let rev: Vec<usize> = h.shape.iter().rev().copied().collect();
+        let perm: Vec<i64> = (0..h.shape.len() as i64).rev().collect();
+        decode(data, h.dtype, h.big_endian, &rev)?
+            .permute(&perm)?
+            .contiguous()
+    } else {
+        decode(data, h.dtype, h.big_endian, &h.shape)
+    }
+}
+
+/// Splits `.npy` bytes into the header text and the data, checking the magic string, the version
+/// and the header length.
+fn split_header(bytes: &[u8]) -> Result<(&str, &[u8])> {
+    let rest = bytes
+        .strip_prefix(MAGIC)
+        .ok_or_else(|| bad("it does not start with the magic string \\x93NUMPY"))?;
+    let (&major, rest) = rest.split_first().ok_or_else(|| bad("truncated version"))?;
+    let (_minor, rest) = rest.split_first().ok_or_else(|| bad("truncated version"))?;
+    let (len, rest) = match major {
+        1 => {
+            let (l, r) = rest
+                .split_first_chunk::<2>()
+                .ok_or_else(|| bad("truncated header length"))?;
+            (u16::from_le_bytes(*l) as usize, r)
+        }
+        2 | 3 => {
+            let (l, r) = rest
+                .split_first_chunk::<4>()
+                .ok_or_else(|| bad("truncated header length"))?;
+            (u32::from_le_bytes(*l) as usize, r)
+        }
+        v => return Err(bad(format!("unsupported format version {v}"))),
+    };
+    if len > MAX_HEADER_LEN {
+        return Err(bad(format!("header of {len} bytes is too long")));
+    }
+    if len > rest.len() {
+        return Err(bad(format!(
+            "the header claims {len} bytes but the file has {} left",
+            rest.len()
+        )));
+    }
+    let (header, data) = rest.split_at(len);
+    // Versions 1 and 2 are latin-1, version 3 UTF-8; every valid header is ASCII.
+    let header = std::str::from_utf8(header).map_err(|_| bad("the header is not text"))?;
+    Ok((header, data))
+}
+
+/// One token of the header's Python literal.
+#[derive(Clone, Debug, PartialEq)]
+enum Tok<'a> {
+    Punct(char),
+    Str(&'a str),
+    Int(u64),
+    Name(&'a str),
+}
+
+fn tokenize(text: &str) -> Result<Vec<Tok<'_>>> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b'{' | b'}' | b'(' | b')' | b':' | b',' => {
+                out.push(Tok::Punct(c as char));
+                i += 1;
+            }
+            b'\'' | b'"' => {
+                let end = b[i + 1..]
+                    .iter()
+                    .position(|&x| x == c)
+                    .ok_or_else(|| bad("unterminated string in the header"))?;
+                out.push(Tok::Str(&text[i + 1..i + 1 + end]));
+                i += end + 2;
+            }
+            b'0'..=b'9' => {
+                let end = b[i..]
+                    .iter()
+                    .position(|x| !x.is_ascii_digit())
+                    .map_or(b.len(), |e| i + e);
+                let n = text[i..end]
+                    .parse::<u64>()
+                    .map_err(|_| bad(format!("dimension {} is too large", &text[i..end])))?;
+                // Python ints may carry an `L` suffix in files written by Python 2.
+                i = if b.get(end) == Some(&b'L') {
+                    end + 1
+                } else {
+                    end
+                };
+                out.push(Tok::Int(n));
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                let end = b[i..]
+                    .iter()
+                    .position(|x| !(x.is_ascii_alphanumeric() || *x == b'_'))
+                    .map_or(b.len(), |e| i + e);
+                out.push(Tok::Name(&text[i..end]));
+                i = end;
+            }
+            _ => {
+                return Err(bad(format!(
+                    "unexpected character {:?} in the header",
+                    text[i..].chars().next().unwrap_or('?')
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Parses the header dictionary `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`
+/// (keys in any order, each exactly once, nothing else), without recursion.
+fn parse_header(text: &str) -> Result<Header> {
+    let toks = tokenize(text)?;
+    let mut it = toks.into_iter().peekable();
+    let expect =
+        |it: &mut std::iter::Peekable<std::vec::IntoIter<Tok<'_>>>, c: char| match it.next() {
+            Some(Tok::Punct(p)) if p == c => Ok(()),
+            other => Err(bad(format!(
+                "expected `{c}` in the header, found {other:?}"
+            ))),
+        };
+    expect(&mut it, '{')?;
+    let (mut descr, mut fortran, mut shape) = (None, None, None);
+    loop {
+        let key = match it.next() {
+            Some(Tok::Punct('}')) => break,
+            Some(Tok::Str(k)) => k,
+            other => {
+                return Err(bad(format!(
+                    "expected a key in the header, found {other:?}"
+                )));
+            }
+        };
+        expect(&mut it, ':')?;
+        match key {
+            "descr" if descr.is_none() => match it.next() {
+                Some(Tok::Str(d)) => descr = Some(d),
+                other => return Err(bad(format!("'descr' must be a string, found {other:?}"))),
+            },
+            "fortran_order" if fortran.is_none() => match it.next() {
+                Some(Tok::Name("True")) => fortran = Some(true),
+                Some(Tok::Name("False")) => fortran = Some(false),
+                other => {
+                    return Err(bad(format!(
+                        "'fortran_order' must be True or False, found {other:?}"
+                    )));
+                }
+            },
+            "shape" if shape.is_none() => {
+                expect(&mut it, '(')?;
+                let mut dims = Vec::new();
+                loop {
+                    match it.next() {
+                        Some(Tok::Punct(')')) => break,
+                        Some(Tok::Int(n)) => {
+                            let d = usize::try_from(n)
+                                .ok()
+                                .filter(|&d| d <= isize::MAX as usize)
+                                .ok_or_else(|| bad(format!("dimension {n} is too large")))?;
+                            dims.push(d);
+                            match it.next() {
+                                Some(Tok::Punct(',')) => {}
+                                Some(Tok::Punct(')')) => break,
+                                other => {
+                                    return Err(bad(format!(
+                                        "expected `,` or `)` in the shape, found {other:?}"
+                                    )));
+                                }
+                            }
+                        }
+                        other => {
+                            return Err(bad(format!(
+                                "the shape must be a tuple of non-negative ints, found {other:?}"
+                            )));
+                        }
+                    }
+                }
+                shape = Some(dims);
+            }
+            k => {
+                return Err(bad(format!(
+                    "unexpected or repeated key '{k}' in the header"
+                )));
+            }
+        }
+        match it.next() {
+            Some(Tok::Punct(',')) => {}
+            Some(Tok::Punct('}')) => break,
+            other => {
+                return Err(bad(format!(
+                    "expected `,` or `}}` in the header, found {other:?}"
+                )));
+            }
+        }
+    }
+    if let Some(t) = it.next() {
+        return Err(bad(format!("unexpected {t:?} after the header dictionary")));
+    }
+    let descr = descr.ok_or_else(|| bad("the header has no 'descr'"))?;
+    let fortran_order = fortran.ok_or_else(|| bad("the header has no 'fortran_order'"))?;
+    let shape = shape.ok_or_else(|| bad("the header has no 'shape'"))?;
+    let dtype = dtype_of_descr(descr)
+        .ok_or_else(|| RuntimeError::Io(format!("unsupported .npy dtype '{descr}'")))?;
+    let big_endian = descr.starts_with('>') && dtype.size_of() > 1;
+    Ok(Header {
+        dtype,
+        big_endian,
+        fortran_order,
+        shape,
+    })
+}
+
+/// Decodes the data bytes (their length already checked) into a row-major tensor of `shape`.
+fn decode(data: &[u8], dtype: DType, big_endian: bool, shape: &[usize]) -> Result<Tensor> {
+    macro_rules! num {
+        ($t:ty) => {{
+            const N: usize = std::mem::size_of::<$t>();
+            let v: Vec<$t> = data
+                .chunks_exact(N)
+                .map(|c| {
+                    let mut b = [0u8; N];
+                    b.copy_from_slice(c);
+                    if big_endian {
+                        <$t>::from_be_bytes(b)
+                    } else {
+                        <$t>::from_le_bytes(b)
+                    }
+                })
+                .collect();
+            Tensor::from_vec(v, shape)
+        }};
+    }
+    match dtype {
+        DType::Float32 => num!(f32),
+        DType::Float64 => num!(f64),
+        DType::Int32 => num!(i32),
+        DType::Int64 => num!(i64),
+        DType::Bool => {
+            let v = data
+                .iter()
+                .map(|&x| match x {
+                    0 => Ok(false),
+                    1 => Ok(true),
+                    x => Err(bad(format!("invalid bool value {x}"))),
+                })
+                .collect::<Result<Vec<bool>>>()?;
+            Tensor::from_vec(v, shape)
+        }
+    }
 }
 
 /// Reads a `.npy` file.
@@ -62,39 +350,36 @@ pub fn write_npy(path: impl AsRef<Path>, t: &Tensor) -> Result<()> {
     f.write_all(&bytes).map_err(io_err)
 }
 
-fn npz_entry<R: Read + Seek>(z: &mut NpzReader<R>, name: &str) -> Result<Tensor> {
-    macro_rules! try_as {
-        ($t:ty) => {
-            match z.by_name::<OwnedRepr<$t>, ndarray::IxDyn>(name) {
-                Ok(a) => return Ok(Tensor::from_array(a)),
-                Err(ndarray_npy::ReadNpzError::Npy(ReadNpyError::WrongDescriptor(_))) => {}
-                Err(e) => return Err(io_err(e)),
-            }
-        };
-    }
-    try_as!(f32);
-    try_as!(f64);
-    try_as!(i64);
-    try_as!(i32);
-    try_as!(bool);
-    Err(RuntimeError::Io(format!(
-        "unsupported dtype for array '{name}'"
-    )))
+/// Reads every array of a `.npz` file, in archive order (names without the `.npy` suffix). Each
+/// entry goes through [`read_npy_bytes`], so it gets the same checks as a `.npy` file.
+pub fn read_npz(path: impl AsRef<Path>) -> Result<Vec<(String, Tensor)>> {
+    let mut bytes = Vec::new();
+    File::open(path.as_ref())
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|e| io_err(format!("{}: {e}", path.as_ref().display())))?;
+    read_npz_bytes(&bytes)
 }
 
-/// Reads every array of a `.npz` file, in archive order (names without the `.npy` suffix).
-pub fn read_npz(path: impl AsRef<Path>) -> Result<Vec<(String, Tensor)>> {
-    let f = File::open(path.as_ref())
-        .map_err(|e| io_err(format!("{}: {e}", path.as_ref().display())))?;
-    let mut z = NpzReader::new(BufReader::new(f)).map_err(io_err)?;
-    let names = z.names().map_err(io_err)?;
-    names
-        .into_iter()
-        .map(|n| {
-            let t = npz_entry(&mut z, &n)?;
-            Ok((n.trim_end_matches(".npy").to_string(), t))
-        })
-        .collect()
+/// [`read_npz`] on the bytes of an archive.
+pub fn read_npz_bytes(bytes: &[u8]) -> Result<Vec<(String, Tensor)>> {
+    let npz_err = |e: zip::result::ZipError| RuntimeError::Io(format!("invalid .npz file: {e}"));
+    let mut z = zip::ZipArchive::new(Cursor::new(bytes)).map_err(npz_err)?;
+    let mut out = Vec::with_capacity(z.len());
+    for i in 0..z.len() {
+        let mut entry = z.by_index(i).map_err(npz_err)?;
+        let name = entry.name().to_string();
+        // Only stored (uncompressed) entries are supported, so an entry's data is in `bytes`:
+        // reading it allocates at most what the archive holds, whatever its directory claims.
+        let mut data = Vec::new();
+        (&mut entry)
+            .take(bytes.len() as u64)
+            .read_to_end(&mut data)
+            .map_err(|e| RuntimeError::Io(format!("invalid .npz file: '{name}': {e}")))?;
+        let t = read_npy_bytes(&data)
+            .map_err(|e| RuntimeError::Io(format!("array '{name}' of the .npz file: {e}")))?;
+        out.push((name.trim_end_matches(".npy").to_string(), t));
+    }
+    Ok(out)
 }
 
 /// Writes tensors into an (uncompressed) `.npz` file.
@@ -150,6 +435,145 @@ mod tests {
             }
         }
         assert!(read_npy_bytes(b"garbage").is_err());
+    }
+
+    /// A version-1 `.npy` file with header dictionary `dict` followed by `data`.
+    fn npy_file(dict: &str, data: &[u8]) -> Vec<u8> {
+        let mut header = dict.to_string();
+        while !(MAGIC.len() + 4 + header.len() + 1).is_multiple_of(64) {
+            header.push(' ');
+        }
+        header.push('\n');
+        let mut out = MAGIC.to_vec();
+        out.extend([1, 0]);
+        out.extend((header.len() as u16).to_le_bytes());
+        out.extend(header.as_bytes());
+        out.extend(data);
+        out
+    }
+
+    #[test]
+    fn huge_claimed_shape_is_an_error_not_an_allocation() {
+        // Issue 17, crash 1: 10**12 float32 elements claimed, 48 bytes present.
+        let f = npy_file(
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000,), }",
+            &[0u8; 48],
+        );
+        let e = read_npy_bytes(&f).unwrap_err().to_string();
+        assert!(e.contains("(4000000000000 bytes of data)"), "{e}");
+        assert!(e.contains("holds 48 bytes"), "{e}");
+    }
+
+    #[test]
+    fn overflowing_shape_is_an_error_not_a_panic() {
+        // Issue 17, crash 2: `(0, 2**63)` made ndarray-npy panic with ShapeError/Overflow.
+        let f = npy_file(
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 9223372036854775808), }",
+            &[],
+        );
+        let e = read_npy_bytes(&f).unwrap_err().to_string();
+        assert!(
+            e.contains("dimension 9223372036854775808 is too large"),
+            "{e}"
+        );
+        // Dimensions that fit one by one but whose product overflows.
+        let f = npy_file(
+            "{'descr': '<i8', 'fortran_order': False, 'shape': (4294967296, 4294967296, 16), }",
+            &[],
+        );
+        let e = read_npy_bytes(&f).unwrap_err().to_string();
+        assert!(e.contains("more elements than memory can address"), "{e}");
+        // A zero dimension makes an empty array, as in NumPy; one whose other dimensions could
+        // not be strided is refused by the tensor layer (an error too).
+        let f = npy_file(
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 5), }",
+            &[],
+        );
+        assert_eq!(read_npy_bytes(&f).unwrap().shape(), &[0, 5]);
+        let f = npy_file(
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 4611686018427387904), }",
+            &[],
+        );
+        assert!(read_npy_bytes(&f).is_err());
+    }
+
+    #[test]
+    fn header_forms_numpy_writes() {
+        // Fortran order, big endian, key order, double quotes, no trailing comma.
+        let data: Vec<u8> = [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0]
+            .iter()
+            .flat_map(|x| x.to_be_bytes())
+            .collect();
+        let f = npy_file(
+            "{\"shape\": (2, 3), \"fortran_order\": True, \"descr\": \">f8\"}",
+            &data,
+        );
+        let t = read_npy_bytes(&f).unwrap();
+        assert_eq!(t.shape(), &[2, 3]);
+        // Column-major: the first column is 1, 2.
+        let want = Tensor::from_vec(vec![1.0f64, 3.0, 5.0, 2.0, 4.0, 6.0], &[2, 3]).unwrap();
+        assert_eq!(t, want);
+        let b = npy_file(
+            "{'descr': '|b1', 'fortran_order': False, 'shape': (2,)}",
+            &[1, 0],
+        );
+        assert_eq!(
+            read_npy_bytes(&b).unwrap(),
+            Tensor::from_slice(&[true, false])
+        );
+    }
+
+    #[test]
+    fn malformed_files_are_errors() {
+        let ok = "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }";
+        let cases: Vec<Vec<u8>> = vec![
+            npy_file(ok, &[0; 7]),
+            npy_file(ok, &[0; 9]),
+            npy_file(
+                "{'descr': '<c16', 'fortran_order': False, 'shape': (2,), }",
+                &[0; 8],
+            ),
+            npy_file(
+                "{'descr': '<i4', 'fortran_order': False, 'shape': (-2,), }",
+                &[0; 8],
+            ),
+            npy_file(
+                "{'descr': '<i4', 'fortran_order': 0, 'shape': (2,), }",
+                &[0; 8],
+            ),
+            npy_file("{'descr': '<i4', 'shape': (2,), }", &[0; 8]),
+            npy_file("{'descr': '<i4', 'descr': '<i4', 'shape': (2,), }", &[0; 8]),
+            npy_file(
+                "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), 'x': 1}",
+                &[0; 8],
+            ),
+            npy_file(
+                "{'descr': '<i4', 'fortran_order': False, 'shape': ((2,),), }",
+                &[0; 8],
+            ),
+            npy_file("{'descr: '<i4'}", &[]),
+            npy_file(
+                "{'descr': '|b1', 'fortran_order': False, 'shape': (1,), }",
+                &[2],
+            ),
+            b"\x93NUMPY\x01\x00\xff\xff{".to_vec(),
+            b"\x93NUMPY\x07\x00\x10\x00".to_vec(),
+            b"\x93NUMPY".to_vec(),
+        ];
+        for (i, c) in cases.iter().enumerate() {
+            assert!(read_npy_bytes(c).is_err(), "case {i} was accepted");
+        }
+        // Every prefix and every one-byte change of a valid file is an error or a tensor, never
+        // a panic.
+        let good = npy_file(ok, &[1, 0, 0, 0, 2, 0, 0, 0]);
+        for n in 0..good.len() {
+            let _ = read_npy_bytes(&good[..n]);
+            for x in [0u8, b'(', b')', b'9', b',', 0xff] {
+                let mut m = good.clone();
+                m[n] = x;
+                let _ = read_npy_bytes(&m);
+            }
+        }
     }
 
     #[test]
