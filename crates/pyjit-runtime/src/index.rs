@@ -335,13 +335,11 @@ pub fn gather(t: &Tensor, dim: i64, idx: &Tensor) -> Result<Tensor> {
         ));
     }
     if t.dim() == 0 {
-        let v = idx.to_vec::<i64>();
-        if v.iter().any(|&i| i != 0 && i != -1) {
-            return Err(RuntimeError::IndexOutOfRange {
-                index: v[0],
-                dim: 0,
-                size: 1,
-            });
+        // PyTorch's gather does not wrap negative indices: only 0 fits a 0-d input.
+        if let Some(&v) = idx.to_vec::<i64>().iter().find(|&&i| i != 0) {
+            return Err(RuntimeError::Value(format!(
+                "index {v} is out of bounds for dimension 0 with size 1"
+            )));
         }
         return t
             .reshape(
@@ -367,13 +365,14 @@ pub fn gather(t: &Tensor, dim: i64, idx: &Tensor) -> Result<Tensor> {
     let mut offsets = Vec::with_capacity(n);
     let size = t.shape()[d] as i64;
     for (lin, &v) in vals.iter().enumerate() {
-        if v < -size || v >= size {
-            // gather raises this as a RuntimeError, not an IndexError.
+        if v < 0 || v >= size {
+            // gather raises this as a RuntimeError, not an IndexError, and (unlike indexing)
+            // does not wrap negative indices.
             return Err(RuntimeError::Value(format!(
                 "index {v} is out of bounds for dimension {d} with size {size}"
             )));
         }
-        let w = if v < 0 { v + size } else { v } as usize;
+        let w = v as usize;
         let mut rem = lin;
         let mut off = t.storage_offset();
         for k in (0..idx.dim()).rev() {
@@ -594,6 +593,30 @@ mod tests {
         )
         .unwrap();
         assert_eq!(g.to_vec::<i64>(), vec![2, 0, 4, 4]);
+        // Issue 17: negative indices are out of bounds, as in PyTorch (checked with torch 2.x:
+        // `torch.gather(x, 1, torch.tensor([[-1, 0]]))`).
+        let neg = |d: i64, v: Vec<i64>, shape: &[usize]| {
+            gather(&x, d, &Tensor::from_vec(v, shape).unwrap())
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            neg(1, vec![-1, 0], &[1, 2]),
+            "index -1 is out of bounds for dimension 1 with size 3"
+        );
+        assert_eq!(
+            neg(0, vec![0, -2], &[2, 1]),
+            "index -2 is out of bounds for dimension 0 with size 2"
+        );
+        let e = gather(
+            &Tensor::scalar(Scalar::Float(5.0)),
+            0,
+            &Tensor::scalar(Scalar::Int(-1)),
+        );
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "index -1 is out of bounds for dimension 0 with size 1"
+        );
         let s = index_select(&x, 1, &Tensor::from_slice(&[2i64, 2])).unwrap();
         assert_eq!(s.to_vec::<i64>(), vec![2, 2, 5, 5]);
         assert!(index_select(&x, 0, &Tensor::from_slice(&[5i64])).is_err());
