@@ -220,6 +220,7 @@ fn bin(op: BinaryOp, a: &[Value]) -> Result<Vec<Value>> {
 /// Writes `result` into `target` with the rules of in-place ops: the result must have the
 /// target's shape (no broadcasting of the target) and be castable to its dtype.
 pub fn write_inplace(target: &Tensor, result: &Tensor) -> Result<Tensor> {
+    target.assert_no_internal_overlap()?;
     if result.shape() != target.shape() {
         return Err(RuntimeError::Shape(format!(
             "output with shape [{}] doesn't match the broadcast shape [{}]",
@@ -238,9 +239,21 @@ pub fn write_inplace(target: &Tensor, result: &Tensor) -> Result<Tensor> {
     Ok(target.clone())
 }
 
+/// PyTorch's overlap checks of an in-place op writing `target` and reading `other`, made before
+/// computing anything (`y -= y[0]` raises instead of reading a half-written `y`).
+fn check_inplace(target: &Tensor, other: &Input<'_>) -> Result<()> {
+    target.assert_no_internal_overlap()?;
+    match other {
+        Input::T(o) => target.assert_no_partial_overlap(o),
+        Input::S(_) => Ok(()),
+    }
+}
+
 fn inplace_bin(op: BinaryOp, a: &[Value]) -> Result<Vec<Value>> {
     let target = t(a, 0)?;
-    let r = ops::binary(op, Input::T(target), input(a, 1)?)?;
+    let other = input(a, 1)?;
+    check_inplace(target, &other)?;
+    let r = ops::binary(op, Input::T(target), other)?;
     one(write_inplace(target, &r)?)
 }
 
@@ -597,7 +610,9 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
         ("masked_fill_", _) => |a| one(ops::masked_fill_(t(a, 0)?, t(a, 1)?, t(a, 2)?)?),
         ("copy_", _) => |a| {
             let x = t(a, 0)?;
-            x.copy_(t(a, 1)?)?;
+            let src = t(a, 1)?;
+            x.assert_no_partial_overlap(src)?;
+            x.copy_(src)?;
             one(x.clone())
         },
         ("fill_", "Scalar") => |a| {
@@ -624,12 +639,16 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
         },
         ("add_", _) => |a| {
             let x = t(a, 0)?;
-            let r = ops::add_alpha(Input::T(x), input(a, 1)?, sc(a, 2)?, false)?;
+            let other = input(a, 1)?;
+            check_inplace(x, &other)?;
+            let r = ops::add_alpha(Input::T(x), other, sc(a, 2)?, false)?;
             one(write_inplace(x, &r)?)
         },
         ("sub_", _) => |a| {
             let x = t(a, 0)?;
-            let r = ops::add_alpha(Input::T(x), input(a, 1)?, sc(a, 2)?, true)?;
+            let other = input(a, 1)?;
+            check_inplace(x, &other)?;
+            let r = ops::add_alpha(Input::T(x), other, sc(a, 2)?, true)?;
             one(write_inplace(x, &r)?)
         },
         ("mul_", _) => |a| inplace_bin(Mul, a),

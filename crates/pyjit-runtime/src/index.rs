@@ -233,15 +233,15 @@ pub fn index(t: &Tensor, indices: &[TensorIndex]) -> Result<Tensor> {
 pub fn index_put_(t: &Tensor, indices: &[TensorIndex], values: &Tensor) -> Result<Tensor> {
     let Basic { view, advanced } = apply_basic(t, indices)?;
     if advanced.is_empty() {
+        // Python's setitem broadcasts the value first, then copies (so `x[:] = x[0]` runs
+        // while `x[1:] = x[:-1]` is refused, as in PyTorch).
         let src = values.broadcast_to(view.shape())?;
+        view.assert_no_partial_overlap(&src)?;
         view.copy_(&src)?;
         return Ok(t.clone());
     }
-    if t.has_internal_overlap() {
-        return Err(RuntimeError::Value(
-            "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.".into(),
-        ));
-    }
+    t.assert_no_internal_overlap()?;
+    t.assert_no_overlap(values)?;
     if values.dtype() != t.dtype() {
         return Err(RuntimeError::DType(format!(
             "Index put requires the source and destination dtypes match, got {} for the destination and {} for the source.",
@@ -576,11 +576,20 @@ mod tests {
             index(&x, &[TensorIndex::Int(2)]).unwrap().to_vec::<f32>(),
             vec![1.0, 2.0, 3.0, 4.0]
         );
-        // overlapping self-assignment reads the old values
+        // overlapping self-assignment is refused, as in PyTorch (`y[1:] = y[:-1]`)
         let y = ar(5, &[5]);
         let src = index(&y, &[sl(None, Some(-1), 1)]).unwrap();
-        index_put_(&y, &[sl(Some(1), None, 1)], &src).unwrap();
-        assert_eq!(y.to_vec::<i64>(), vec![0, 0, 1, 2, 3]);
+        let e = index_put_(&y, &[sl(Some(1), None, 1)], &src).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("unsupported operation: some elements"),
+            "{e}"
+        );
+        assert_eq!(y.to_vec::<i64>(), vec![0, 1, 2, 3, 4]);
+        // a broadcast value is expanded first, which PyTorch does not check (`y[:] = y[0]`)
+        let y0 = index(&y, &[TensorIndex::Int(0)]).unwrap();
+        index_put_(&y, &[sl(None, None, 1)], &y0).unwrap();
+        assert_eq!(y.to_vec::<i64>(), vec![0; 5]);
     }
 
     #[test]

@@ -40,5 +40,5 @@ pub use dtype::{DType, promote};
 pub use element::Element;
 pub use error::{BindError, ErrorKind, RuntimeError};
 pub use schema::{ArgInfo, OpId, OpSchema, TensorInfo, TypeInfo};
-pub use tensor::{RawView, Tensor};
+pub use tensor::{MemOverlap, RawView, Tensor};
 pub use value::{Scalar, TensorIndex, Value};

@@ -157,6 +157,25 @@ pub struct Tensor {
     offset: usize,
 }
 
+/// How the memory of two tensor views relates ([`Tensor::overlap_status`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemOverlap {
+    No,
+    Full,
+    Partial,
+    TooHard,
+}
+
+/// PyTorch's message when an in-place op's input shares memory with what it writes.
+const PARTIAL_OVERLAP: &str = "unsupported operation: some elements of the input tensor and the \
+     written-to tensor refer to a single memory location. Please clone() the tensor before \
+     performing the operation.";
+
+/// PyTorch's message when the written-to view reaches one element through several indices.
+const INTERNAL_OVERLAP: &str = "unsupported operation: more than one element of the written-to \
+     tensor refers to a single memory location. Please clone() the tensor before performing the \
+     operation.";
+
 /// A raw, C-layout description of a tensor view for native code: element `[i0, i1, …]` is at
 /// `data + (i0*strides[0] + i1*strides[1] + …) * dtype.size_of()`. Valid while the tensor (or any
 /// tensor sharing its storage) is alive; `shape`/`strides` point into the tensor itself.
@@ -446,6 +465,94 @@ impl Tensor {
             .any(|(&n, &s)| n > 1 && s == 0)
     }
 
+    /// The error of writing to a view with [`Tensor::has_internal_overlap`] (PyTorch's
+    /// `assert_no_internal_overlap`).
+    pub fn assert_no_internal_overlap(&self) -> Result<()> {
+        if self.has_internal_overlap() {
+            return Err(RuntimeError::Value(INTERNAL_OVERLAP.into()));
+        }
+        Ok(())
+    }
+
+    /// Whether the view's elements fill a block of memory exactly once in some order of its
+    /// dims (PyTorch's `is_non_overlapping_and_dense`): a permutation of a contiguous tensor.
+    pub fn is_non_overlapping_and_dense(&self) -> bool {
+        if self.shape.len() == 1 {
+            return self.shape[0] < 2 || self.strides[0] == 1;
+        }
+        // Dims of size < 2 last, the others by increasing stride.
+        let mut perm: Vec<usize> = (0..self.shape.len()).collect();
+        perm.sort_by_key(|&d| (self.shape[d] < 2, self.strides[d]));
+        let mut require = 1usize;
+        for d in perm {
+            if self.shape[d] < 2 {
+                return true;
+            }
+            if self.strides[d] != require {
+                return false;
+            }
+            require = require.saturating_mul(self.shape[d]);
+        }
+        true
+    }
+
+    /// How the memory of two views relates (PyTorch's `get_overlap_status`, which decides when
+    /// in-place ops refuse to run): `Full` for the same elements in the same layout, `Partial`
+    /// when two dense views of one storage share some memory otherwise, `TooHard` when either
+    /// view is not [dense](Tensor::is_non_overlapping_and_dense) (PyTorch then does not check).
+    pub fn overlap_status(&self, other: &Tensor) -> MemOverlap {
+        let same_view = self.shares_storage(other)
+            && self.offset == other.offset
+            && self.shape == other.shape
+            && self.strides == other.strides;
+        if same_view {
+            return MemOverlap::Full;
+        }
+        if self.numel() == 0 || other.numel() == 0 {
+            return MemOverlap::No;
+        }
+        if !self.is_non_overlapping_and_dense() || !other.is_non_overlapping_and_dense() {
+            return MemOverlap::TooHard;
+        }
+        if self.shares_storage(other) {
+            // Dense views occupy [offset, offset + numel) (in elements of the one storage).
+            let (a0, a1) = (self.offset, self.offset + self.numel());
+            let (b0, b1) = (other.offset, other.offset + other.numel());
+            if a0 == b0 && a1 == b1 {
+                return if self.strides == other.strides {
+                    MemOverlap::Full
+                } else {
+                    MemOverlap::Partial
+                };
+            }
+            if a0 < b1 && b0 < a1 {
+                return MemOverlap::Partial;
+            }
+        }
+        MemOverlap::No
+    }
+
+    /// PyTorch's `assert_no_partial_overlap(self, other)`: the error an in-place op raises when
+    /// its input `other` shares part of the memory it writes (`y -= y[0]`).
+    pub fn assert_no_partial_overlap(&self, other: &Tensor) -> Result<()> {
+        if self.overlap_status(other) == MemOverlap::Partial {
+            return Err(RuntimeError::Value(PARTIAL_OVERLAP.into()));
+        }
+        Ok(())
+    }
+
+    /// PyTorch's `assert_no_overlap(self, other)` (advanced-index writes): even a full overlap is
+    /// refused.
+    pub fn assert_no_overlap(&self, other: &Tensor) -> Result<()> {
+        if matches!(
+            self.overlap_status(other),
+            MemOverlap::Partial | MemOverlap::Full
+        ) {
+            return Err(RuntimeError::Value(PARTIAL_OVERLAP.into()));
+        }
+        Ok(())
+    }
+
     // ---------------------------------------------------------------- element access
 
     /// Strides for an ndarray view: the real ones, or zeros for an empty view (whose strides
@@ -503,11 +610,7 @@ impl Tensor {
         &self,
         f: impl FnOnce(ArrayViewMutD<'_, T>) -> R,
     ) -> Result<R> {
-        if self.has_internal_overlap() {
-            return Err(RuntimeError::Value(
-                "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.".into(),
-            ));
-        }
+        self.assert_no_internal_overlap()?;
         let mut guard = self.storage.buf.write();
         let v = T::vec_mut(&mut guard).ok_or_else(|| {
             RuntimeError::DType(format!(

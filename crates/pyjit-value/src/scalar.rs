@@ -61,9 +61,16 @@ pub fn int_bin(op: IntBinOp, a: i64, b: i64) -> Result<i64, PyErr> {
         }
         IntBinOp::Pow => {
             if b < 0 {
+                // Python gives a float here, but `int ** int` is statically an int
+                // (docs/language.md, "Integer powers"): say how to get the float.
                 return Err(err(
                     ExcKind::ValueError,
-                    "integer to a negative power is not supported (use a float base)",
+                    &format!(
+                        "{a} ** {b}: an int to a negative int power is a float in Python, but \
+                         `int ** int` is typed int here; convert the base for the float result: \
+                         float({a}) ** {b} == {:?}",
+                        (a as f64).powf(b as f64)
+                    ),
                 ));
             }
             let (mut base, mut e, mut acc) = (a, b as u64, 1i64);
@@ -837,6 +844,11 @@ mod tests {
             "integer division or modulo by zero"
         );
         assert_eq!(int_bin(IntBinOp::Pow, 2, 64).unwrap(), 0);
+        assert_eq!(
+            int_bin(IntBinOp::Pow, 2, -1).unwrap_err().message,
+            "2 ** -1: an int to a negative int power is a float in Python, but `int ** int` is \
+             typed int here; convert the base for the float result: float(2) ** -1 == 0.5"
+        );
         assert_eq!(int_bin(IntBinOp::Shr, -5, 70).unwrap(), -1);
     }
 

@@ -242,3 +242,21 @@ def _():
 def _():
     return [C("walk", [3, 1, 4, 1, 5]), C("walk", [9]), C("halve_until_small", rn(6) * 10.0, 100),
             C("halve_until_small", rn(6) * 10.0, 2, note="break on the limit"), C("halve_until_small", T([0.1]), 5, note="zero trips")]
+
+
+@spec("err_inplace_overlap")
+def _():
+    return [
+        C("sub_first_row", rn(3, 4), False, note="y -= y[0]: partial overlap", error=True),
+        C("sub_first_row", rn(1, 4), False, note="1-row y: y[0] has other strides", error=True),
+        C("sub_first_row", rn(3, 4), True),
+        C("sub_each_row", rn(3, 4), False, note="for r in y: y -= r", error=True),
+        C("sub_each_row", rn(3, 4), True),
+        C("add_element", rn(4), False, note="x += x[0]", error=True),
+        C("add_element", rn(4), True),
+        C("shift_right", rn(6), False, note="x[1:] = x[:-1]", error=True),
+        C("shift_right", rn(6), True),
+        C("copy_row", rn(3, 4), False, note="x.copy_(x[0])", error=True),
+        C("copy_row", rn(3, 4), True),
+        C("disjoint_views", rn(3, 4), note="non-overlapping and identical views"),
+    ]
