@@ -355,6 +355,10 @@ impl<'a, 'b> Lowering<'a, 'b> {
     // ---- regions ----
 
     fn lower_region(&mut self, r: Region, exit: Exit, is_body: bool) -> Res<()> {
+        pyjit_syntax::grow(|| self.lower_region_unbounded(r, exit, is_body))
+    }
+
+    fn lower_region_unbounded(&mut self, r: Region, exit: Exit, is_body: bool) -> Res<()> {
         self.frames.push(Vec::new());
         let params = self.f.region_params(r).to_vec();
         let slots: Vec<ir::Value> = params

@@ -120,6 +120,15 @@ impl<'m, 'o> Interpreter<'m, 'o> {
     }
 
     fn run_region(&mut self, f: &Function, r: Region, env: &mut [Option<Value>]) -> Res<Exit> {
+        pyjit_syntax::grow(|| self.run_region_unbounded(f, r, env))
+    }
+
+    fn run_region_unbounded(
+        &mut self,
+        f: &Function,
+        r: Region,
+        env: &mut [Option<Value>],
+    ) -> Res<Exit> {
         for &op in f.region_ops(r) {
             if let Some(exit) = self.run_op(f, op, env)? {
                 return Ok(exit);

@@ -17,6 +17,9 @@ const COMMENT_COLUMN: usize = 56;
 
 /// Prints a whole module: its functions in order, separated by blank lines. Spans are written
 /// as `# file:line:col` comments when the module has a source file.
+/// The deepest indentation the printer writes (see `Printer::indent`).
+pub const MAX_INDENT: usize = 32;
+
 pub fn print_module(m: &Module) -> String {
     let mut out = String::new();
     for (i, id) in m.funcs.keys().enumerate() {
@@ -219,11 +222,19 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// Indents by nesting depth, up to [`MAX_INDENT`] levels: deeper regions (a long `elif`
+    /// chain nests one level per branch) keep that indentation, so the text stays linear in the
+    /// size of the function. The braces carry the structure; the parser ignores indentation.
     fn indent(&mut self, depth: usize) {
-        self.out.extend(std::iter::repeat_n("  ", depth));
+        self.out
+            .extend(std::iter::repeat_n("  ", depth.min(MAX_INDENT)));
     }
 
     fn op(&mut self, op: Op, depth: usize) {
+        pyjit_syntax::grow(|| self.op_unbounded(op, depth))
+    }
+
+    fn op_unbounded(&mut self, op: Op, depth: usize) {
         let f = self.f;
         let data = &f.ops[op];
         let start = self.out.len();

@@ -172,6 +172,10 @@ impl Verifier<'_> {
 
     /// Checks a region and everything in it; `span` is the owner's (for errors about the region).
     fn region(&mut self, r: Region, role: RegionRole, span: Span) {
+        pyjit_syntax::grow(|| self.region_unbounded(r, role, span))
+    }
+
+    fn region_unbounded(&mut self, r: Region, role: RegionRole, span: Span) {
         let f = self.f;
         if self.region_seen[r] {
             self.err(span, format!("{r} is owned by more than one op"));

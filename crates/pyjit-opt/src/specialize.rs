@@ -188,6 +188,10 @@ impl Specializer {
     }
 
     fn region(&mut self, f: &mut Function, r: Region) -> Yielded {
+        pyjit_syntax::grow(|| self.region_unbounded(f, r))
+    }
+
+    fn region_unbounded(&mut self, f: &mut Function, r: Region) -> Yielded {
         let ops = f.region_ops(r).to_vec();
         for op in ops {
             let kind = f.op(op).kind.clone();

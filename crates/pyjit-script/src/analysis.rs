@@ -3,87 +3,90 @@
 //! contains.
 
 use pyjit_syntax::ast::{Expr, ExprKind, Stmt, StmtKind};
+use std::collections::HashSet;
 
 /// Names assigned anywhere in `body` (nested blocks included), in first-assignment order.
+///
+/// Walks with an explicit stack and a set: an `elif` chain nests one `If` per branch, and a
+/// long function assigns many names, so neither recursion nor a list search would do.
 pub fn assigned_names(body: &[Stmt]) -> Vec<String> {
     let mut out = Vec::new();
-    for s in body {
-        stmt_assigns(s, &mut out);
+    let mut seen = HashSet::new();
+    let mut stack: Vec<&Stmt> = body.iter().rev().collect();
+    while let Some(s) = stack.pop() {
+        match &s.kind {
+            StmtKind::Assign { targets, .. } => {
+                for t in targets {
+                    target_names(t, &mut seen, &mut out);
+                }
+            }
+            StmtKind::AugAssign { target, .. } | StmtKind::AnnAssign { target, .. } => {
+                target_names(target, &mut seen, &mut out)
+            }
+            StmtKind::For {
+                target,
+                body,
+                orelse,
+                ..
+            } => {
+                target_names(target, &mut seen, &mut out);
+                stack.extend(body.iter().chain(orelse).rev());
+            }
+            StmtKind::While { body, orelse, .. } | StmtKind::If { body, orelse, .. } => {
+                stack.extend(body.iter().chain(orelse).rev());
+            }
+            _ => {}
+        }
     }
     out
 }
 
-fn push(out: &mut Vec<String>, n: &str) {
-    if !out.iter().any(|x| x == n) {
-        out.push(n.to_string());
-    }
-}
-
-fn target_names(t: &Expr, out: &mut Vec<String>) {
+/// Target nesting is bounded by the parser's bracket limit, so this may recurse.
+fn target_names<'a>(t: &'a Expr, seen: &mut HashSet<&'a str>, out: &mut Vec<String>) {
     match &t.kind {
-        ExprKind::Name(n) => push(out, n),
+        ExprKind::Name(n) => {
+            if seen.insert(n.as_str()) {
+                out.push(n.clone());
+            }
+        }
         ExprKind::Tuple(items) | ExprKind::List(items) => {
             for i in items {
-                target_names(i, out);
+                target_names(i, seen, out);
             }
         }
-        ExprKind::Starred(inner) => target_names(inner, out),
-        _ => {}
-    }
-}
-
-fn stmt_assigns(s: &Stmt, out: &mut Vec<String>) {
-    match &s.kind {
-        StmtKind::Assign { targets, .. } => {
-            for t in targets {
-                target_names(t, out);
-            }
-        }
-        StmtKind::AugAssign { target, .. } | StmtKind::AnnAssign { target, .. } => {
-            target_names(target, out)
-        }
-        StmtKind::For {
-            target,
-            body,
-            orelse,
-            ..
-        } => {
-            target_names(target, out);
-            for s in body.iter().chain(orelse) {
-                stmt_assigns(s, out);
-            }
-        }
-        StmtKind::While { body, orelse, .. } | StmtKind::If { body, orelse, .. } => {
-            for s in body.iter().chain(orelse) {
-                stmt_assigns(s, out);
-            }
-        }
+        ExprKind::Starred(inner) => target_names(inner, seen, out),
         _ => {}
     }
 }
 
 /// Whether `body` contains a `return` (at any depth).
 pub fn contains_return(body: &[Stmt]) -> bool {
-    body.iter().any(|s| match &s.kind {
-        StmtKind::Return(_) => true,
-        StmtKind::If { body, orelse, .. }
-        | StmtKind::While { body, orelse, .. }
-        | StmtKind::For { body, orelse, .. } => contains_return(body) || contains_return(orelse),
-        _ => false,
-    })
+    let mut stack: Vec<&Stmt> = body.iter().collect();
+    while let Some(s) = stack.pop() {
+        match &s.kind {
+            StmtKind::Return(_) => return true,
+            StmtKind::If { body, orelse, .. }
+            | StmtKind::While { body, orelse, .. }
+            | StmtKind::For { body, orelse, .. } => stack.extend(body.iter().chain(orelse)),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Whether `body` contains a `break` (`want_break`) or `continue` that belongs to the loop whose
 /// body this is (nested loops own their own).
 pub fn contains_loop_exit(body: &[Stmt], want_break: bool) -> bool {
-    body.iter().any(|s| match &s.kind {
-        StmtKind::Break => want_break,
-        StmtKind::Continue => !want_break,
-        StmtKind::If { body, orelse, .. } => {
-            contains_loop_exit(body, want_break) || contains_loop_exit(orelse, want_break)
+    let mut stack: Vec<&Stmt> = body.iter().collect();
+    while let Some(s) = stack.pop() {
+        match &s.kind {
+            StmtKind::Break if want_break => return true,
+            StmtKind::Continue if !want_break => return true,
+            StmtKind::If { body, orelse, .. } => stack.extend(body.iter().chain(orelse)),
+            _ => {}
         }
-        _ => false,
-    })
+    }
+    false
 }
 
 /// Whether a `while` test is the literal `True` (a loop that only ends by `break` or `return`).

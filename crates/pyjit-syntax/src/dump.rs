@@ -10,10 +10,19 @@ struct Dumper {
     out: String,
 }
 
+/// The deepest indentation the dump writes with spaces.
+const MAX_DUMP_INDENT: usize = 40;
+
 impl Dumper {
     fn line(&mut self, depth: usize, text: &str, span: Option<Span>) {
-        for _ in 0..depth {
+        // Beyond MAX_DUMP_INDENT levels the depth is written as a number instead of more spaces,
+        // so the dump stays linear in the size of the tree (a long `elif` chain nests one level
+        // per branch).
+        for _ in 0..depth.min(MAX_DUMP_INDENT) {
             self.out.push_str("  ");
+        }
+        if depth > MAX_DUMP_INDENT {
+            let _ = write!(self.out, "[depth {depth}] ");
         }
         self.out.push_str(text);
         if let Some(s) = span {

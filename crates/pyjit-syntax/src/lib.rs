@@ -40,9 +40,11 @@ pub use normalize::{strip_spans, strip_spans_expr};
 pub use span::{LineCol, SourceFile, Span};
 pub use unparse::{unparse, unparse_expr};
 
-/// Runs `f` with at least 64 KiB of stack left, growing it onto the heap if needed. The recursive
-/// walks of this crate call it once per tree level.
-pub(crate) fn grow<R>(f: impl FnOnce() -> R) -> R {
+/// Runs `f` with at least 64 KiB of stack left, growing it onto the heap (1 MiB at a time) if
+/// needed. Every recursive walk whose depth follows the user's nesting (the AST here, regions in
+/// the IR layers: a 100,000-branch `elif` chain nests that deep) calls it once per level, so no
+/// input overflows the native stack, whatever thread runs the compiler.
+pub fn grow<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(64 * 1024, 1024 * 1024, f)
 }
 

@@ -425,6 +425,11 @@ impl<'a, 'o> Evaluator<'a, 'o> {
     }
 
     fn exec(&mut self, f: &mut Frame, s: &Stmt) -> R<Flow> {
+        // Statement nesting follows the program (an `elif` chain nests once per branch).
+        grow(|| self.exec_unbounded(f, s))
+    }
+
+    fn exec_unbounded(&mut self, f: &mut Frame, s: &Stmt) -> R<Flow> {
         if self.steps_left == 0 {
             return Err(TraceError::new(
                 "TimeoutError",
