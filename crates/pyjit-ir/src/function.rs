@@ -58,6 +58,8 @@ pub struct Function {
     pub values: PrimaryMap<Value, ValueData>,
     pub ops: PrimaryMap<Op, OpData>,
     pub regions: PrimaryMap<Region, RegionData>,
+    /// Regions whose op lists still hold ops detached by [`Function::detach_op`].
+    stale_regions: Vec<Region>,
 }
 
 /// A set of functions that may call each other (by [`FuncId`]), and the source file their spans
@@ -139,6 +141,7 @@ impl Function {
             values: PrimaryMap::new(),
             ops: PrimaryMap::new(),
             regions: PrimaryMap::new(),
+            stale_regions: Vec::new(),
         };
         let types: Vec<Type> = params.iter().map(|(_, t)| t.clone()).collect();
         f.body = f.new_region(&types);
@@ -334,6 +337,29 @@ impl Function {
         }
     }
 
+    /// Detaches an op in O(1), for passes that remove many ops in one walk (removing each with
+    /// [`Function::remove_op`] costs the length of its region, quadratic in a long one). The op
+    /// is detached at once (its `parent` is `None`, so it counts as removed) but stays in its
+    /// region's op list until [`Function::flush_detached`], which the pass calls before anything
+    /// else walks the function.
+    pub fn detach_op(&mut self, op: Op) {
+        if let Some(r) = self.ops[op].parent.take() {
+            self.stale_regions.push(r);
+        }
+    }
+
+    /// Drops the ops detached by [`Function::detach_op`] from their regions' op lists, in one
+    /// pass over each region concerned.
+    pub fn flush_detached(&mut self) {
+        let mut stale = std::mem::take(&mut self.stale_regions);
+        stale.sort_unstable();
+        stale.dedup();
+        for r in stale {
+            let ops = &self.ops;
+            self.regions[r].ops.retain(|&o| ops[o].parent == Some(r));
+        }
+    }
+
     /// Replaces every use of `from` by `to` in the attached ops of the function.
     pub fn replace_uses(&mut self, from: Value, to: Value) {
         for op in self.all_ops() {
@@ -383,6 +409,10 @@ impl Function {
                 continue;
             };
             stack.push((region, i + 1));
+            if self.ops[op].parent != Some(region) {
+                // Detached by `detach_op` and not flushed yet: invisible, with its regions.
+                continue;
+            }
             f(op);
             for &inner in self.ops[op].regions.iter().rev() {
                 stack.push((inner, 0));
@@ -458,6 +488,15 @@ impl Function {
     /// [`Function::copy_region_from`] for `map`. Operands missing from `map` are kept as they are,
     /// which is right only when `src` is `self`'s own original (cloning within a function).
     pub fn copy_op_from(&mut self, src: &Function, op: Op, map: &mut HashMap<Value, Value>) -> Op {
+        pyjit_syntax::grow(|| self.copy_op_from_unbounded(src, op, map))
+    }
+
+    fn copy_op_from_unbounded(
+        &mut self,
+        src: &Function,
+        op: Op,
+        map: &mut HashMap<Value, Value>,
+    ) -> Op {
         let data = &src.ops[op];
         let regions: Vec<Region> = data
             .regions

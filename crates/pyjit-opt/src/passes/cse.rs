@@ -14,7 +14,7 @@
 //!   the merged result, could tell them apart;
 //! - ops that may raise are fine: the earlier one raised first if it was going to.
 
-use super::util::{self, is_attached};
+use super::util;
 use super::{Pass, PassCtx};
 use pyjit_ir::{Function, Module, Op, OpKind, Region, Type, Value};
 use std::collections::HashMap;
@@ -39,10 +39,11 @@ type Key = (OpKind, Vec<Value>, Vec<Type>);
 
 pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
     let immutable = !util::function_writes_memory(f);
-    let mut scopes: Vec<HashMap<Key, Value>> = Vec::new();
+    let mut scopes = Scopes::default();
     let mut subst: HashMap<Value, Value> = HashMap::new();
     let body = f.body;
     visit(f, body, immutable, &mut scopes, &mut subst, ctx);
+    f.flush_detached();
     util::apply_substitution(f, &subst);
 }
 
@@ -62,17 +63,40 @@ fn eligible(f: &Function, op: Op, immutable: bool) -> bool {
     true
 }
 
+/// The available expressions of the enclosing regions: one table (an expression is entered only
+/// where no enclosing region has it, so nothing is shadowed) and, per open region, the keys it
+/// entered, removed when it closes. A lookup costs O(1) whatever the nesting depth.
+#[derive(Default)]
+struct Scopes {
+    table: HashMap<Key, Value>,
+    entered: Vec<Vec<Key>>,
+}
+
 fn visit(
     f: &mut Function,
     r: Region,
     immutable: bool,
-    scopes: &mut Vec<HashMap<Key, Value>>,
+    scopes: &mut Scopes,
     subst: &mut HashMap<Value, Value>,
     ctx: &mut PassCtx,
 ) {
-    scopes.push(HashMap::new());
+    // Region nesting follows the program's (an `elif` chain nests once per branch).
+    pyjit_syntax::grow(|| visit_unbounded(f, r, immutable, scopes, subst, ctx))
+}
+
+fn visit_unbounded(
+    f: &mut Function,
+    r: Region,
+    immutable: bool,
+    scopes: &mut Scopes,
+    subst: &mut HashMap<Value, Value>,
+    ctx: &mut PassCtx,
+) {
+    scopes.entered.push(Vec::new());
     for op in f.region_ops(r).to_vec() {
-        if !is_attached(f, op) {
+        // The walk comes down from the body, so `r` is attached: an op is iff it is still in
+        // `r` (O(1), unlike walking up its ancestors).
+        if f.op(op).parent != Some(r) {
             continue;
         }
         // Operands as rewritten so far (replacements are applied at the end).
@@ -96,7 +120,7 @@ fn visit(
             .map(|&v| f.value_type(v).clone())
             .collect();
         let key = (data.kind.clone(), operands, types);
-        let found = scopes.iter().rev().find_map(|s| s.get(&key)).copied();
+        let found = scopes.table.get(&key).copied();
         match found {
             Some(prev) => {
                 let results = f.results(op).to_vec();
@@ -114,16 +138,19 @@ fn visit(
                 for (&a, &b) in results.iter().zip(&prev_results) {
                     subst.insert(a, b);
                 }
-                f.remove_op(op);
+                f.detach_op(op);
                 ctx.stats.removed += 1;
             }
             None => {
                 let first = f.results(op)[0];
-                if let Some(s) = scopes.last_mut() {
-                    s.insert(key, first);
+                if let Some(s) = scopes.entered.last_mut() {
+                    s.push(key.clone());
+                    scopes.table.insert(key, first);
                 }
             }
         }
     }
-    scopes.pop();
+    for k in scopes.entered.pop().unwrap_or_default() {
+        scopes.table.remove(&k);
+    }
 }

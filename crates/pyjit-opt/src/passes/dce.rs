@@ -65,7 +65,8 @@ fn round(f: &mut Function, ctx: &mut PassCtx) -> bool {
             for v in dec {
                 uses[v] = uses[v].saturating_sub(1);
             }
-            f.remove_op(op);
+            // Detached now, dropped from its region's list once at the end of the round.
+            f.detach_op(op);
             ctx.stats.removed += n;
             changed = true;
             continue;
@@ -76,6 +77,7 @@ fn round(f: &mut Function, ctx: &mut PassCtx) -> bool {
             _ => {}
         }
     }
+    f.flush_detached();
     changed
 }
 
