@@ -60,6 +60,8 @@ pub struct Function {
     pub regions: PrimaryMap<Region, RegionData>,
     /// Regions whose op lists still hold ops detached by [`Function::detach_op`].
     stale_regions: Vec<Region>,
+    /// How many times an op was detached ([`Function::detach_epoch`]).
+    detaches: u64,
 }
 
 /// A set of functions that may call each other (by [`FuncId`]), and the source file their spans
@@ -142,6 +144,7 @@ impl Function {
             ops: PrimaryMap::new(),
             regions: PrimaryMap::new(),
             stale_regions: Vec::new(),
+            detaches: 0,
         };
         let types: Vec<Type> = params.iter().map(|(_, t)| t.clone()).collect();
         f.body = f.new_region(&types);
@@ -332,6 +335,7 @@ impl Function {
     /// Detaches an op (and so everything in its regions) from its region. Its results must no
     /// longer be used; the verifier reports uses of values whose definition is gone.
     pub fn remove_op(&mut self, op: Op) {
+        self.detaches += 1;
         if let Some(r) = self.ops[op].parent.take() {
             self.regions[r].ops.retain(|&o| o != op);
         }
@@ -343,9 +347,16 @@ impl Function {
     /// region's op list until [`Function::flush_detached`], which the pass calls before anything
     /// else walks the function.
     pub fn detach_op(&mut self, op: Op) {
+        self.detaches += 1;
         if let Some(r) = self.ops[op].parent.take() {
             self.stale_regions.push(r);
         }
+    }
+
+    /// Changes whenever an op is detached (removed): a fact "this region is attached" learned
+    /// at one epoch holds until the epoch changes (attaching ops never detaches others).
+    pub fn detach_epoch(&self) -> u64 {
+        self.detaches
     }
 
     /// Drops the ops detached by [`Function::detach_op`] from their regions' op lists, in one

@@ -13,7 +13,7 @@
 //!
 //! Guarantee: only reorders or respells pure ops; every value keeps its type and its value.
 
-use super::util::{self, is_attached};
+use super::util;
 use super::{Pass, PassCtx};
 use pyjit_ir::{
     BoolBinOp, CmpOp, Const, FloatBinOp, Function, IntBinOp, Module, Op, OpKind, Type, Value,
@@ -38,8 +38,9 @@ impl Pass for Canonicalize {
 
 pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
     pool_constants(f, ctx);
+    let mut attached = util::AttachCheck::new(f);
     for op in f.all_ops() {
-        if !is_attached(f, op) {
+        if !attached.check(f, op) {
             continue;
         }
         canonicalize_op(f, op, ctx);

@@ -27,7 +27,7 @@
 //! change which operands of a `float.div` are such casts.
 
 use super::util::{
-    self, const_bool, const_int, const_of, insert_const_before, is_attached, splice_region_before,
+    self, const_bool, const_int, const_of, insert_const_before, splice_region_before,
 };
 use super::{Pass, PassCtx};
 use pyjit_ir::{CastOp, Const, FloatBinOp, Function, Module, Op, OpKind, Value};
@@ -66,8 +66,9 @@ pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
     let mut tensors: HashMap<Value, Known> = HashMap::new();
     for _ in 0..16 {
         let mut changed = false;
+        let mut attached = util::AttachCheck::new(f);
         for op in f.all_ops() {
-            if !is_attached(f, op) {
+            if !attached.check(f, op) {
                 continue;
             }
             changed |= fold_op(f, op, ctx, immutable, &mut tensors);

@@ -12,7 +12,7 @@
 //! Guarantee: stricter than TorchScript's DCE, an op that may raise is never deleted, so every
 //! error the program raised is still raised, with the same message and span.
 
-use super::util::{self, WalkExt, is_attached, is_effect_free, remove_region_param, remove_result};
+use super::util::{self, WalkExt, is_effect_free, remove_region_param, remove_result};
 use super::{Pass, PassCtx};
 use pyjit_ir::{Function, Module, Op, OpKind, SecondaryMap, Value};
 
@@ -47,7 +47,10 @@ fn round(f: &mut Function, ctx: &mut PassCtx) -> bool {
     // Post-order-ish: later ops first, so a chain of dead ops dies in one round.
     let ops = f.all_ops();
     for &op in ops.iter().rev() {
-        if !is_attached(f, op) {
+        // In reverse pre-order an op's descendants come before it and its ancestors after, so
+        // what this round removed never contains an op still to visit: the op's own link
+        // says whether it is attached (no walk up its ancestors).
+        if f.op(op).parent.is_none() {
             continue;
         }
         let data = f.op(op);

@@ -22,7 +22,7 @@
 //! s2)` → `reshape(x, s2)` when `x`'s shape is fully known and `s1` is a valid constant shape
 //! for it (so the inner op could not have failed).
 
-use super::constfold::{can_replace, users};
+use super::constfold::can_replace;
 use super::util::{self, const_bool, const_float, const_int, const_of, insert_const_before};
 use super::{Pass, PassCtx};
 use pyjit_ir::{
@@ -31,6 +31,9 @@ use pyjit_ir::{
 };
 
 pub struct Simplify;
+
+/// How many times each value is used ([`Function::use_counts`]).
+type Uses = pyjit_ir::SecondaryMap<Value, u32>;
 
 impl Pass for Simplify {
     fn name(&self) -> &'static str {
@@ -60,11 +63,15 @@ pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
     let immutable = !util::function_writes_memory(f);
     for _ in 0..8 {
         let mut changed = false;
+        let mut attached = util::AttachCheck::new(f);
+        // Counted once per round, not once per `if` (exact for each `if` when it is visited:
+        // its results are used only after it, by ops not visited yet).
+        let uses = f.use_counts();
         for op in f.all_ops() {
-            if !util::is_attached(f, op) {
+            if !attached.check(f, op) {
                 continue;
             }
-            let Some(rw) = rewrite(f, op, immutable) else {
+            let Some(rw) = rewrite(f, op, immutable, &uses) else {
                 continue;
             };
             changed |= apply(f, op, rw, ctx);
@@ -125,7 +132,7 @@ fn def_kind(f: &Function, v: Value) -> Option<(OpKind, Vec<Value>)> {
     Some((f.op(d).kind.clone(), f.op(d).operands.clone()))
 }
 
-fn rewrite(f: &Function, op: Op, immutable: bool) -> Option<Rewrite> {
+fn rewrite(f: &Function, op: Op, immutable: bool, uses: &Uses) -> Option<Rewrite> {
     let data = f.op(op);
     let o = &data.operands;
     let ci = |i: usize| const_int(f, o[i]);
@@ -212,7 +219,7 @@ fn rewrite(f: &Function, op: Op, immutable: bool) -> Option<Rewrite> {
             Some((OpKind::Cast(CastOp::BoolToInt), a)) => Value(a[0]),
             _ => return None,
         },
-        OpKind::If => return if_same_yields(f, op),
+        OpKind::If => return if_same_yields(f, op, uses),
         OpKind::Tensor(id) if immutable => return tensor_rewrite(f, op, *id),
         _ => return None,
     })
@@ -223,12 +230,12 @@ fn self_cmp(c: CmpOp) -> bool {
 }
 
 /// `if` results both branches yield as the same value defined outside the `if`.
-fn if_same_yields(f: &Function, op: Op) -> Option<Rewrite> {
+fn if_same_yields(f: &Function, op: Op, uses: &Uses) -> Option<Rewrite> {
     let pairs: Vec<(Value, Value)> = f
         .results(op)
         .iter()
         .enumerate()
-        .filter(|(_, r)| !users(f, **r).is_empty())
+        .filter(|(_, r)| uses[**r] > 0)
         .filter_map(|(k, &r)| same_yield(f, op, k).map(|v| (r, v)))
         .collect();
     (!pairs.is_empty()).then_some(Rewrite::Results(pairs))

@@ -51,6 +51,54 @@ pub fn defined_within(f: &Function, v: Value, region: Region) -> bool {
     def_region(f, v).is_some_and(|r| f.region_is_within(r, region))
 }
 
+/// [`is_attached`] for a pass that checks every op of a walk: regions found attached are
+/// remembered until an op is next detached ([`Function::detach_epoch`]), so between removals
+/// each region's ancestors are walked once, not once per op (an `elif` chain nests its ops
+/// thousands of regions deep).
+pub struct AttachCheck {
+    epoch: u64,
+    known: pyjit_ir::SecondaryMap<Region, bool>,
+    path: Vec<Region>,
+}
+
+impl AttachCheck {
+    pub fn new(f: &Function) -> AttachCheck {
+        AttachCheck {
+            epoch: f.detach_epoch(),
+            known: pyjit_ir::SecondaryMap::with_capacity(f.regions.len()),
+            path: Vec::new(),
+        }
+    }
+
+    pub fn check(&mut self, f: &Function, op: Op) -> bool {
+        if self.epoch != f.detach_epoch() {
+            self.epoch = f.detach_epoch();
+            self.known.clear();
+        }
+        self.path.clear();
+        let mut op = op;
+        let attached = loop {
+            let Some(r) = f.op(op).parent else {
+                break false;
+            };
+            if r == f.body || self.known[r] {
+                break true;
+            }
+            self.path.push(r);
+            match f.regions[r].parent {
+                Some(owner) => op = owner,
+                None => break false,
+            }
+        };
+        if attached {
+            for &r in &self.path {
+                self.known[r] = true;
+            }
+        }
+        attached
+    }
+}
+
 /// Whether an op is still attached to the function body (directly or through its ancestors).
 pub fn is_attached(f: &Function, mut op: Op) -> bool {
     loop {
