@@ -101,8 +101,12 @@ mod tests {
 
     fn body(src: &str) -> Vec<Stmt> {
         let file = SourceFile::new("t.py", src);
-        let m = pyjit_syntax::parse_module(&file).unwrap_or_else(|d| panic!("{:?}", d));
-        match m.body.into_iter().next().map(|s| s.kind) {
+        let mut m = pyjit_syntax::parse_module(&file).unwrap_or_else(|d| panic!("{:?}", d));
+        match std::mem::take(&mut m.body)
+            .into_iter()
+            .next()
+            .map(|s| s.kind)
+        {
             Some(StmtKind::FunctionDef(def)) => def.body,
             _ => panic!("expected a def"),
         }

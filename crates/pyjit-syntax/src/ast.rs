@@ -20,6 +20,42 @@ pub struct Module {
     pub span: Span,
 }
 
+impl Drop for Module {
+    /// Takes nested blocks apart with a work list before they are dropped: the compiler's drop
+    /// glue recurses once per nesting level, and an `elif` chain of 100,000 branches nests that
+    /// deep (no indentation limit applies to it).
+    fn drop(&mut self) {
+        let mut stack = std::mem::take(&mut self.body);
+        while let Some(mut s) = stack.pop() {
+            match &mut s.kind {
+                StmtKind::FunctionDef(def) => stack.append(&mut def.body),
+                StmtKind::ClassDef(def) => stack.append(&mut def.body),
+                StmtKind::For { body, orelse, .. }
+                | StmtKind::While { body, orelse, .. }
+                | StmtKind::If { body, orelse, .. } => {
+                    stack.append(body);
+                    stack.append(orelse);
+                }
+                StmtKind::With { body, .. } => stack.append(body),
+                StmtKind::Try {
+                    body,
+                    handlers,
+                    orelse,
+                    finalbody,
+                } => {
+                    stack.append(body);
+                    stack.append(orelse);
+                    stack.append(finalbody);
+                    for h in handlers {
+                        stack.append(&mut h.body);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stmt {
     pub kind: StmtKind,
