@@ -1,13 +1,18 @@
 //! `cargo xtask`: the project's chores, written in Rust so they run wherever cargo does.
 //!
 //! - `cargo xtask test`             README's test command, what `.ci/run` runs: `cargo test
-//!   --workspace`, then the Python package's pytest suite (see [`python_tests`]).
+//!   --workspace`, then the Python package's pytest suite (see [`python_tests`]), then the fuzz
+//!   smoke (`fuzz --smoke`).
 //! - `cargo xtask pytest [ARGS...]` only the Python half (ARGS go to pytest).
 //! - `cargo xtask bench [ARGS...]`  runs the criterion benches (`cargo bench -p pyjit-benches`).
 //! - `cargo xtask bless [ARGS...]`  re-runs the tests with insta snapshots re-blessed
 //!   (`INSTA_UPDATE=always`, `INSTA_FORCE_PASS=1`) and IR file-test expectations rewritten
 //!   (`PYJIT_BLESS=1`). Review the diff before committing.
 //! - `cargo xtask ci`               the same as `test`.
+//! - `cargo xtask fuzz [--smoke] [--seconds N] [TARGET...]` builds and runs the fuzz targets of
+//!   `fuzz/` (see `fuzz.rs`).
+
+mod fuzz;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -131,7 +136,17 @@ fn main() -> ExitCode {
         "test" | "ci" => {
             let mut c = cargo();
             c.args(["test", "--workspace"]);
-            match status(c).and_then(|()| python_tests(&[])) {
+            // Then every fuzz target for a few seconds (`fuzz --smoke`).
+            let smoke = || {
+                fuzz::smoke(&root()).map_err(|e| {
+                    eprintln!("xtask: fuzz smoke: {e}");
+                    1
+                })
+            };
+            match status(c)
+                .and_then(|()| python_tests(&[]))
+                .and_then(|()| smoke())
+            {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(code) => ExitCode::from(code),
             }
@@ -140,8 +155,9 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(code) => ExitCode::from(code),
         },
+        "fuzz" => fuzz::run(&root(), rest),
         _ => {
-            eprintln!("usage: cargo xtask <test|pytest|bench|bless|ci> [ARGS...]");
+            eprintln!("usage: cargo xtask <test|pytest|bench|bless|ci|fuzz> [ARGS...]");
             if task == "help" {
                 ExitCode::SUCCESS
             } else {
