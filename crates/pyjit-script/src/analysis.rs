@@ -44,11 +44,7 @@ pub fn assigned_names(body: &[Stmt]) -> Vec<String> {
 /// Target nesting is bounded by the parser's bracket limit, so this may recurse.
 fn target_names<'a>(t: &'a Expr, seen: &mut HashSet<&'a str>, out: &mut Vec<String>) {
     match &t.kind {
-        ExprKind::Name(n) => {
-            if seen.insert(n.as_str()) {
-                out.push(n.clone());
-            }
-        }
+        ExprKind::Name(n) if seen.insert(n.as_str()) => out.push(n.clone()),
         ExprKind::Tuple(items) | ExprKind::List(items) => {
             for i in items {
                 target_names(i, seen, out);
