@@ -48,11 +48,6 @@ fn ensure_cargo_fuzz() -> Result<(), String> {
     status(c)
 }
 
-/// `fuzz --smoke`: every target for 10 s (a step of `cargo xtask test`).
-pub fn smoke(root: &Path) -> Result<(), String> {
-    fuzz(root, &["--smoke".to_string()])
-}
-
 pub fn run(root: &Path, args: &[String]) -> ExitCode {
     match fuzz(root, args) {
         Ok(()) => ExitCode::SUCCESS,

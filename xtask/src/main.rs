@@ -1,8 +1,7 @@
 //! `cargo xtask`: the project's chores, written in Rust so they run wherever cargo does.
 //!
 //! - `cargo xtask test`             README's test command, what `.ci/run` runs: `cargo test
-//!   --workspace`, then the Python package's pytest suite (see [`python_tests`]), then the fuzz
-//!   smoke (`fuzz --smoke`).
+//!   --workspace`, then the Python package's pytest suite (see [`python_tests`]).
 //! - `cargo xtask pytest [ARGS...]` only the Python half (ARGS go to pytest).
 //! - `cargo xtask bench [ARGS...]`  runs the criterion benches (`cargo bench -p pyjit-benches`).
 //! - `cargo xtask bless [ARGS...]`  re-runs the tests with insta snapshots re-blessed
@@ -136,17 +135,7 @@ fn main() -> ExitCode {
         "test" | "ci" => {
             let mut c = cargo();
             c.args(["test", "--workspace"]);
-            // Then every fuzz target for a few seconds (`fuzz --smoke`).
-            let smoke = || {
-                fuzz::smoke(&root()).map_err(|e| {
-                    eprintln!("xtask: fuzz smoke: {e}");
-                    1
-                })
-            };
-            match status(c)
-                .and_then(|()| python_tests(&[]))
-                .and_then(|()| smoke())
-            {
+            match status(c).and_then(|()| python_tests(&[])) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(code) => ExitCode::from(code),
             }
