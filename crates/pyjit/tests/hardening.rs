@@ -86,6 +86,7 @@ fn elif_chain(n: usize) -> String {
 }
 
 #[test]
+#[ignore = "takes minutes in a debug build: cargo test --release -p pyjit --test hardening -- --ignored"]
 fn a_10000_branch_elif_chain_compiles_and_runs_everywhere() {
     // Issue 17 crash 3: this overflowed the stack during specialization, on both backends, at
     // -O0 too. Run on a thread with a main thread's 8 MiB stack (what `pyjit` runs on): the
