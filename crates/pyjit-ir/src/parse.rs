@@ -841,24 +841,6 @@ impl Parser {
     }
 }
 
-/// The byte offset of 1-based `line:col` (col in characters) in `text`, if it exists.
-fn offset_of(text: &str, line: u32, col: u32) -> Option<u32> {
-    let mut start = 0usize;
-    for _ in 1..line {
-        start += text[start..].find('\n')? + 1;
-    }
-    let rest = &text[start..];
-    let line_len = rest.find('\n').unwrap_or(rest.len());
-    let line_text = &rest[..line_len];
-    // Column `col` is just after `col - 1` characters; one past the last character is valid.
-    let mut off = 0usize;
-    let mut chars = line_text.chars();
-    for _ in 1..col {
-        off += chars.next()?.len_utf8();
-    }
-    Some((start + off) as u32)
-}
-
 fn parse(text: &str, source: Option<Arc<SourceFile>>) -> Result<Module, ParseError> {
     let (toks, comments) = lex(text)?;
     let mut p = Parser {
@@ -946,7 +928,8 @@ fn parse(text: &str, source: Option<Arc<SourceFile>>) -> Result<Module, ParseErr
         }
     };
     for (target, l, c) in locs {
-        let Some(off) = offset_of(&source.text, l, c) else {
+        // One line index for all locations (scanning the text per location was quadratic).
+        let Some(off) = source.offset_of(l, c) else {
             return perr(
                 1,
                 1,

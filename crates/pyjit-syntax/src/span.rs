@@ -96,6 +96,24 @@ impl SourceFile {
         }
     }
 
+    /// The byte offset of 1-based `line:col` (col in characters; one past the line's last
+    /// character is valid), if it exists. O(line length), from the line index.
+    pub fn offset_of(&self, line: u32, col: u32) -> Option<u32> {
+        let i = (line as usize).checked_sub(1)?;
+        let start = *self.line_starts.get(i)? as usize;
+        let end = self
+            .line_starts
+            .get(i + 1)
+            .map(|&e| e as usize - 1)
+            .unwrap_or(self.text.len());
+        let mut off = 0usize;
+        let mut chars = self.text[start..end].chars();
+        for _ in 1..col {
+            off += chars.next()?.len_utf8();
+        }
+        Some((start + off) as u32)
+    }
+
     /// The text of 1-based line `line`, without its line ending.
     pub fn line_text(&self, line: u32) -> &str {
         let i = (line as usize)
