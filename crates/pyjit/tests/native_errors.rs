@@ -1,6 +1,7 @@
 //! Run-time errors on the native backend: each reports the interpreter's exception (class,
 //! message, span of the op, call stack), nothing crashes or leaks, and the next call works.
 
+#[path = "native_common/mod.rs"]
 mod common;
 use common::*;
 use pyjit_codegen::{NativeModule, Options, Value};

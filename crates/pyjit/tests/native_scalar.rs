@@ -1,5 +1,6 @@
 //! Scalar code, control flow and calls: native results equal the interpreter's.
 
+#[path = "native_common/mod.rs"]
 mod common;
 use common::*;
 use pyjit_codegen::Value;

@@ -2,6 +2,7 @@
 //! branches, loops (for and while) and calls give identical results (values or errors) natively
 //! and on the interpreter. Proptest drives the generator's seed and the arguments.
 
+#[path = "native_common/mod.rs"]
 mod common;
 use common::*;
 use proptest::prelude::*;

@@ -3,6 +3,7 @@
 //! call stack, and printed output) must be identical. The interpreter is itself checked against
 //! the PyTorch outputs by the facade's harness, so agreement here means native == PyTorch.
 
+#[path = "native_common/mod.rs"]
 mod common;
 use common::*;
 use pyjit_codegen::Value;

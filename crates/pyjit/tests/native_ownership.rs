@@ -2,6 +2,7 @@
 //! baseline and keeps memory flat; compiled functions are shared across threads; specialized IR
 //! compiles; the CLIF and disassembly listings are produced.
 
+#[path = "native_common/mod.rs"]
 mod common;
 use common::*;
 use pyjit_codegen::{NativeModule, Options, Value};
