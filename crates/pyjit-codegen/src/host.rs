@@ -237,10 +237,7 @@ fn run_op(
     args: Vec<Value>,
     span: Span,
 ) -> Result<Vec<Value>, InterpError> {
-    let mut ectx = ops::EvalCtx {
-        out: &mut *c.out,
-        from_ints: false,
-    };
+    let mut ectx = ops::EvalCtx { out: &mut *c.out };
     match ops::eval(kind, &args, &mut ectx) {
         Some(Ok(vals)) => Ok(vals),
         Some(Err(e)) if ops::raised_by_program(kind) => {
@@ -270,15 +267,19 @@ pub(crate) extern "C" fn pjn_int_pow(ctx: *mut Ctx<'_>, site: u64, a: i64, b: i6
     scalar_fn(ctx, site, || scalar::int_bin(pyjit_ir::IntBinOp::Pow, a, b))
 }
 
+pub(crate) extern "C" fn pjn_int_truediv(ctx: *mut Ctx<'_>, site: u64, a: i64, b: i64) -> f64 {
+    scalar_fn(ctx, site, || scalar::int_truediv(a, b))
+}
+
 pub(crate) extern "C" fn pjn_float_floordiv(ctx: *mut Ctx<'_>, site: u64, a: f64, b: f64) -> f64 {
     scalar_fn(ctx, site, || {
-        scalar::float_bin(pyjit_ir::FloatBinOp::FloorDiv, a, b, false)
+        scalar::float_bin(pyjit_ir::FloatBinOp::FloorDiv, a, b)
     })
 }
 
 pub(crate) extern "C" fn pjn_float_mod(ctx: *mut Ctx<'_>, site: u64, a: f64, b: f64) -> f64 {
     scalar_fn(ctx, site, || {
-        scalar::float_bin(pyjit_ir::FloatBinOp::Mod, a, b, false)
+        scalar::float_bin(pyjit_ir::FloatBinOp::Mod, a, b)
     })
 }
 
@@ -320,6 +321,7 @@ pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
         ("pjn_note_call", pjn_note_call as *const u8),
         ("pjn_op", pjn_op as *const u8),
         ("pjn_int_pow", pjn_int_pow as *const u8),
+        ("pjn_int_truediv", pjn_int_truediv as *const u8),
         ("pjn_float_floordiv", pjn_float_floordiv as *const u8),
         ("pjn_float_mod", pjn_float_mod as *const u8),
         ("pjn_float_pow", pjn_float_pow as *const u8),

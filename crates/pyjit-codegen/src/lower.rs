@@ -48,6 +48,7 @@ pub(crate) fn host_signatures() -> Vec<(&'static str, Vec<ir::Type>, Vec<ir::Typ
         ("pjn_note_call", vec![I64, I64], vec![]),
         ("pjn_op", vec![I64, I64, I64, I64], vec![]),
         ("pjn_int_pow", vec![I64, I64, I64, I64], vec![I64]),
+        ("pjn_int_truediv", vec![I64, I64, I64, I64], vec![F64]),
         ("pjn_float_floordiv", vec![I64, I64, F64, F64], vec![F64]),
         ("pjn_float_mod", vec![I64, I64, F64, F64], vec![F64]),
         ("pjn_float_pow", vec![I64, I64, F64, F64], vec![F64]),
@@ -436,6 +437,16 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 let divisor = self.const_int(operands[1]);
                 vec![self.int_bin(*o, a, b, divisor, span)?]
             }
+            // Correctly rounded division of the exact integers (and its zero-division error)
+            // by pyjit-value.
+            OpKind::IntTrueDiv => {
+                let (a, b) = (arg(self, 0)?, arg(self, 1)?);
+                let site = self.site(SiteKind::Scalar, span);
+                let ctx = self.ctx;
+                let r = self.call_host("pjn_int_truediv", &[ctx, site, a, b])[0];
+                self.check_failed(None)?;
+                vec![r]
+            }
             OpKind::IntUn(o) => {
                 let a = arg(self, 0)?;
                 vec![match o {
@@ -446,7 +457,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             }
             OpKind::FloatBin(o) => {
                 let (a, b) = (arg(self, 0)?, arg(self, 1)?);
-                vec![self.float_bin(*o, a, b, &operands, span)?]
+                vec![self.float_bin(*o, a, b, span)?]
             }
             OpKind::FloatUn(o) => {
                 let a = arg(self, 0)?;
@@ -980,7 +991,6 @@ impl<'a, 'b> Lowering<'a, 'b> {
         o: FloatBinOp,
         a: ir::Value,
         b: ir::Value,
-        operands: &[IrValue],
         span: Span,
     ) -> Res<ir::Value> {
         let name = match o {
@@ -990,14 +1000,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             FloatBinOp::Div => {
                 let z = self.b.ins().f64const(0.0);
                 let zero = self.b.ins().fcmp(FloatCC::Equal, b, z);
-                // Python words int true division by zero differently (the interpreter too).
-                let from_ints = operands.len() == 2
-                    && operands.iter().all(|&v| {
-                        self.f
-                            .defining_op(v)
-                            .is_some_and(|d| self.f.op(d).kind == OpKind::Cast(CastOp::IntToFloat))
-                    });
-                self.raise_if(zero, scalar::float_zero_division(from_ints), span)?;
+                self.raise_if(zero, scalar::float_zero_division(), span)?;
                 return Ok(self.b.ins().fdiv(a, b));
             }
             FloatBinOp::FloorDiv => "pjn_float_floordiv",

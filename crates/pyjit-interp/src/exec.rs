@@ -5,10 +5,7 @@
 //! bounded only by [`Config::max_call_depth`] (a `RecursionError`, as in Python), never by the
 //! native stack.
 
-use pyjit_ir::{
-    CastOp, EntityRef, FloatBinOp, FuncId, Function, Module, Op, OpKind, Region, Type,
-    Value as IrValue,
-};
+use pyjit_ir::{EntityRef, FuncId, Function, Module, Op, OpKind, Region, Type, Value as IrValue};
 use pyjit_syntax::Span;
 use pyjit_value::ops;
 use pyjit_value::{CallSite, ExcKind, InterpError, Value, from_runtime, to_runtime};
@@ -194,11 +191,8 @@ impl<'m, 'o> Interpreter<'m, 'o> {
                 vec![v]
             }
             kind => {
-                let from_ints = matches!(kind, OpKind::FloatBin(FloatBinOp::Div))
-                    && self.both_from_ints(f, &data.operands);
                 let mut ctx = ops::EvalCtx {
                     out: &mut *self.out,
-                    from_ints,
                 };
                 match ops::eval(kind, &operands()?, &mut ctx) {
                     Some(Ok(vals)) => vals,
@@ -258,16 +252,6 @@ impl<'m, 'o> Interpreter<'m, 'o> {
             ),
             span,
         ))
-    }
-
-    /// Whether both operands of a float op are `int.to_float` casts: then a zero divisor is
-    /// Python's int true division (`1 / 0`: "division by zero"), not float division.
-    fn both_from_ints(&self, f: &Function, operands: &[IrValue]) -> bool {
-        operands.len() == 2
-            && operands.iter().all(|&v| {
-                f.defining_op(v)
-                    .is_some_and(|d| f.op(d).kind == OpKind::Cast(CastOp::IntToFloat))
-            })
     }
 
     fn run_loop(&mut self, f: &Function, op: Op, env: &mut [Option<Value>]) -> Res<Vec<Value>> {

@@ -209,6 +209,11 @@ impl<'f> FunctionBuilder<'f> {
         self.insert1(OpKind::IntUn(op), &[a], Type::Int)
     }
 
+    /// `int.truediv`: Python's `int / int`.
+    pub fn int_truediv(&mut self, a: Value, b: Value) -> Value {
+        self.insert1(OpKind::IntTrueDiv, &[a, b], Type::Float)
+    }
+
     pub fn float_bin(&mut self, op: FloatBinOp, a: Value, b: Value) -> Value {
         self.insert1(OpKind::FloatBin(op), &[a, b], Type::Float)
     }

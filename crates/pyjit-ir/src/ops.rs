@@ -251,6 +251,9 @@ pub enum OpKind {
     IntBin(IntBinOp),
     /// `int.neg`, `int.invert`, `int.abs`: int → int.
     IntUn(IntUnOp),
+    /// `int.truediv`: (int, int) → float, Python's `int / int`: the correctly rounded quotient
+    /// of the exact integers; `ZeroDivisionError("division by zero")`.
+    IntTrueDiv,
     /// `float.add` …: (float, float) → float.
     FloatBin(FloatBinOp),
     /// `float.neg`, `float.abs`.
@@ -351,6 +354,8 @@ impl OpKind {
     /// `if`/`loop`, whose regions a pass must inspect itself). An op without side effects whose
     /// results are unused may be deleted (accepting that an error it could have raised, like a
     /// shape mismatch, disappears with it, as in TorchScript's DCE).
+    ///
+    /// Every kind is listed (no wildcard arm), so a new kind must state its effects to compile.
     pub fn has_side_effects(&self) -> bool {
         match self {
             OpKind::ListSet
@@ -365,7 +370,33 @@ impl OpKind {
             | OpKind::If
             | OpKind::Loop => true,
             OpKind::Tensor(id) => crate::schema::is_inplace(*id),
-            _ => false,
+            OpKind::Const(_)
+            | OpKind::IntBin(_)
+            | OpKind::IntUn(_)
+            | OpKind::IntTrueDiv
+            | OpKind::FloatBin(_)
+            | OpKind::FloatUn(_)
+            | OpKind::IntCmp(_)
+            | OpKind::FloatCmp(_)
+            | OpKind::BoolCmp(_)
+            | OpKind::BoolBin(_)
+            | OpKind::Not
+            | OpKind::Cast(_)
+            | OpKind::Math(_)
+            | OpKind::Select
+            | OpKind::Index(_)
+            | OpKind::TupleNew
+            | OpKind::TupleGet(_)
+            | OpKind::ListNew
+            | OpKind::ListGet
+            | OpKind::ListLen
+            | OpKind::OptNone
+            | OpKind::OptWrap
+            | OpKind::OptUnwrap
+            | OpKind::OptIsNone
+            | OpKind::StrOf(_)
+            | OpKind::StrConcat
+            | OpKind::Undef => false,
         }
     }
 
@@ -383,19 +414,42 @@ impl OpKind {
                 FloatBinOp::Div | FloatBinOp::FloorDiv | FloatBinOp::Mod | FloatBinOp::Pow
             ),
             OpKind::Cast(c) => *c == CastOp::FloatToInt,
-            OpKind::Math(_)
+            OpKind::Math(m) => m.may_raise(),
+            OpKind::Index(k) => *k == IndexKind::Slice,
+            OpKind::IntTrueDiv
             | OpKind::Tensor(_)
             | OpKind::ListGet
             | OpKind::ListSet
             | OpKind::OptUnwrap
             | OpKind::StrOf(_)
-            | OpKind::Index(IndexKind::Slice)
             | OpKind::Raise(_)
             | OpKind::Check(_)
             | OpKind::Call(_)
             | OpKind::If
             | OpKind::Loop => true,
-            _ => false,
+            OpKind::Const(_)
+            | OpKind::IntUn(_)
+            | OpKind::FloatUn(_)
+            | OpKind::IntCmp(_)
+            | OpKind::FloatCmp(_)
+            | OpKind::BoolCmp(_)
+            | OpKind::BoolBin(_)
+            | OpKind::Not
+            | OpKind::Select
+            | OpKind::TupleNew
+            | OpKind::TupleGet(_)
+            | OpKind::ListNew
+            | OpKind::ListAppend
+            | OpKind::ListLen
+            | OpKind::OptNone
+            | OpKind::OptWrap
+            | OpKind::OptIsNone
+            | OpKind::StrConcat
+            | OpKind::Undef
+            | OpKind::Yield
+            | OpKind::Return
+            | OpKind::Print
+            | OpKind::Guard { .. } => false,
         }
     }
 
@@ -406,7 +460,40 @@ impl OpKind {
         match self {
             OpKind::ListNew | OpKind::Call(_) | OpKind::If | OpKind::Loop => true,
             OpKind::Tensor(id) => crate::schema::returns_mutable(*id),
-            _ => false,
+            OpKind::Const(_)
+            | OpKind::IntBin(_)
+            | OpKind::IntUn(_)
+            | OpKind::IntTrueDiv
+            | OpKind::FloatBin(_)
+            | OpKind::FloatUn(_)
+            | OpKind::IntCmp(_)
+            | OpKind::FloatCmp(_)
+            | OpKind::BoolCmp(_)
+            | OpKind::BoolBin(_)
+            | OpKind::Not
+            | OpKind::Cast(_)
+            | OpKind::Math(_)
+            | OpKind::Select
+            | OpKind::Index(_)
+            | OpKind::TupleNew
+            | OpKind::TupleGet(_)
+            | OpKind::ListGet
+            | OpKind::ListSet
+            | OpKind::ListAppend
+            | OpKind::ListLen
+            | OpKind::OptNone
+            | OpKind::OptWrap
+            | OpKind::OptUnwrap
+            | OpKind::OptIsNone
+            | OpKind::StrOf(_)
+            | OpKind::StrConcat
+            | OpKind::Undef
+            | OpKind::Yield
+            | OpKind::Return
+            | OpKind::Raise(_)
+            | OpKind::Check(_)
+            | OpKind::Guard { .. }
+            | OpKind::Print => false,
         }
     }
 
@@ -469,6 +556,7 @@ pub(crate) static SIMPLE_KINDS: std::sync::LazyLock<Vec<(&'static str, OpKind)>>
             ("int.neg", OpKind::IntUn(IntUnOp::Neg)),
             ("int.invert", OpKind::IntUn(IntUnOp::Invert)),
             ("int.abs", OpKind::IntUn(IntUnOp::Abs)),
+            ("int.truediv", OpKind::IntTrueDiv),
             ("float.add", OpKind::FloatBin(FloatBinOp::Add)),
             ("float.sub", OpKind::FloatBin(FloatBinOp::Sub)),
             ("float.mul", OpKind::FloatBin(FloatBinOp::Mul)),
@@ -605,6 +693,44 @@ impl MathFn {
             MathFn::Atan2 => "atan2",
             MathFn::Fmod => "fmod",
             MathFn::Copysign => "copysign",
+        }
+    }
+
+    /// Whether the function raises for some argument (a domain or range error, or an int
+    /// conversion of NaN/inf); `fabs`, `copysign` and the predicates never do. Every function is
+    /// listed, so a new one must say.
+    pub fn may_raise(self) -> bool {
+        match self {
+            MathFn::Fabs
+            | MathFn::Copysign
+            | MathFn::IsNan
+            | MathFn::IsInf
+            | MathFn::IsFinite
+            | MathFn::Atan
+            | MathFn::Atan2
+            | MathFn::Tanh
+            | MathFn::Erf
+            | MathFn::Erfc => false,
+            MathFn::Sqrt
+            | MathFn::Exp
+            | MathFn::Expm1
+            | MathFn::Log
+            | MathFn::Log1p
+            | MathFn::Log2
+            | MathFn::Log10
+            | MathFn::Sin
+            | MathFn::Cos
+            | MathFn::Tan
+            | MathFn::Asin
+            | MathFn::Acos
+            | MathFn::Sinh
+            | MathFn::Cosh
+            | MathFn::Floor
+            | MathFn::Ceil
+            | MathFn::Trunc
+            | MathFn::Round
+            | MathFn::Pow
+            | MathFn::Fmod => true,
         }
     }
 

@@ -376,6 +376,7 @@ impl Verifier<'_> {
             }
             OpKind::IntBin(_) => self.fixed(op, &[Type::Int, Type::Int], &[Type::Int]),
             OpKind::IntUn(_) => self.fixed(op, &[Type::Int], &[Type::Int]),
+            OpKind::IntTrueDiv => self.fixed(op, &[Type::Int, Type::Int], &[Type::Float]),
             OpKind::FloatBin(_) => self.fixed(op, &[Type::Float, Type::Float], &[Type::Float]),
             OpKind::FloatUn(_) => self.fixed(op, &[Type::Float], &[Type::Float]),
             OpKind::IntCmp(_) => self.fixed(op, &[Type::Int, Type::Int], &[Type::Bool]),

@@ -5,7 +5,7 @@
 use crate::error::{TraceError, from_runtime};
 use crate::record::{Arg, GuardReason, Recorder};
 use crate::value::{Callable, ClosureBody, PyVal, TVal};
-use pyjit_ir::{Const, FloatBinOp, IntBinOp, OpKind, Type};
+use pyjit_ir::{Const, OpKind, Type};
 use pyjit_runtime::schema::{self, OperatorForm, PyOperator};
 use pyjit_runtime::{DType, OpId, Scalar, TensorIndex, Value as RtValue};
 use pyjit_syntax::ast::{self, BinOp, CmpOp, Expr, ExprKind, Stmt, StmtKind};
@@ -1880,13 +1880,13 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 BinOp::Div => Float(scalar::int_truediv(x, y).map_err(py)?),
                 // A negative exponent makes CPython's `int ** int` a float power.
                 BinOp::Pow if y < 0 => Float(scalar::float_pow(x as f64, y as f64).map_err(py)?),
-                _ => match int_operator(op) {
+                _ => match pyjit_value::ops::int_operator(op) {
                     Some(o) => Int(scalar::int_bin(o, x, y).map_err(py)?),
                     Option::None => return Err(unsupported(&a, &b)),
                 },
             },
-            (x, y) => match float_operator(op) {
-                Some(o) => Float(scalar::float_bin(o, x.f(), y.f(), false).map_err(py)?),
+            (x, y) => match pyjit_value::ops::float_operator(op) {
+                Some(o) => Float(scalar::float_bin(o, x.f(), y.f()).map_err(py)?),
                 Option::None => return Err(unsupported(&a, &b)),
             },
         })
@@ -2236,38 +2236,6 @@ impl Num {
             Num::F(x) => x,
         }
     }
-}
-
-/// The IR's int operator of a Python binary operator (`/` is true division, not one of them).
-fn int_operator(op: BinOp) -> Option<IntBinOp> {
-    Some(match op {
-        BinOp::Add => IntBinOp::Add,
-        BinOp::Sub => IntBinOp::Sub,
-        BinOp::Mul => IntBinOp::Mul,
-        BinOp::FloorDiv => IntBinOp::FloorDiv,
-        BinOp::Mod => IntBinOp::Mod,
-        BinOp::Pow => IntBinOp::Pow,
-        BinOp::BitAnd => IntBinOp::BitAnd,
-        BinOp::BitOr => IntBinOp::BitOr,
-        BinOp::BitXor => IntBinOp::BitXor,
-        BinOp::LShift => IntBinOp::Shl,
-        BinOp::RShift => IntBinOp::Shr,
-        BinOp::Div | BinOp::MatMul => return None,
-    })
-}
-
-/// The IR's float operator of a Python binary operator.
-fn float_operator(op: BinOp) -> Option<FloatBinOp> {
-    Some(match op {
-        BinOp::Add => FloatBinOp::Add,
-        BinOp::Sub => FloatBinOp::Sub,
-        BinOp::Mul => FloatBinOp::Mul,
-        BinOp::Div => FloatBinOp::Div,
-        BinOp::FloorDiv => FloatBinOp::FloorDiv,
-        BinOp::Mod => FloatBinOp::Mod,
-        BinOp::Pow => FloatBinOp::Pow,
-        _ => return None,
-    })
 }
 
 fn py_operator(op: BinOp) -> PyOperator {

@@ -8,17 +8,53 @@ use crate::error::{ExcKind, PyErr};
 use crate::format::{py_format, py_str};
 use crate::scalar;
 use crate::value::Value;
-use pyjit_ir::{Const, IndexKind, OpKind};
+use pyjit_ir::{Const, FloatBinOp, IndexKind, IntBinOp, OpKind};
 use pyjit_runtime::TensorIndex;
+use pyjit_syntax::ast::BinOp;
 use std::io::Write;
 
 /// What evaluating an op needs besides its operands.
 pub struct EvalCtx<'a> {
     /// Where `print` writes.
     pub out: &'a mut dyn Write,
-    /// For `float.div`: whether both operands are ints converted for true division (the
-    /// zero-division message differs).
-    pub from_ints: bool,
+}
+
+/// The IR's int operator of a Python binary operator on two ints (`/` is `int.truediv` and `@`
+/// is not an int operator: `None`).
+pub fn int_operator(op: BinOp) -> Option<IntBinOp> {
+    Some(match op {
+        BinOp::Add => IntBinOp::Add,
+        BinOp::Sub => IntBinOp::Sub,
+        BinOp::Mul => IntBinOp::Mul,
+        BinOp::FloorDiv => IntBinOp::FloorDiv,
+        BinOp::Mod => IntBinOp::Mod,
+        BinOp::Pow => IntBinOp::Pow,
+        BinOp::BitAnd => IntBinOp::BitAnd,
+        BinOp::BitOr => IntBinOp::BitOr,
+        BinOp::BitXor => IntBinOp::BitXor,
+        BinOp::LShift => IntBinOp::Shl,
+        BinOp::RShift => IntBinOp::Shr,
+        BinOp::Div | BinOp::MatMul => return None,
+    })
+}
+
+/// The IR's float operator of a Python binary operator with a float operand.
+pub fn float_operator(op: BinOp) -> Option<FloatBinOp> {
+    Some(match op {
+        BinOp::Add => FloatBinOp::Add,
+        BinOp::Sub => FloatBinOp::Sub,
+        BinOp::Mul => FloatBinOp::Mul,
+        BinOp::Div => FloatBinOp::Div,
+        BinOp::FloorDiv => FloatBinOp::FloorDiv,
+        BinOp::Mod => FloatBinOp::Mod,
+        BinOp::Pow => FloatBinOp::Pow,
+        BinOp::BitAnd
+        | BinOp::BitOr
+        | BinOp::BitXor
+        | BinOp::LShift
+        | BinOp::RShift
+        | BinOp::MatMul => return None,
+    })
 }
 
 /// The exception of `opt.unwrap` of an empty optional.
@@ -122,12 +158,8 @@ fn eval_value_op(
         OpKind::Const(c) => one(const_value(c)),
         OpKind::IntBin(o) => one(Value::Int(scalar::int_bin(*o, int(0)?, int(1)?)?)),
         OpKind::IntUn(o) => one(Value::Int(scalar::int_un(*o, int(0)?))),
-        OpKind::FloatBin(o) => one(Value::Float(scalar::float_bin(
-            *o,
-            float(0)?,
-            float(1)?,
-            ctx.from_ints,
-        )?)),
+        OpKind::IntTrueDiv => one(Value::Float(scalar::int_truediv(int(0)?, int(1)?)?)),
+        OpKind::FloatBin(o) => one(Value::Float(scalar::float_bin(*o, float(0)?, float(1)?)?)),
         OpKind::FloatUn(o) => one(Value::Float(scalar::float_un(*o, float(0)?))),
         OpKind::IntCmp(c) => one(Value::Bool(scalar::cmp(*c, int(0)?, int(1)?))),
         OpKind::FloatCmp(c) => one(Value::Bool(scalar::float_cmp(*c, float(0)?, float(1)?))),

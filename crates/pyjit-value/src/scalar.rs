@@ -73,15 +73,10 @@ pub fn int_bin(op: IntBinOp, a: i64, b: i64) -> Result<i64, PyErr> {
                     ),
                 ));
             }
-            let (mut base, mut e, mut acc) = (a, b as u64, 1i64);
-            while e > 0 {
-                if e & 1 == 1 {
-                    acc = acc.wrapping_mul(base);
-                }
-                base = base.wrapping_mul(base);
-                e >>= 1;
-            }
-            acc
+            // a^b = (a^(2^32))^hi · a^lo with b = hi·2^32 + lo, all modulo 2^64.
+            let (hi, lo) = ((b as u64 >> 32) as u32, b as u32);
+            let a_2_32 = a.wrapping_pow(1 << 31).wrapping_pow(2);
+            a_2_32.wrapping_pow(hi).wrapping_mul(a.wrapping_pow(lo))
         }
         IntBinOp::BitAnd => a & b,
         IntBinOp::BitOr => a | b,
@@ -167,11 +162,10 @@ pub fn negative_shift() -> PyErr {
     err(ExcKind::ValueError, "negative shift count")
 }
 
-/// The exception of true division by zero (`int / int` words it differently).
-pub fn float_zero_division(from_ints: bool) -> PyErr {
-    float_bin(FloatBinOp::Div, 1.0, 0.0, from_ints)
-        .err()
-        .unwrap_or_else(|| PyErr::new(ExcKind::Internal, "division by zero did not raise"))
+/// The exception of float true division by zero (`int / int` words it differently: see
+/// [`int_truediv`]).
+pub fn float_zero_division() -> PyErr {
+    err(ExcKind::ZeroDivisionError, "float division by zero")
 }
 
 /// The exception of a call deeper than the recursion limit.
@@ -184,21 +178,15 @@ pub fn recursion_error() -> PyErr {
 
 // ---- float ----
 
-/// A binary float operator. `from_ints`: both operands are ints converted for true division
-/// (`int / int` words its zero-division message differently).
-pub fn float_bin(op: FloatBinOp, a: f64, b: f64, from_ints: bool) -> Result<f64, PyErr> {
+/// A binary float operator.
+pub fn float_bin(op: FloatBinOp, a: f64, b: f64) -> Result<f64, PyErr> {
     Ok(match op {
         FloatBinOp::Add => a + b,
         FloatBinOp::Sub => a - b,
         FloatBinOp::Mul => a * b,
         FloatBinOp::Div => {
             if b == 0.0 {
-                let msg = if from_ints {
-                    "division by zero"
-                } else {
-                    "float division by zero"
-                };
-                return Err(err(ExcKind::ZeroDivisionError, msg));
+                return Err(float_zero_division());
             }
             a / b
         }
@@ -808,7 +796,7 @@ pub fn math_call(name: &str, args: &[Value]) -> Option<Result<Value, PyErr>> {
             "log" if args.len() == 2 => {
                 let num = math_1(x, x.ln(), false)?;
                 let den = math_1(y, y.ln(), false)?;
-                float_bin(FloatBinOp::Div, num, den, false).map(Value::Float)
+                float_bin(FloatBinOp::Div, num, den).map(Value::Float)
             }
             "hypot" => Ok(Value::Float(hypot(x, y))),
             "degrees" => Ok(Value::Float(x * (180.0 / PI))),

@@ -128,9 +128,7 @@ op("int.pow", "int,int", "int", ALL, "a ** b", int_pow, pairs(SMALL_INTS, [0, 1,
 # `int ** negative int` is a float power in CPython: the eager evaluator computes it; scripted
 # code cannot (its static result type is int).
 op("py.int_pow_negative", "int,int", "float", "de", "a ** b", lambda a, b: a ** b, pairs(SMALL_INTS, [-1, -2, -3, -64]))
-# Scripted `int / int` converts both operands first (rounding twice beyond 2**53) until the IR has
-# an int.truediv op: eager and pyjit-value only for now.
-op("int.truediv", "int,int", "float", "de", "a / b", lambda a, b: a / b, pairs(INTS))
+op("int.truediv", "int,int", "float", ALL, "a / b", lambda a, b: a / b, pairs(INTS))
 op("int.neg", "int", "int", ALL, "-a", lambda a: -a, [(a,) for a in INTS])
 op("int.invert", "int", "int", ALL, "~a", lambda a: ~a, [(a,) for a in INTS])
 op("int.abs", "int", "int", ALL, "abs(a)", abs, [(a,) for a in INTS])

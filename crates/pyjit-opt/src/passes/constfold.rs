@@ -21,16 +21,12 @@
 //! - **Loops with constant trip counts**: a loop that runs zero times (trip ≤ 0 or a constant
 //!   false condition) is replaced by its initial values; a carried value that the body yields
 //!   unchanged (or as the same constant as its initial value) is replaced by its initial value.
-//!
-//! Never folded: `int.to_float` feeding a `float.div` (the interpreter's "division by zero"
-//! message for `int / int` depends on seeing the casts), and no replacement is made that would
-//! change which operands of a `float.div` are such casts.
 
 use super::util::{
     self, const_bool, const_int, const_of, insert_const_before, splice_region_before,
 };
 use super::{Pass, PassCtx};
-use pyjit_ir::{CastOp, Const, FloatBinOp, Function, Module, Op, OpKind, Value};
+use pyjit_ir::{Const, Function, Module, Op, OpKind, Value};
 use pyjit_runtime::Value as Rt;
 use pyjit_runtime::schema::ArgType;
 use pyjit_value::Value as PyValue;
@@ -79,21 +75,6 @@ pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
     }
 }
 
-/// Whether replacing every use of `from` by `to` keeps `float.div`'s "both operands are
-/// int casts" fact (which decides its zero-division message) unchanged.
-pub fn can_replace(f: &Function, from: Value, to: Value) -> bool {
-    let is_cast = |v: Value| {
-        f.defining_op(v)
-            .is_some_and(|d| f.op(d).kind == OpKind::Cast(CastOp::IntToFloat))
-    };
-    if is_cast(from) == is_cast(to) {
-        return true;
-    }
-    !users(f, from)
-        .iter()
-        .any(|&u| f.op(u).kind == OpKind::FloatBin(FloatBinOp::Div))
-}
-
 /// The attached ops using `v`.
 pub fn users(f: &Function, v: Value) -> Vec<Op> {
     f.all_ops()
@@ -117,7 +98,7 @@ fn replace_with_const(f: &mut Function, op: Op, c: Const, ctx: &mut PassCtx) -> 
 
 fn forward(f: &mut Function, op: Op, to: Value, ctx: &mut PassCtx) -> bool {
     let r = f.result(op);
-    if !can_replace(f, r, to) || !ctx.allow() {
+    if !ctx.allow() {
         return false;
     }
     f.replace_uses(r, to);
@@ -168,13 +149,6 @@ fn fold_op(
             _ => false,
         },
         OpKind::ListLen | OpKind::ListGet => fold_list_read(f, op, ctx),
-        OpKind::Cast(CastOp::IntToFloat)
-            if users(f, data.results[0])
-                .iter()
-                .any(|&u| f.op(u).kind == OpKind::FloatBin(FloatBinOp::Div)) =>
-        {
-            false
-        }
         OpKind::Tensor(id) => fold_tensor(f, op, *id, ctx, immutable, tensors),
         kind => {
             let consts: Option<Vec<Const>> = ops.iter().map(|&v| const_of(f, v).cloned()).collect();
@@ -196,6 +170,7 @@ pub fn eval_scalar(kind: &OpKind, c: &[Const]) -> Option<Const> {
         kind,
         OpKind::IntBin(_)
             | OpKind::IntUn(_)
+            | OpKind::IntTrueDiv
             | OpKind::FloatBin(_)
             | OpKind::FloatUn(_)
             | OpKind::IntCmp(_)
@@ -213,10 +188,7 @@ pub fn eval_scalar(kind: &OpKind, c: &[Const]) -> Option<Const> {
     }
     let args: Vec<PyValue> = c.iter().map(ops::const_value).collect();
     let mut sink = std::io::sink();
-    let mut ectx = ops::EvalCtx {
-        out: &mut sink,
-        from_ints: false,
-    };
+    let mut ectx = ops::EvalCtx { out: &mut sink };
     match ops::eval(kind, &args, &mut ectx)? {
         Ok(vals) => match vals.as_slice() {
             [v] => ops::value_const(v),
@@ -239,14 +211,7 @@ fn fold_if(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
     if f.op(term).kind != OpKind::Yield {
         return false;
     }
-    let yielded = f.op(term).operands.clone();
-    if data
-        .results
-        .iter()
-        .zip(&yielded)
-        .any(|(&r, &y)| !can_replace(f, r, y))
-        || !ctx.allow()
-    {
+    if !ctx.allow() {
         return false;
     }
     let dead = data.regions[if c { 1 } else { 0 }];
@@ -267,13 +232,7 @@ fn fold_loop(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
     let zero_trip = const_int(f, data.operands[0]).is_some_and(|n| n <= 0)
         || const_bool(f, data.operands[1]) == Some(false);
     if zero_trip {
-        if data
-            .results
-            .iter()
-            .zip(&inits)
-            .any(|(&r, &i)| !can_replace(f, r, i))
-            || !ctx.allow()
-        {
+        if !ctx.allow() {
             return false;
         }
         let removed = util::WalkExt::op_size(f, op) as u64;
@@ -312,7 +271,7 @@ fn fold_loop(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
         if !param_used_elsewhere && users(f, r).is_empty() {
             continue; // nothing to propagate; DCE drops the slot
         }
-        if !can_replace(f, param, init) || !can_replace(f, r, init) || !ctx.allow() {
+        if !ctx.allow() {
             continue;
         }
         f.replace_uses(param, init);

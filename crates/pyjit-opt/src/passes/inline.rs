@@ -13,7 +13,7 @@
 
 use super::util::WalkExt;
 use super::{Pass, PassCtx};
-use pyjit_ir::{CastOp, EntityRef, FloatBinOp, FuncId, Function, Module, Op, OpKind, Value};
+use pyjit_ir::{EntityRef, FuncId, Function, Module, Op, OpKind, Value};
 use std::collections::{HashMap, HashSet};
 
 pub struct Inline;
@@ -97,54 +97,7 @@ fn inline_in(m: &mut Module, id: FuncId, recursive: &HashSet<FuncId>, ctx: &mut 
         if g.op(ret).kind != OpKind::Return || g.region_size(g.body) > ctx.options.inline_max_size {
             continue;
         }
-        // The interpreter's zero-division message of `float.div` depends on whether its
-        // operands are `int.to_float` casts: keep that fact for the call's users.
         let rv = g.op(ret).operands[0];
-        let ret_is_cast = match g.defining_op(rv) {
-            Some(d) => g.op(d).kind == OpKind::Cast(CastOp::IntToFloat),
-            None => {
-                let i = g.params().iter().position(|&p| p == rv);
-                let f = m.func(id);
-                i.and_then(|i| f.op(call).operands.get(i).copied())
-                    .and_then(|a| f.defining_op(a))
-                    .is_some_and(|d| f.op(d).kind == OpKind::Cast(CastOp::IntToFloat))
-            }
-        };
-        if ret_is_cast {
-            let f = m.func(id);
-            let r = f.result(call);
-            if super::constfold::users(f, r)
-                .iter()
-                .any(|&u| f.op(u).kind == OpKind::FloatBin(FloatBinOp::Div))
-            {
-                continue;
-            }
-        }
-        // Same fact inside the callee: a parameter used by `float.div` must not become an
-        // `int.to_float` cast of the caller (`1.0 / 0.0` and `1 / 0` differ in message).
-        {
-            let g = m.func(callee);
-            let f = m.func(id);
-            let args = &f.op(call).operands;
-            let arg_is_cast = |i: usize| {
-                args.get(i)
-                    .and_then(|&a| f.defining_op(a))
-                    .is_some_and(|d| f.op(d).kind == OpKind::Cast(CastOp::IntToFloat))
-            };
-            let mut flips = false;
-            g.walk(&mut |o| {
-                if g.op(o).kind == OpKind::FloatBin(FloatBinOp::Div) {
-                    for v in &g.op(o).operands {
-                        if let Some(i) = g.params().iter().position(|p| p == v) {
-                            flips |= arg_is_cast(i);
-                        }
-                    }
-                }
-            });
-            if flips {
-                continue;
-            }
-        }
         if !ctx.allow() {
             continue;
         }

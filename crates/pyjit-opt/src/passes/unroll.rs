@@ -67,27 +67,6 @@ fn try_unroll(f: &mut Function, lp: Op, ctx: &mut PassCtx) -> bool {
     if size > o.unroll_max_body as u64 || n > o.unroll_max_trip || n * size > o.unroll_max_total {
         return false;
     }
-    // A loop result feeding `float.div` might become an `int.to_float` cast, which changes
-    // that division's zero-division message in the interpreter: leave such loops alone.
-    if data.results.iter().any(|&r| {
-        super::constfold::users(f, r)
-            .iter()
-            .any(|&u| f.op(u).kind == OpKind::FloatBin(pyjit_ir::FloatBinOp::Div))
-    }) {
-        return false;
-    }
-    // Inside the body, a carried parameter used by `float.div` would become the initial or
-    // yielded value, which may be an `int.to_float` cast: same message concern.
-    let carried_params = &f.region_params(body)[1..];
-    let mut div_on_param = false;
-    f.walk_region(body, &mut |o| {
-        if f.op(o).kind == OpKind::FloatBin(pyjit_ir::FloatBinOp::Div) {
-            div_on_param |= f.op(o).operands.iter().any(|v| carried_params.contains(v));
-        }
-    });
-    if div_on_param {
-        return false;
-    }
     if !ctx.allow() {
         return false;
     }

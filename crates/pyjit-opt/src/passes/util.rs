@@ -245,11 +245,12 @@ pub fn op_may_raise(f: &Function, op: Op) -> bool {
         OpKind::IntBin(IntBinOp::Pow | IntBinOp::Shl | IntBinOp::Shr) => {
             !matches!(c(1), Some(Const::Int(d)) if *d >= 0)
         }
+        OpKind::IntTrueDiv => !matches!(c(1), Some(Const::Int(d)) if *d != 0),
         OpKind::FloatBin(FloatBinOp::Div | FloatBinOp::FloorDiv | FloatBinOp::Mod) => {
             !matches!(c(1), Some(Const::Float(d)) if *d != 0.0)
         }
         OpKind::Cast(CastOp::FloatToInt) => {
-            !matches!(c(0), Some(Const::Float(x)) if x.is_finite() && x.abs() < 9.0e18)
+            !matches!(c(0), Some(Const::Float(x)) if pyjit_value::scalar::float_to_int(*x).is_ok())
         }
         OpKind::Index(IndexKind::Slice) => !matches!(c(2), Some(Const::Int(d)) if *d != 0),
         OpKind::StrOf(spec) => !spec.is_empty(),

@@ -1066,49 +1066,28 @@ impl Lower<'_, '_, '_> {
         if is_int(&l.ty) && is_int(&r.ty) {
             let a = self.as_int(&l);
             let b = self.as_int(&r);
-            let iop = match op {
-                BinOp::Add => IntBinOp::Add,
-                BinOp::Sub => IntBinOp::Sub,
-                BinOp::Mul => IntBinOp::Mul,
-                BinOp::FloorDiv => IntBinOp::FloorDiv,
-                BinOp::Mod => IntBinOp::Mod,
-                BinOp::BitAnd => IntBinOp::BitAnd,
-                BinOp::BitOr => IntBinOp::BitOr,
-                BinOp::BitXor => IntBinOp::BitXor,
-                BinOp::LShift => IntBinOp::Shl,
-                BinOp::RShift => IntBinOp::Shr,
-                BinOp::Pow => {
-                    // A negative constant exponent gives a float in Python.
-                    if let Some(k) = self.const_int_of(r.v)
-                        && k < 0
-                    {
-                        let x = self.b.cast(CastOp::IntToFloat, a);
-                        let y = self.b.cast(CastOp::IntToFloat, b);
-                        let v = self.b.float_bin(FloatBinOp::Pow, x, y);
-                        return Ok(Val { v, ty: Ty::Float });
-                    }
-                    IntBinOp::Pow
-                }
-                BinOp::Div => {
-                    let x = self.b.cast(CastOp::IntToFloat, a);
-                    let y = self.b.cast(CastOp::IntToFloat, b);
-                    let v = self.b.float_bin(FloatBinOp::Div, x, y);
-                    return Ok(Val { v, ty: Ty::Float });
-                }
-                BinOp::MatMul => return Err(bad(self)),
+            if op == BinOp::Div {
+                let v = self.b.int_truediv(a, b);
+                return Ok(Val { v, ty: Ty::Float });
+            }
+            // A negative constant exponent gives a float in Python.
+            if op == BinOp::Pow
+                && let Some(k) = self.const_int_of(r.v)
+                && k < 0
+            {
+                let x = self.b.cast(CastOp::IntToFloat, a);
+                let y = self.b.cast(CastOp::IntToFloat, b);
+                let v = self.b.float_bin(FloatBinOp::Pow, x, y);
+                return Ok(Val { v, ty: Ty::Float });
+            }
+            let Some(iop) = pyjit_value::ops::int_operator(op) else {
+                return Err(bad(self));
             };
             let v = self.b.int_bin(iop, a, b);
             return Ok(Val { v, ty: Ty::Int });
         }
-        let fop = match op {
-            BinOp::Add => FloatBinOp::Add,
-            BinOp::Sub => FloatBinOp::Sub,
-            BinOp::Mul => FloatBinOp::Mul,
-            BinOp::Div => FloatBinOp::Div,
-            BinOp::FloorDiv => FloatBinOp::FloorDiv,
-            BinOp::Mod => FloatBinOp::Mod,
-            BinOp::Pow => FloatBinOp::Pow,
-            _ => return Err(bad(self)),
+        let Some(fop) = pyjit_value::ops::float_operator(op) else {
+            return Err(bad(self));
         };
         let x = self.as_float(&l);
         let y = self.as_float(&r);
