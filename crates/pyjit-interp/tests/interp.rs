@@ -337,10 +337,8 @@ func @fd(%a: float, %b: float) -> float {
   return %0
 }
 func @truediv(%a: int, %b: int) -> float {
-  %0: float = int.to_float(%a)
-  %1: float = int.to_float(%b)
-  %2: float = float.div(%0, %1)
-  return %2
+  %0: float = int.truediv(%a, %b)
+  return %0
 }
 "#,
     );
