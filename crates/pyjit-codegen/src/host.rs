@@ -22,6 +22,8 @@ pub(crate) struct Site {
     pub function: String,
     pub span: Span,
     pub kind: SiteKind,
+    /// The calls inlining removed between the op and its function's caller, innermost first.
+    pub inline_frames: Vec<CallSite>,
 }
 
 #[derive(Debug)]
@@ -70,6 +72,7 @@ impl Ctx<'_> {
             if let Some(s) = self.site(site) {
                 e.span = s.span;
                 e.function = s.function.clone();
+                e.call_stack.extend(s.inline_frames.iter().cloned());
             }
             self.error = Some(e);
         }
@@ -119,8 +122,10 @@ pub(crate) extern "C" fn pjn_note_call(ctx: *mut Ctx<'_>, site: u64) {
             function: s.function.clone(),
             span: s.span,
         };
+        let inlined = s.inline_frames.clone();
         if let Some(e) = c.error.as_mut() {
             e.call_stack.push(cs);
+            e.call_stack.extend(inlined);
         }
     })
 }

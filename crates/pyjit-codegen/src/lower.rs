@@ -91,6 +91,8 @@ pub(crate) struct Lowering<'a, 'b> {
     frames: Vec<Vec<IrValue>>,
     ret_slots: Vec<Slot>,
     captured: Vec<ir::Value>,
+    /// The op being lowered (its sites carry the frames inlining removed).
+    cur_op: Option<Op>,
 }
 
 type Res<T> = Result<T, CodegenError>;
@@ -120,6 +122,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             frames: Vec::new(),
             ret_slots: slots_of(&f.ret),
             captured: Vec::new(),
+            cur_op: None,
         }
     }
 
@@ -187,10 +190,23 @@ impl<'a, 'b> Lowering<'a, 'b> {
     }
 
     fn site(&mut self, kind: SiteKind, span: Span) -> ir::Value {
+        // An op inlined from another function raises (or calls) in that function's name, with
+        // the inlined calls as frames.
+        let (inner, frames) = match self.cur_op {
+            Some(op) => self.f.inline_frames(op),
+            None => (None, Vec::new()),
+        };
         self.sites.push(Site {
-            function: self.f.name.clone(),
+            function: inner.unwrap_or(&self.f.name).to_string(),
             span,
             kind,
+            inline_frames: frames
+                .into_iter()
+                .map(|(function, span)| pyjit_interp::CallSite {
+                    function: function.to_string(),
+                    span,
+                })
+                .collect(),
         });
         let idx = (self.sites.len() - 1) as i64;
         self.b.ins().iconst(types::I64, idx)
@@ -406,7 +422,9 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.b.func.params.ensure_base_srcloc(ir::SourceLoc::new(0));
         let outer = self.b.srcloc();
         self.b.set_srcloc(ir::SourceLoc::new(op.as_u32()));
+        let outer_op = self.cur_op.replace(op);
         let r = self.lower_op_at(op, k, exit);
+        self.cur_op = outer_op;
         self.b.set_srcloc(outer);
         r
     }

@@ -127,8 +127,16 @@ impl<'m, 'o> Interpreter<'m, 'o> {
         env: &mut [Option<Value>],
     ) -> Res<Exit> {
         for &op in f.region_ops(r) {
-            if let Some(exit) = self.run_op(f, op, env)? {
-                return Ok(exit);
+            match self.run_op(f, op, env) {
+                Ok(Some(exit)) => return Ok(exit),
+                Ok(None) => {}
+                // An op that owns regions raised nothing itself: its inner op placed the frames.
+                Err(mut e) if f.op(op).regions.is_empty() => {
+                    let called = matches!(f.op(op).kind, OpKind::Call(_));
+                    e.add_inline_frames(f, op, called);
+                    return Err(e);
+                }
+                Err(e) => return Err(e),
             }
         }
         Err(internal("region has no terminator", f.span))

@@ -32,6 +32,20 @@ pub struct OpData {
     pub span: Span,
     /// The region whose op list contains this op; `None` while detached.
     pub parent: Option<Region>,
+    /// When the op was inlined from another function: its entry in
+    /// [`Function::inline_sites`] (the innermost call it was inlined through).
+    pub inlined_at: Option<u32>,
+}
+
+/// One call that was inlined: errors raised by ops inlined through it keep the frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InlineSite {
+    /// The function that was called (and whose ops now sit in the caller).
+    pub callee: String,
+    /// The span of the call.
+    pub call_span: Span,
+    /// The inlined call the call itself came from, if it was inlined too.
+    pub parent: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -62,6 +76,9 @@ pub struct Function {
     stale_regions: Vec<Region>,
     /// How many times an op was detached ([`Function::detach_epoch`]).
     detaches: u64,
+    /// The calls inlined into this function (see [`OpData::inlined_at`]). Not part of the text
+    /// format: a print/parse round trip forgets where ops were inlined from.
+    pub inline_sites: Vec<InlineSite>,
 }
 
 /// A set of functions that may call each other (by [`FuncId`]), and the source file their spans
@@ -145,6 +162,7 @@ impl Function {
             regions: PrimaryMap::new(),
             stale_regions: Vec::new(),
             detaches: 0,
+            inline_sites: Vec::new(),
         };
         let types: Vec<Type> = params.iter().map(|(_, t)| t.clone()).collect();
         f.body = f.new_region(&types);
@@ -262,6 +280,7 @@ impl Function {
             regions: regions.to_vec(),
             span,
             parent: None,
+            inlined_at: None,
         });
         for (i, t) in result_types.iter().enumerate() {
             let v = self.values.push(ValueData {
@@ -467,6 +486,35 @@ impl Function {
         }
     }
 
+    // ---- inlining ----
+
+    /// Where op `op` was inlined from: the function it was written in (`None` when it is this
+    /// function's own op) and the calls that were inlined to bring it here, innermost first, as
+    /// `(calling function, call span)` — the frames a traceback shows between the op and this
+    /// function's caller.
+    pub fn inline_frames(&self, op: Op) -> (Option<&str>, Vec<(&str, Span)>) {
+        let mut frames = Vec::new();
+        let mut innermost = None;
+        let mut cur = self.ops[op].inlined_at;
+        // Each site's parent was recorded before it, so the chain ends; the bound guards
+        // against a malformed table.
+        while let Some(i) = cur
+            && frames.len() <= self.inline_sites.len()
+        {
+            let Some(site) = self.inline_sites.get(i as usize) else {
+                break;
+            };
+            innermost.get_or_insert(site.callee.as_str());
+            let caller = site
+                .parent
+                .and_then(|p| self.inline_sites.get(p as usize))
+                .map_or(self.name.as_str(), |p| p.callee.as_str());
+            frames.push((caller, site.call_span));
+            cur = site.parent;
+        }
+        (innermost, frames)
+    }
+
     // ---- copying ----
 
     /// Copies region `src_region` of `src` (with everything nested) into `self` as a new
@@ -525,6 +573,9 @@ impl Function {
             .map(|&v| src.values[v].ty.clone())
             .collect();
         let new = self.create_op(data.kind.clone(), &operands, &types, &regions, data.span);
+        // Meaningful when `src` shares `self`'s inline sites (a copy within the function, or
+        // `compacted`); the inliner renumbers them when copying from another function.
+        self.ops[new].inlined_at = data.inlined_at;
         for (i, &v) in data.results.iter().enumerate() {
             map.insert(v, self.ops[new].results[i]);
         }
@@ -544,6 +595,7 @@ impl Function {
             self.ret.clone(),
             self.span,
         );
+        f.inline_sites = self.inline_sites.clone();
         let mut map: HashMap<Value, Value> = self
             .params()
             .iter()

@@ -20,7 +20,7 @@ mod verify;
 
 pub use builder::{FunctionBuilder, InsertPoint};
 pub use entities::{FuncId, Op, Region, Value};
-pub use function::{Function, Module, OpData, RegionData, ValueData, ValueDef};
+pub use function::{Function, InlineSite, Module, OpData, RegionData, ValueData, ValueDef};
 pub use ops::{
     BoolBinOp, CastOp, CmpOp, Const, FloatBinOp, FloatUnOp, IndexKind, IntBinOp, IntUnOp, MathFn,
     OpKind, builtin_op_names,

@@ -281,6 +281,27 @@ impl InterpError {
         InterpError::new(ExcKind::Internal, message, span)
     }
 
+    /// Puts back the frames inlining removed, for an error that op `op` of `f` raised
+    /// (`called` when the op is a call whose callee raised: its call site was just pushed with
+    /// `f`'s name, and names the function the call was written in instead).
+    pub fn add_inline_frames(&mut self, f: &pyjit_ir::Function, op: pyjit_ir::Op, called: bool) {
+        let (Some(innermost), frames) = f.inline_frames(op) else {
+            return;
+        };
+        if called {
+            if let Some(last) = self.call_stack.last_mut() {
+                last.function = innermost.to_string();
+            }
+        } else {
+            self.function = innermost.to_string();
+        }
+        self.call_stack
+            .extend(frames.into_iter().map(|(function, span)| CallSite {
+                function: function.to_string(),
+                span,
+            }));
+    }
+
     /// Whether this is a failed tracer guard (the caller should re-trace, not report).
     pub fn is_guard_failure(&self) -> bool {
         self.kind.is_guard_failure()

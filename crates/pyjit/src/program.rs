@@ -219,9 +219,82 @@ pub struct RunError {
 }
 
 impl RunError {
-    /// An error raised while running code of `source`.
-    pub fn new(error: InterpError, source: Arc<SourceFile>) -> RunError {
+    /// An error raised while running code of `source`. Function names are the user's (a
+    /// specialization is reported under its function's name).
+    pub fn new(mut error: InterpError, source: Arc<SourceFile>) -> RunError {
+        error.function = user_facing_name(&error.function).to_string();
+        for site in &mut error.call_stack {
+            site.function = user_facing_name(&site.function).to_string();
+        }
         RunError { error, source }
+    }
+
+    /// The error as Python prints it: `Traceback (most recent call last):`, one `File "f.py",
+    /// line N, in FUNCTION` entry per frame with its source line (and carets under the call or
+    /// the failing expression when it is only part of the line), a run of more than three
+    /// identical frames shortened as Python does, then `Class: message`.
+    pub fn traceback(&self) -> String {
+        let mut frames: Vec<(&str, Span)> = self
+            .error
+            .call_stack
+            .iter()
+            .rev()
+            .map(|c| (c.function.as_str(), c.span))
+            .collect();
+        frames.push((self.error.function.as_str(), self.error.span));
+        let mut out = String::from("Traceback (most recent call last):\n");
+        let mut i = 0;
+        while i < frames.len() {
+            let mut n = 1;
+            while i + n < frames.len() && frames[i + n] == frames[i] {
+                n += 1;
+            }
+            for _ in 0..n.min(3) {
+                self.frame(&mut out, frames[i].0, frames[i].1);
+            }
+            if n > 3 {
+                out.push_str(&format!(
+                    "  [Previous line repeated {} more times]\n",
+                    n - 3
+                ));
+            }
+            i += n;
+        }
+        out.push_str(&format!("{}\n", self.error));
+        out
+    }
+
+    fn frame(&self, out: &mut String, function: &str, span: Span) {
+        let src = &self.source;
+        let lc = src.line_col(span.start);
+        out.push_str(&format!("  File \"{}\", line {}", src.name, lc.line));
+        if !function.is_empty() {
+            out.push_str(&format!(", in {function}"));
+        }
+        out.push('\n');
+        let text = src.line_text(lc.line).trim_end();
+        let code = text.trim_start();
+        if code.is_empty() {
+            return;
+        }
+        out.push_str(&format!("    {code}\n"));
+        // Carets under the span's part of the line, unless it is the whole line.
+        let indent = text.chars().count() - code.chars().count();
+        let start = (lc.col as usize).saturating_sub(1).max(indent);
+        let end_lc = src.line_col(span.end);
+        let end = if end_lc.line == lc.line {
+            (end_lc.col as usize).saturating_sub(1)
+        } else {
+            text.chars().count()
+        }
+        .min(text.chars().count());
+        if end > start && (start > indent || end < text.chars().count()) {
+            out.push_str(&format!(
+                "    {}{}\n",
+                " ".repeat(start - indent),
+                "^".repeat(end - start)
+            ));
+        }
     }
 
     pub fn kind(&self) -> &str {
@@ -249,10 +322,10 @@ impl RunError {
         self.error.to_diagnostic()
     }
 
-    /// The diagnostic rendered against the source: message, `--> file:line:col`, the source
-    /// line and a caret under the failing op.
+    /// What `pyjit run` prints: the [`traceback`](Self::traceback), then the diagnostic with
+    /// the exact location (`file:line:col`) and a caret under the failing op.
     pub fn render(&self) -> String {
-        self.error.render(&self.source)
+        format!("{}\n{}", self.traceback(), self.error.render(&self.source))
     }
 }
 
@@ -579,30 +652,19 @@ impl Program {
                 };
                 Interpreter::new(module, config, out)
                     .call(*entry, args)
-                    .map_err(|error| {
-                        CallError::Run(RunError {
-                            error,
-                            source: self.source.clone(),
-                        })
-                    })
+                    .map_err(|error| CallError::Run(RunError::new(error, self.source.clone())))
             }
             Backend::Interp => {
                 let mut interp = Interpreter::new(&self.module, self.options.interp.clone(), out);
-                interp.call(id, args).map_err(|error| {
-                    CallError::Run(RunError {
-                        error,
-                        source: self.source.clone(),
-                    })
-                })
+                interp
+                    .call(id, args)
+                    .map_err(|error| CallError::Run(RunError::new(error, self.source.clone())))
             }
             Backend::Native => {
                 let native = self.native_function(id, &args)?;
-                native.call_with_output(&args, out).map_err(|error| {
-                    CallError::Run(RunError {
-                        error,
-                        source: self.source.clone(),
-                    })
-                })
+                native
+                    .call_with_output(&args, out)
+                    .map_err(|error| CallError::Run(RunError::new(error, self.source.clone())))
             }
         }
     }

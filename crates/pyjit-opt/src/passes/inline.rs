@@ -8,12 +8,13 @@
 //! - `g`'s body ends in `return` (a body that always raises stays a call).
 //!
 //! Guarantee: the callee's ops keep their spans, so an error raised inside inlined code points
-//! at the same source line. What changes is only the interpreter's call stack (one frame less
-//! in a traceback and in the recursion-depth count).
+//! at the same source line, and each copied op records the call it was inlined through
+//! (`OpData::inlined_at`, `Function::inline_sites`), so that a traceback keeps the frame. What
+//! changes is only the recursion-depth count (one call less).
 
 use super::util::WalkExt;
 use super::{Pass, PassCtx};
-use pyjit_ir::{EntityRef, FuncId, Function, Module, Op, OpKind, Value};
+use pyjit_ir::{EntityRef, FuncId, Function, InlineSite, Module, Op, OpKind, Value};
 use std::collections::{HashMap, HashSet};
 
 pub struct Inline;
@@ -106,8 +107,27 @@ fn inline_in(m: &mut Module, id: FuncId, recursive: &HashSet<FuncId>, ctx: &mut 
         let args = f.op(call).operands.clone();
         let mut map: HashMap<Value, Value> = g.params().iter().copied().zip(args).collect();
         let body_ops = g.region_ops(g.body).to_vec();
+        // The call's frame, then the callee's own inlined calls renumbered under it.
+        let site = f.inline_sites.len() as u32;
+        f.inline_sites.push(InlineSite {
+            callee: g.name.clone(),
+            call_span: f.op(call).span,
+            parent: f.op(call).inlined_at,
+        });
+        let base = f.inline_sites.len() as u32;
+        for s in &g.inline_sites {
+            f.inline_sites.push(InlineSite {
+                callee: s.callee.clone(),
+                call_span: s.call_span,
+                parent: Some(s.parent.map_or(site, |p| base + p)),
+            });
+        }
         for &op in &body_ops[..body_ops.len() - 1] {
             let new = f.copy_op_from(&g, op, &mut map);
+            // The copy has the original's shape: pair their ops in pre-order.
+            for (old, copy) in preorder(&g, op).into_iter().zip(preorder(f, new)) {
+                f.op_mut(copy).inlined_at = Some(g.op(old).inlined_at.map_or(site, |i| base + i));
+            }
             f.insert_op_before(call, new);
         }
         let result = *map.get(&rv).unwrap_or(&rv);
@@ -118,4 +138,13 @@ fn inline_in(m: &mut Module, id: FuncId, recursive: &HashSet<FuncId>, ctx: &mut 
         changed = true;
     }
     changed
+}
+
+/// `op` and every op nested in its regions, in pre-order.
+fn preorder(f: &Function, op: Op) -> Vec<Op> {
+    let mut out = vec![op];
+    for &r in &f.op(op).regions {
+        f.walk_region(r, &mut |o| out.push(o));
+    }
+    out
 }
