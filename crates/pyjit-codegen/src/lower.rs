@@ -202,7 +202,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             kind,
             inline_frames: frames
                 .into_iter()
-                .map(|(function, span)| pyjit_interp::CallSite {
+                .map(|(function, span)| pyjit_value::CallSite {
                     function: function.to_string(),
                     span,
                 })
