@@ -301,6 +301,11 @@ fn item_of(x: &Tensor) -> Result<Scalar> {
 fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
     use BinaryOp::*;
     let k: Kernel = match (name, overload) {
+        // str and dtype equality (TorchScript's `aten::eq.str`)
+        ("eq", "str") => |a| Ok(vec![Value::Bool(string(a, 0)? == string(a, 1)?)]),
+        ("ne", "str") => |a| Ok(vec![Value::Bool(string(a, 0)? != string(a, 1)?)]),
+        ("eq", "ScalarType") => |a| Ok(vec![Value::Bool(dtype(a, 0)? == dtype(a, 1)?)]),
+        ("ne", "ScalarType") => |a| Ok(vec![Value::Bool(dtype(a, 0)? != dtype(a, 1)?)]),
         // creation
         ("zeros", _) => |a| one(ops::zeros(&ints(a, 0)?, opt_dtype(a, 1)?)?),
         ("ones", _) => |a| one(ops::ones(&ints(a, 0)?, opt_dtype(a, 1)?)?),
@@ -344,7 +349,7 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
         ("ones_like", _) => |a| one(ops::ones_like(t(a, 0)?, opt_dtype(a, 1)?)?),
         ("empty_like", _) => |a| one(ops::zeros_like(t(a, 0)?, opt_dtype(a, 1)?)?),
         ("full_like", _) => |a| one(ops::full_like(t(a, 0)?, sc(a, 1)?, opt_dtype(a, 2)?)?),
-        ("tensor", _) => |a| one(ops::tensor(arg(a, 0)?, opt_dtype(a, 1)?)?),
+        ("tensor" | "as_tensor", _) => |a| one(ops::tensor(arg(a, 0)?, opt_dtype(a, 1)?)?),
         ("scalar_tensor", _) => |a| one(ops::scalar_tensor(sc(a, 0)?, opt_dtype(a, 1)?)),
         // binary
         ("add", _) => |a| add_like(a, false, false),
@@ -425,7 +430,9 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
         ("isnan", _) => |a| one(ops::isnan(t(a, 0)?)?),
         ("isinf", _) => |a| one(ops::isinf(t(a, 0)?)?),
         ("isfinite", _) => |a| one(ops::isfinite(t(a, 0)?)?),
-        ("where", _) => |a| one(ops::where_(t(a, 0)?, input(a, 1)?, input(a, 2)?)?),
+        ("where", "self" | "ScalarOther" | "ScalarSelf" | "Scalar") => {
+            |a| one(ops::where_(t(a, 0)?, input(a, 1)?, input(a, 2)?)?)
+        }
         // reductions
         ("sum", "") => |a| one(ops::sum(t(a, 0)?, None, false, opt_dtype(a, 1)?)?),
         ("sum", _) => |a| {
@@ -567,7 +574,46 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
         ("repeat", _) => |a| one(ops::repeat(t(a, 0)?, &ints(a, 1)?)?),
         // conversion
         ("item", _) => |a| Ok(vec![scalar_value(t(a, 0)?.item()?)]),
-        ("to", _) => |a| one(t(a, 0)?.to_dtype(dtype(a, 1)?)?),
+        ("to" | "type_as", "other" | "") => |a| one(t(a, 0)?.to_dtype(t(a, 1)?.dtype())?),
+        ("to" | "type", _) => |a| one(t(a, 0)?.to_dtype(dtype(a, 1)?)?),
+        ("dtype", _) => |a| Ok(vec![Value::DType(t(a, 0)?.dtype())]),
+        ("is_floating_point", _) => |a| Ok(vec![Value::Bool(t(a, 0)?.dtype().is_float())]),
+        ("unbind", _) => |a| list(ops::unbind(t(a, 0)?, int(a, 1)?)?),
+        ("meshgrid", _) => |a| {
+            list(ops::meshgrid(
+                &tensors(a, 0)?,
+                string(a, 1)?.unwrap_or("ij"),
+            )?)
+        },
+        ("sort", _) => |a| pair(ops::sort(t(a, 0)?, int(a, 1)?, boolean(a, 2)?)?),
+        ("topk", _) => |a| pair(ops::topk(t(a, 0)?, int(a, 1)?, int(a, 2)?, boolean(a, 3)?)?),
+        ("nonzero", _) => |a| one(ops::nonzero(t(a, 0)?)?),
+        ("where", "") => |a| list(ops::where_indices(t(a, 0)?)?),
+        ("tril", _) => |a| one(ops::tri(t(a, 0)?, int(a, 1)?, false)?),
+        ("triu", _) => |a| one(ops::tri(t(a, 0)?, int(a, 1)?, true)?),
+        ("einsum", _) => |a| one(ops::einsum(string(a, 0)?.unwrap_or(""), &tensors(a, 1)?)?),
+        ("pad", _) => |a| {
+            let value = match arg(a, 3)? {
+                Value::None => None,
+                _ => Some(float(a, 3)?),
+            };
+            one(ops::pad(
+                t(a, 0)?,
+                &ints(a, 1)?,
+                string(a, 2)?.unwrap_or("constant"),
+                value,
+            )?)
+        },
+        ("dropout", _) => |a| one(ops::dropout(t(a, 0)?, float(a, 1)?, boolean(a, 2)?)?),
+        ("binary_cross_entropy_with_logits", _) => |a| {
+            one(ops::binary_cross_entropy_with_logits(
+                t(a, 0)?,
+                t(a, 1)?,
+                opt_t(a, 2)?,
+                opt_t(a, 4)?,
+                string(a, 3)?.unwrap_or("mean"),
+            )?)
+        },
         ("float", _) => |a| one(t(a, 0)?.to_dtype(DType::Float32)?),
         ("double", _) => |a| one(t(a, 0)?.to_dtype(DType::Float64)?),
         ("long", _) => |a| one(t(a, 0)?.to_dtype(DType::Int64)?),
@@ -661,6 +707,11 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
         ("bitwise_xor_", _) => |a| inplace_bin(BitXor, a),
         ("bitwise_left_shift_", _) => |a| inplace_bin(Shl, a),
         ("bitwise_right_shift_", _) => |a| inplace_bin(Shr, a),
+        ("clamp_", "Tensor") => |a| {
+            let (lo, hi) = (opt_t(a, 1)?, opt_t(a, 2)?);
+            let r = ops::clamp(t(a, 0)?, lo.map(Input::T), hi.map(Input::T))?;
+            Ok(vec![Value::Tensor(write_inplace(t(a, 0)?, &r)?)])
+        },
         ("clamp_", _) => |a| {
             let x = t(a, 0)?;
             let (lo, hi) = (opt_sc(a, 1)?, opt_sc(a, 2)?);

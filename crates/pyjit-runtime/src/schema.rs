@@ -273,6 +273,30 @@ const SIGNATURES: &[&str] = &[
     "clamp_(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
     "relu_(Tensor self) -> Tensor",
     "neg_(Tensor self) -> Tensor",
+    "clamp_.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
+    // ---- ops of real TorchScript libraries (torchvision, torchaudio, transformers, kornia)
+    "dtype(Tensor self) -> ScalarType",
+    "eq.str(str a, str b) -> bool",
+    "ne.str(str a, str b) -> bool",
+    "eq.ScalarType(ScalarType a, ScalarType b) -> bool",
+    "ne.ScalarType(ScalarType a, ScalarType b) -> bool",
+    "is_floating_point(Tensor self) -> bool",
+    "to.other(Tensor self, Tensor other) -> Tensor",
+    "type_as(Tensor self, Tensor other) -> Tensor",
+    "type.dtype(Tensor self, ScalarType dtype) -> Tensor",
+    "as_tensor(Any data, *, ScalarType? dtype=None) -> Tensor",
+    "unbind.int(Tensor self, int dim=0) -> Tensor[]",
+    "meshgrid.indexing(Tensor[] tensors, *, str indexing='ij') -> Tensor[]",
+    "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
+    "topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)",
+    "nonzero(Tensor self) -> Tensor",
+    "where(Tensor condition) -> Tensor[]",
+    "tril(Tensor self, int diagonal=0) -> Tensor",
+    "triu(Tensor self, int diagonal=0) -> Tensor",
+    "einsum(str equation, Tensor[] tensors) -> Tensor",
+    "pad(Tensor input, int[] pad, str mode='constant', float? value=None) -> Tensor",
+    "dropout(Tensor input, float p=0.5, bool training=True, bool inplace=False) -> Tensor",
+    "binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, *, str reduction='mean', Tensor? pos_weight=None) -> Tensor",
 ];
 
 /// What kind of computation an op is: drives [`infer`], and tells passes what they may do with it
@@ -603,6 +627,22 @@ const OP_INFO: &[(&str, &str, &[&str], OpKind)] = {
         ("gather", "TM", &[], Indexing),
         ("masked_fill", "TM", &[], Indexing),
         ("masked_select", "TM", &[], Indexing),
+        ("dtype", "", &[], Conversion),
+        ("is_floating_point", "TM", &[], Conversion),
+        ("type_as", "M", &[], Conversion),
+        ("type", "M", &[], Conversion),
+        ("as_tensor", "T", &[], Creation),
+        ("unbind", "TM", &[], Shape),
+        ("meshgrid", "T", &[], Shape),
+        ("sort", "TM", &["sort"], Indexing),
+        ("topk", "TM", &[], Indexing),
+        ("nonzero", "TM", &["nonzero"], Indexing),
+        ("tril", "TM", &["tril"], Shape),
+        ("triu", "TM", &["triu"], Shape),
+        ("einsum", "T", &["einsum"], LinearAlgebra),
+        ("pad", "F", &[], Shape),
+        ("dropout", "F", &[], Shape),
+        ("binary_cross_entropy_with_logits", "F", &[], Reduction),
     ]
 };
 
@@ -1461,6 +1501,80 @@ pub fn infer(id: OpId, args: &[ArgInfo]) -> Result<Vec<TypeInfo>, RuntimeError> 
     if s.inplace {
         let t = need_t0()?;
         return tensor(t.dtype, t.rank);
+    }
+    // The ops of real TorchScript libraries whose types the kind-based rules below do not give.
+    match (name, s.overload.as_str()) {
+        ("dtype", _) | ("einsum", _) | ("meshgrid", _) => {
+            return Err(infer_error(id, "not inferred"));
+        }
+        ("is_floating_point", _) | ("eq" | "ne", "str" | "ScalarType") => {
+            return Ok(vec![TypeInfo::Bool]);
+        }
+        ("to" | "type_as", "other" | "") => {
+            let t = need_t0()?;
+            let o = args
+                .get(1)
+                .and_then(info_tensor)
+                .ok_or_else(|| infer_error(id, "other is not a tensor"))?;
+            return tensor(o.dtype, t.rank);
+        }
+        ("type", _) => {
+            let t = need_t0()?;
+            return tensor(
+                dtype_arg.ok_or_else(|| infer_error(id, "unknown dtype"))?,
+                t.rank,
+            );
+        }
+        ("as_tensor", _) => {
+            return Err(infer_error(id, "not inferred"));
+        }
+        ("unbind", _) => {
+            let t = need_t0()?;
+            if t.rank == 0 {
+                return Err(infer_error(id, "unbind of a 0-d tensor"));
+            }
+            return Ok(vec![TypeInfo::TensorList(
+                TensorInfo {
+                    dtype: t.dtype,
+                    rank: t.rank - 1,
+                },
+                None,
+            )]);
+        }
+        ("sort" | "topk", _) => {
+            let t = need_t0()?;
+            return Ok(vec![
+                TypeInfo::Tensor(t),
+                TypeInfo::Tensor(TensorInfo {
+                    dtype: DType::Int64,
+                    rank: t.rank,
+                }),
+            ]);
+        }
+        ("nonzero", _) => return tensor(DType::Int64, 2),
+        ("where", "") => {
+            return Ok(vec![TypeInfo::TensorList(
+                TensorInfo {
+                    dtype: DType::Int64,
+                    rank: 1,
+                },
+                need_t0().ok().map(|t| t.rank),
+            )]);
+        }
+        ("tril" | "triu" | "pad" | "dropout", _) => {
+            let t = need_t0()?;
+            return tensor(t.dtype, t.rank);
+        }
+        ("binary_cross_entropy_with_logits", _) => {
+            let t = need_t0()?;
+            let rank = match args.get(3) {
+                Some(ArgInfo::Known(Value::Str(r))) if r == "none" => t.rank,
+                Some(ArgInfo::Known(Value::Str(_))) => 0,
+                _ => return Err(infer_error(id, "unknown reduction")),
+            };
+            return tensor(float_of(t.dtype), rank);
+        }
+        _ => {}
     }
     match s.kind {
         OpKind::Creation => {

@@ -194,17 +194,32 @@ impl Checker<'_> {
                 self.block(orelse, false);
             }
             StmtKind::With { items, body, .. } => {
-                self.push(traceable(
-                    err(
-                        "`with` statements are not supported",
-                        head_span(s, "with"),
-                        "`with` statement",
-                        "remove the `with` line and keep its body (`torch.no_grad()` has no effect here: there is no autograd)",
-                    ),
-                    "`with`",
-                ));
+                // `with torch.no_grad():` (and `enable_grad`, `inference_mode`): no autograd
+                // here, so the body runs as is. Other context managers are rejected.
                 for it in items {
-                    self.expr(&it.context, false);
+                    let known = match &it.context.kind {
+                        ExprKind::Call {
+                            func,
+                            args,
+                            keywords,
+                        } if args.is_empty() && keywords.is_empty() => {
+                            func.dotted_name().is_some_and(|n| {
+                                matches!(
+                                    n.rsplit('.').next(),
+                                    Some("no_grad" | "enable_grad" | "inference_mode")
+                                )
+                            })
+                        }
+                        _ => false,
+                    };
+                    if !known || it.vars.is_some() {
+                        self.push(err(
+                            "this `with` statement is not supported",
+                            it.context.span,
+                            "context manager",
+                            "only `with torch.no_grad():`, `with torch.enable_grad():` and `with torch.inference_mode():` are accepted (they have no effect: there is no autograd)",
+                        ));
+                    }
                 }
                 self.block(body, false);
             }
@@ -341,25 +356,9 @@ impl Checker<'_> {
             | ExprKind::Bool(_)
             | ExprKind::None
             | ExprKind::Ellipsis => {}
-            ExprKind::Str(_) => {
-                if !msg {
-                    self.push(err(
-                        "string values are only supported as messages",
-                        e.span,
-                        "string value",
-                        "strings may appear in `raise`, `assert` messages and `print` calls",
-                    ));
-                }
-            }
+            // `str` values: literals, f-strings (the lowering types them).
+            ExprKind::Str(_) => {}
             ExprKind::FString(parts) => {
-                if !msg {
-                    self.push(err(
-                        "f-strings are only supported in messages",
-                        e.span,
-                        "f-string used as a value",
-                        "f-strings may appear in `raise`, `assert` messages and `print` calls",
-                    ));
-                }
                 for p in parts {
                     if let pyjit_syntax::ast::FStringPart::Expr { expr, .. } = p {
                         self.expr(expr, false);
@@ -460,12 +459,24 @@ impl Checker<'_> {
                 ),
                 "lambdas",
             )),
-            ExprKind::ListComp { .. } => self.push(err(
-                "list comprehensions are not supported",
-                e.span,
-                "list comprehension",
-                "build the list with a loop: `out: List[T] = []`, then `for ...: out.append(...)`",
-            )),
+            ExprKind::ListComp { elt, generators } => {
+                self.expr(elt, false);
+                for g in generators {
+                    if g.is_async {
+                        self.push(err(
+                            "`async for` in a comprehension is not supported",
+                            g.iter.span,
+                            "async comprehension",
+                            "",
+                        ));
+                    }
+                    self.expr(&g.target, false);
+                    self.expr(&g.iter, false);
+                    for c in &g.ifs {
+                        self.expr(c, false);
+                    }
+                }
+            }
             ExprKind::SetComp { .. } => self.push(err(
                 "set comprehensions are not supported",
                 e.span,

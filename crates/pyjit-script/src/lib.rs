@@ -304,5 +304,7 @@ fn const_type(c: &module::Const) -> Ty {
         module::Const::Bool(_) => Ty::Bool,
         module::Const::None => Ty::optional(Ty::Tensor),
         module::Const::Tuple(items) => Ty::Tuple(items.iter().map(const_type).collect()),
+        module::Const::Str(_) => Ty::Str,
+        module::Const::DType(_) => Ty::DType,
     }
 }

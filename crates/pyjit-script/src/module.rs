@@ -15,6 +15,10 @@ pub enum Const {
     Bool(bool),
     None,
     Tuple(Vec<Const>),
+    /// A string (`reduction: str = "mean"`).
+    Str(String),
+    /// A dtype (`dtype: torch.dtype = torch.float32`).
+    DType(pyjit_runtime::DType),
 }
 
 pub struct ModuleInfo<'a> {
@@ -210,6 +214,30 @@ fn eval_const_inner(e: &Expr, info: &ModuleInfo) -> Option<Const> {
         ExprKind::Float(v) => Some(Const::Float(*v)),
         ExprKind::Bool(b) => Some(Const::Bool(*b)),
         ExprKind::None => Some(Const::None),
+        ExprKind::Str(s) => Some(Const::Str(s.clone())),
+        // `math.log(1000.0 / 16)` & co. of constants (module constants such as torchvision's
+        // `BBOX_CLIP`), computed as Python computes them.
+        ExprKind::Call {
+            func,
+            args,
+            keywords,
+        } if keywords.is_empty() && args.len() == 1 => {
+            let canon = info.imports.canonical(&func.dotted_name()?)?;
+            let x = match eval_const(&args[0], info)? {
+                Const::Int(i) => i as f64,
+                Const::Float(f) => f,
+                _ => return None,
+            };
+            let r = match canon.as_str() {
+                "math.log" if x > 0.0 => x.ln(),
+                "math.log2" if x > 0.0 => x.log2(),
+                "math.log10" if x > 0.0 => x.log10(),
+                "math.sqrt" if x >= 0.0 => x.sqrt(),
+                "math.exp" => x.exp(),
+                _ => return None,
+            };
+            r.is_finite().then_some(Const::Float(r))
+        }
         ExprKind::Tuple(items) => items
             .iter()
             .map(|i| eval_const(i, info))
@@ -224,7 +252,10 @@ fn eval_const_inner(e: &Expr, info: &ModuleInfo) -> Option<Const> {
                 "math.tau" => Some(Const::Float(std::f64::consts::TAU)),
                 "math.inf" => Some(Const::Float(f64::INFINITY)),
                 "math.nan" => Some(Const::Float(f64::NAN)),
-                _ => None,
+                other => other
+                    .strip_prefix("torch.")
+                    .and_then(pyjit_runtime::DType::from_name)
+                    .map(Const::DType),
             }
         }
         ExprKind::UnaryOp { op, operand } => {

@@ -34,6 +34,8 @@ impl Imports {
             "float" => "float",
             "bool" => "bool",
             "str" => "str",
+            "torch.dtype" => "dtype",
+            "torch.device" => "Device",
             "None" => "None",
             // Bare `List` & co. are accepted even without the import: with
             // `from __future__ import annotations` Python never evaluates them.

@@ -17,6 +17,8 @@ pub enum Ty {
     Str,
     None,
     DType,
+    /// A `torch.device`: the CPU is the only one, so its IR value is the string `"cpu"`.
+    Device,
     Tuple(Vec<Ty>),
     List(Box<Ty>),
     Optional(Box<Ty>),
@@ -70,6 +72,7 @@ impl fmt::Display for Ty {
             Ty::Str => write!(f, "str"),
             Ty::None => write!(f, "None"),
             Ty::DType => write!(f, "dtype"),
+            Ty::Device => write!(f, "Device"),
             Ty::Tuple(ts) => {
                 write!(f, "Tuple[")?;
                 for (i, t) in ts.iter().enumerate() {
@@ -115,6 +118,8 @@ pub fn parse_annotation(e: &Expr, imports: &Imports) -> Result<Ty, Diagnostic> {
                 Some("float") => Ok(Ty::Float),
                 Some("bool") => Ok(Ty::Bool),
                 Some("str") => Ok(Ty::Str),
+                Some("dtype") => Ok(Ty::DType),
+                Some("Device") => Ok(Ty::Device),
                 Some("None") => Ok(Ty::None),
                 Some("Any") => Err(Diagnostic::error("`Any` is not a supported type")
                     .with_primary(e.span, "values need one static type")

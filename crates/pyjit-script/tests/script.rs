@@ -134,6 +134,21 @@ fn error_snapshots() {
 /// corpus' error cases fail at run time).
 const CORPUS_COMPILE_ERRORS: &[&str] = &[];
 
+/// Programs of the real-TorchScript corpus (`ts_*`, issue 14) that use a construct the frontend
+/// does not accept yet; the test fails when one of them compiles (remove it then).
+const NOT_YET_SCRIPTABLE: &[(&str, &str)] = &[
+    (
+        "ts_hf_pad_truncate",
+        "`Tensor.tolist()` (typed by the annotation)",
+    ),
+    ("ts_misc_dict", "`Dict[str, T]` / `Dict[int, T]` values"),
+    (
+        "ts_misc_item_tolist",
+        "`Tensor.tolist()` (typed by the annotation)",
+    ),
+    ("ts_misc_ops", "a Tensor default argument"),
+];
+
 #[test]
 fn corpus_scripts_and_verifies() {
     let files = py_files(&root().join("tests/programs"));
@@ -146,13 +161,17 @@ fn corpus_scripts_and_verifies() {
             .to_string();
         let file = load(path, "tests/programs");
         let r = pyjit_script::script_source(&file);
-        match (r, CORPUS_COMPILE_ERRORS.contains(&stem.as_str())) {
+        let not_yet = NOT_YET_SCRIPTABLE.iter().any(|(n, _)| *n == stem);
+        match (r, CORPUS_COMPILE_ERRORS.contains(&stem.as_str()) || not_yet) {
             (Ok(m), false) => {
                 if let Err(e) = pyjit_ir::verify_module(&m) {
                     failures.push(format!("{stem}: IR does not verify: {e:?}"));
                 }
             }
             (Err(d), false) => failures.push(format!("{stem}:\n{}", render_all(&file, &d))),
+            (Ok(_), true) if not_yet => failures.push(format!(
+                "{stem}: compiles now; remove it from NOT_YET_SCRIPTABLE"
+            )),
             (Ok(_), true) => failures.push(format!("{stem}: expected a compile error")),
             (Err(_), true) => {}
         }

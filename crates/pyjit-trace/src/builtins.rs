@@ -101,6 +101,15 @@ pub(crate) fn call_builtin(
     if let Some(op) = name.strip_prefix("torch.") {
         match op {
             "jit.is_scripting" => return Ok(PyVal::Bool(false)),
+            "device" => {
+                arity("torch.device", &args, 1, 1, span)?;
+                crate::eval::check_device(&args[0], span)?;
+                return Ok(PyVal::Device);
+            }
+            "no_grad" | "enable_grad" | "inference_mode" => {
+                arity(name, &args, 0, 0, span)?;
+                return Ok(PyVal::None);
+            }
             "jit.is_tracing" => return Ok(PyVal::Bool(ev.rec.is_some())),
             "is_tensor" => return Ok(PyVal::Bool(matches!(args.first(), Some(PyVal::Tensor(_))))),
             "as_tensor" => return library_op(ev, "tensor", Lib::Torch, args, kw, span),
@@ -723,6 +732,10 @@ pub(crate) fn call_method(
             }
             let mut all = vec![recv.clone()];
             all.extend(args);
+            if name == "where" && all.len() >= 2 {
+                // `x.where(cond, other)`: `x` is the value where `cond` holds.
+                all.swap(0, 1);
+            }
             let numpy_kw = kw.iter().any(|(k, _)| k == "axis" || k == "keepdims");
             if !numpy_kw && schema::overloads(name).any(|(_, s)| s.spelling.method) {
                 return library_op(ev, name, Lib::Method, all, kw, span);

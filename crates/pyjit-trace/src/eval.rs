@@ -555,6 +555,8 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                         ExprKind::Call { func, args, .. } => {
                             let kind = func.dotted_name().unwrap_or_else(|| "Exception".into());
                             let msg = match args.first() {
+                                // `str(KeyError(k))` is `repr(k)`
+                                Some(a) if kind.ends_with("KeyError") => self.eval(f, a)?.repr(),
                                 Some(a) => self.eval(f, a)?.to_str(),
                                 None => String::new(),
                             };
@@ -586,6 +588,27 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 f.insert(def.name.name.clone(), PyVal::Func(Rc::new(c)));
             }
             StmtKind::Import(_) | StmtKind::ImportFrom { .. } => {}
+            StmtKind::With { items, body, .. } => {
+                // `with torch.no_grad():` and friends: no autograd here, so no effect.
+                for it in items {
+                    let callee = match &it.context.kind {
+                        ast::ExprKind::Call { func, args, .. } if args.is_empty() => {
+                            Some(self.eval(f, func)?)
+                        }
+                        _ => None,
+                    };
+                    let known = matches!(&callee, Some(PyVal::Func(c))
+                        if matches!(&**c, Callable::Builtin(n)
+                            if matches!(n.as_str(), "torch.no_grad" | "torch.enable_grad" | "torch.inference_mode")));
+                    if !known || it.vars.is_some() {
+                        return Err(TraceError::unsupported(
+                            "only `with torch.no_grad():`, `with torch.enable_grad():` and `with torch.inference_mode():` are supported",
+                            it.context.span,
+                        ));
+                    }
+                }
+                return self.exec_block(f, body);
+            }
             StmtKind::Del(targets) => {
                 for t in targets {
                     self.delete(f, t)?;
@@ -1101,6 +1124,36 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             && !kwargs.iter().any(|(k, _)| k == "p")
         {
             args.push(PyVal::Float(2.0));
+        }
+        // `device=` arguments: the CPU is the only device.
+        let mut kwargs = kwargs;
+        for (n, x) in &kwargs {
+            if n == "device" {
+                check_device(x, span)?;
+            }
+        }
+        kwargs.retain(|(n, _)| n != "device");
+        // `x.to(device)`, `x.to(device, dtype)`: the device part is the identity.
+        if name == "to" && args.get(1).is_some_and(is_device_value) {
+            check_device(&args[1], span)?;
+            args.remove(1);
+            if args.len() == 1 && kwargs.is_empty() {
+                return Ok(args.remove(0));
+            }
+        }
+        if name == "to" && args.len() == 1 && kwargs.is_empty() {
+            return Ok(args.remove(0));
+        }
+        // `torch.meshgrid(a, b)`, `torch.einsum("ij,jk", a, b)`: the tensors are one list.
+        let first_tensor = usize::from(name == "einsum");
+        if matches!(name, "meshgrid" | "einsum")
+            && args.len() > first_tensor
+            && args[first_tensor..]
+                .iter()
+                .all(|x| matches!(x, PyVal::Tensor(_)))
+        {
+            let ts: Vec<PyVal> = args.drain(first_tensor..).collect();
+            args.push(PyVal::List(Rc::new(std::cell::RefCell::new(ts))));
         }
         let mut a = Vec::with_capacity(args.len());
         for x in &args {
@@ -1699,12 +1752,23 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 "dtype" => Ok(PyVal::DType(t.t.dtype())),
                 "ndim" => self.call_op("dim", vec![v.clone()], vec![], span),
                 "T" => self.call_op("t", vec![v.clone()], vec![], span),
+                "device" => Ok(PyVal::Device),
+                "is_cuda" => Ok(PyVal::Bool(false)),
                 _ => Ok(PyVal::Func(Rc::new(Callable::Method {
                     recv: v.clone(),
                     name: attr.to_string(),
                 }))),
             },
             PyVal::DType(d) if attr == "is_floating_point" => Ok(PyVal::Bool(d.is_float())),
+            PyVal::Device if attr == "type" => Ok(PyVal::Str(Rc::from("cpu"))),
+            // The named-tuple results of `max(x, dim)`, `min`, `sort`, `topk`: (values, indices).
+            PyVal::Tuple(items)
+                if matches!(attr, "values" | "indices")
+                    && items.len() == 2
+                    && items.iter().all(|x| matches!(x, PyVal::Tensor(_))) =>
+            {
+                Ok(items[usize::from(attr == "indices")].clone())
+            }
             _ => Ok(PyVal::Func(Rc::new(Callable::Method {
                 recv: v.clone(),
                 name: attr.to_string(),
@@ -1837,6 +1901,13 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 let mut v = x.to_vec();
                 v.extend(y.iter().cloned());
                 return Ok(PyVal::tuple(v));
+            }
+            // `x.shape[:-1] + (n,)`: a shape is a `List[int]` here (torch.Size in Python, a
+            // tuple), and TorchScript accepts `List[int] + Tuple[int, ...]`.
+            (List(x), Tuple(y), BinOp::Add) => {
+                let mut v = x.borrow().clone();
+                v.extend(y.iter().cloned());
+                return Ok(PyVal::list(v));
             }
             (List(_) | Tuple(_), Int(n), BinOp::Mul) | (Int(n), List(_) | Tuple(_), BinOp::Mul) => {
                 let seq = if let Int(_) = a { &b } else { &a };
@@ -2204,6 +2275,38 @@ impl<'a, 'o> Evaluator<'a, 'o> {
 
 /// Whether `except T` catches an exception of class `kind` (the builtin hierarchy, for the
 /// classes the evaluator raises).
+/// Whether a value names a device (`x.device`, `torch.device(...)`, `"cpu"`).
+fn is_device_value(v: &PyVal) -> bool {
+    match v {
+        PyVal::Device => true,
+        PyVal::Str(s) => matches!(
+            s.split(':').next(),
+            Some("cpu" | "cuda" | "mps" | "meta" | "xpu")
+        ),
+        _ => false,
+    }
+}
+
+/// A `device=` argument: the CPU, or an error naming the device (pyjit runs on the CPU only).
+pub(crate) fn check_device(v: &PyVal, span: Span) -> R<()> {
+    match v {
+        PyVal::Device | PyVal::None => Ok(()),
+        PyVal::Str(s) if &**s == "cpu" || s.starts_with("cpu:") => Ok(()),
+        PyVal::Str(s) => Err(TraceError::new(
+            "RuntimeError",
+            format!("pyjit runs on the CPU only: device '{s}' is not available"),
+            span,
+        )),
+        other => Err(type_err(
+            format!(
+                "device must be a torch.device or a string, not '{}'",
+                other.type_name()
+            ),
+            span,
+        )),
+    }
+}
+
 fn handler_matches(h: &ast::ExceptHandler, kind: &ExcKind) -> bool {
     let Some(t) = &h.typ else { return true };
     let names: Vec<String> = match &t.kind {

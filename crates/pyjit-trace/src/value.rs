@@ -40,6 +40,8 @@ pub enum PyVal {
     Type(&'static str),
     /// `...`
     Ellipsis,
+    /// A `torch.device`: always the CPU (`x.device`, `torch.device("cpu")`).
+    Device,
     /// `range(start, stop, step)` (step ≠ 0), iterated lazily by `for`.
     Range(i64, i64, i64),
     /// A scalar argument of the traced function that is still a graph input: tensor ops take
@@ -154,6 +156,7 @@ impl PyVal {
             PyVal::Module(_) => "module",
             PyVal::Type(_) => "type",
             PyVal::Ellipsis => "ellipsis",
+            PyVal::Device => "torch.device",
             PyVal::Range(..) => "range",
             PyVal::Sym(s) => s.value.type_name(),
             PyVal::Class(_) => "type",
@@ -209,6 +212,7 @@ impl PyVal {
             PyVal::Module(m) => format!("<module '{m}'>"),
             PyVal::Type(t) => format!("<class '{t}'>"),
             PyVal::Ellipsis => "Ellipsis".into(),
+            PyVal::Device => "device(type='cpu')".into(),
             PyVal::Sym(s) => s.value.repr(),
             PyVal::Class(c) => format!("<class '{}'>", c.name),
             PyVal::Object(o) => format!("<{} object>", o.class.name),
@@ -225,6 +229,7 @@ impl PyVal {
     pub fn to_str(&self) -> String {
         match self {
             PyVal::Str(s) => s.to_string(),
+            PyVal::Device => "cpu".into(),
             other => other.repr(),
         }
     }

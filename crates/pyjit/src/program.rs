@@ -852,6 +852,8 @@ fn const_to_value(c: &pyjit_script::module::Const, ty: &Type) -> Option<Value> {
         (Const::Int(i), Type::Int) => Value::Int(*i),
         (Const::Float(x), Type::Float) => Value::Float(*x),
         (Const::Bool(b), Type::Bool) => Value::Bool(*b),
+        (Const::Str(s), Type::Str) => Value::str(s),
+        (Const::DType(d), Type::DType) => Value::DType(*d),
         (Const::Tuple(items), Type::Tuple(tys)) if items.len() == tys.len() => Value::tuple(
             items
                 .iter()

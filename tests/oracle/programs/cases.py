@@ -73,3 +73,4 @@ from cases_ops import *  # noqa: E402,F401,F403
 from cases_misc import *  # noqa: E402,F401,F403
 from cases_more import *  # noqa: E402,F401,F403
 from cases_alg import *  # noqa: E402,F401,F403
+from cases_ts import *  # noqa: E402,F401,F403

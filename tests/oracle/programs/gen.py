@@ -434,6 +434,11 @@ def seed_for(name):
     return zlib.crc32(name.encode()) & 0x7FFFFFFF
 
 
+# Programs named `ts_*` (the corpus of real-TorchScript-style functions) must compile under
+# torch.jit.script, every function of them.
+TORCHSCRIPT_PREFIX = "ts_"
+
+
 def gen_program(name):
     mod = load_module(name)
     is_numpy = "np" in vars(mod) and vars(mod)["np"] is np
@@ -456,6 +461,9 @@ def gen_program(name):
         sfn, err = probe_script(mod, f)
         script[f] = {"accepted": sfn is not None} if err is None else {"accepted": False, "error": err}
         scripted[f] = sfn
+        if name.startswith(TORCHSCRIPT_PREFIX) and err is not None:
+            # the real-TorchScript corpus: every function must be one torch.jit.script accepts
+            raise SystemExit("%s: %s is not accepted by torch.jit.script: %s" % (name, f, err))
 
     entries = []
     tracer = ArcTracer(mod.__file__)

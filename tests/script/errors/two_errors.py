@@ -4,7 +4,7 @@ from typing import List, Tuple, Optional
 
 
 def f(x: Tensor) -> Tensor:
-    ys = [v for v in x]
-    with torch.no_grad():
+    ys = {v for v in [1, 2]}
+    with open("log.txt") as fh:
         pass
     return x

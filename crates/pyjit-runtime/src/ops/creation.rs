@@ -121,7 +121,8 @@ pub fn linspace(start: Scalar, end: Scalar, steps: i64, dtype: Option<DType>) ->
     check_alloc(&[n], dtype)?;
     let (s, e) = (start.to_f64(), end.to_f64());
     let step = if n > 1 { (e - s) / (n - 1) as f64 } else { 0.0 };
-    let half = n / 2;
+    // The first half counts up from `start`, the rest down from `end`; one step is `[start]`.
+    let half = if n == 1 { 1 } else { n / 2 };
     let vals: Vec<f64> = (0..n)
         .map(|i| {
             if i < half {

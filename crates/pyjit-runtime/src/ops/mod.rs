@@ -4,16 +4,22 @@
 //! Results are fresh contiguous tensors unless PyTorch returns a view (shape ops, basic indexing).
 
 mod creation;
+mod einsum;
 mod elementwise;
 mod linalg;
+mod nn;
 mod reduce;
+mod select;
 mod shape;
 pub mod vmath;
 
 pub use creation::*;
+pub use einsum::*;
 pub use elementwise::*;
 pub use linalg::*;
+pub use nn::*;
 pub use reduce::*;
+pub use select::*;
 pub use shape::*;
 
 pub use crate::index::{

@@ -1,7 +1,7 @@
 //! Expressions: names, literals, operators on scalars, conditions with `Optional` refinement,
 //! calls of module functions and builtins, `math.*`, lists, tuples, messages.
 
-use super::tensor::ScalarTy;
+use super::tensor::{SArg, ScalarTy};
 use super::{Binding, Lower, R, Val, ir_type, unify};
 use crate::module::Const as MConst;
 use crate::ty::{Ty, parse_annotation};
@@ -24,6 +24,7 @@ pub(crate) const BUILTINS: &[&str] = &[
     "range",
     "reversed",
     "len",
+    "list",
     "min",
     "max",
     "abs",
@@ -108,6 +109,9 @@ impl Lower<'_, '_, '_> {
                 Ok(Val { v, ty })
             }
             ExprKind::List(items) => self.list_display(e, items, hint),
+            ExprKind::ListComp { elt, generators } => {
+                self.list_comprehension(e, elt, generators, hint)
+            }
             ExprKind::BinOp { left, op, right } => {
                 // An `int`/`float` context reaches the operands of arithmetic, so that
                 // `t.item() + 1` in an int context reads the tensor as an int.
@@ -277,6 +281,14 @@ impl Lower<'_, '_, '_> {
                 v: self.b.const_none(),
                 ty: Ty::None,
             },
+            MConst::Str(s) => Val {
+                v: self.b.const_str(s),
+                ty: Ty::Str,
+            },
+            MConst::DType(d) => Val {
+                v: self.b.const_dtype(super::tensor::ir_dtype(*d)),
+                ty: Ty::DType,
+            },
             MConst::Tuple(items) => {
                 let vals: Vec<Val> = items.iter().map(|i| self.module_const(i)).collect();
                 let ty = Ty::Tuple(vals.iter().map(|v| v.ty.clone()).collect());
@@ -287,6 +299,133 @@ impl Lower<'_, '_, '_> {
                 }
             }
         }
+    }
+
+    /// `[elt for x in xs if c ...]`: lowered as the `for` loops that append to a fresh list
+    /// (TorchScript's semantics: the loop variables do not leak). The element type is the type
+    /// of `elt`, found by lowering the loops once into a branch that never runs.
+    fn list_comprehension(
+        &mut self,
+        e: &Expr,
+        elt: &Expr,
+        generators: &[pyjit_syntax::ast::Comprehension],
+        hint: Option<&Ty>,
+    ) -> R<Val> {
+        use pyjit_syntax::ast::{Ident, Stmt, StmtKind};
+        let span = e.span;
+        let name = format!("\u{0}comp{}", span.start);
+        let var = Expr {
+            kind: ExprKind::Name(name.clone()),
+            span,
+        };
+        // The innermost statement, wrapped in the ifs and loops from the inside out.
+        let nest = |inner: Stmt| -> Stmt {
+            let mut s = inner;
+            for g in generators.iter().rev() {
+                for c in g.ifs.iter().rev() {
+                    s = Stmt {
+                        kind: StmtKind::If {
+                            test: c.clone(),
+                            body: vec![s],
+                            orelse: vec![],
+                        },
+                        span,
+                    };
+                }
+                s = Stmt {
+                    kind: StmtKind::For {
+                        target: g.target.clone(),
+                        iter: g.iter.clone(),
+                        body: vec![s],
+                        orelse: vec![],
+                        is_async: false,
+                    },
+                    span,
+                };
+            }
+            s
+        };
+        let saved = self.st.clone();
+        // Pass 1: the element type, in a branch that never runs.
+        let elem = match hint {
+            Some(Ty::List(t)) => (**t).clone(),
+            _ => {
+                let probe = nest(Stmt {
+                    kind: StmtKind::Assign {
+                        targets: vec![var.clone()],
+                        value: elt.clone(),
+                        type_comment: None,
+                    },
+                    span,
+                });
+                let never = self.b.const_bool(false);
+                let then_r = self.b.new_region(&[]);
+                let else_r = self.b.new_region(&[]);
+                let ip = self.b.position_at_end(then_r);
+                let r = self.stmt(&probe);
+                let ty = match self.st.vars.get(&name) {
+                    Some(Binding::Val { ty, .. }) | Some(Binding::Undef { ty: Some(ty), .. }) => {
+                        Some(ty.clone())
+                    }
+                    _ => None,
+                };
+                if !self.st.unreachable {
+                    self.b.yield_(&[]);
+                }
+                self.b.position_at_end(else_r);
+                self.b.yield_(&[]);
+                self.b.set_insert_point(ip);
+                self.b.if_(never, then_r, else_r, &[]);
+                self.st = saved.clone();
+                r?;
+                match ty {
+                    Some(t) => t,
+                    // no element is ever produced: TorchScript's default
+                    None => Ty::Tensor,
+                }
+            }
+        };
+        // Pass 2: the loops, appending.
+        self.set_span(span);
+        let out = self.b.list_new(ir_type(&elem), &[]);
+        self.st.vars.insert(
+            name.clone(),
+            Binding::Val {
+                v: out,
+                ty: Ty::list(elem.clone()),
+                refined: false,
+            },
+        );
+        let append = Expr {
+            kind: ExprKind::Call {
+                func: Box::new(Expr {
+                    kind: ExprKind::Attribute {
+                        value: Box::new(var.clone()),
+                        attr: Ident {
+                            name: "append".into(),
+                            span,
+                        },
+                    },
+                    span,
+                }),
+                args: vec![elt.clone()],
+                keywords: vec![],
+            },
+            span,
+        };
+        let body = nest(Stmt {
+            kind: StmtKind::Expr(append),
+            span,
+        });
+        let r = self.stmt(&body);
+        // The loop variables do not leak; the list is the value.
+        let vars = saved.vars.clone();
+        self.st.vars = vars;
+        r?;
+        Ok(Val {
+            v: out,
+            ty: Ty::list(elem),
+        })
     }
 
     fn list_display(&mut self, e: &Expr, items: &[Expr], hint: Option<&Ty>) -> R<Val> {
@@ -513,11 +652,14 @@ impl Lower<'_, '_, '_> {
                     (right, left.as_ref())
                 };
                 if !matches!(other.kind, ExprKind::None) {
-                    return Err(Diagnostic::error(
-                        "`is` / `is not` are only supported with `None`",
-                    )
-                    .with_primary(e.span, "identity comparison")
-                    .with_help("use `==` / `!=` to compare values"));
+                    // `x.dtype is torch.float64` & co.: the comparison says what it supports
+                    let v = self.compare_chain(left, ops, e.span)?;
+                    let b = self.truthy(v, e)?;
+                    return Ok(Cond {
+                        v: b,
+                        if_true: vec![],
+                        if_false: vec![],
+                    });
                 }
                 // A variable is tested through its binding: a refined `Optional` is known to hold
                 // a value, and the test still names it for the refinement.
@@ -808,6 +950,10 @@ impl Lower<'_, '_, '_> {
                 let v = if op == CmpOp::NotIn { self.b.not(v) } else { v };
                 return Ok(Val { v, ty: Ty::Bool });
             }
+            // dtypes are singletons: `x.dtype is torch.float64` is `==`
+            CmpOp::Is | CmpOp::IsNot if l.ty == Ty::DType && r.ty == Ty::DType => {
+                return self.dtype_eq(op == CmpOp::Is, l, r, span);
+            }
             CmpOp::Is | CmpOp::IsNot => {
                 return Err(
                     Diagnostic::error("`is` / `is not` are only supported with `None`")
@@ -834,6 +980,16 @@ impl Lower<'_, '_, '_> {
             }
             (Ty::DType, Ty::DType) if matches!(iop, ICmp::Eq | ICmp::Ne) => {
                 return self.dtype_eq(iop == ICmp::Eq, l, r, span);
+            }
+            (Ty::Str, Ty::Str) if matches!(iop, ICmp::Eq | ICmp::Ne) => {
+                let name = if iop == ICmp::Eq { "eq" } else { "ne" };
+                return self.schema_call(
+                    name,
+                    vec![SArg::V(l), SArg::V(r)],
+                    vec![],
+                    "str ==",
+                    span,
+                );
             }
             (Ty::List(_), Ty::List(_)) | (Ty::Tuple(_), Ty::Tuple(_))
                 if matches!(iop, ICmp::Eq | ICmp::Ne) =>
@@ -1044,6 +1200,62 @@ impl Lower<'_, '_, '_> {
                 ty: l.ty.clone(),
             });
         }
+        // `(a, b) + (c,)`: the elements of both.
+        if op == BinOp::Add
+            && let (Ty::Tuple(a), Ty::Tuple(b)) = (&l.ty, &r.ty)
+        {
+            let mut vs = Vec::new();
+            for i in 0..a.len() {
+                vs.push(self.b.tuple_get(l.v, i as u32));
+            }
+            for i in 0..b.len() {
+                vs.push(self.b.tuple_get(r.v, i as u32));
+            }
+            let ty = Ty::Tuple(a.iter().chain(b).cloned().collect());
+            return Ok(Val {
+                v: self.b.tuple_new(&vs),
+                ty,
+            });
+        }
+        // `x.shape[:-1] + (n,)`: TorchScript adds a tuple of the element type to a list.
+        if op == BinOp::Add
+            && let (Ty::List(a), Ty::Tuple(b)) = (&l.ty, &r.ty)
+            && b.iter().all(|t| t == a.as_ref())
+        {
+            let out = self.b.list_new(ir_type(a), &[]);
+            self.append_all(out, l.v);
+            for i in 0..b.len() {
+                let x = self.b.tuple_get(r.v, i as u32);
+                self.b.list_append(out, x);
+            }
+            return Ok(Val {
+                v: out,
+                ty: l.ty.clone(),
+            });
+        }
+        // `xs * n`, `n * xs`: the list repeated (none for n <= 0).
+        if op == BinOp::Mul
+            && let (Ty::List(a), Ty::Int) | (Ty::Int, Ty::List(a)) = (&l.ty, &r.ty)
+        {
+            let (list, n) = if matches!(l.ty, Ty::List(_)) {
+                (l.v, r.v)
+            } else {
+                (r.v, l.v)
+            };
+            let out = self.b.list_new(ir_type(a), &[]);
+            let t = self.b.const_bool(true);
+            let body = self.b.new_region(&[Type::Int]);
+            let saved = self.b.position_at_end(body);
+            self.append_all(out, list);
+            let go = self.b.const_bool(true);
+            self.b.yield_(&[go]);
+            self.b.set_insert_point(saved);
+            self.b.loop_(n, t, &[], body);
+            return Ok(Val {
+                v: out,
+                ty: Ty::List(a.clone()),
+            });
+        }
         if !l.ty.is_scalar() || !r.ty.is_scalar() {
             if matches!(l.ty, Ty::Optional(_)) || matches!(r.ty, Ty::Optional(_)) {
                 return Err(bad(self).with_help(
@@ -1232,17 +1444,34 @@ impl Lower<'_, '_, '_> {
             Ty::Tensor => self.tensor_index(base, index, e.span),
             Ty::List(elem) => {
                 if let ExprKind::Slice { lower, upper, step } = &index.kind {
-                    if step
-                        .as_ref()
-                        .is_some_and(|s| super::stmt::const_int_expr(s) != Some(1))
-                    {
-                        return Err(
-                            Diagnostic::error("list slices with a step are not supported")
-                                .with_primary(index.span, "list slice with a step")
-                                .with_help("copy the elements you need with a loop"),
+                    let k = match step.as_ref() {
+                        None => 1,
+                        Some(s) => match super::stmt::const_int_expr(s) {
+                            Some(0) => {
+                                return Err(Diagnostic::error("slice step cannot be zero")
+                                    .with_primary(s.span, "zero step"));
+                            }
+                            Some(k) => k,
+                            None => {
+                                return Err(Diagnostic::error(
+                                    "list slices with a step that is not an integer literal are not supported",
+                                )
+                                .with_primary(s.span, "step not known while compiling")
+                                .with_help("write the step as a literal (`xs[::2]`, `xs[::-1]`) or copy with a loop"));
+                            }
+                        },
+                    };
+                    let elem = (*elem).clone();
+                    if k != 1 {
+                        return self.list_slice_step(
+                            base.v,
+                            elem,
+                            lower.as_deref(),
+                            upper.as_deref(),
+                            k,
+                            e.span,
                         );
                     }
-                    let elem = (*elem).clone();
                     return self.list_slice(
                         base.v,
                         elem,
@@ -1343,6 +1572,90 @@ impl Lower<'_, '_, '_> {
     }
 
     /// `xs[a:b]`: a new list of the elements (Python's clamping of the bounds), built by a loop.
+    /// `xs[a:b:k]` for a literal step `k` (≠ 0, ≠ 1), with Python's bounds: negative bounds
+    /// count from the end, then clamp to `[0, n]` (`k > 0`) or `[-1, n - 1]` (`k < 0`); the
+    /// defaults are the ends in the step's direction.
+    fn list_slice_step(
+        &mut self,
+        list: Value,
+        elem: Ty,
+        lower: Option<&Expr>,
+        upper: Option<&Expr>,
+        k: i64,
+        span: Span,
+    ) -> R<Val> {
+        let bound = |this: &mut Self, e: Option<&Expr>| -> R<Option<Value>> {
+            match e {
+                None => Ok(None),
+                Some(e) => {
+                    let v = this.expr_hint(e, Some(&Ty::Int))?;
+                    Ok(Some(this.expect_int(v, e, "slice bound")?))
+                }
+            }
+        };
+        let a = bound(self, lower)?;
+        let b = bound(self, upper)?;
+        self.set_span(span);
+        let n = self.b.list_len(list);
+        let zero = self.b.const_int(0);
+        let one = self.b.const_int(1);
+        let (lo, hi) = if k > 0 {
+            (zero, n)
+        } else {
+            let m1 = self.b.const_int(-1);
+            let last = self.b.int_bin(IntBinOp::Sub, n, one);
+            (m1, last)
+        };
+        let clamp = |this: &mut Self, v: Value| -> Value {
+            let neg = this.b.int_cmp(ICmp::Lt, v, zero);
+            let plus = this.b.int_bin(IntBinOp::Add, v, n);
+            let v = this.b.select(neg, plus, v);
+            let under = this.b.int_cmp(ICmp::Lt, v, lo);
+            let v = this.b.select(under, lo, v);
+            let over = this.b.int_cmp(ICmp::Gt, v, hi);
+            this.b.select(over, hi, v)
+        };
+        let (start_default, stop_default) = if k > 0 { (zero, n) } else { (hi, lo) };
+        let start = match a {
+            Some(a) => clamp(self, a),
+            None => start_default,
+        };
+        let stop = match b {
+            Some(b) => clamp(self, b),
+            None => stop_default,
+        };
+        // trip = max(0, ceil((stop - start) / k))
+        let kv = self.b.const_int(k.abs());
+        let dist = if k > 0 {
+            self.b.int_bin(IntBinOp::Sub, stop, start)
+        } else {
+            self.b.int_bin(IntBinOp::Sub, start, stop)
+        };
+        let km1 = self.b.const_int(k.abs() - 1);
+        let num = self.b.int_bin(IntBinOp::Add, dist, km1);
+        let q = self.b.int_bin(IntBinOp::FloorDiv, num, kv);
+        let negq = self.b.int_cmp(ICmp::Lt, q, zero);
+        let trip = self.b.select(negq, zero, q);
+        let out = self.b.list_new(ir_type(&elem), &[]);
+        let t = self.b.const_bool(true);
+        let body = self.b.new_region(&[Type::Int]);
+        let params = self.b.func.region_params(body).to_vec();
+        let saved = self.b.position_at_end(body);
+        let kc = self.b.const_int(k);
+        let off = self.b.int_bin(IntBinOp::Mul, params[0], kc);
+        let i = self.b.int_bin(IntBinOp::Add, start, off);
+        let x = self.b.list_get(list, i);
+        self.b.list_append(out, x);
+        let go = self.b.const_bool(true);
+        self.b.yield_(&[go]);
+        self.b.set_insert_point(saved);
+        self.b.loop_(trip, t, &[], body);
+        Ok(Val {
+            v: out,
+            ty: Ty::list(elem),
+        })
+    }
+
     fn list_slice(
         &mut self,
         list: Value,
@@ -1646,6 +1959,55 @@ impl Lower<'_, '_, '_> {
                 .with_primary(e.span, "wrong number of arguments")
         };
         match n {
+            // `list(x.shape)`, `list(t)` of a homogeneous tuple: a fresh list.
+            "list" => {
+                let [x] = vals.as_slice() else {
+                    return Err(arity_err("1 argument"));
+                };
+                match &x.ty {
+                    Ty::List(elem) => {
+                        let out = self.b.list_new(ir_type(elem), &[]);
+                        self.append_all(out, x.v);
+                        Ok(Val {
+                            v: out,
+                            ty: x.ty.clone(),
+                        })
+                    }
+                    Ty::Tuple(ts) if !ts.is_empty() && ts.iter().all(|t| *t == ts[0]) => {
+                        let items: Vec<Value> = (0..ts.len())
+                            .map(|i| self.b.tuple_get(x.v, i as u32))
+                            .collect();
+                        let out = self.b.list_new(ir_type(&ts[0]), &items);
+                        Ok(Val {
+                            v: out,
+                            ty: Ty::list(ts[0].clone()),
+                        })
+                    }
+                    Ty::Tensor => {
+                        // `list(t)`: the rows
+                        let n = self.tensor_len(x.v)?;
+                        let out = self.b.list_new(Type::tensor(), &[]);
+                        let t = self.b.const_bool(true);
+                        let body = self.b.new_region(&[Type::Int]);
+                        let params = self.b.func.region_params(body).to_vec();
+                        let saved = self.b.position_at_end(body);
+                        let row = self.tensor_row(x.v, params[0])?;
+                        self.b.list_append(out, row);
+                        let go = self.b.const_bool(true);
+                        self.b.yield_(&[go]);
+                        self.b.set_insert_point(saved);
+                        self.b.loop_(n, t, &[], body);
+                        Ok(Val {
+                            v: out,
+                            ty: Ty::list(Ty::Tensor),
+                        })
+                    }
+                    other => Err(
+                        Diagnostic::error(format!("`list` of a value of type `{other}`"))
+                            .with_primary(e.span, "not a list, a tuple of one type or a tensor"),
+                    ),
+                }
+            }
             "len" => {
                 let [x] = vals.as_slice() else {
                     return Err(arity_err("1 argument"));
@@ -1927,11 +2289,22 @@ impl Lower<'_, '_, '_> {
         args: &[Expr],
         kws: &[Keyword],
     ) -> R<Val> {
-        // Eager Python's answers (LANGUAGE.md: where eager and TorchScript disagree, eager wins):
-        // the compiled program must compute what the eager one does.
+        // TorchScript's answers: a scripted function is scripting and not tracing (and an `if`
+        // on them keeps only the live branch, see `static_condition`).
         if matches!(canon, "torch.jit.is_scripting" | "torch.jit.is_tracing") && args.is_empty() {
-            let v = self.b.const_bool(false);
+            let v = self.b.const_bool(canon == "torch.jit.is_scripting");
             return Ok(Val { v, ty: Ty::Bool });
+        }
+        if canon == "torch.device" {
+            let [a] = args else {
+                return Err(Diagnostic::error("`torch.device` takes one argument here")
+                    .with_primary(e.span, "wrong number of arguments")
+                    .with_help("write `torch.device(\"cpu\")`"));
+            };
+            let d = self.expr(a)?;
+            self.check_device(&d, a.span)?;
+            let v = self.b.const_str("cpu");
+            return Ok(Val { v, ty: Ty::Device });
         }
         if canon == "torch.jit.annotate" {
             let [t, v] = args else {

@@ -53,6 +53,7 @@ pub fn ir_type(t: &Ty) -> Type {
         Ty::Str => Type::Str,
         Ty::None => Type::None,
         Ty::DType => Type::DType,
+        Ty::Device => Type::Str,
         Ty::Tuple(ts) => Type::Tuple(ts.iter().map(ir_type).collect()),
         Ty::List(t) => Type::list(ir_type(t)),
         Ty::Optional(t) => Type::optional(ir_type(t)),

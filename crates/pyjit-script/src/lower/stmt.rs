@@ -100,7 +100,7 @@ impl Lower<'_, '_, '_> {
         Ok(())
     }
 
-    fn stmt(&mut self, s: &Stmt) -> R<()> {
+    pub(crate) fn stmt(&mut self, s: &Stmt) -> R<()> {
         super::with_stack(|| self.stmt_inner(s))
     }
 
@@ -180,6 +180,8 @@ impl Lower<'_, '_, '_> {
             } => self.stmt_for(target, iter, body, s.span),
             StmtKind::Raise { exc, .. } => self.stmt_raise(exc.as_ref(), s.span),
             StmtKind::Assert { test, msg } => self.stmt_assert(test, msg.as_ref()),
+            // `with torch.no_grad():` (the checker accepts no other): the body as is.
+            StmtKind::With { body, .. } => self.block(body),
             // Everything else was rejected by the checker before lowering.
             _ => Err(Diagnostic::error("unsupported statement")
                 .with_primary(s.span, "not part of the language")),
@@ -363,7 +365,20 @@ impl Lower<'_, '_, '_> {
             .with_primary(span, "conflicting annotation")
             .with_help("use a new variable name for a value of another type"));
         }
-        let target = declared.cloned().or(existing);
+        // TorchScript lets straight-line code re-bind a variable to a value of another type
+        // (`c = 3`, later `c = a + b`); a control-flow join that needs one type reports it.
+        // (Not inside a loop: the loop carries the variable with one type.)
+        let rebind = declared.is_none()
+            && self.loop_depth == 0
+            && matches!(self.st.vars.get(name), Some(Binding::Val { .. }))
+            && existing.as_ref().is_some_and(|t| {
+                *t != val.ty && !val.ty.is_subtype_of(t) && self.try_coerce(&val, t).is_none()
+            });
+        let target = if rebind {
+            None
+        } else {
+            declared.cloned().or(existing)
+        };
         let (v, ty, refined) = match target {
             None => (val.v, val.ty.clone(), false),
             Some(t) => {
@@ -411,6 +426,20 @@ impl Lower<'_, '_, '_> {
         match &target.kind {
             ExprKind::Name(n) => {
                 let cur = self.read_name(n, target.span)?;
+                if let (Ty::List(_), BinOp::Add) = (&cur.ty, op) {
+                    // `xs += [x]` extends the list in place (aliases see it), as in Python.
+                    let rhs = self.expr_hint(value, Some(&cur.ty))?;
+                    if rhs.ty != cur.ty {
+                        return Err(Diagnostic::error(format!(
+                            "cannot extend a `{}` with a `{}`",
+                            cur.ty, rhs.ty
+                        ))
+                        .with_primary(value.span, format!("`{}`", rhs.ty)));
+                    }
+                    self.set_span(span);
+                    self.append_all(cur.v, rhs.v);
+                    return Ok(());
+                }
                 let rhs = self.expr(value)?;
                 if cur.ty == Ty::Tensor {
                     let r = self.tensor_inplace(op, cur, rhs, span)?;
@@ -431,7 +460,7 @@ impl Lower<'_, '_, '_> {
                         op.symbol()
                     ))
                     .with_primary(span, "list operand")
-                    .with_help("use a loop with `append`"));
+                    .with_help("`+=` extends a list; for other operators use a loop"));
                 }
                 let r = self.binop(op, cur, rhs, target.span, value.span, span)?;
                 self.set_span(span);
@@ -516,7 +545,71 @@ impl Lower<'_, '_, '_> {
 
     // ---- if ----
 
+    /// The value of a condition TorchScript decides while compiling (and so skips the dead
+    /// branch, which may hold code that would not compile): `isinstance` of a value whose static
+    /// type decides it, `torch.jit.is_scripting()` (true), `torch.jit.is_tracing()` (false), and
+    /// `not`/`and`/`or` of those.
+    pub fn static_condition(&mut self, e: &Expr) -> R<Option<bool>> {
+        use pyjit_syntax::ast::{BoolOp, UnaryOp};
+        match &e.kind {
+            ExprKind::UnaryOp {
+                op: UnaryOp::Not,
+                operand,
+            } => Ok(self.static_condition(operand)?.map(|b| !b)),
+            ExprKind::BoolOp { op, values } => {
+                let mut all = Vec::new();
+                for v in values {
+                    match self.static_condition(v)? {
+                        Some(b) => all.push(b),
+                        None => return Ok(None),
+                    }
+                }
+                Ok(Some(match op {
+                    BoolOp::And => all.iter().all(|b| *b),
+                    BoolOp::Or => all.iter().any(|b| *b),
+                }))
+            }
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } if keywords.is_empty() => {
+                let Some(dotted) = func.dotted_name() else {
+                    return Ok(None);
+                };
+                if dotted == "isinstance"
+                    && args.len() == 2
+                    && !self.st.vars.contains_key("isinstance")
+                {
+                    let v = self.expr(e)?;
+                    return Ok(self.const_bool_of(v.v));
+                }
+                let first = dotted.split('.').next().unwrap_or("");
+                if self.st.vars.contains_key(first) || !args.is_empty() {
+                    return Ok(None);
+                }
+                Ok(match self.m.info.imports.canonical(&dotted).as_deref() {
+                    Some("torch.jit.is_scripting") => Some(true),
+                    Some("torch.jit.is_tracing") => Some(false),
+                    _ => None,
+                })
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn const_bool_of(&self, v: pyjit_ir::Value) -> Option<bool> {
+        let op = self.b.func.defining_op(v)?;
+        match &self.b.func.op(op).kind {
+            pyjit_ir::OpKind::Const(pyjit_ir::Const::Bool(b)) => Some(*b),
+            _ => None,
+        }
+    }
+
     fn stmt_if(&mut self, test: &Expr, body: &[Stmt], orelse: &[Stmt]) -> R<()> {
+        if let Some(live) = self.static_condition(test)? {
+            return self.block(if live { body } else { orelse });
+        }
         let c = self.cond(test)?;
         self.set_span(test.span);
         // `if x is None: return ...` refines `x` after the `if` when the branch always exits.

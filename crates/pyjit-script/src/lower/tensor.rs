@@ -10,7 +10,7 @@ use pyjit_runtime::DType;
 
 /// The IR's dtype for a runtime dtype (matched by name, so it holds whether or not the IR re-exports
 /// the runtime's type).
-fn ir_dtype(d: DType) -> pyjit_ir::DType {
+pub(crate) fn ir_dtype(d: DType) -> pyjit_ir::DType {
     pyjit_ir::DType::ALL
         .into_iter()
         .find(|x| x.name() == d.name())
@@ -41,7 +41,7 @@ fn kind_of(t: &Ty) -> ArgKind {
         Ty::Int => ArgKind::Int,
         Ty::Float => ArgKind::Float,
         Ty::Bool => ArgKind::Bool,
-        Ty::Str => ArgKind::Str,
+        Ty::Str | Ty::Device => ArgKind::Str,
         Ty::None => ArgKind::None,
         Ty::DType => ArgKind::DType,
         Ty::List(e) => match e.as_ref() {
@@ -769,12 +769,21 @@ impl Lower<'_, '_, '_> {
     ) -> R<(Vec<SArg>, Vec<(String, SArg)>, Option<Val>)> {
         let mut pos = Vec::new();
         for a in args {
-            pos.push(SArg::V(self.expr(a)?));
+            // `torch.full([], v)`: an empty list given to an op is a size (`List[int]`).
+            let hint = matches!(&a.kind, ExprKind::List(items) if items.is_empty())
+                .then(|| Ty::list(Ty::Int));
+            pos.push(SArg::V(self.expr_hint(a, hint.as_ref())?));
         }
         let mut named = Vec::new();
         let mut like = None;
         for k in kws {
             if let Some(n) = &k.arg {
+                // `device=`: the CPU is the only device.
+                if n.name == "device" {
+                    let d = self.expr(&k.value)?;
+                    self.check_device(&d, k.value.span)?;
+                    continue;
+                }
                 if n.name == "dtype"
                     && let Some(t) = self.dtype_of_tensor(&k.value)?
                 {
@@ -785,6 +794,40 @@ impl Lower<'_, '_, '_> {
             }
         }
         Ok((pos, named, like))
+    }
+
+    /// A device argument: a `torch.device` (always the CPU), `None`, or the string `"cpu"`.
+    pub fn check_device(&mut self, d: &Val, span: Span) -> R<()> {
+        match &d.ty {
+            Ty::Device | Ty::None => Ok(()),
+            Ty::Str => match self.const_str_of(d.v) {
+                Some(s) if s == "cpu" || s.starts_with("cpu:") => Ok(()),
+                Some(s) => Err(Diagnostic::error(format!(
+                    "pyjit runs on the CPU only: device `{s}` is not available"
+                ))
+                .with_primary(span, "not the CPU")
+                .with_help("use `device=\"cpu\"` (or leave the device out)")),
+                None => Err(
+                    Diagnostic::error("a device given as a string must be a literal")
+                        .with_primary(span, "not known while compiling")
+                        .with_help(
+                            "pass a `torch.device` (e.g. `x.device`) or the literal `\"cpu\"`",
+                        ),
+                ),
+            },
+            other => Err(Diagnostic::error(format!(
+                "a device must be a `torch.device` or a string, found `{other}`"
+            ))
+            .with_primary(span, "not a device")),
+        }
+    }
+
+    pub fn const_str_of(&self, v: Value) -> Option<String> {
+        let op = self.b.func.defining_op(v)?;
+        match &self.b.func.op(op).kind {
+            pyjit_ir::OpKind::Const(pyjit_ir::Const::Str(s)) => Some(s.clone()),
+            _ => None,
+        }
     }
 
     /// `t.dtype` where `t` is a tensor and the runtime has no `dtype` op: the tensor.
@@ -890,7 +933,30 @@ impl Lower<'_, '_, '_> {
             },
             _ => return Err(unknown("")),
         };
-        let (pos, named, like) = self.call_args(args, kws)?;
+        let (mut pos, named, like) = self.call_args(args, kws)?;
+        // `torch.meshgrid(a, b)`, `torch.einsum("ij,jk", a, b)`: the tensors are one list.
+        let first = usize::from(op_name == "einsum");
+        if matches!(op_name.as_str(), "meshgrid" | "einsum")
+            && pos.len() > first
+            && pos[first..]
+                .iter()
+                .all(|a| matches!(a, SArg::V(v) if v.ty == Ty::Tensor))
+        {
+            let ts: Vec<Value> = pos[first..]
+                .iter()
+                .filter_map(|a| match a {
+                    SArg::V(v) => Some(v.v),
+                    _ => None,
+                })
+                .collect();
+            pos.truncate(first);
+            self.set_span(e.span);
+            let l = self.b.list_new(Type::tensor(), &ts);
+            pos.push(SArg::V(Val {
+                v: l,
+                ty: Ty::list(Ty::Tensor),
+            }));
+        }
         if let Some(like) = like {
             let r = self.call_tensor_fn_bound(e, module, name, &op_name, pos, named, &shown)?;
             return self.convert_like(r, like, e.span);
@@ -1159,6 +1225,33 @@ impl Lower<'_, '_, '_> {
             return self.convert_like(recv, like, e.span);
         }
         let (mut pos, mut named, like) = self.call_args(args, kws)?;
+        if op_name == "to" {
+            // `x.to(device)`, `x.to(device, dtype)`: the device part is the identity.
+            if let Some(SArg::V(d)) = pos.first()
+                && matches!(d.ty, Ty::Device | Ty::Str)
+            {
+                let d = d.clone();
+                self.check_device(&d, args[0].span)?;
+                pos.remove(0);
+            }
+            if pos.is_empty() && named.is_empty() && like.is_none() {
+                return Ok(recv);
+            }
+        }
+        if op_name == "where" {
+            // `x.where(cond, other)`: `x` is the value where `cond` holds.
+            if pos.is_empty() {
+                return Err(Diagnostic::error(
+                    "`Tensor.where` takes a condition and another value",
+                )
+                .with_primary(e.span, "missing `condition`"));
+            }
+            let cond = pos.remove(0);
+            pos.insert(0, SArg::V(recv));
+            pos.insert(0, cond);
+            let shown = "Tensor.where".to_string();
+            return self.schema_call("where", pos, named, &shown, e.span);
+        }
         pos.insert(0, SArg::V(recv));
         if numpy {
             for (k, _) in named.iter_mut() {
@@ -1188,6 +1281,19 @@ impl Lower<'_, '_, '_> {
         }
         let recv = self.expr(value)?;
         self.set_span(e.span);
+        // The named-tuple results of `max(x, dim)`, `min`, `sort`, `topk`: (values, indices).
+        if let Ty::Tuple(ts) = &recv.ty
+            && matches!(attr, "values" | "indices")
+            && ts.len() == 2
+            && ts.iter().all(|t| *t == Ty::Tensor)
+        {
+            let v = self.b.tuple_get(recv.v, u32::from(attr == "indices"));
+            return Ok(Val { v, ty: Ty::Tensor });
+        }
+        if recv.ty == Ty::Device && attr == "type" {
+            let v = self.b.const_str("cpu");
+            return Ok(Val { v, ty: Ty::Str });
+        }
         if recv.ty != Ty::Tensor {
             return Err(self.with_param_help(
                 Diagnostic::error(format!(
@@ -1234,6 +1340,14 @@ impl Lower<'_, '_, '_> {
                 )
             }
             "ndim" => self.schema_call("dim", vec![SArg::V(recv)], vec![], "ndim", e.span),
+            "device" => {
+                let v = self.b.const_str("cpu");
+                Ok(Val { v, ty: Ty::Device })
+            }
+            "is_cuda" => {
+                let v = self.b.const_bool(false);
+                Ok(Val { v, ty: Ty::Bool })
+            }
             "data" => Ok(recv),
             "dtype" if rs::has_op("dtype") => {
                 self.schema_call("dtype", vec![SArg::V(recv)], vec![], "dtype", e.span)
@@ -1302,8 +1416,10 @@ impl Lower<'_, '_, '_> {
                 let v = self.b.const_bool((a == b) == eq);
                 Ok(Val { v, ty: Ty::Bool })
             }
-            _ => Err(Diagnostic::error("comparing dtypes is not supported")
-                .with_primary(span, "dtype comparison")),
+            _ => {
+                let name = if eq { "eq" } else { "ne" };
+                self.schema_call(name, vec![SArg::V(l), SArg::V(r)], vec![], "dtype ==", span)
+            }
         }
     }
 
