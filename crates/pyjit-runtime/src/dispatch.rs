@@ -577,6 +577,8 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
         ("to" | "type_as", "other" | "") => |a| one(t(a, 0)?.to_dtype(t(a, 1)?.dtype())?),
         ("to" | "type", _) => |a| one(t(a, 0)?.to_dtype(dtype(a, 1)?)?),
         ("dtype", _) => |a| Ok(vec![Value::DType(t(a, 0)?.dtype())]),
+        ("tolist_int", _) => |a| Ok(vec![Value::IntList(ops::tolist_of(t(a, 0)?, false)?.0)]),
+        ("tolist_float", _) => |a| Ok(vec![Value::FloatList(ops::tolist_of(t(a, 0)?, true)?.1)]),
         ("is_floating_point", _) => |a| Ok(vec![Value::Bool(t(a, 0)?.dtype().is_float())]),
         ("unbind", _) => |a| list(ops::unbind(t(a, 0)?, int(a, 1)?)?),
         ("meshgrid", _) => |a| {

@@ -276,6 +276,8 @@ const SIGNATURES: &[&str] = &[
     "clamp_.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
     // ---- ops of real TorchScript libraries (torchvision, torchaudio, transformers, kornia)
     "dtype(Tensor self) -> ScalarType",
+    "tolist_int(Tensor self) -> int[]",
+    "tolist_float(Tensor self) -> float[]",
     "eq.str(str a, str b) -> bool",
     "ne.str(str a, str b) -> bool",
     "eq.ScalarType(ScalarType a, ScalarType b) -> bool",
@@ -628,6 +630,8 @@ const OP_INFO: &[(&str, &str, &[&str], OpKind)] = {
         ("masked_fill", "TM", &[], Indexing),
         ("masked_select", "TM", &[], Indexing),
         ("dtype", "", &[], Conversion),
+        ("tolist_int", "", &[], Conversion),
+        ("tolist_float", "", &[], Conversion),
         ("is_floating_point", "TM", &[], Conversion),
         ("type_as", "M", &[], Conversion),
         ("type", "M", &[], Conversion),
@@ -1507,6 +1511,8 @@ pub fn infer(id: OpId, args: &[ArgInfo]) -> Result<Vec<TypeInfo>, RuntimeError> 
         ("dtype", _) | ("einsum", _) | ("meshgrid", _) => {
             return Err(infer_error(id, "not inferred"));
         }
+        ("tolist_int", _) => return Ok(vec![TypeInfo::IntList]),
+        ("tolist_float", _) => return Err(infer_error(id, "not inferred")),
         ("is_floating_point", _) | ("eq" | "ne", "str" | "ScalarType") => {
             return Ok(vec![TypeInfo::Bool]);
         }

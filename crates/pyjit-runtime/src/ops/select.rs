@@ -141,6 +141,34 @@ pub fn tri(t: &Tensor, diagonal: i64, upper: bool) -> Result<Tensor> {
     })
 }
 
+/// `x.tolist()` of a 1-d tensor as the `List[int]` (`float` false) or `List[float]` its scripted
+/// annotation asks for; the element types must match, as TorchScript checks.
+pub fn tolist_of(t: &Tensor, float: bool) -> Result<(Vec<i64>, Vec<f64>)> {
+    if t.dim() != 1 {
+        return Err(RuntimeError::Value(format!(
+            "Output annotation list dimension and runtime tensor dimension must match for tolist() (a 1-d list, a {}-d tensor)",
+            t.dim()
+        )));
+    }
+    let ok = if float {
+        t.dtype().is_float()
+    } else {
+        matches!(t.dtype(), DType::Int32 | DType::Int64)
+    };
+    if !ok {
+        return Err(RuntimeError::Value(format!(
+            "Output annotation element type and runtime tensor element type must match for tolist() (List[{}] from a {} tensor)",
+            if float { "float" } else { "int" },
+            t.dtype().scalar_type_name()
+        )));
+    }
+    Ok(if float {
+        (Vec::new(), t.to_vec::<f64>())
+    } else {
+        (t.to_vec::<i64>(), Vec::new())
+    })
+}
+
 /// `x.unbind(dim)`: the views `x.select(dim, i)` for every `i`.
 pub fn unbind(t: &Tensor, dim: i64) -> Result<Vec<Tensor>> {
     if t.dim() == 0 {

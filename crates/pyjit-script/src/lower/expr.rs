@@ -162,6 +162,36 @@ impl Lower<'_, '_, '_> {
                         return Ok(Val { v, ty });
                     }
                 }
+                // `t.tolist()` has the type its context wants (TorchScript requires one).
+                if let ExprKind::Attribute { value, attr } = &func.kind
+                    && attr.name == "tolist"
+                    && args.is_empty()
+                    && keywords.is_empty()
+                {
+                    let recv = self.expr(value)?;
+                    if recv.ty == Ty::Tensor {
+                        let op = match hint {
+                            Some(Ty::List(t)) if **t == Ty::Int => "tolist_int",
+                            Some(Ty::List(t)) if **t == Ty::Float => "tolist_float",
+                            _ => {
+                                return Err(Diagnostic::error(
+                                    "`tolist()` needs the type of its result",
+                                )
+                                .with_primary(e.span, "result type not known here")
+                                .with_help(
+                                    "assign it to an annotated variable (`xs: List[int] = t.tolist()`) or return it from a function annotated `-> List[int]` (or `List[float]`); nested lists are not supported",
+                                ));
+                            }
+                        };
+                        return self.schema_call(
+                            op,
+                            vec![SArg::V(recv)],
+                            vec![],
+                            "Tensor.tolist",
+                            e.span,
+                        );
+                    }
+                }
                 self.call(e, func, args, keywords)
             }
             ExprKind::Attribute { value, attr } => self.attribute(e, value, &attr.name, attr.span),
@@ -2029,6 +2059,30 @@ impl Lower<'_, '_, '_> {
                 let [x] = vals.as_slice() else {
                     return Err(arity_err("1 argument"));
                 };
+                // `int(t.item())`: exact (read as an int, not through a float).
+                if let ExprKind::Call {
+                    func,
+                    args: a,
+                    keywords,
+                } = &args[0].kind
+                    && let ExprKind::Attribute { value, attr } = &func.kind
+                    && attr.name == "item"
+                    && a.is_empty()
+                    && keywords.is_empty()
+                    && n != "float"
+                {
+                    let recv = self.expr(value)?;
+                    if recv.ty == Ty::Tensor {
+                        self.set_span(e.span);
+                        let (k, ty) = if n == "int" {
+                            (ScalarTy::Int, Ty::Int)
+                        } else {
+                            (ScalarTy::Bool, Ty::Bool)
+                        };
+                        let v = self.item_of(k, recv.v)?;
+                        return Ok(Val { v, ty });
+                    }
+                }
                 self.convert_scalar(n, x.clone(), &args[0], e.span)
             }
             "abs" => {
