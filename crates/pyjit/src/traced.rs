@@ -786,8 +786,8 @@ mod tests {
         assert_eq!(c.name, "g");
         assert!(matches!(c.args[..], [Value::Float(a), Value::Int(4)] if a == 3.0));
         assert_eq!(c.ret, Some(Type::Float));
-        // It does not (a variable changes type): ARGs keep their spelling's type.
-        let dynamic = "def h(a, b):\n    y = 1\n    y = 'one'\n    return a\n";
+        // It does not (a set display): ARGs keep their spelling's type.
+        let dynamic = "def h(a, b):\n    y = {1, 2}\n    return a\n";
         let c = call(dynamic, Some("h"), &["3", "[1, 2.5]"]).unwrap();
         assert!(matches!(c.args[0], Value::Int(3)));
         assert!(matches!(&c.args[1], Value::List(l) if l.len() == 2));
