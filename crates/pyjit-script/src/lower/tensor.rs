@@ -93,6 +93,8 @@ impl BindArg for SArg {
     }
 
     fn pack_ints(items: Vec<Self>) -> Option<Self> {
+        // An `Optional[int]` item is packed too (`kind_of` lets an Optional stand for its
+        // content) so that `materialize` can say which item must be refined first.
         items
             .iter()
             .all(|a| a.kind() == ArgKind::Int)
@@ -275,8 +277,20 @@ impl Lower<'_, '_, '_> {
             }),
             SArg::Packed(items) => {
                 let mut vs = Vec::new();
-                for it in items {
+                for (i, it) in items.into_iter().enumerate() {
                     if let SArg::V(v) = it {
+                        if let Ty::Optional(_) = v.ty {
+                            return Err(Diagnostic::error(format!(
+                                "argument `{pname}` of `{what}` must be a list of `int`, but its \
+                                 element {i} is `{}`",
+                                v.ty
+                            ))
+                            .with_primary(span, format!("in this call of `{what}`"))
+                            .with_help(
+                                "refine the Optional first, e.g. `if n is None: n = ...` \
+                                 (TorchScript rejects it too)",
+                            ));
+                        }
                         vs.push(v.v);
                     }
                 }
