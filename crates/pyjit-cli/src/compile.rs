@@ -1,4 +1,4 @@
-//! `pyjit compile FILE.py [-f NAME] --emit ir|clif|asm [-O0|-O1|-O2] [--passes a,b]
+//! `pyjit compile FILE.py [-f NAME] --emit ir|clif|asm|dot|python [-O0|-O1|-O2] [--passes a,b]
 //! [--print-after-all] [--print-after=PASS] [--time-passes] [--opt-limit PASS=N] [ARG]...`:
 //! print a function's IR — the generic scripted IR, or, given example ARGs (same syntax as
 //! `pyjit run`), the IR specialized for their signature (dtype and rank of each tensor, the kinds
@@ -26,11 +26,22 @@ pub enum Emit {
     Asm,
     /// The function's graph in Graphviz DOT (`dot -Tsvg`; `pyjit graph` draws SVG itself).
     Dot,
+    /// The IR printed back as Python (TorchScript's `.code`): the function and its callees as
+    /// a module CPython + torch runs, and pyjit scripts again, with the same results.
+    Python,
 }
 
-/// Prints what `emit` asks for, for function `id` of `module`.
-fn emit(what: Emit, module: &pyjit::ir::Module, id: pyjit::ir::FuncId, out: &mut dyn Write) -> u8 {
+/// Prints what `emit` asks for, for function `id` of `module` (`defaults`: the Python
+/// expressions of its parameters' defaults, for `--emit python`).
+fn emit(
+    what: Emit,
+    module: &pyjit::ir::Module,
+    id: pyjit::ir::FuncId,
+    defaults: &[Option<String>],
+    out: &mut dyn Write,
+) -> u8 {
     let text = match what {
+        Emit::Python => Ok(pyjit_graph::to_python(module, id, defaults)),
         Emit::Ir => Ok(pyjit::ir::print_function(module, id)),
         Emit::Clif => pyjit::codegen::emit_clif(module),
         Emit::Asm => pyjit::codegen::emit_asm(module),
@@ -101,8 +112,9 @@ fn take_trailing_options(args: &mut CompileArgs) -> Result<(), String> {
         if flag == "--save" {
             args.save = Some(PathBuf::from(value));
         } else if flag == "--emit" {
-            args.emit = Emit::from_str(&value, false)
-                .map_err(|_| format!("--emit must be ir, clif, asm or dot, not `{value}`"))?;
+            args.emit = Emit::from_str(&value, false).map_err(|_| {
+                format!("--emit must be ir, clif, asm, dot or python, not `{value}`")
+            })?;
         } else {
             args.function = Some(value);
         }
@@ -123,7 +135,7 @@ pub fn render(args: &CompileArgs, out: &mut dyn Write) -> u8 {
         return crate::save::save(&trailing, &path);
     }
     match prepare(args) {
-        Ok((args, module, id)) => emit(args.emit, &module, id, out),
+        Ok((args, module, id, defaults)) => emit(args.emit, &module, id, &defaults, out),
         Err(code) => code,
     }
 }
@@ -131,10 +143,19 @@ pub fn render(args: &CompileArgs, out: &mut dyn Write) -> u8 {
 /// The module and function `args` ask for: the generic scripted IR without ARGs, else the IR
 /// specialized for the ARGs and optimized (pass reports printed to stderr). `Err` is the exit
 /// status, after reporting. The arguments come back with the options written after the ARGs
-/// taken out.
+/// taken out, and the function's parameter defaults as Python expressions.
+#[allow(clippy::type_complexity)]
 pub fn prepare(
     args: &CompileArgs,
-) -> Result<(CompileArgs, pyjit::ir::Module, pyjit::ir::FuncId), u8> {
+) -> Result<
+    (
+        CompileArgs,
+        pyjit::ir::Module,
+        pyjit::ir::FuncId,
+        Vec<Option<String>>,
+    ),
+    u8,
+> {
     let mut args = args.clone();
     if let Err(e) = take_trailing_options(&mut args) {
         eprintln!("error: {e}");
@@ -182,6 +203,7 @@ pub fn prepare(
             return Err(crate::EXIT_USAGE);
         }
     };
+    let defaults = program.default_literals(&name).unwrap_or_default();
     if lits.is_empty() {
         let Some(id) = program.module().function_by_name(&name) else {
             return Err(crate::EXIT_USAGE);
@@ -191,7 +213,7 @@ pub fn prepare(
                 "note: the passes run on the IR specialized for example ARGs; give ARGs to see them"
             );
         }
-        return Ok((args.clone(), program.module().clone(), id));
+        return Ok((args.clone(), program.module().clone(), id, defaults));
     }
     let values =
         pyjit::run::fit_call(&program, &name, &args.args, Path::new(".")).map_err(|e| {
@@ -201,7 +223,7 @@ pub fn prepare(
     match program.specialize_optimized(&name, &values) {
         Ok((module, id, report)) => {
             crate::opt::print_report(&args.opt, &format!("{name}.specialized"), &report);
-            Ok((args.clone(), module, id))
+            Ok((args.clone(), module, id, defaults))
         }
         Err(e) => {
             eprintln!("error: {e}");
@@ -271,5 +293,32 @@ mod tests {
             compile(Emit::Ir, &["DIR/x.npy", "0.5", "1"]).0,
             crate::EXIT_USAGE
         );
+    }
+
+    #[test]
+    fn python_of_the_generic_and_the_specialized_ir() {
+        let (code, generic) = compile(Emit::Python, &[]);
+        assert_eq!(code, 0);
+        assert!(
+            generic.starts_with("import math\nimport torch\n"),
+            "{generic}"
+        );
+        assert!(
+            generic.contains("def f(x: Tensor, t: float) -> Tensor:\n"),
+            "{generic}"
+        );
+        let (code, special) = compile(Emit::Ir, &["DIR/x.npy", "0.5", "--emit", "python"]);
+        assert_eq!(code, 0);
+        // Specialized and optimized: the user's name, one `if` with its result assigned in
+        // both branches.
+        assert!(
+            special.contains("def f(x: Tensor, t: float) -> Tensor:\n"),
+            "{special}"
+        );
+        assert!(
+            special.contains("    if ") && special.contains("    else:\n"),
+            "{special}"
+        );
+        assert!(!special.contains("specialized"), "{special}");
     }
 }

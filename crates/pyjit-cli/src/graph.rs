@@ -117,7 +117,7 @@ fn scripted(args: &GraphArgs) -> Result<Graph, u8> {
         save: None,
         args: args.args.clone(),
     };
-    let (_, module, id) = crate::compile::prepare(&c)?;
+    let (_, module, id, _) = crate::compile::prepare(&c)?;
     let name = user_name(&module.func(id).name).to_string();
     Ok(Graph::of_function(&module, id, format!("scripted: {name}")))
 }

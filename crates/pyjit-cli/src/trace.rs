@@ -1,5 +1,5 @@
 //! `pyjit trace FILE.py [-f NAME] [ARG]... [--check-inputs "ARG..."]... [--no-guards]
-//! [--backend native|interp] [--emit ir|clif|asm] [-o OUT]`: trace a function on example ARGs
+//! [--backend native|interp] [--emit ir|clif|asm|dot|python] [-o OUT]`: trace a function on example ARGs
 //! (same syntax as `pyjit run`), print the traced IR (or the Cranelift IR / machine code the
 //! native backend makes of it, specialized for the ARGs) and its guards (stdout) and the
 //! TracerWarnings (stderr), then run the compiled trace on the ARGs and print the result. With `--check-inputs`, re-trace
@@ -31,6 +31,8 @@ pub enum Emit {
     Asm,
     /// The traced graph in Graphviz DOT, guards highlighted (`pyjit graph --mode trace` draws SVG).
     Dot,
+    /// The traced IR printed back as Python (guards become `assert`s).
+    Python,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -101,8 +103,9 @@ fn take_trailing_options(args: &mut TraceArgs) -> Result<(), String> {
             "-o" | "--output" => args.output = Some(PathBuf::from(value)),
             "--check-inputs" => args.check_inputs.push(value),
             "--emit" => {
-                args.emit = Emit::from_str(&value, false)
-                    .map_err(|_| format!("--emit must be ir, clif, asm or dot, not `{value}`"))?
+                args.emit = Emit::from_str(&value, false).map_err(|_| {
+                    format!("--emit must be ir, clif, asm, dot or python, not `{value}`")
+                })?
             }
             _ => {
                 args.backend = BackendArg::from_str(&value, false)
@@ -222,6 +225,7 @@ pub fn run(args: &TraceArgs) -> u8 {
                 t.func,
                 format!("traced: {}", call.name),
             )])),
+            Emit::Python => Ok(pyjit_graph::to_python(&t.module, t.func, &[])),
             emit => native_listing(t, emit, &file, &ast, &args),
         };
         match listing {

@@ -8,8 +8,10 @@
 
 mod dot;
 mod model;
+mod python;
 mod svg;
 
 pub use dot::to_dot;
 pub use model::{Cluster, ClusterId, ClusterKind, Edge, Graph, Item, Node, NodeId, NodeKind};
+pub use python::to_python;
 pub use svg::to_svg;

@@ -6,7 +6,7 @@
 
 pub use pyjit_runtime::DType;
 pub use pyjit_runtime::schema::{
-    ArgType, OpId, OpSchema, TensorInfo, TypeInfo, lookup, overloads, schema,
+    ArgType, DefaultValue, OpId, OpSchema, TensorInfo, TypeInfo, lookup, overloads, schema,
 };
 
 use crate::{TensorType, Type};

@@ -545,6 +545,44 @@ impl Program {
         Ok(self.defaults.get(id.index()).cloned().unwrap_or_default())
     }
 
+    /// Function `name`'s parameter defaults as Python expressions (`None` where there is none,
+    /// or where the default has no literal: a tensor), for printing the IR back as Python.
+    pub fn default_literals(&self, name: &str) -> Result<Vec<Option<String>>, CallError> {
+        fn literal(v: &Value) -> Option<String> {
+            Some(match v {
+                Value::Float(f) if f.is_nan() => "math.nan".into(),
+                Value::Float(f) if f.is_infinite() && *f > 0.0 => "math.inf".into(),
+                Value::Float(f) if f.is_infinite() => "-math.inf".into(),
+                Value::None | Value::Bool(_) | Value::Int(_) | Value::Float(_) => {
+                    pyjit_interp::format::py_repr(v)
+                }
+                Value::Str(_) | Value::DType(_) => pyjit_interp::format::py_repr(v),
+                Value::Tuple(items) => {
+                    let parts = items.iter().map(literal).collect::<Option<Vec<_>>>()?;
+                    if parts.len() == 1 {
+                        format!("({},)", parts[0])
+                    } else {
+                        format!("({})", parts.join(", "))
+                    }
+                }
+                Value::List(l) => {
+                    let parts = l
+                        .snapshot()
+                        .iter()
+                        .map(literal)
+                        .collect::<Option<Vec<_>>>()?;
+                    format!("[{}]", parts.join(", "))
+                }
+                Value::Tensor(_) | Value::Index(_) => return None,
+            })
+        }
+        Ok(self
+            .defaults(name)?
+            .iter()
+            .map(|d| d.as_ref().and_then(literal))
+            .collect())
+    }
+
     /// The declared (or inferred) return type of function `name`.
     pub fn return_type(&self, name: &str) -> Result<Type, CallError> {
         Ok(self.module.func(self.func_id(name)?).ret.clone())

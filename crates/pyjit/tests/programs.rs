@@ -238,6 +238,113 @@ fn corpus_runs_on_specialized_ir() {
     run_corpus(Backend::Interp, true, OptLevel::O2);
 }
 
+/// `pyjit compile --emit python` (TorchScript's `.code`): each case's IR, specialized for its
+/// arguments and optimized at `-O2`, printed back as Python by `pyjit_graph::to_python`, then
+/// scripted again from that text and run on the interpreter, gives the oracle's results. Cases
+/// whose arguments do not fit the function (a usage error) run on the original program, so
+/// their error is still checked. Programs that cannot round-trip yet are listed in
+/// `programs_known_failures_python.txt`. With `PYJIT_EMIT_PYTHON_DIR=DIR` the printed texts are
+/// also written to `DIR/<name>.<k>.py`, for `tests/oracle/programs/check.py --emitted DIR` to run
+/// them with CPython + torch.
+#[test]
+fn corpus_round_trips_through_python() {
+    let dir = corpus_dir();
+    let programs = program_names();
+    let list = "programs_known_failures_python.txt";
+    let known = known_failures(list);
+    let skip = known_failures(known_failures_file(Backend::Interp));
+    let tols = tolerances();
+    let run_program_cases = |name: &String| -> CaseResults {
+        let original = compile(&dir, name, Backend::Interp, true, OptLevel::O2);
+        case_dirs(name)
+            .iter()
+            .map(|(k, c)| {
+                let tol = tols.get(&(name.clone(), *k)).copied();
+                let emitted = original.as_ref().ok().and_then(|p| {
+                    let (func, args) = read_args(c).ok()?;
+                    let values = pyjit::run::fit_call(p, &func, &args, c).ok()?;
+                    let (m, id, _) = p.specialize_optimized(&func, &values).ok()?;
+                    let defaults = p.default_literals(&func).unwrap_or_default();
+                    Some(pyjit_graph::to_python(&m, id, &defaults))
+                });
+                let Some(text) = emitted else {
+                    return (*k, run_case(&original, c, tol));
+                };
+                if let Some(out) = std::env::var_os("PYJIT_EMIT_PYTHON_DIR") {
+                    let _ = std::fs::write(Path::new(&out).join(format!("{name}.{k}.py")), &text);
+                }
+                let source = SourceFile::new(format!("{name}.emitted.py"), text.clone());
+                let options = Options {
+                    backend: Backend::Interp,
+                    ..Options::at_level(OptLevel::O0)
+                };
+                let printed = Program::compile_with(source.clone(), options).map_err(|d| {
+                    let first = d.first().map(|d| d.render(&source)).unwrap_or_default();
+                    format!("the printed Python does not compile: {first}\n{text}")
+                });
+                let mut r = run_case(&printed, c, tol);
+                if let Some(f) = &mut r.failure
+                    && !f.contains("does not compile")
+                {
+                    f.push_str(&format!("\n--- printed Python\n{text}"));
+                }
+                (*k, r)
+            })
+            .collect()
+    };
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<CaseResults>> =
+        programs.iter().map(|_| Default::default()).collect();
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(name) = programs.get(i) else { break };
+                    if skip.contains_key(name) {
+                        continue;
+                    }
+                    *slots[i].lock().unwrap() = run_program_cases(name);
+                }
+            });
+        }
+    });
+    let mut errors = Vec::new();
+    let (mut pass, mut cases_total, mut cases_pass) = (0, 0, 0);
+    for (name, slot) in programs.iter().zip(slots) {
+        if skip.contains_key(name) {
+            continue;
+        }
+        let cases = slot.into_inner().unwrap();
+        let failed: Vec<&(usize, CaseResult)> =
+            cases.iter().filter(|(_, r)| r.failure.is_some()).collect();
+        cases_total += cases.len();
+        cases_pass += cases.len() - failed.len();
+        let passes = !cases.is_empty() && failed.is_empty();
+        pass += passes as usize;
+        match (passes, known.contains_key(name)) {
+            (true, true) => errors.push(format!(
+                "{name}: round-trips but is listed in {list}; remove it from the list"
+            )),
+            (false, false) => {
+                let mut e = format!("{name}: {} of {} cases fail", failed.len(), cases.len());
+                for (k, r) in failed.iter().take(1) {
+                    let _ = write!(e, "\n    case {k}: {}", r.failure.as_deref().unwrap_or(""));
+                }
+                errors.push(e);
+            }
+            _ => {}
+        }
+    }
+    let report = format!(
+        "--emit python round trip: {pass} programs pass, {cases_pass}/{cases_total} cases \
+         ({} listed in {list})",
+        known.len()
+    );
+    eprintln!("{report}");
+    assert!(errors.is_empty(), "{report}\n{}", errors.join("\n"));
+}
+
 fn run_corpus(backend: Backend, specialize: bool, level: OptLevel) {
     run_corpus_sample(backend, specialize, level, 1);
 }
