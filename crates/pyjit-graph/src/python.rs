@@ -814,7 +814,9 @@ impl<'a> Printer<'a> {
         }
         let operands = self.f.ops[y].operands.clone();
         for (k, &v) in operands.iter().enumerate() {
+            // Not an unwrapped optional: its variable holds the optional (refined by an assert).
             let own = matches!(self.f.values[v].def, ValueDef::Result(..))
+                && !matches!(self.def_op(v).map(|d| &d.kind), Some(OpKind::OptUnwrap))
                 && !self.is_inline(v)
                 && self.names[v].is_none()
                 && self.uses[v] == 1
