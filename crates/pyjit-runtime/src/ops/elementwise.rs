@@ -335,14 +335,19 @@ pub fn binary(op: BinaryOp, a: Input<'_>, b: Input<'_>) -> Result<Tensor> {
             match compute {
                 DType::Int32 => map_binary::<i32, i32>(&x, &y, |p, q| int_pow!(i32, p, q)),
                 DType::Int64 => map_binary::<i64, i64>(&x, &y, |p, q| int_pow!(i64, p, q)),
-                DType::Float32 => map_binary::<f32, f32>(&x, &y, pow_f32),
+                // Broadcast operands: the vector kernel's scalar definition, same bits.
+                DType::Float32 => {
+                    map_binary::<f32, f32>(&x, &y, |p, q| vmath::eval_binary(vk::Pow, p, q))
+                }
                 DType::Float64 => map_binary::<f64, f64>(&x, &y, f64::powf),
                 DType::Bool => nyi("pow"),
             }
         }
         Atan2 => match compute {
-            DType::Float32 => map_binary::<f32, f32>(&x, &y, f32::atan2),
-            _ => map_binary::<f64, f64>(&x, &y, f64::atan2),
+            DType::Float32 => {
+                map_binary::<f32, f32>(&x, &y, |p, q| vmath::eval_binary(vk::Atan2, p, q))
+            }
+            _ => map_binary::<f64, f64>(&x, &y, |p, q| vmath::eval_binary(vk::Atan2, p, q)),
         },
         Maximum | Minimum => {
             let max = op == Maximum;
@@ -448,25 +453,29 @@ fn float_arith_fast(
     if x.dtype() != compute || y.dtype() != compute {
         return None;
     }
+    use arith::Zip;
     match (compute, op) {
-        (DType::Float32, BinaryOp::Add) => arith_fast::<f32, _>(arith::Add, x, y),
-        (DType::Float32, BinaryOp::Sub) => arith_fast::<f32, _>(arith::Sub, x, y),
-        (DType::Float32, BinaryOp::Mul) => arith_fast::<f32, _>(arith::Mul, x, y),
-        (DType::Float32, BinaryOp::Div) => arith_fast::<f32, _>(arith::Div, x, y),
-        (DType::Float64, BinaryOp::Add) => arith_fast::<f64, _>(arith::Add, x, y),
-        (DType::Float64, BinaryOp::Sub) => arith_fast::<f64, _>(arith::Sub, x, y),
-        (DType::Float64, BinaryOp::Mul) => arith_fast::<f64, _>(arith::Mul, x, y),
-        (DType::Float64, BinaryOp::Div) => arith_fast::<f64, _>(arith::Div, x, y),
+        (DType::Float32, BinaryOp::Add) => arith_fast::<f32, _>(Zip(arith::Add), x, y),
+        (DType::Float32, BinaryOp::Sub) => arith_fast::<f32, _>(Zip(arith::Sub), x, y),
+        (DType::Float32, BinaryOp::Mul) => arith_fast::<f32, _>(Zip(arith::Mul), x, y),
+        (DType::Float32, BinaryOp::Div) => arith_fast::<f32, _>(Zip(arith::Div), x, y),
+        (DType::Float32, BinaryOp::Pow) => arith_fast::<f32, _>(vk::Pow, x, y),
+        (DType::Float32, BinaryOp::Atan2) => arith_fast::<f32, _>(vk::Atan2, x, y),
+        (DType::Float64, BinaryOp::Add) => arith_fast::<f64, _>(Zip(arith::Add), x, y),
+        (DType::Float64, BinaryOp::Sub) => arith_fast::<f64, _>(Zip(arith::Sub), x, y),
+        (DType::Float64, BinaryOp::Mul) => arith_fast::<f64, _>(Zip(arith::Mul), x, y),
+        (DType::Float64, BinaryOp::Div) => arith_fast::<f64, _>(Zip(arith::Div), x, y),
+        (DType::Float64, BinaryOp::Atan2) => arith_fast::<f64, _>(vk::Atan2, x, y),
         _ => None,
     }
 }
 
-fn arith_fast<T, O>(o: O, x: &Tensor, y: &Tensor) -> Option<Result<Tensor>>
+fn arith_fast<T, K>(k: K, x: &Tensor, y: &Tensor) -> Option<Result<Tensor>>
 where
     T: vmath::Scalar + crate::element::Element,
-    O: vmath::arith::Op<T>,
+    K: vmath::Binary<T>,
 {
-    use vmath::arith::{Lhs, Rhs, Zip};
+    use vmath::{Left, Right};
     if !x.is_contiguous() || !y.is_contiguous() {
         return None;
     }
@@ -494,11 +503,11 @@ where
                     return false;
                 };
                 if same {
-                    vmath::zip(Zip(o), xs, ys, &mut out);
+                    vmath::zip(k, xs, ys, &mut out);
                 } else if y_one {
-                    vmath::map(Rhs(o, ys[0]), xs, &mut out);
+                    vmath::map(Right(k, ys[0]), xs, &mut out);
                 } else {
-                    vmath::map(Lhs(o, xs[0]), ys, &mut out);
+                    vmath::map(Left(k, xs[0]), ys, &mut out);
                 }
                 true
             })
@@ -506,13 +515,6 @@ where
         })
         .unwrap_or(false);
     done.then(|| Tensor::from_vec(out, &shape))
-}
-
-/// `powf` computed in double for float32, so that `x ** 2` and friends round once, as
-/// PyTorch's vectorized kernels effectively do.
-#[inline]
-fn pow_f32(p: f32, q: f32) -> f32 {
-    (p as f64).powf(q as f64) as f32
 }
 
 #[inline]
@@ -726,18 +728,18 @@ vector_unary_ops! {
     rsqrt => Rsqrt;
     tanh => Tanh;
     sigmoid => Sigmoid;
+    sin => Sin;
+    cos => Cos;
+    tan => Tan;
+    asin => Asin;
+    acos => Acos;
+    atan => Atan;
+    sinh => Sinh;
+    cosh => Cosh;
 }
 
 float_unary! {
     reciprocal, x => 1.0 / x;
-    sin, x => x.sin();
-    cos, x => x.cos();
-    tan, x => x.tan();
-    asin, x => x.asin();
-    acos, x => x.acos();
-    atan, x => x.atan();
-    sinh, x => x.sinh();
-    cosh, x => x.cosh();
 }
 
 /// `erf` (float result).

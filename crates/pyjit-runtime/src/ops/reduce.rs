@@ -246,10 +246,10 @@ pub fn prod(
 ) -> Result<Tensor> {
     let mask = reduced_mask(dims, t.dim())?;
     match sum_dtype(t.dtype(), dtype) {
-        DType::Float32 => reduce_lanes::<f32, f32>(t, &mask, keepdim, |v| {
-            v.iter().map(|&x| x as f64).product::<f64>() as f32
-        }),
-        DType::Float64 => reduce_lanes::<f64, f64>(t, &mask, keepdim, |v| v.iter().product()),
+        DType::Float32 => {
+            reduce_lanes::<f32, f32>(t, &mask, keepdim, |v| vmath::prod_f32(v) as f32)
+        }
+        DType::Float64 => reduce_lanes::<f64, f64>(t, &mask, keepdim, vmath::prod_f64),
         DType::Int32 => reduce_lanes::<i32, i32>(t, &mask, keepdim, |v| {
             v.iter().fold(1i32, |a, &b| a.wrapping_mul(b))
         }),
@@ -461,13 +461,120 @@ fn arg_reduce(t: &Tensor, dim: Option<i64>, keepdim: bool, max: bool) -> Result<
         Some(d) => {
             let mask = reduced_mask(Some(&[d]), t.dim())?;
             check_nonempty_lanes(t, &mask, name, false)?;
-            with_dtype!(t.dtype(), T => reduce_lanes::<T, i64>(t, &mask, keepdim, |v| arg_extreme(v, max).1 as i64))
+            arg_lanes(t, &mask, keepdim, max)
         }
         None => {
             check_nonempty_lanes(t, &[], name, true)?;
             let mask = vec![true; t.dim()];
-            with_dtype!(t.dtype(), T => reduce_lanes::<T, i64>(t, &mask, keepdim, |v| arg_extreme(v, max).1 as i64))
+            arg_lanes(t, &mask, keepdim, max)
         }
+    }
+}
+
+fn arg_lanes(t: &Tensor, mask: &[bool], keepdim: bool, max: bool) -> Result<Tensor> {
+    match t.dtype() {
+        DType::Float32 => {
+            reduce_lanes::<f32, i64>(t, mask, keepdim, |v| FloatLane::arg_extreme(v, max) as i64)
+        }
+        DType::Float64 => {
+            reduce_lanes::<f64, i64>(t, mask, keepdim, |v| FloatLane::arg_extreme(v, max) as i64)
+        }
+        _ => {
+            with_dtype!(t.dtype(), T => reduce_lanes::<T, i64>(t, mask, keepdim, |v| arg_extreme(v, max).1 as i64))
+        }
+    }
+}
+
+/// The vectorized lane kernels of the float reductions, per dtype (accumulating in f64).
+trait FloatLane: Element {
+    fn sum(v: &[Self]) -> f64;
+    /// `sum (x - m)^2`.
+    fn sqdev(v: &[Self], m: f64) -> f64;
+    fn abs_sum(v: &[Self]) -> f64;
+    /// NaN-propagating max / min of a non-empty lane.
+    fn extreme(v: &[Self], max: bool) -> Self;
+    /// `exp(x - m)` of a block into `out` (same length).
+    fn exp_shifted_into(v: &[Self], m: Self, out: &mut [Self]);
+
+    /// Index of the first max / min (of the first NaN if there is one), as [`arg_extreme`]:
+    /// the vectorized extreme, then a search for it.
+    fn arg_extreme(v: &[Self], max: bool) -> usize {
+        let m = Self::extreme(v, max);
+        if m.is_nan_elem() {
+            v.iter().position(|x| x.is_nan_elem()).unwrap_or(0)
+        } else {
+            v.iter().position(|&x| x == m).unwrap_or(0)
+        }
+    }
+
+    /// `log(sum exp(x))`, shifted by the max (`0` when it is infinite), in blocks.
+    fn logsumexp(v: &[Self]) -> f64 {
+        if v.is_empty() {
+            return f64::NEG_INFINITY;
+        }
+        let m = Self::extreme(v, true);
+        if m.is_nan_elem() {
+            return f64::NAN;
+        }
+        let m = if m.to_f64().is_infinite() {
+            Self::from_f64(0.0)
+        } else {
+            m
+        };
+        let mut buf = [Self::default(); 1024];
+        let mut s = 0.0;
+        for c in v.chunks(1024) {
+            let b = &mut buf[..c.len()];
+            Self::exp_shifted_into(c, m, b);
+            s += Self::sum(b);
+        }
+        s.ln() + m.to_f64()
+    }
+}
+
+impl FloatLane for f32 {
+    fn sum(v: &[f32]) -> f64 {
+        vmath::sum_f32(v)
+    }
+    fn sqdev(v: &[f32], m: f64) -> f64 {
+        vmath::sqdev_f32(v, m)
+    }
+    fn abs_sum(v: &[f32]) -> f64 {
+        vmath::abs_sum_f32(v)
+    }
+    fn extreme(v: &[f32], max: bool) -> f32 {
+        if max { max_f32(v) } else { min_f32(v) }
+    }
+    fn exp_shifted_into(v: &[f32], m: f32, out: &mut [f32]) {
+        vmath::map(
+            vmath::Right(vmath::arith::Zip(vmath::arith::Sub), m),
+            v,
+            out,
+        );
+        vmath::map_inplace(vmath::k::Exp, out);
+    }
+}
+
+impl FloatLane for f64 {
+    fn sum(v: &[f64]) -> f64 {
+        vmath::sum_f64(v)
+    }
+    fn sqdev(v: &[f64], m: f64) -> f64 {
+        vmath::sqdev_f64(v, m)
+    }
+    fn abs_sum(v: &[f64]) -> f64 {
+        vmath::abs_sum_f64(v)
+    }
+    fn extreme(v: &[f64], max: bool) -> f64 {
+        if max { max_f64(v) } else { min_f64(v) }
+    }
+    fn exp_shifted_into(v: &[f64], m: f64, out: &mut [f64]) {
+        vmath::map(
+            vmath::Right(vmath::arith::Zip(vmath::arith::Sub), m),
+            v,
+            out,
+        );
+        vmath::map_inplace(vmath::k::Exp, out);
     }
 }
 
@@ -494,27 +601,40 @@ fn require_float_var(t: &Tensor) -> Result<()> {
     }
 }
 
-fn var_lane(v: &[f64], correction: f64) -> f64 {
+/// Two-pass variance of a lane in f64 (mean, then the sum of squared deviations; both sums
+/// vectorized and pairwise/f64-accumulated like `sum`).
+fn var_lane<T: FloatLane>(v: &[T], correction: f64) -> f64 {
     let n = v.len() as f64;
-    let m = sum_f64(v) / n;
-    let ss: f64 = v.iter().map(|&x| (x - m) * (x - m)).sum();
-    ss / (n - correction).max(0.0)
+    let m = T::sum(v) / n;
+    T::sqdev(v, m) / (n - correction).max(0.0)
+}
+
+fn var_std(
+    t: &Tensor,
+    dims: Option<&[i64]>,
+    correction: f64,
+    keepdim: bool,
+    std: bool,
+) -> Result<Tensor> {
+    require_float_var(t)?;
+    let mask = reduced_mask(dims, t.dim())?;
+    let f = move |v: f64| if std { v.sqrt() } else { v };
+    match t.dtype() {
+        DType::Float32 => {
+            reduce_lanes::<f32, f32>(t, &mask, keepdim, |v| f(var_lane(v, correction)) as f32)
+        }
+        _ => reduce_lanes::<f64, f64>(t, &mask, keepdim, |v| f(var_lane(v, correction))),
+    }
 }
 
 /// `var(x, dims, correction=1, keepdim)` (`unbiased=True` is correction 1).
 pub fn var(t: &Tensor, dims: Option<&[i64]>, correction: f64, keepdim: bool) -> Result<Tensor> {
-    require_float_var(t)?;
-    let mask = reduced_mask(dims, t.dim())?;
-    let r = reduce_lanes::<f64, f64>(t, &mask, keepdim, |v| var_lane(v, correction))?;
-    r.to_dtype(t.dtype())
+    var_std(t, dims, correction, keepdim, false)
 }
 
 /// `std(x, dims, correction=1, keepdim)`.
 pub fn std(t: &Tensor, dims: Option<&[i64]>, correction: f64, keepdim: bool) -> Result<Tensor> {
-    require_float_var(t)?;
-    let mask = reduced_mask(dims, t.dim())?;
-    let r = reduce_lanes::<f64, f64>(t, &mask, keepdim, |v| var_lane(v, correction).sqrt())?;
-    r.to_dtype(t.dtype())
+    var_std(t, dims, correction, keepdim, true)
 }
 
 /// `norm(x, p, dims, keepdim)`: the vector p-norm (p = 2, 1, inf, -inf, 0 or any real).
@@ -526,34 +646,46 @@ pub fn norm(t: &Tensor, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<T
         )));
     }
     let mask = reduced_mask(dims, t.dim())?;
-    let r = reduce_lanes::<f64, f64>(t, &mask, keepdim, move |v| {
-        if p == 2.0 {
-            v.iter().map(|x| x * x).sum::<f64>().sqrt()
-        } else if p == 1.0 {
-            v.iter().map(|x| x.abs()).sum()
-        } else if p == f64::INFINITY {
-            v.iter().fold(0.0, |a: f64, x| {
-                if x.is_nan() || a.is_nan() {
-                    f64::NAN
-                } else {
-                    a.max(x.abs())
-                }
-            })
-        } else if p == f64::NEG_INFINITY {
-            v.iter().fold(f64::INFINITY, |a: f64, x| {
-                if x.is_nan() || a.is_nan() {
-                    f64::NAN
-                } else {
-                    a.min(x.abs())
-                }
-            })
-        } else if p == 0.0 {
-            v.iter().filter(|&&x| x != 0.0).count() as f64
-        } else {
-            v.iter().map(|x| x.abs().powf(p)).sum::<f64>().powf(1.0 / p)
+    match t.dtype() {
+        DType::Float32 => {
+            reduce_lanes::<f32, f32>(t, &mask, keepdim, move |v| norm_lane(v, p) as f32)
         }
-    })?;
-    r.to_dtype(t.dtype())
+        _ => reduce_lanes::<f64, f64>(t, &mask, keepdim, move |v| norm_lane(v, p)),
+    }
+}
+
+/// The p-norm of a lane in f64: p = 2 and 1 vectorized, the others by a fold.
+fn norm_lane<T: FloatLane>(v: &[T], p: f64) -> f64 {
+    if p == 2.0 {
+        T::sqdev(v, 0.0).sqrt()
+    } else if p == 1.0 {
+        T::abs_sum(v)
+    } else if p == f64::INFINITY {
+        v.iter().fold(0.0, |a: f64, x| {
+            let x = x.to_f64();
+            if x.is_nan() || a.is_nan() {
+                f64::NAN
+            } else {
+                a.max(x.abs())
+            }
+        })
+    } else if p == f64::NEG_INFINITY {
+        v.iter().fold(f64::INFINITY, |a: f64, x| {
+            let x = x.to_f64();
+            if x.is_nan() || a.is_nan() {
+                f64::NAN
+            } else {
+                a.min(x.abs())
+            }
+        })
+    } else if p == 0.0 {
+        v.iter().filter(|x| x.to_f64() != 0.0).count() as f64
+    } else {
+        v.iter()
+            .map(|x| x.to_f64().abs().powf(p))
+            .sum::<f64>()
+            .powf(1.0 / p)
+    }
 }
 
 /// `logsumexp(x, dims, keepdim)`: stable; int inputs give the default float dtype.
@@ -570,21 +702,12 @@ pub fn logsumexp(t: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
 }
 
 fn logsumexp_lanes(t: &Tensor, mask: &[bool], keepdim: bool, out: DType) -> Result<Tensor> {
-    let r = reduce_lanes::<f64, f64>(t, mask, keepdim, |v| {
-        let m = v.iter().fold(f64::NEG_INFINITY, |a, &x| {
-            if x.is_nan() || a.is_nan() {
-                f64::NAN
-            } else {
-                a.max(x)
-            }
-        });
-        if m.is_nan() {
-            return f64::NAN;
+    match out {
+        DType::Float32 => {
+            reduce_lanes::<f32, f32>(t, mask, keepdim, |v| FloatLane::logsumexp(v) as f32)
         }
-        let m = if m.is_infinite() { 0.0 } else { m };
-        v.iter().map(|&x| (x - m).exp()).sum::<f64>().ln() + m
-    })?;
-    r.to_dtype(out)
+        _ => reduce_lanes::<f64, f64>(t, mask, keepdim, FloatLane::logsumexp),
+    }
 }
 
 // ------------------------------------------------------------------------------- scans
@@ -864,6 +987,79 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The vectorized float lane kernels (var/std, norm, logsumexp, prod, argmax/argmin) agree
+    /// with naive f64 formulas on long and short, strided and contiguous lanes, NaN included.
+    #[test]
+    fn vectorized_lane_reductions_match_naive_formulas() {
+        let n = 3 * 1037;
+        let v: Vec<f64> = (0..n)
+            .map(|i| ((i * 7919) % 1000) as f64 / 250.0 - 1.9)
+            .collect();
+        let close = |a: f64, b: f64, tol: f64| (a - b).abs() <= tol * b.abs().max(1e-30);
+        for f32_input in [true, false] {
+            let t = Tensor::from_vec(v.clone(), &[3, 1037]).unwrap();
+            let t = if f32_input {
+                t.to_dtype(DType::Float32).unwrap()
+            } else {
+                t
+            };
+            let tol = if f32_input { 2e-6 } else { 1e-12 };
+            let vals: Vec<f64> = t.to_dtype(DType::Float64).unwrap().to_vec::<f64>();
+            for (dim, lanes) in [(1i64, 3usize), (0, 1037)] {
+                let lane = |j: usize| -> Vec<f64> {
+                    if dim == 1 {
+                        vals[j * 1037..(j + 1) * 1037].to_vec()
+                    } else {
+                        (0..3).map(|r| vals[r * 1037 + j]).collect()
+                    }
+                };
+                let get = |r: Tensor| r.to_dtype(DType::Float64).unwrap().to_vec::<f64>();
+                let var_r = get(var(&t, Some(&[dim]), 1.0, false).unwrap());
+                let std_r = get(std(&t, Some(&[dim]), 0.0, false).unwrap());
+                let n2 = get(norm(&t, 2.0, Some(&[dim]), false).unwrap());
+                let n1 = get(norm(&t, 1.0, Some(&[dim]), false).unwrap());
+                let lse = get(logsumexp(&t, &[dim], false).unwrap());
+                let pr = get(prod(&t, Some(&[dim]), false, None).unwrap());
+                let am = argmax(&t, Some(dim), false).unwrap().to_vec::<i64>();
+                let an = argmin(&t, Some(dim), false).unwrap().to_vec::<i64>();
+                for j in 0..lanes {
+                    let l = lane(j);
+                    let k = l.len() as f64;
+                    let m = l.iter().sum::<f64>() / k;
+                    let ss: f64 = l.iter().map(|x| (x - m) * (x - m)).sum();
+                    assert!(close(var_r[j], ss / (k - 1.0), tol), "var {dim} {j}");
+                    assert!(close(std_r[j], (ss / k).sqrt(), tol), "std {dim} {j}");
+                    let sq: f64 = l.iter().map(|x| x * x).sum();
+                    assert!(close(n2[j], sq.sqrt(), tol), "norm2 {dim} {j}");
+                    let ab: f64 = l.iter().map(|x| x.abs()).sum();
+                    assert!(close(n1[j], ab, tol), "norm1 {dim} {j}");
+                    let mx = l.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                    let se: f64 = l.iter().map(|x| (x - mx).exp()).sum();
+                    let want = se.ln() + mx;
+                    assert!(
+                        (lse[j] - want).abs() <= tol * want.abs().max(1.0),
+                        "lse {dim} {j}"
+                    );
+                    let p: f64 = l.iter().product();
+                    assert!(close(pr[j], p, tol * 10.0), "prod {dim} {j}");
+                    let first = |want: f64| l.iter().position(|&x| x == want).unwrap() as i64;
+                    let mn = l.iter().cloned().fold(f64::INFINITY, f64::min);
+                    assert_eq!(am[j], first(mx), "argmax {dim} {j}");
+                    assert_eq!(an[j], first(mn), "argmin {dim} {j}");
+                }
+            }
+        }
+        let x = Tensor::from_vec(vec![1.0f32, f32::NAN, 7.0, f32::NAN, -1.0], &[5]).unwrap();
+        assert_eq!(argmax(&x, None, false).unwrap().to_vec::<i64>(), vec![1]);
+        assert_eq!(argmin(&x, Some(0), false).unwrap().to_vec::<i64>(), vec![1]);
+        assert!(logsumexp(&x, &[0], false).unwrap().to_vec::<f32>()[0].is_nan());
+        let inf = Tensor::from_vec(vec![f32::NEG_INFINITY; 3], &[3]).unwrap();
+        assert_eq!(
+            logsumexp(&inf, &[0], false).unwrap().to_vec::<f32>(),
+            vec![f32::NEG_INFINITY]
+        );
     }
 
     /// Sums of long tensors: repeatable bit for bit, and within f32 rounding of an f64

@@ -117,6 +117,81 @@ fn num_threads_from_env() -> usize {
 /// A unary elementwise function, generic over whether `mul_add` is a hardware FMA.
 pub trait Unary<T>: Copy + Send + Sync {
     fn eval<const FMA: bool>(self, x: T) -> T;
+    /// Whether some inputs are outside what the vector formula covers (sin/cos/tan of huge
+    /// arguments); for those, the loops replace `eval`'s result by [`Unary::slow`]'s.
+    const HAS_SLOW: bool = false;
+    #[inline(always)]
+    fn needs_slow(self, _x: T) -> bool {
+        false
+    }
+    fn slow(self, x: T) -> T {
+        x
+    }
+}
+
+/// `out[i] = k.slow(x[i])` where `k.needs_slow(x[i])` (a scan; rare inputs).
+#[inline]
+fn fix_slow<T: Copy, K: Unary<T>>(k: K, x: &[T], out: &mut [T]) {
+    if K::HAS_SLOW {
+        for (o, &v) in out.iter_mut().zip(x) {
+            if k.needs_slow(v) {
+                *o = k.slow(v);
+            }
+        }
+    }
+}
+
+/// One serial chunk of [`map`]: the vector loop, then the slow-path fix-ups.
+fn map_chunk<T: Scalar, K: Unary<T>>(k: K, x: &[T], out: &mut [T]) {
+    map_serial(k, x, out);
+    fix_slow(k, x, out);
+}
+
+/// One serial chunk of [`map_inplace`]; kernels with a slow path keep a copy of each block of
+/// inputs for the fix-ups.
+fn map_chunk_inplace<T: Scalar, K: Unary<T>>(k: K, x: &mut [T]) {
+    if !K::HAS_SLOW {
+        return map_serial_inplace(k, x);
+    }
+    const BLOCK: usize = 1024;
+    for block in x.chunks_mut(BLOCK) {
+        let mut orig = [block[0]; BLOCK];
+        let orig = &mut orig[..block.len()];
+        orig.copy_from_slice(block);
+        map_serial_inplace(k, block);
+        fix_slow(k, orig, block);
+    }
+}
+
+/// `k` applied to one pair of values, with the flavour the dispatched loops use (so that a
+/// scalar fallback computes the vector loops' bits).
+#[inline]
+pub fn eval_binary<T, K: Binary<T>>(k: K, x: T, y: T) -> T {
+    if isa() == Isa::Scalar {
+        k.eval::<false>(x, y)
+    } else {
+        k.eval::<true>(x, y)
+    }
+}
+
+/// `x op c` for a binary kernel and a fixed right operand.
+#[derive(Clone, Copy, Debug)]
+pub struct Right<K, T>(pub K, pub T);
+impl<T: Copy + Send + Sync, K: Binary<T>> Unary<T> for Right<K, T> {
+    #[inline(always)]
+    fn eval<const F: bool>(self, x: T) -> T {
+        self.0.eval::<F>(x, self.1)
+    }
+}
+
+/// `c op x` for a binary kernel and a fixed left operand.
+#[derive(Clone, Copy, Debug)]
+pub struct Left<K, T>(pub K, pub T);
+impl<T: Copy + Send + Sync, K: Binary<T>> Unary<T> for Left<K, T> {
+    #[inline(always)]
+    fn eval<const F: bool>(self, x: T) -> T {
+        self.0.eval::<F>(self.1, x)
+    }
 }
 
 /// A binary elementwise function.
@@ -189,10 +264,10 @@ pub fn map<T: Scalar, K: Unary<T>>(k: K, x: &[T], out: &mut [T]) {
         pool().install(|| {
             out.par_chunks_mut(PAR_CHUNK)
                 .zip(x.par_chunks(PAR_CHUNK))
-                .for_each(|(o, i)| map_serial(k, i, o))
+                .for_each(|(o, i)| map_chunk(k, i, o))
         });
     } else {
-        map_serial(k, x, out);
+        map_chunk(k, x, out);
     }
 }
 
@@ -201,10 +276,10 @@ pub fn map_inplace<T: Scalar, K: Unary<T>>(k: K, x: &mut [T]) {
     if x.len() >= PAR_MIN && num_threads() > 1 {
         pool().install(|| {
             x.par_chunks_mut(PAR_CHUNK)
-                .for_each(|c| map_serial_inplace(k, c))
+                .for_each(|c| map_chunk_inplace(k, c))
         });
     } else {
-        map_serial_inplace(k, x);
+        map_chunk_inplace(k, x);
     }
 }
 
@@ -327,16 +402,162 @@ fn pairwise(v: &[f64]) -> f64 {
 
 /// Sums `v` chunk by chunk ([`PAR_CHUNK`] elements, on the pool when long), then the chunk sums
 /// pairwise: the association order depends only on `v.len()`, never on the thread count.
-fn chunked_sum<T: Sync>(v: &[T], serial: fn(&[T]) -> f64) -> f64 {
+fn chunked_sum<T: Sync>(v: &[T], serial: impl Fn(&[T]) -> f64 + Sync) -> f64 {
     if v.len() <= PAR_CHUNK {
         return serial(v);
     }
     let partials: Vec<f64> = if v.len() >= PAR_MIN && num_threads() > 1 {
-        pool().install(|| v.par_chunks(PAR_CHUNK).map(serial).collect())
+        pool().install(|| v.par_chunks(PAR_CHUNK).map(&serial).collect())
     } else {
-        v.chunks(PAR_CHUNK).map(serial).collect()
+        v.chunks(PAR_CHUNK).map(&serial).collect()
     };
     pairwise(&partials)
+}
+
+/// `sum (x - m)^2` of f32 values in f64, sixteen accumulators (the second pass of var/std;
+/// `m = 0` gives the squared 2-norm).
+#[inline(always)]
+fn sqdev_f32_body(v: &[f32], m: f64) -> f64 {
+    let mut acc = [0f64; 16];
+    let chunks = v.chunks_exact(16);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..16 {
+            let d = c[i] as f64 - m;
+            acc[i] += d * d;
+        }
+    }
+    let mut s = pairwise_fixed(&acc);
+    for &x in rest {
+        let d = x as f64 - m;
+        s += d * d;
+    }
+    s
+}
+
+/// `sum (x - m)^2` of f64 values, pairwise like [`sum_f64`].
+#[inline(always)]
+fn sqdev_f64_body(v: &[f64], m: f64) -> f64 {
+    if v.len() > 4096 {
+        let mid = v.len() / 2;
+        return sqdev_f64_body(&v[..mid], m) + sqdev_f64_body(&v[mid..], m);
+    }
+    let mut acc = [0f64; 16];
+    let chunks = v.chunks_exact(16);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..16 {
+            let d = c[i] - m;
+            acc[i] += d * d;
+        }
+    }
+    let mut s = pairwise_fixed(&acc);
+    for &x in rest {
+        let d = x - m;
+        s += d * d;
+    }
+    s
+}
+
+/// `sum |x|` of f32 values in f64 (the 1-norm).
+#[inline(always)]
+fn abs_f32_body(v: &[f32]) -> f64 {
+    let mut acc = [0f64; 16];
+    let chunks = v.chunks_exact(16);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..16 {
+            acc[i] += (c[i] as f64).abs();
+        }
+    }
+    let mut s = pairwise_fixed(&acc);
+    for &x in rest {
+        s += (x as f64).abs();
+    }
+    s
+}
+
+#[inline(always)]
+fn abs_f64_body(v: &[f64]) -> f64 {
+    if v.len() > 4096 {
+        let mid = v.len() / 2;
+        return abs_f64_body(&v[..mid]) + abs_f64_body(&v[mid..]);
+    }
+    let mut acc = [0f64; 16];
+    let chunks = v.chunks_exact(16);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..16 {
+            acc[i] += c[i].abs();
+        }
+    }
+    let mut s = pairwise_fixed(&acc);
+    for &x in rest {
+        s += x.abs();
+    }
+    s
+}
+
+/// Product of f32 values in f64 (or of f64 values), eight running products combined in order.
+#[inline(always)]
+fn prod_f32_body(v: &[f32]) -> f64 {
+    let mut acc = [1f64; 8];
+    let chunks = v.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..8 {
+            acc[i] *= c[i] as f64;
+        }
+    }
+    let mut p = ((acc[0] * acc[1]) * (acc[2] * acc[3])) * ((acc[4] * acc[5]) * (acc[6] * acc[7]));
+    for &x in rest {
+        p *= x as f64;
+    }
+    p
+}
+
+#[inline(always)]
+fn prod_f64_body(v: &[f64]) -> f64 {
+    let mut acc = [1f64; 8];
+    let chunks = v.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..8 {
+            acc[i] *= c[i];
+        }
+    }
+    let mut p = ((acc[0] * acc[1]) * (acc[2] * acc[3])) * ((acc[4] * acc[5]) * (acc[6] * acc[7]));
+    for &x in rest {
+        p *= x;
+    }
+    p
+}
+
+multiversion_fn!(fn sqdev_f32_serial(v: &[f32], m: f64) -> f64 => sqdev_f32_body);
+multiversion_fn!(fn sqdev_f64_serial(v: &[f64], m: f64) -> f64 => sqdev_f64_body);
+multiversion_fn!(fn abs_f32_serial(v: &[f32]) -> f64 => abs_f32_body);
+multiversion_fn!(fn abs_f64_serial(v: &[f64]) -> f64 => abs_f64_body);
+multiversion_fn!(pub fn prod_f32(v: &[f32]) -> f64 => prod_f32_body);
+multiversion_fn!(pub fn prod_f64(v: &[f64]) -> f64 => prod_f64_body);
+
+/// `sum (x - m)^2` over f32 values, accumulated in f64 (deterministic like [`sum_f32`]).
+pub fn sqdev_f32(v: &[f32], m: f64) -> f64 {
+    chunked_sum(v, |c| sqdev_f32_serial(c, m))
+}
+
+/// `sum (x - m)^2` over f64 values, pairwise.
+pub fn sqdev_f64(v: &[f64], m: f64) -> f64 {
+    chunked_sum(v, |c| sqdev_f64_serial(c, m))
+}
+
+/// `sum |x|` over f32 values, accumulated in f64.
+pub fn abs_sum_f32(v: &[f32]) -> f64 {
+    chunked_sum(v, abs_f32_serial)
+}
+
+/// `sum |x|` over f64 values, pairwise.
+pub fn abs_sum_f64(v: &[f64]) -> f64 {
+    chunked_sum(v, abs_f64_serial)
 }
 
 /// Sum of f32 values, accumulated in f64 (deterministic; see [`chunked_sum`]).
@@ -938,6 +1159,12 @@ pub fn softplus_f64<const F: bool>(x: f64, beta: f64, threshold: f64) -> f64 {
     if z > threshold { x } else { y }
 }
 
+// ------------------------------------------------------------------------------ trig, pow
+
+#[path = "vmath_trig.rs"]
+mod trig;
+pub use trig::*;
+
 // ------------------------------------------------------------------------------ kernels
 
 /// The kernels as [`Unary`] values, one per function.
@@ -970,6 +1197,71 @@ pub mod k {
         Sigmoid => sigmoid_f32, sigmoid_f64;
         Silu => silu_f32, silu_f64;
         GeluTanh => gelu_tanh_f32, gelu_tanh_f64;
+        Asin => asin_f32, asin_f64;
+        Acos => acos_f32, acos_f64;
+        Atan => atan_f32, atan_f64;
+        Sinh => sinh_f32, sinh_f64;
+        Cosh => cosh_f32, cosh_f64;
+    }
+
+    /// sin, cos, tan: vector reduction up to [`TRIG_MAX`], glibc's (through `std`) beyond.
+    macro_rules! trig_kernels {
+        ($($name:ident => $f32:ident, $f64:ident, $std:ident;)*) => {$(
+            #[derive(Clone, Copy, Debug)]
+            pub struct $name;
+            impl Unary<f32> for $name {
+                #[inline(always)]
+                fn eval<const F: bool>(self, x: f32) -> f32 { $f32::<F>(x) }
+                const HAS_SLOW: bool = true;
+                #[inline(always)]
+                fn needs_slow(self, x: f32) -> bool {
+                    (x.abs() > TRIG_MAX as f32) & x.is_finite()
+                }
+                fn slow(self, x: f32) -> f32 { (x as f64).$std() as f32 }
+            }
+            impl Unary<f64> for $name {
+                #[inline(always)]
+                fn eval<const F: bool>(self, x: f64) -> f64 { $f64::<F>(x) }
+                const HAS_SLOW: bool = true;
+                #[inline(always)]
+                fn needs_slow(self, x: f64) -> bool {
+                    (x.abs() > TRIG_MAX) & x.is_finite()
+                }
+                fn slow(self, x: f64) -> f64 { x.$std() }
+            }
+        )*};
+    }
+
+    trig_kernels! {
+        Sin => sin_f32, sin_f64, sin;
+        Cos => cos_f32, cos_f64, cos;
+        Tan => tan_f32, tan_f64, tan;
+    }
+
+    /// `atan2(y, x)` (y the first operand, as `torch.atan2(input, other)`).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Atan2;
+    impl Binary<f32> for Atan2 {
+        #[inline(always)]
+        fn eval<const F: bool>(self, y: f32, x: f32) -> f32 {
+            atan2_f32::<F>(y, x)
+        }
+    }
+    impl Binary<f64> for Atan2 {
+        #[inline(always)]
+        fn eval<const F: bool>(self, y: f64, x: f64) -> f64 {
+            atan2_f64::<F>(y, x)
+        }
+    }
+
+    /// float32 `x ** y` (float64 pow stays on glibc: see docs/kernels.md).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Pow;
+    impl Binary<f32> for Pow {
+        #[inline(always)]
+        fn eval<const F: bool>(self, x: f32, y: f32) -> f32 {
+            pow_f32::<F>(x, y)
+        }
     }
 
     /// f32 only (the f64 kernels stay on libm's erf: see docs/kernels.md).
@@ -1042,10 +1334,10 @@ pub mod k {
     }
 }
 
-/// The four float arithmetic operators as kernels: [`arith::Zip`] for two slices, and
-/// [`arith::Rhs`] / [`arith::Lhs`] for a slice and a scalar on either side.
+/// The four float arithmetic operators as kernels: [`arith::Zip`] for two slices ([`Right`] /
+/// [`Left`] of it for a slice and a scalar on either side).
 pub mod arith {
-    use super::{Binary, Unary};
+    use super::Binary;
 
     /// One arithmetic operator on `T`.
     pub trait Op<T>: Copy + Send + Sync {
@@ -1081,26 +1373,6 @@ pub mod arith {
         #[inline(always)]
         fn eval<const F: bool>(self, a: T, b: T) -> T {
             O::apply(a, b)
-        }
-    }
-
-    /// `x[i] op c`.
-    #[derive(Clone, Copy, Debug)]
-    pub struct Rhs<O, T>(pub O, pub T);
-    impl<T: Copy + Send + Sync, O: Op<T>> Unary<T> for Rhs<O, T> {
-        #[inline(always)]
-        fn eval<const F: bool>(self, x: T) -> T {
-            O::apply(x, self.1)
-        }
-    }
-
-    /// `c op x[i]`.
-    #[derive(Clone, Copy, Debug)]
-    pub struct Lhs<O, T>(pub O, pub T);
-    impl<T: Copy + Send + Sync, O: Op<T>> Unary<T> for Lhs<O, T> {
-        #[inline(always)]
-        fn eval<const F: bool>(self, x: T) -> T {
-            O::apply(self.1, x)
         }
     }
 }

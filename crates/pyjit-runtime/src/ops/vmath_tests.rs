@@ -61,6 +61,20 @@ fn silu_ref(x: f64) -> f64 {
     x * sigmoid_ref(x)
 }
 
+/// A kernel with its slow path, as the dispatched loops apply it (`$k` a [`k`] kernel).
+macro_rules! with_slow {
+    ($t:ty, $k:expr, $fma:literal) => {{
+        fn f(x: $t) -> $t {
+            if Unary::<$t>::needs_slow($k, x) {
+                Unary::<$t>::slow($k, x)
+            } else {
+                Unary::<$t>::eval::<$fma>($k, x)
+            }
+        }
+        f as fn($t) -> $t
+    }};
+}
+
 macro_rules! f32_case {
     ($name:literal, $f:ident, $r:expr, $bound:expr) => {
         ($name, $f::<true>, $f::<false>, $r, $bound)
@@ -89,6 +103,32 @@ fn f32_cases() -> Vec<F32Case> {
         f32_case!("erf", erf_f32, libm::erf, 1.0),
         f32_case!("gelu_erf", gelu_erf_f32, gelu_erf_ref, 1.0),
         ("softplus", sp_t, sp_f, softplus_ref, 1.0),
+        (
+            "sin",
+            with_slow!(f32, k::Sin, true),
+            with_slow!(f32, k::Sin, false),
+            f64::sin,
+            1.0,
+        ),
+        (
+            "cos",
+            with_slow!(f32, k::Cos, true),
+            with_slow!(f32, k::Cos, false),
+            f64::cos,
+            1.0,
+        ),
+        (
+            "tan",
+            with_slow!(f32, k::Tan, true),
+            with_slow!(f32, k::Tan, false),
+            f64::tan,
+            1.0,
+        ),
+        f32_case!("asin", asin_f32, f64::asin, 1.0),
+        f32_case!("acos", acos_f32, f64::acos, 1.0),
+        f32_case!("atan", atan_f32, f64::atan, 1.0),
+        f32_case!("sinh", sinh_f32, f64::sinh, 1.0),
+        f32_case!("cosh", cosh_f32, f64::cosh, 1.0),
     ]
 }
 
@@ -107,6 +147,32 @@ fn f64_cases() -> Vec<F64Case> {
         f64_case!("log2", log2_f64, f64::log2, 2.0),
         f64_case!("log10", log10_f64, f64::log10, 2.0),
         f64_case!("tanh", tanh_f64, f64::tanh, 3.0),
+        (
+            "sin",
+            with_slow!(f64, k::Sin, true),
+            with_slow!(f64, k::Sin, false),
+            f64::sin,
+            1.5,
+        ),
+        (
+            "cos",
+            with_slow!(f64, k::Cos, true),
+            with_slow!(f64, k::Cos, false),
+            f64::cos,
+            1.5,
+        ),
+        (
+            "tan",
+            with_slow!(f64, k::Tan, true),
+            with_slow!(f64, k::Tan, false),
+            f64::tan,
+            2.0,
+        ),
+        f64_case!("asin", asin_f64, f64::asin, 1.5),
+        f64_case!("acos", acos_f64, f64::acos, 1.5),
+        f64_case!("atan", atan_f64, f64::atan, 1.5),
+        f64_case!("sinh", sinh_f64, f64::sinh, 2.0),
+        f64_case!("cosh", cosh_f64, f64::cosh, 2.0),
     ]
 }
 
@@ -167,6 +233,29 @@ fn f32_inputs(stride: u64) -> Vec<f32> {
         0.0, 1.0, 0.5, 0.625, 2.0, 3.92, 9.0, 10.0, 17.0, 20.0, 88.72, 87.33, 103.97, 0.3466,
         1e-20, 1e-38, 5.0,
     ];
+    // Near multiples of pi/2 (trig reduction), the asin/acos/atan breakpoints and TRIG_MAX.
+    let trig: [f32; 12] = [
+        1.570_796_4,
+        3.141_592_7,
+        4.712_389,
+        6.283_185_5,
+        0.975,
+        0.4375,
+        0.6875,
+        1.1875,
+        2.4375,
+        22.0,
+        1.0e6,
+        20_000.0,
+    ];
+    for s in trig {
+        for sign in [1.0f32, -1.0] {
+            let b = (s * sign).to_bits() as i64;
+            for d in -2_000i64..=2_000 {
+                v.push(f32::from_bits((b + d) as u32));
+            }
+        }
+    }
     for s in specials {
         for sign in [1.0f32, -1.0] {
             let b = (s * sign).to_bits() as i64;
@@ -190,6 +279,8 @@ fn f32_inputs(stride: u64) -> Vec<f32> {
     v
 }
 
+const PI_F64: f64 = std::f64::consts::PI;
+
 fn f64_inputs(n: usize) -> Vec<f64> {
     // xorshift64*: a fixed seed, so failures reproduce.
     let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -205,7 +296,27 @@ fn f64_inputs(n: usize) -> Vec<f64> {
         let u = (next() >> 11) as f64 / (1u64 << 53) as f64;
         v.push(100.0 * u - 50.0);
     }
-    for c in [0.0f64, 1.0, -1.0, 0.5, 709.78, -708.4, -745.13, 0.3466] {
+    for c in [
+        0.0f64,
+        1.0,
+        -1.0,
+        0.5,
+        709.78,
+        -708.4,
+        -745.13,
+        0.3466,
+        1.5707963267948966,
+        PI_F64,
+        4.71238898038469,
+        0.975,
+        0.4375,
+        1.1875,
+        2.4375,
+        22.0,
+        710.4,
+        1.0e6,
+        12_345.678,
+    ] {
         let b = c.to_bits() as i64;
         for d in -5_000i64..=5_000 {
             v.push(f64::from_bits((b + d) as u64));
@@ -328,6 +439,179 @@ fn special_values_are_exact() {
     assert_eq!(exp_f64::<true>(709.8), f64::INFINITY);
     assert_eq!(exp_f64::<false>(-746.0), 0.0);
     assert_eq!(exp_f64::<true>(-745.0), 5e-324);
+}
+
+/// Max ulp of a binary f32 kernel (both flavours) against an f64 reference over random pairs:
+/// random bit patterns, magnitudes in [1e-3, 1e3] with random signs, small integer exponents.
+fn measure_binary_f32(
+    ft: fn(f32, f32) -> f32,
+    ff: fn(f32, f32) -> f32,
+    r: fn(f64, f64) -> f64,
+    n: usize,
+) -> (f64, f32, f32) {
+    let mut s: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        s.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    };
+    let mut pairs = Vec::new();
+    for i in 0..n {
+        let a = f32::from_bits(next() as u32);
+        let b = f32::from_bits(next() as u32);
+        let u = (next() >> 40) as f32 / (1u64 << 24) as f32;
+        let w = (next() >> 40) as f32 / (1u64 << 24) as f32;
+        let m = 10f32.powf(6.0 * u - 3.0) * if i % 2 == 0 { 1.0 } else { -1.0 };
+        let e = 10f32.powf(4.0 * w - 2.0) * if i % 3 == 0 { -1.0 } else { 1.0 };
+        let k = (next() % 41) as f32 - 20.0;
+        pairs.extend([(a, b), (m, e), (m, k), (m.abs(), e), (e, m)]);
+    }
+    let (mut max, mut at) = (0.0f64, (0.0f32, 0.0f32));
+    for (x, y) in pairs {
+        for f in [ft, ff] {
+            let e = ulp_err_f32(f(x, y), r(x as f64, y as f64));
+            if e > max {
+                (max, at) = (e, (x, y));
+            }
+        }
+    }
+    (max, at.0, at.1)
+}
+
+#[test]
+fn binary_f32_kernels_stay_within_their_ulp_bounds() {
+    let (max, x, y) = measure_binary_f32(pow_f32::<true>, pow_f32::<false>, f64::powf, 100_000);
+    println!("pow f32: max {max:.3} ulp at ({x:e}, {y:e})");
+    assert!(max <= 1.0, "pow: {max} ulp at ({x:e}, {y:e})");
+    let (max, x, y) =
+        measure_binary_f32(atan2_f32::<true>, atan2_f32::<false>, f64::atan2, 100_000);
+    println!("atan2 f32: max {max:.3} ulp at ({x:e}, {y:e})");
+    assert!(max <= 1.0, "atan2: {max} ulp at ({x:e}, {y:e})");
+}
+
+#[test]
+fn f64_atan2_stays_within_its_ulp_bound() {
+    let xs = f64_inputs(20_000);
+    let mut max = 0.0f64;
+    for w in xs.windows(2).step_by(3) {
+        for (y, x) in [(w[0], w[1]), (w[1], w[0])] {
+            for e in [
+                ulp_err_f64(atan2_f64::<true>(y, x), y.atan2(x)),
+                ulp_err_f64(atan2_f64::<false>(y, x), y.atan2(x)),
+            ] {
+                assert!(e <= 2.0, "atan2({y:e}, {x:e}): {e} ulp");
+                max = max.max(e);
+            }
+        }
+    }
+    println!("atan2 f64: max {max} ulp");
+    assert!(max > 0.0, "the sample reaches rounding differences");
+}
+
+/// C99 Annex F special values of pow and atan2, both dtypes' kernels against glibc.
+#[test]
+fn pow_and_atan2_special_values_match_c99() {
+    let vals = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        2.0,
+        -2.0,
+        3.0,
+        -3.0,
+        2.5,
+        -2.5,
+        1e30,
+        -1e30,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::MIN_POSITIVE,
+        16_777_217.0,
+        -16_777_215.0,
+    ];
+    for &x in &vals {
+        for &y in &vals {
+            let want = (x as f64).powf(y as f64) as f32;
+            for got in [pow_f32::<true>(x, y), pow_f32::<false>(x, y)] {
+                assert!(
+                    got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                    "pow({x}, {y}) = {got}, want {want}"
+                );
+            }
+            let want = (x as f64).atan2(y as f64);
+            for got in [
+                atan2_f64::<true>(x as f64, y as f64),
+                atan2_f64::<false>(x as f64, y as f64),
+            ] {
+                assert!(
+                    ulp_err_f64(got, want) <= 1.0,
+                    "atan2({x}, {y}) = {got}, want {want}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn trig_special_values_are_exact() {
+    for x in [f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+        for f in [
+            sin_f64::<true>,
+            cos_f64::<true>,
+            tan_f64::<true>,
+            sin_f64::<false>,
+        ] {
+            assert!(f(x).is_nan());
+        }
+    }
+    for f in [
+        sin_f64::<true>,
+        tan_f64::<true>,
+        asin_f64::<true>,
+        atan_f64::<true>,
+        sinh_f64::<true>,
+    ] {
+        assert_eq!(f(-0.0).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(f(0.0).to_bits(), 0);
+    }
+    assert_eq!(cos_f64::<true>(-0.0), 1.0);
+    assert_eq!(cosh_f64::<true>(-0.0), 1.0);
+    assert_eq!(acos_f64::<true>(1.0).to_bits(), 0);
+    assert_eq!(acos_f64::<true>(-1.0), PI_F64);
+    assert_eq!(asin_f64::<true>(1.0), PI_F64 / 2.0);
+    assert!(asin_f64::<true>(1.0 + f64::EPSILON).is_nan());
+    assert!(acos_f32::<true>(-1.000_001).is_nan());
+    assert_eq!(atan_f64::<true>(f64::INFINITY), PI_F64 / 2.0);
+    assert_eq!(
+        atan_f32::<true>(f32::NEG_INFINITY),
+        -std::f32::consts::FRAC_PI_2
+    );
+    assert_eq!(sinh_f64::<true>(711.0), f64::INFINITY);
+    assert_eq!(sinh_f64::<true>(-711.0), f64::NEG_INFINITY);
+    assert_eq!(cosh_f64::<true>(-711.0), f64::INFINITY);
+    assert_eq!(sinh_f32::<true>(-90.0), f32::NEG_INFINITY);
+    assert_eq!(cosh_f32::<true>(f32::NEG_INFINITY), f32::INFINITY);
+    assert!(sinh_f32::<true>(f32::NAN).is_nan());
+    // The slow path of huge arguments, through the dispatched loop.
+    let xs = [1e7f32, -3.0e38, 1e6, 5.0, f32::INFINITY];
+    let got = map_vec(k::Sin, &xs);
+    for (&x, &g) in xs.iter().zip(&got) {
+        let want = (x as f64).sin() as f32;
+        assert!(
+            g == want || (g.is_nan() && want.is_nan()),
+            "sin({x}) = {g}, want {want}"
+        );
+    }
+    let mut ys = vec![1e300f64, -7.5e15, 2.0, f64::NAN];
+    map_inplace(k::Cos, &mut ys);
+    assert_eq!(ys[0], 1e300f64.cos());
+    assert_eq!(ys[1], (-7.5e15f64).cos());
+    assert!(ys[3].is_nan());
 }
 
 /// The dispatched, vectorized loops compute exactly what the scalar definitions compute.

@@ -1,0 +1,455 @@
+//! Trigonometric, inverse trigonometric and hyperbolic functions, `atan2` and float32 `pow`,
+//! written like the rest of [`vmath`](super): branch-free scalar code (both sides of every
+//! choice computed, then selected) that the dispatched loops vectorize. The float32 functions
+//! evaluate the float64 formulas and round once at the end.
+//!
+//! sin/cos/tan reduce by `n pi/2` with `pi/2` split into three 33-bit pieces and a tail (fdlibm's
+//! medium-size scheme, exact products for `|n| < 2^20`): arguments beyond [`TRIG_MAX`] take the
+//! scalar slow path ([`Unary::slow`], glibc's Payne-Hanek reduction) after the vector loop.
+//! The inverse functions use fdlibm's rational and polynomial approximations (asin/acos: `R(z)`
+//! with the `sqrt((1-|x|)/2)` identities; atan: the four breakpoints 0.5, 1, 1.5, inf), the
+//! hyperbolic functions `expm1`/`exp` with a Taylor polynomial near 0.
+
+use super::{ROUND64, exp_f64, expm1_f64, fma64, horner64, log_f64};
+
+/// Largest `|x|` the vector sin/cos/tan reduce (`n = round(x 2/pi) < 2^20`, so every product
+/// `n * PIO2_k` below is exact); larger finite arguments take the slow path.
+pub const TRIG_MAX: f64 = 1.0e6;
+
+// pi/2 = PIO2_1 + PIO2_2 + PIO2_3 + PIO2_3T, the first three with 33 significant bits.
+const PIO2_1: f64 = 1.570_796_326_734_125_6;
+const PIO2_2: f64 = 6.077_100_506_303_966e-11;
+const PIO2_3: f64 = 2.022_266_248_711_166_5e-21;
+const PIO2_3T: f64 = 8.478_427_660_368_9e-32;
+const TWO_OVER_PI: f64 = 0.636_619_772_367_581_4;
+
+#[inline(always)]
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
+}
+
+/// `(n, hi, lo)` with `x = n pi/2 + hi + lo`, `|hi| <~ pi/4`, for `|x| <= TRIG_MAX` (others are
+/// clamped: the caller selects NaN for infinities, the slow path fixes large finite values).
+#[inline(always)]
+fn rem_pio2<const F: bool>(x: f64) -> (i64, f64, f64) {
+    let xc = super::clamp64(x, -TRIG_MAX, TRIG_MAX);
+    let nf = fma64::<F>(xc, TWO_OVER_PI, ROUND64);
+    let ni = (nf.to_bits() as i64).wrapping_sub(ROUND64.to_bits() as i64);
+    let n = nf - ROUND64;
+    // n * PIO2_1 has at most 53 bits and xc - n * PIO2_1 is a multiple of 2^-53 below 1: exact.
+    let r1 = xc - n * PIO2_1;
+    let (r2, e2) = two_sum(r1, -(n * PIO2_2));
+    let (r3, e3) = two_sum(r2, -(n * PIO2_3));
+    let lo = (e2 + e3) - n * PIO2_3T;
+    let hi = r3 + lo;
+    (ni, hi, lo - (hi - r3))
+}
+
+// Taylor coefficients: truncation below 2^-62 relative on |x| <= pi/4.
+const SIN_P: [f64; 7] = [
+    1.0 / 355_687_428_096_000.0,
+    -1.0 / 1_307_674_368_000.0,
+    1.0 / 6_227_020_800.0,
+    -1.0 / 39_916_800.0,
+    1.0 / 362_880.0,
+    -1.0 / 5_040.0,
+    1.0 / 120.0,
+];
+const COS_P: [f64; 8] = [
+    -1.0 / 6_402_373_705_728_000.0,
+    1.0 / 20_922_789_888_000.0,
+    -1.0 / 87_178_291_200.0,
+    1.0 / 479_001_600.0,
+    -1.0 / 3_628_800.0,
+    1.0 / 40_320.0,
+    -1.0 / 720.0,
+    1.0 / 24.0,
+];
+
+/// `sin(x + y)` for `|x| <~ pi/4`, `|y| < ulp(x)` (fdlibm's __kernel_sin arrangement).
+#[inline(always)]
+fn ksin<const F: bool>(x: f64, y: f64) -> f64 {
+    let z = x * x;
+    let v = z * x;
+    let r = horner64::<F>(z, &SIN_P);
+    x - ((z * (0.5 * y - v * r) - y) - v * (-1.0 / 6.0))
+}
+
+/// `cos(x + y)` (fdlibm's __kernel_cos: `1 - z/2` with its rounding error fed back).
+#[inline(always)]
+fn kcos<const F: bool>(x: f64, y: f64) -> f64 {
+    let z = x * x;
+    let r = z * horner64::<F>(z, &COS_P);
+    let hz = 0.5 * z;
+    let w = 1.0 - hz;
+    w + (((1.0 - w) - hz) + (z * r - x * y))
+}
+
+/// `(sin, cos)` of the reduced argument, rotated by the quadrant `q`.
+#[inline(always)]
+fn sin_quadrant<const F: bool>(x: f64, q: i64) -> f64 {
+    let (n, hi, lo) = rem_pio2::<F>(x);
+    let n = n.wrapping_add(q);
+    let s = ksin::<F>(hi, lo);
+    let c = kcos::<F>(hi, lo);
+    let y = if n & 1 == 0 { s } else { c };
+    let y = if n & 2 == 0 { y } else { -y };
+    if x.is_infinite() { f64::NAN } else { y }
+}
+
+#[inline(always)]
+pub fn sin_f64<const F: bool>(x: f64) -> f64 {
+    // (The reduction's final sum loses the sign of a zero.)
+    let y = sin_quadrant::<F>(x, 0);
+    if x == 0.0 { x } else { y }
+}
+
+#[inline(always)]
+pub fn cos_f64<const F: bool>(x: f64) -> f64 {
+    sin_quadrant::<F>(x, 1)
+}
+
+/// `tan x = sin/cos` of the reduced argument (`-cos/sin` in odd quadrants).
+#[inline(always)]
+pub fn tan_f64<const F: bool>(x: f64) -> f64 {
+    let (n, hi, lo) = rem_pio2::<F>(x);
+    let s = ksin::<F>(hi, lo);
+    let c = kcos::<F>(hi, lo);
+    let (num, den) = if n & 1 == 0 { (s, c) } else { (-c, s) };
+    let y = num / den;
+    if x.is_infinite() {
+        f64::NAN
+    } else if x == 0.0 {
+        x
+    } else {
+        y
+    }
+}
+
+#[inline(always)]
+pub fn sin_f32<const F: bool>(x: f32) -> f32 {
+    sin_f64::<F>(x as f64) as f32
+}
+
+#[inline(always)]
+pub fn cos_f32<const F: bool>(x: f32) -> f32 {
+    cos_f64::<F>(x as f64) as f32
+}
+
+#[inline(always)]
+pub fn tan_f32<const F: bool>(x: f32) -> f32 {
+    tan_f64::<F>(x as f64) as f32
+}
+
+// ------------------------------------------------------------------------------ asin, acos
+
+const PIO2_HI: f64 = 1.570_796_326_794_896_558_00e+00;
+const PIO2_LO: f64 = 6.123_233_995_736_766_035_87e-17;
+const PIO4_HI: f64 = 7.853_981_633_974_482_789_99e-01;
+const PI: f64 = std::f64::consts::PI;
+const PI_LO: f64 = 1.224_646_799_147_353_177_2e-16;
+
+/// fdlibm's `R(z) = (asin(sqrt z) - sqrt z)/sqrt z` rational approximation.
+#[inline(always)]
+fn asin_r<const F: bool>(z: f64) -> f64 {
+    const P: [f64; 6] = [
+        3.479_331_075_960_211_675_70e-05,
+        7.915_349_942_898_145_321_76e-04,
+        -4.005_553_450_067_941_140_27e-02,
+        2.012_125_321_348_629_258_81e-01,
+        -3.255_658_186_224_009_154_05e-01,
+        1.666_666_666_666_666_574_15e-01,
+    ];
+    const Q: [f64; 5] = [
+        7.703_815_055_590_193_527_91e-02,
+        -6.882_839_716_054_532_930_30e-01,
+        2.020_945_760_233_505_694_71e+00,
+        -2.403_394_911_734_414_218_78e+00,
+        1.0,
+    ];
+    z * horner64::<F>(z, &P) / horner64::<F>(z, &Q)
+}
+
+/// `s` with its low 32 bits cleared (so that `s * s` is exact).
+#[inline(always)]
+fn high_part(s: f64) -> f64 {
+    f64::from_bits(s.to_bits() & 0xffff_ffff_0000_0000)
+}
+
+#[inline(always)]
+pub fn asin_f64<const F: bool>(x: f64) -> f64 {
+    let a = x.abs();
+    let small = fma64::<F>(x, asin_r::<F>(x * x), x);
+    let z = (1.0 - a) * 0.5;
+    let s = z.sqrt();
+    let r = asin_r::<F>(z);
+    let near_one = PIO2_HI - (2.0 * (s + s * r) - PIO2_LO);
+    let df = high_part(s);
+    let c = (z - df * df) / (s + df);
+    let p = 2.0 * s * r - (PIO2_LO - 2.0 * c);
+    let q = PIO4_HI - 2.0 * df;
+    let mid = PIO4_HI - (p - q);
+    let big = if a > 0.975 { near_one } else { mid };
+    let y = if a < 0.5 { small } else { big.copysign(x) };
+    if a > 1.0 { f64::NAN } else { y }
+}
+
+#[inline(always)]
+pub fn acos_f64<const F: bool>(x: f64) -> f64 {
+    let a = x.abs();
+    let small = PIO2_HI - (x - (PIO2_LO - x * asin_r::<F>(x * x)));
+    let z = (1.0 - a) * 0.5;
+    let s = z.sqrt();
+    let r = asin_r::<F>(z);
+    let neg = 2.0 * (PIO2_HI - (s + (r * s - PIO2_LO)));
+    let df = high_part(s);
+    let c = (z - df * df) / (s + df);
+    let pos = 2.0 * (df + (r * s + c));
+    let y = if a < 0.5 {
+        small
+    } else if x < 0.0 {
+        neg
+    } else {
+        pos
+    };
+    if x == 1.0 {
+        0.0
+    } else if x == -1.0 {
+        PI
+    } else if a > 1.0 {
+        f64::NAN
+    } else {
+        y
+    }
+}
+
+#[inline(always)]
+pub fn asin_f32<const F: bool>(x: f32) -> f32 {
+    asin_f64::<F>(x as f64) as f32
+}
+
+#[inline(always)]
+pub fn acos_f32<const F: bool>(x: f32) -> f32 {
+    acos_f64::<F>(x as f64) as f32
+}
+
+// ------------------------------------------------------------------------------ atan, atan2
+
+const ATAN_HI: [f64; 4] = [
+    4.636_476_090_008_060_935_15e-01,
+    7.853_981_633_974_482_789_99e-01,
+    9.827_937_232_473_290_540_82e-01,
+    1.570_796_326_794_896_558_00e+00,
+];
+const ATAN_LO: [f64; 4] = [
+    2.269_877_745_296_168_709_24e-17,
+    3.061_616_997_868_383_017_93e-17,
+    1.390_331_103_123_099_845_16e-17,
+    6.123_233_995_736_766_035_87e-17,
+];
+
+/// `atan a` for `a >= 0` (or NaN): fdlibm's reduction to `|t| < 7/16` around the breakpoints
+/// 0, 0.5, 1, 1.5 and inf, as one division of selected operands.
+#[inline(always)]
+fn atan_pos<const F: bool>(a: f64) -> f64 {
+    let (num, den, hi, lo, id) = if a < 0.4375 {
+        (a, 1.0, 0.0, 0.0, false)
+    } else if a < 0.6875 {
+        (2.0 * a - 1.0, 2.0 + a, ATAN_HI[0], ATAN_LO[0], true)
+    } else if a < 1.1875 {
+        (a - 1.0, a + 1.0, ATAN_HI[1], ATAN_LO[1], true)
+    } else if a < 2.4375 {
+        (a - 1.5, 1.0 + 1.5 * a, ATAN_HI[2], ATAN_LO[2], true)
+    } else {
+        (-1.0, a, ATAN_HI[3], ATAN_LO[3], true)
+    };
+    let t = num / den;
+    const EVEN: [f64; 6] = [
+        1.628_582_011_536_578_236_23e-02,
+        4.976_877_994_615_932_360_17e-02,
+        6.661_073_137_387_531_206_69e-02,
+        9.090_887_133_436_506_561_96e-02,
+        1.428_571_427_250_346_637_11e-01,
+        3.333_333_333_333_293_180_27e-01,
+    ];
+    const ODD: [f64; 5] = [
+        -3.653_157_274_421_691_552_70e-02,
+        -5.833_570_133_790_573_486_45e-02,
+        -7.691_876_205_044_829_994_95e-02,
+        -1.111_111_040_546_235_578_80e-01,
+        -1.999_999_999_987_648_324_76e-01,
+    ];
+    let z = t * t;
+    let w = z * z;
+    let s1 = z * horner64::<F>(w, &EVEN);
+    let s2 = w * horner64::<F>(w, &ODD);
+    let corr = t * (s1 + s2);
+    if id { hi - ((corr - lo) - t) } else { t - corr }
+}
+
+#[inline(always)]
+pub fn atan_f64<const F: bool>(x: f64) -> f64 {
+    atan_pos::<F>(x.abs()).copysign(x)
+}
+
+#[inline(always)]
+pub fn atan_f32<const F: bool>(x: f32) -> f32 {
+    atan_f64::<F>(x as f64) as f32
+}
+
+/// `atan2(y, x)`: `atan(|y|/|x|)` moved to the quadrant of `(x, y)` (C99 Annex F special cases:
+/// `±0` and `±inf` pairs, the sign of `x`'s zero).
+#[inline(always)]
+pub fn atan2_f64<const F: bool>(y: f64, x: f64) -> f64 {
+    let (ax, ay) = (x.abs(), y.abs());
+    let both_zero = (ax == 0.0) & (ay == 0.0);
+    let both_inf = ax.is_infinite() & ay.is_infinite();
+    let ratio = if both_zero {
+        0.0
+    } else if both_inf {
+        1.0
+    } else {
+        ay / ax
+    };
+    let z = atan_pos::<F>(ratio);
+    let z = if x.is_sign_negative() {
+        PI - (z - PI_LO)
+    } else {
+        z
+    };
+    z.copysign(y)
+}
+
+#[inline(always)]
+pub fn atan2_f32<const F: bool>(y: f32, x: f32) -> f32 {
+    atan2_f64::<F>(y as f64, x as f64) as f32
+}
+
+// ------------------------------------------------------------------------------ sinh, cosh
+
+/// Largest `x` with finite `e^x`.
+const EXP_MAX: f64 = 709.782_712_893_384;
+
+#[inline(always)]
+pub fn sinh_f64<const F: bool>(x: f64) -> f64 {
+    const P: [f64; 9] = [
+        1.0 / 121_645_100_408_832_000.0,
+        1.0 / 355_687_428_096_000.0,
+        1.0 / 1_307_674_368_000.0,
+        1.0 / 6_227_020_800.0,
+        1.0 / 39_916_800.0,
+        1.0 / 362_880.0,
+        1.0 / 5_040.0,
+        1.0 / 120.0,
+        1.0 / 6.0,
+    ];
+    let a = x.abs();
+    let z = a * a;
+    // Taylor to x^19 below 1 (truncation < 2^-56 relative).
+    let small = fma64::<F>(a * z, horner64::<F>(z, &P), a);
+    // e^a - e^-a = t + t/(t+1) with t = e^a - 1: no cancellation.
+    let t = expm1_f64::<F>(a);
+    let mid = 0.5 * (t + t / (t + 1.0));
+    // Past EXP_MAX, e^a/2 as (e^(a/2)/2) e^(a/2).
+    let w = exp_f64::<F>(0.5 * a);
+    let big = (0.5 * w) * w;
+    let y = if a < 1.0 {
+        small
+    } else if a <= EXP_MAX {
+        mid
+    } else {
+        big
+    };
+    y.copysign(x)
+}
+
+#[inline(always)]
+pub fn cosh_f64<const F: bool>(x: f64) -> f64 {
+    const P: [f64; 8] = [
+        1.0 / 20_922_789_888_000.0,
+        1.0 / 87_178_291_200.0,
+        1.0 / 479_001_600.0,
+        1.0 / 3_628_800.0,
+        1.0 / 40_320.0,
+        1.0 / 720.0,
+        1.0 / 24.0,
+        0.5,
+    ];
+    let a = x.abs();
+    let z = a * a;
+    // Taylor to x^16 below ln2/2 (truncation < 2^-70).
+    let small = fma64::<F>(z, horner64::<F>(z, &P), 1.0);
+    let e = exp_f64::<F>(a);
+    let mid = 0.5 * e + 0.5 / e;
+    let w = exp_f64::<F>(0.5 * a);
+    let big = (0.5 * w) * w;
+    if a < 0.346_573_590_279_972_65 {
+        small
+    } else if a <= EXP_MAX {
+        mid
+    } else {
+        big
+    }
+}
+
+/// float32 sinh: `t + t/(t+1)` with `t = expm1|x|` in f64 (no overflow below f32's range).
+#[inline(always)]
+pub fn sinh_f32<const F: bool>(x: f32) -> f32 {
+    let a = (x as f64).abs();
+    let t = expm1_f64::<F>(a);
+    let y = 0.5 * (t + t / (t + 1.0));
+    let y = if a > 100.0 { f64::INFINITY } else { y };
+    (y as f32).copysign(x)
+}
+
+/// float32 cosh: `(e + 1/e)/2` in f64 (the f64 rounding is far below f32's).
+#[inline(always)]
+pub fn cosh_f32<const F: bool>(x: f32) -> f32 {
+    let e = exp_f64::<F>((x as f64).abs());
+    (0.5 * e + 0.5 / e) as f32
+}
+
+// ------------------------------------------------------------------------------ pow
+
+/// `(y is an integer, y is an odd integer)`, by the `2^52` rounding trick (vectorizes).
+#[inline(always)]
+fn int_parity(y: f64) -> (bool, bool) {
+    const TWO52: f64 = 4_503_599_627_370_496.0;
+    let a = y.abs();
+    let t = a + TWO52;
+    let big = a >= TWO52;
+    let is_int = big | (t - TWO52 == a);
+    let odd_small = t.to_bits() & 1 == 1;
+    let odd_big = (a < 2.0 * TWO52) & (a.to_bits() & 1 == 1);
+    let odd = is_int & if big { odd_big } else { odd_small };
+    (is_int, odd)
+}
+
+/// float32 `x ** y` as `e^(y ln|x|)` in f64 (relative error of the f64 exponent below 2^-44 for
+/// every finite f32 result, so one final rounding), with C99's special cases: `x ** 0 = 1` and
+/// `1 ** y = 1` even for NaN, `(-1) ** ±inf = 1`, the sign of odd integer powers of negative `x`
+/// (and of `-0`), NaN for a negative base to a non-integer power; `x ** 2` is the exact square
+/// rounded once (PyTorch's `x * x`).
+#[inline(always)]
+pub fn pow_f32<const F: bool>(x: f32, y: f32) -> f32 {
+    let (xd, yd) = (x as f64, y as f64);
+    let ax = xd.abs();
+    let r = exp_f64::<F>(yd * log_f64::<F>(ax));
+    let r = if yd == 2.0 { xd * xd } else { r };
+    let (is_int, odd) = int_parity(yd);
+    let r = if x.is_sign_negative() & odd { -r } else { r };
+    let r = if (xd < 0.0) & (xd > f64::NEG_INFINITY) & !is_int {
+        f64::NAN
+    } else {
+        r
+    };
+    let r = if (ax == 1.0) & yd.is_infinite() {
+        1.0
+    } else {
+        r
+    };
+    let r = if (xd == 1.0) | (yd == 0.0) { 1.0 } else { r };
+    r as f32
+}
