@@ -235,10 +235,10 @@ fn f32_inputs(stride: u64) -> Vec<f32> {
     ];
     // Near multiples of pi/2 (trig reduction), the asin/acos/atan breakpoints and TRIG_MAX.
     let trig: [f32; 12] = [
-        1.570_796_4,
-        3.141_592_7,
+        std::f32::consts::FRAC_PI_2,
+        std::f32::consts::PI,
         4.712_389,
-        6.283_185_5,
+        std::f32::consts::TAU,
         0.975,
         0.4375,
         0.6875,
@@ -305,7 +305,7 @@ fn f64_inputs(n: usize) -> Vec<f64> {
         -708.4,
         -745.13,
         0.3466,
-        1.5707963267948966,
+        std::f64::consts::FRAC_PI_2,
         PI_F64,
         4.71238898038469,
         0.975,

@@ -21,7 +21,7 @@ const PIO2_1: f64 = 1.570_796_326_734_125_6;
 const PIO2_2: f64 = 6.077_100_506_303_966e-11;
 const PIO2_3: f64 = 2.022_266_248_711_166_5e-21;
 const PIO2_3T: f64 = 8.478_427_660_368_9e-32;
-const TWO_OVER_PI: f64 = 0.636_619_772_367_581_4;
+const TWO_OVER_PI: f64 = std::f64::consts::FRAC_2_PI;
 
 #[inline(always)]
 fn two_sum(a: f64, b: f64) -> (f64, f64) {
@@ -145,9 +145,9 @@ pub fn tan_f32<const F: bool>(x: f32) -> f32 {
 
 // ------------------------------------------------------------------------------ asin, acos
 
-const PIO2_HI: f64 = 1.570_796_326_794_896_558_00e+00;
+const PIO2_HI: f64 = std::f64::consts::FRAC_PI_2;
 const PIO2_LO: f64 = 6.123_233_995_736_766_035_87e-17;
-const PIO4_HI: f64 = 7.853_981_633_974_482_789_99e-01;
+const PIO4_HI: f64 = std::f64::consts::FRAC_PI_4;
 const PI: f64 = std::f64::consts::PI;
 const PI_LO: f64 = 1.224_646_799_147_353_177_2e-16;
 
@@ -239,9 +239,9 @@ pub fn acos_f32<const F: bool>(x: f32) -> f32 {
 
 const ATAN_HI: [f64; 4] = [
     4.636_476_090_008_060_935_15e-01,
-    7.853_981_633_974_482_789_99e-01,
+    std::f64::consts::FRAC_PI_4,
     9.827_937_232_473_290_540_82e-01,
-    1.570_796_326_794_896_558_00e+00,
+    std::f64::consts::FRAC_PI_2,
 ];
 const ATAN_LO: [f64; 4] = [
     2.269_877_745_296_168_709_24e-17,
