@@ -232,42 +232,66 @@ fn signature(
             (None, Some(c)) => (c.params[i].clone(), true),
             (None, None) => (Ty::Tensor, false),
         };
+        let mut tensor_default = None;
         let default = match &p.default {
             None => None,
             Some(d) => match module::eval_const(d, info) {
                 Some(c) => Some(c),
-                None => {
-                    let dtype_default = d.dotted_name().is_some();
-                    errors.push(
-                        Diagnostic::error(format!(
-                            "default value of parameter `{}` must be a constant",
-                            p.name.name
-                        ))
-                        .with_primary(
-                            d.span,
-                            if dtype_default {
-                                "not a constant the compiler knows"
-                            } else {
-                                "not a constant"
-                            },
-                        )
-                        .with_help("use an int, float, bool, None or a tuple of them"),
-                    );
-                    ok = false;
-                    None
-                }
+                None => match module::tensor_default(d, info) {
+                    Some(Ok(_)) => {
+                        tensor_default = Some(d.clone());
+                        None
+                    }
+                    Some(Err(msg)) => {
+                        errors.push(
+                            Diagnostic::error(format!(
+                                "default value of parameter `{}` fails: {msg}",
+                                p.name.name
+                            ))
+                            .with_primary(d.span, "this tensor default")
+                            .with_help("fix the constructor's arguments"),
+                        );
+                        ok = false;
+                        None
+                    }
+                    None => {
+                        let dtype_default = d.dotted_name().is_some();
+                        errors.push(
+                            Diagnostic::error(format!(
+                                "default value of parameter `{}` must be a constant",
+                                p.name.name
+                            ))
+                            .with_primary(
+                                d.span,
+                                if dtype_default {
+                                    "not a constant the compiler knows"
+                                } else {
+                                    "not a constant"
+                                },
+                            )
+                            .with_help(format!(
+                                "use an int, float, bool, str, dtype, None, a tuple of them, or a tensor made by `torch.{{{}}}` of constants",
+                                module::TENSOR_DEFAULT_OPS.join(",")
+                            )),
+                        );
+                        ok = false;
+                        None
+                    }
+                },
             },
         };
         // `def f(x, alpha=0.5)`: without an annotation the type comes from the default, as
         // TorchScript does.
         let (ty, annotated) = match (&default, annotated) {
             (Some(c), false) => (const_type(c), true),
+            (None, false) if tensor_default.is_some() => (Ty::Tensor, true),
             _ => (ty, annotated),
         };
         params.push(ParamSig {
             name: p.name.name.clone(),
             ty,
             default,
+            tensor_default,
             kwonly: *kwonly,
             annotated,
             span: p.span,

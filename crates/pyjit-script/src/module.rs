@@ -318,3 +318,84 @@ fn floor_div(a: i64, b: i64) -> i64 {
         q
     }
 }
+
+/// The torch creation functions whose call with constant arguments may be a parameter's default
+/// (`offset: Tensor = torch.tensor(1.5)`, `w: Tensor = torch.ones(3)`). `torch.empty` is left
+/// out: its contents are unspecified.
+pub const TENSOR_DEFAULT_OPS: &[&str] = &[
+    "tensor",
+    "as_tensor",
+    "scalar_tensor",
+    "zeros",
+    "ones",
+    "full",
+    "arange",
+    "linspace",
+    "eye",
+];
+
+/// A Tensor default argument: a call of one of [`TENSOR_DEFAULT_OPS`] whose arguments are all
+/// constants (lists and tuples of constants included). `None` when `e` is not such a call;
+/// `Some(Err(message))` when it is but the call fails (PyTorch would fail at `def` time too).
+///
+/// Python evaluates a default once, when the `def` runs; so does the facade for a call from
+/// outside. Inside compiled code a call that omits the argument creates the tensor again (it
+/// is a constant, so this differs only if the callee mutates it in place; see
+/// docs/language.md).
+pub fn tensor_default(
+    e: &Expr,
+    info: &ModuleInfo,
+) -> Option<Result<pyjit_runtime::Tensor, String>> {
+    use pyjit_runtime::value::Value as Rt;
+    let ExprKind::Call {
+        func,
+        args,
+        keywords,
+    } = &e.kind
+    else {
+        return None;
+    };
+    let canon = info.imports.canonical(&func.dotted_name()?)?;
+    let op = canon.strip_prefix("torch.")?;
+    if !TENSOR_DEFAULT_OPS.contains(&op) {
+        return None;
+    }
+    fn arg(e: &Expr, info: &ModuleInfo) -> Option<Rt> {
+        if let ExprKind::List(items) | ExprKind::Tuple(items) = &e.kind {
+            return items
+                .iter()
+                .map(|i| arg(i, info))
+                .collect::<Option<Vec<_>>>()
+                .map(Rt::List);
+        }
+        fn rt(c: Const) -> Rt {
+            match c {
+                Const::Int(i) => Rt::Int(i),
+                Const::Float(f) => Rt::Float(f),
+                Const::Bool(b) => Rt::Bool(b),
+                Const::None => Rt::None,
+                Const::Str(s) => Rt::Str(s),
+                Const::DType(d) => Rt::DType(d),
+                Const::Tuple(items) => Rt::List(items.into_iter().map(rt).collect()),
+            }
+        }
+        eval_const(e, info).map(rt)
+    }
+    let positional = args
+        .iter()
+        .map(|a| arg(a, info))
+        .collect::<Option<Vec<_>>>()?;
+    let mut named = Vec::new();
+    for k in keywords {
+        named.push((k.arg.as_ref()?.name.clone(), arg(&k.value, info)?));
+    }
+    Some(
+        match pyjit_runtime::dispatch::call_by_name(op, positional, named) {
+            Ok(mut out) => match out.pop() {
+                Some(Rt::Tensor(t)) if out.is_empty() => Ok(t),
+                _ => Err(format!("`torch.{op}` does not return one tensor")),
+            },
+            Err(e) => Err(e.to_string()),
+        },
+    )
+}

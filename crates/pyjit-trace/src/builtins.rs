@@ -971,16 +971,18 @@ fn str_method(ev: &mut Evaluator, s: &str, name: &str, args: Vec<PyVal>, span: S
             None => s.split_whitespace().map(PyVal::str).collect(),
         }),
         "format" => {
-            let mut out = String::new();
-            let mut it = args.iter();
-            let mut rest = s;
-            while let Some(i) = rest.find("{}") {
-                out.push_str(&rest[..i]);
-                out.push_str(&it.next().map(PyVal::to_str).unwrap_or_default());
-                rest = &rest[i + 2..];
-            }
-            out.push_str(rest);
-            PyVal::str(out)
+            let vals = args
+                .iter()
+                .map(|a| {
+                    crate::value::to_interp(a).map_err(|t| {
+                        TraceError::new("TypeError", format!("cannot format a {t}"), span)
+                    })
+                })
+                .collect::<R<Vec<_>>>()?;
+            PyVal::str(
+                pyjit_value::format::py_str_format(s, &vals)
+                    .map_err(|m| TraceError::new("ValueError", m, span))?,
+            )
         }
         _ => {
             return Err(TraceError::new(

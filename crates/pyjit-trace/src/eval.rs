@@ -1392,12 +1392,17 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         match v {
             PyVal::Int(i) => Ok(*i),
             PyVal::Bool(b) => Ok(*b as i64),
-            PyVal::Tensor(t) if !t.t.dtype().is_float() => {
+            PyVal::Tensor(t) if !t.t.dtype().is_float() && t.t.numel() == 1 => {
                 match self.tensor_to_scalar(t, "Int", GuardReason::Int, span)? {
                     PyVal::Int(i) => Ok(i),
                     _ => Err(type_err("bad index", span)),
                 }
             }
+            // PyTorch's `Tensor.__index__`.
+            PyVal::Tensor(_) => Err(type_err(
+                "only integer tensors of a single element can be converted to an index",
+                span,
+            )),
             other => Err(type_err(
                 format!(
                     "indices must be integers or slices, not {}",
@@ -1662,9 +1667,19 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                         s.push_str(self.file.slice(expr.span));
                         s.push('=');
                     }
-                    let text = match conversion {
-                        Some('r') => v.repr(),
-                        Some(_) => v.to_str(),
+                    let converted = match conversion {
+                        Some('r') => Some(v.repr()),
+                        Some('a') => Some(pyjit_value::format::ascii_escape(&v.repr())),
+                        Some(_) => Some(v.to_str()),
+                        None => None,
+                    };
+                    let text = match converted {
+                        // `{x!r:>8}`: the converted text, formatted as a string.
+                        Some(t) if spec.is_empty() => t,
+                        Some(t) => {
+                            pyjit_value::format::py_format(&pyjit_value::Value::str(t), &spec)
+                                .map_err(|m| TraceError::new("ValueError", m, expr.span))?
+                        }
                         None if spec.is_empty() => {
                             if *debug {
                                 v.repr()

@@ -161,8 +161,155 @@ fn parse_spec(spec: &str) -> Result<Spec, String> {
     Ok(s)
 }
 
-/// Python's `format(v, spec)`; the error is a `ValueError` message.
+/// One piece of a `str.format` template.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TemplatePiece {
+    Literal(String),
+    /// A replacement field: the positional argument it reads and its `str.of` spec (a
+    /// conversion first, as [`py_format`] takes it: `{0!r:>8}` is `(0, "!r:>8")`).
+    Field(usize, String),
+}
+
+/// Parses a `str.format` template with positional fields (`{}`, `{0}`, `{:spec}`, `{0!r:spec}`,
+/// `{{`/`}}` escapes); the error names what is not supported, as Python's `ValueError` would.
+pub fn parse_template(template: &str) -> Result<Vec<TemplatePiece>, String> {
+    let mut pieces = Vec::new();
+    let mut lit = String::new();
+    // Python forbids mixing `{}` and `{0}`.
+    let (mut auto, mut manual) = (0usize, false);
+    let mut chars = template.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                lit.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                lit.push('}');
+            }
+            '{' => {
+                let mut field = String::new();
+                loop {
+                    match chars.next() {
+                        Some('}') => break,
+                        Some(ch) => field.push(ch),
+                        None => return Err("unclosed `{`".to_string()),
+                    }
+                }
+                let (head, mut spec) = match field.split_once(':') {
+                    Some((n, sp)) => (n.to_string(), sp.to_string()),
+                    None => (field.clone(), String::new()),
+                };
+                let name = match head.split_once('!') {
+                    Some((n, c @ ("r" | "a" | "s"))) => {
+                        spec = if spec.is_empty() {
+                            format!("!{c}")
+                        } else {
+                            format!("!{c}:{spec}")
+                        };
+                        n.to_string()
+                    }
+                    Some(_) => return Err(format!("field `{{{field}}}`")),
+                    None => head,
+                };
+                let idx = if name.is_empty() {
+                    if manual {
+                        return Err("cannot switch from manual field specification to automatic field numbering".to_string());
+                    }
+                    auto += 1;
+                    auto - 1
+                } else {
+                    if auto > 0 {
+                        return Err("cannot switch from automatic field numbering to manual field specification".to_string());
+                    }
+                    manual = true;
+                    name.parse::<usize>()
+                        .map_err(|_| format!("field `{{{field}}}`"))?
+                };
+                if !lit.is_empty() {
+                    pieces.push(TemplatePiece::Literal(std::mem::take(&mut lit)));
+                }
+                pieces.push(TemplatePiece::Field(idx, spec));
+            }
+            '}' => return Err("single `}` encountered in format string".to_string()),
+            c => lit.push(c),
+        }
+    }
+    if !lit.is_empty() {
+        pieces.push(TemplatePiece::Literal(lit));
+    }
+    Ok(pieces)
+}
+
+/// Python's `template.format(*args)` (positional fields only, see [`parse_template`]).
+pub fn py_str_format(template: &str, args: &[Value]) -> Result<String, String> {
+    let mut out = String::new();
+    for p in parse_template(template)? {
+        match p {
+            TemplatePiece::Literal(l) => out.push_str(&l),
+            TemplatePiece::Field(i, spec) => {
+                let v = args.get(i).ok_or_else(|| {
+                    format!("Replacement index {i} out of range for positional args tuple")
+                })?;
+                out.push_str(&py_format(v, &spec)?);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Python's `ascii(v)`: `repr(v)` with every non-ASCII character escaped.
+pub fn py_ascii(v: &Value) -> String {
+    ascii_escape(&py_repr(v))
+}
+
+/// Escapes every non-ASCII character of `text` as Python's `ascii()` does (`\xe9`, `\u20ac`).
+pub fn ascii_escape(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        match c as u32 {
+            0..=0x7f => out.push(c),
+            n @ 0x80..=0xff => out.push_str(&format!("\\x{n:02x}")),
+            n @ 0x100..=0xffff => out.push_str(&format!("\\u{n:04x}")),
+            n => out.push_str(&format!("\\U{n:08x}")),
+        }
+    }
+    out
+}
+
+/// The conversion of an f-string replacement field (`!r`, `!a`, `!s`) at the start of a
+/// `str.of` spec, and the format spec after it: `"!r:>8"` is `format(repr(v), ">8")`. A Python
+/// format spec can never start with `!r`, `!a` or `!s` (a `!` fill needs an alignment next), so
+/// the two cannot be confused.
+fn split_conversion(spec: &str) -> (Option<char>, &str) {
+    let mut chars = spec.chars();
+    if chars.next() == Some('!')
+        && let Some(c @ ('r' | 'a' | 's')) = chars.next()
+    {
+        let rest = &spec[2..];
+        if rest.is_empty() {
+            return (Some(c), "");
+        }
+        if let Some(r) = rest.strip_prefix(':') {
+            return (Some(c), r);
+        }
+    }
+    (None, spec)
+}
+
+/// Python's `format(v, spec)`, the spec possibly preceded by an f-string conversion (`!r`,
+/// `!a`, `!s`, optionally followed by `:spec`); the error is a `ValueError` message.
 pub fn py_format(v: &Value, spec: &str) -> Result<String, String> {
+    let (conversion, spec) = split_conversion(spec);
+    if let Some(c) = conversion {
+        let text = match c {
+            'r' => py_repr(v),
+            'a' => py_ascii(v),
+            _ => py_str(v),
+        };
+        return py_format(&Value::str(text), spec);
+    }
     if spec.is_empty() {
         return Ok(py_str(v));
     }
@@ -433,6 +580,19 @@ mod tests {
         assert!(py_format(&Value::Int(1), ".").is_err());
         assert!(py_format(&Value::Float(1.0), ".1000000000f").is_err());
         assert!(py_format(&Value::Int(1), "999999999999").is_err());
+    }
+
+    #[test]
+    fn conversions_like_fstrings() {
+        // f"{s!r}", f"{s!r:>8}", f"{x!s:^5}", f"{s!a}", f"{n!r}"
+        assert_eq!(fmt(Value::str("ab"), "!r"), "'ab'");
+        assert_eq!(fmt(Value::str("ab"), "!r:>6"), "  'ab'");
+        assert_eq!(fmt(Value::Float(1.5), "!s:^5"), " 1.5 ");
+        assert_eq!(fmt(Value::str("é\n"), "!a"), "'\\xe9\\n'");
+        assert_eq!(fmt(Value::Int(3), "!r"), "3");
+        // a `!` fill with an alignment is a plain spec
+        assert_eq!(fmt(Value::Int(3), "!<3"), "3!!");
+        assert!(py_format(&Value::str("a"), "!r:d").is_err());
     }
 
     #[test]

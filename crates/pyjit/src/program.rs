@@ -856,7 +856,7 @@ impl Program {
 /// The constant default values of every function's parameters, matched to the IR functions by
 /// name (the frontend scripts every `def` of the file, in source order).
 fn default_values(ast: &pyjit_syntax::ast::Module, module: &Module) -> Vec<Vec<Option<Value>>> {
-    use pyjit_script::module::{analyze, eval_const};
+    use pyjit_script::module::{analyze, eval_const, tensor_default};
     let mut ignored = Vec::new();
     let info = analyze(ast, &mut ignored);
     module
@@ -873,8 +873,13 @@ fn default_values(ast: &pyjit_syntax::ast::Module, module: &Module) -> Vec<Vec<O
                 .zip(f.param_types())
                 .map(|(name, ty)| {
                     let param = params.iter().find(|q| &q.name.name == name)?;
-                    let c = eval_const(param.default.as_ref()?, &info)?;
-                    const_to_value(&c, &ty)
+                    let d = param.default.as_ref()?;
+                    match eval_const(d, &info) {
+                        Some(c) => const_to_value(&c, &ty),
+                        // Evaluated once, as Python evaluates a default when the `def` runs:
+                        // every call from outside that omits the argument shares this tensor.
+                        None => tensor_default(d, &info)?.ok().map(Value::Tensor),
+                    }
                 })
                 .collect()
         })

@@ -3,5 +3,5 @@ from torch import Tensor
 from typing import List, Tuple, Optional
 
 
-def f(x: Tensor, y: Tensor = torch.zeros(2)) -> Tensor:
+def f(x: Tensor, y: Tensor = torch.rand(2)) -> Tensor:
     return x + y

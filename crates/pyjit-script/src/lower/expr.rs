@@ -90,6 +90,15 @@ impl Lower<'_, '_, '_> {
                 let v = self.message(e)?;
                 Ok(Val { v, ty: Ty::Str })
             }
+            // `"... {} ...".format(a, b)` as a value.
+            ExprKind::Call { func, keywords, .. }
+                if keywords.is_empty()
+                    && matches!(&func.kind, ExprKind::Attribute { value, attr }
+                        if attr.name == "format" && matches!(value.kind, ExprKind::Str(_))) =>
+            {
+                let v = self.message(e)?;
+                Ok(Val { v, ty: Ty::Str })
+            }
             ExprKind::Name(n) => self.read_name(n, e.span),
             ExprKind::Tuple(items) => {
                 let hints: Vec<Option<Ty>> = match hint {
@@ -1882,6 +1891,16 @@ impl Lower<'_, '_, '_> {
                     }
                 }
                 None => match &p.default {
+                    None if p.tensor_default.is_some() => {
+                        let d = p.tensor_default.clone().unwrap_or_else(|| e.clone());
+                        let v = self.expr(&d)?;
+                        self.coerce(v, &p.ty, p.span, |got, want| {
+                            format!(
+                                "default value of `{}` has type `{got}`, not `{want}`",
+                                p.name
+                            )
+                        })?
+                    }
                     Some(c) => {
                         let c = c.clone();
                         let v = self.module_const(&c);
@@ -2498,58 +2517,25 @@ impl Lower<'_, '_, '_> {
                 .with_primary(span, "in this `str.format` call")
                 .with_help("use `{}`, `{0}` or `{:.3f}` fields, or an f-string")
         };
+        let pieces = pyjit_value::format::parse_template(template).map_err(|m| bad(&m))?;
         let mut parts = Vec::new();
-        let mut lit = String::new();
-        let mut next_auto = 0usize;
-        let mut chars = template.chars().peekable();
-        while let Some(c) = chars.next() {
-            match c {
-                '{' if chars.peek() == Some(&'{') => {
-                    chars.next();
-                    lit.push('{');
-                }
-                '}' if chars.peek() == Some(&'}') => {
-                    chars.next();
-                    lit.push('}');
-                }
-                '{' => {
-                    let mut field = String::new();
-                    loop {
-                        match chars.next() {
-                            Some('}') => break,
-                            Some(ch) => field.push(ch),
-                            None => return Err(bad("unclosed `{`")),
-                        }
-                    }
-                    let (name, spec) = match field.split_once(':') {
-                        Some((n, sp)) => (n.to_string(), sp.to_string()),
-                        None => (field.clone(), String::new()),
-                    };
-                    let idx = if name.is_empty() {
-                        next_auto += 1;
-                        next_auto - 1
-                    } else {
-                        name.parse::<usize>()
-                            .map_err(|_| bad(&format!("field `{{{field}}}`")))?
-                    };
+        for p in pieces {
+            parts.push(match p {
+                pyjit_value::format::TemplatePiece::Literal(l) => self.b.const_str(l),
+                pyjit_value::format::TemplatePiece::Field(idx, spec) => {
                     let Some(v) = vals.get(idx) else {
                         return Err(bad(&format!("no argument for field {idx}")));
                     };
-                    if !lit.is_empty() {
-                        parts.push(self.b.const_str(std::mem::take(&mut lit)));
-                    }
-                    parts.push(if v.ty == Ty::Str && spec.is_empty() {
+                    if v.ty == Ty::Str && spec.is_empty() {
                         v.v
                     } else {
                         self.b.str_of(v.v, spec)
-                    });
+                    }
                 }
-                '}' => return Err(bad("single `}`")),
-                c => lit.push(c),
-            }
+            });
         }
-        if !lit.is_empty() || parts.is_empty() {
-            parts.push(self.b.const_str(lit));
+        if parts.is_empty() {
+            parts.push(self.b.const_str(""));
         }
         Ok(match parts.as_slice() {
             [one] => *one,
@@ -2569,7 +2555,7 @@ impl Lower<'_, '_, '_> {
                     expr,
                     format_spec,
                     debug,
-                    ..
+                    conversion,
                 } => {
                     if *debug {
                         let src = self.m.file.slice(expr.span).to_string();
@@ -2588,6 +2574,18 @@ impl Lower<'_, '_, '_> {
                             }
                         }
                     }
+                    // `{x!r:>8}` is `str.of["!r:>8"]`; `{x=}` without conversion or spec is
+                    // `{x=!r}`, as in Python.
+                    let conversion = match conversion {
+                        Some(c) => Some(*c),
+                        None if *debug && spec.is_empty() => Some('r'),
+                        None => None,
+                    };
+                    let spec = match conversion {
+                        Some(c) if spec.is_empty() => format!("!{c}"),
+                        Some(c) => format!("!{c}:{spec}"),
+                        None => spec,
+                    };
                     let v = self.expr(expr)?;
                     let s = if v.ty == Ty::Str && spec.is_empty() {
                         v.v

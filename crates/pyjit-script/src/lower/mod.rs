@@ -84,6 +84,9 @@ pub(crate) struct ParamSig {
     pub name: String,
     pub ty: Ty,
     pub default: Option<MConst>,
+    /// A Tensor default (`offset: Tensor = torch.tensor(1.5)`, see
+    /// [`crate::module::tensor_default`]): lowered again at each call that omits the argument.
+    pub tensor_default: Option<pyjit_syntax::ast::Expr>,
     pub kwonly: bool,
     /// False when the type is the unannotated-parameter default (`Tensor`).
     pub annotated: bool,

@@ -1314,6 +1314,19 @@ impl Lower<'_, '_, '_> {
         let class = class.rsplit('.').next().unwrap_or("Exception").to_string();
         let msg = match args {
             [] => self.b.const_str(""),
+            // `str(KeyError(k))` is `repr(k)`: `KeyError: 'name'`, `KeyError: 3`.
+            [m] if class == "KeyError" => {
+                let is_text = matches!(m.kind, ExprKind::Str(_) | ExprKind::FString(_))
+                    || matches!(&m.kind, ExprKind::Call { func, .. }
+                        if matches!(&func.kind, ExprKind::Attribute { attr, .. } if attr.name == "format"));
+                let v = if is_text {
+                    self.message(m)?
+                } else {
+                    self.expr(m)?.v
+                };
+                self.set_span(m.span);
+                self.b.str_of(v, "!r")
+            }
             [m] => self.message(m)?,
             more => {
                 let parts = more

@@ -573,6 +573,34 @@ impl Lower<'_, '_, '_> {
         self.scalar_of(k, t)
     }
 
+    /// A tensor used where Python wants an index (`x[:n]` with `n` a tensor): Python's
+    /// `n.__index__()`, which needs one element of an integer (or bool) dtype and raises
+    /// PyTorch's `TypeError` otherwise.
+    pub fn tensor_as_index(&mut self, t: Value) -> R<Value> {
+        let span = self.b.span();
+        let tv = Val {
+            v: t,
+            ty: Ty::Tensor,
+        };
+        let n = self.schema_call("numel", vec![SArg::V(tv.clone())], vec![], "index", span)?;
+        let fp = self.schema_call(
+            "is_floating_point",
+            vec![SArg::V(tv)],
+            vec![],
+            "index",
+            span,
+        )?;
+        let one = self.b.const_int(1);
+        let single = self.b.int_cmp(pyjit_ir::CmpOp::Eq, n.v, one);
+        let integral = self.b.not(fp.v);
+        let ok = self.b.bool_bin(pyjit_ir::BoolBinOp::And, single, integral);
+        let msg = self
+            .b
+            .const_str("only integer tensors of a single element can be converted to an index");
+        self.b.check("TypeError", ok, msg);
+        self.scalar_of(ScalarTy::Int, t)
+    }
+
     /// `len(t)` / the trip count of iterating a tensor: its first dimension.
     pub fn tensor_len(&mut self, t: Value) -> R<Value> {
         let span = self.b.span();
@@ -663,6 +691,10 @@ impl Lower<'_, '_, '_> {
                             None => Ok(None),
                             Some(e) => {
                                 let v = this.expr(e)?;
+                                if v.ty == Ty::Tensor {
+                                    this.set_span(e.span);
+                                    return Ok(Some(this.tensor_as_index(v.v)?));
+                                }
                                 Ok(Some(this.expect_int(v, e, "slice bound")?))
                             }
                         }
