@@ -506,8 +506,14 @@ impl<'a> Printer<'a> {
                     return;
                 }
                 let e = inner.map(|i| self.expr(i)).unwrap_or_default();
+                // A leading conversion (`!r`, `!r:>8`) is already the f-string's own suffix.
+                let conversion = ["!r", "!a", "!s"]
+                    .iter()
+                    .any(|c| spec == c || spec.starts_with(&format!("{c}:")));
                 if spec.is_empty() {
                     let _ = write!(out, "{{{e}}}");
+                } else if conversion {
+                    let _ = write!(out, "{{{e}{spec}}}");
                 } else {
                     let _ = write!(out, "{{{e}:{spec}}}");
                 }
@@ -620,7 +626,15 @@ impl<'a> Printer<'a> {
                 return;
             }
             OpKind::Raise(class) => {
-                let msg = ops.first().map(|&v| self.message(v)).unwrap_or_default();
+                // `raise KeyError(k)` is scripted as `raise[KeyError](str.of["!r"](k))` (Python
+                // shows a KeyError's argument as its repr): print the argument itself.
+                let arg = ops.first().map(|&v| match self.def_op(v) {
+                    Some(d) if class == "KeyError" && d.kind == OpKind::StrOf("!r".into()) => {
+                        d.operands[0]
+                    }
+                    _ => v,
+                });
+                let msg = arg.map(|v| self.message(v)).unwrap_or_default();
                 self.line(depth, &format!("raise {}({msg})", identifier(class)));
                 return;
             }

@@ -545,8 +545,9 @@ impl Program {
         Ok(self.defaults.get(id.index()).cloned().unwrap_or_default())
     }
 
-    /// Function `name`'s parameter defaults as Python expressions (`None` where there is none,
-    /// or where the default has no literal: a tensor), for printing the IR back as Python.
+    /// Function `name`'s parameter defaults as Python expressions (`None` where there is none),
+    /// for printing the IR back as Python; a tensor default is `torch.tensor(<its elements>,
+    /// dtype=...)`.
     pub fn default_literals(&self, name: &str) -> Result<Vec<Option<String>>, CallError> {
         fn literal(v: &Value) -> Option<String> {
             Some(match v {
@@ -573,8 +574,46 @@ impl Program {
                         .collect::<Option<Vec<_>>>()?;
                     format!("[{}]", parts.join(", "))
                 }
-                Value::Tensor(_) | Value::Index(_) => return None,
+                Value::Tensor(t) => tensor_literal(t)?,
+                Value::Index(_) => return None,
             })
+        }
+        /// `torch.tensor(<nested lists>, dtype=torch.X)` of a (small) default tensor.
+        fn tensor_literal(t: &pyjit_runtime::Tensor) -> Option<String> {
+            use pyjit_runtime::DType;
+            if t.numel() > 10_000 {
+                return None;
+            }
+            let items: Vec<String> = match t.dtype() {
+                DType::Bool => t
+                    .to_vec::<bool>()
+                    .iter()
+                    .map(|&b| if b { "True" } else { "False" }.to_string())
+                    .collect(),
+                d if d.is_float() => t
+                    .to_vec::<f64>()
+                    .iter()
+                    .map(|&x| literal(&Value::Float(x)))
+                    .collect::<Option<Vec<_>>>()?,
+                _ => t.to_vec::<i64>().iter().map(|i| i.to_string()).collect(),
+            };
+            fn nest(items: &[String], shape: &[usize]) -> String {
+                match shape.split_first() {
+                    None => items.first().cloned().unwrap_or_default(),
+                    Some((&n, rest)) => {
+                        let step = rest.iter().product::<usize>();
+                        let parts: Vec<String> = (0..n)
+                            .map(|i| nest(&items[i * step..(i + 1) * step], rest))
+                            .collect();
+                        format!("[{}]", parts.join(", "))
+                    }
+                }
+            }
+            Some(format!(
+                "torch.tensor({}, dtype={})",
+                nest(&items, t.shape()),
+                t.dtype().torch_name()
+            ))
         }
         Ok(self
             .defaults(name)?
