@@ -87,6 +87,8 @@ def peer_cases(np, torch):
             (f"add/{n}", lambda a=x, b=y: a + b, lambda a=tx, b=ty: a + b),
             (f"mul_scalar/{n}", lambda a=x: a * np.float32(2.0), lambda a=tx: a * 2.0),
             (f"sqrt/{n}", lambda v=p: np.sqrt(v), lambda v=tp: torch.sqrt(v)),
+            (f"sin/{n}", lambda v=x: np.sin(v), lambda v=tx: torch.sin(v)),
+            (f"pow_scalar/{n}", lambda v=p: np.power(v, np.float32(1.5)), lambda v=tp: torch.pow(v, 1.5)),
         ]
     for m, k, n in MATMULS:
         a, b = matrix(np, m, k), matrix(np, k, n)

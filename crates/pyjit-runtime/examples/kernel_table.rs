@@ -104,6 +104,13 @@ fn main() {
         emit(format!("sqrt/{n}"), &mut || {
             black_box(ops::sqrt(black_box(&p)).unwrap());
         });
+        // Beyond the table: functions vectorized later (sin/cos & co., float32 pow).
+        emit(format!("sin/{n}"), &mut || {
+            black_box(ops::sin(black_box(&x)).unwrap());
+        });
+        emit(format!("pow_scalar/{n}"), &mut || {
+            black_box(ops::pow_scalar(black_box(&p), Scalar::Float(1.5)).unwrap());
+        });
     }
     // The matmul shapes of peerbench's mlp (b64, b1) and rnn workloads, and a square one.
     for (m, k, n) in [

@@ -32,6 +32,86 @@ pub fn call(id: OpId, args: &[Value]) -> Result<Vec<Value>> {
     k(args)
 }
 
+/// [`call`] for a caller that gives up its arguments (values dead after the op). When the op
+/// has an in-place form and its first argument is a float tensor whose storage nobody else
+/// references (the caller dropped its own handle; see [`Tensor::unique_contiguous_mut`]),
+/// the result is written over that argument instead of a fresh buffer: the vector-math unary
+/// ops and float `add`/`sub` (alpha 1), `mul`, `div` whose result has the first operand's
+/// dtype and shape. Results are the same as [`call`]'s, bit for bit.
+pub fn call_owned(id: OpId, mut args: Vec<Value>) -> Result<Vec<Value>> {
+    let s = schema::schema(id);
+    if args.len() == s.params.len()
+        && let Some(k) = owned_kernels().get(id.0 as usize).copied().flatten()
+        && let Some(Value::Tensor(_)) = args.first()
+    {
+        let Value::Tensor(first) = std::mem::replace(&mut args[0], Value::None) else {
+            unreachable!("checked above")
+        };
+        return k(first, &args);
+    }
+    call(id, &args)
+}
+
+/// An op's in-place form: the first argument by value, the others as in [`call`].
+type OwnedKernel = fn(Tensor, &[Value]) -> Result<Vec<Value>>;
+
+fn owned_kernels() -> &'static [Option<OwnedKernel>] {
+    static K: OnceLock<Vec<Option<OwnedKernel>>> = OnceLock::new();
+    K.get_or_init(|| {
+        schema::all()
+            .map(|(_, s)| owned_kernel_for(&s.name, &s.overload))
+            .collect()
+    })
+}
+
+fn owned_kernel_for(name: &str, overload: &str) -> Option<OwnedKernel> {
+    use crate::ops::vmath::k as vk;
+    use BinaryOp::*;
+    macro_rules! unary {
+        ($k:expr) => {
+            |t, _| one(ops::vector_unary_owned(t, $k)?)
+        };
+    }
+    let k: OwnedKernel = match (name, overload) {
+        ("exp", _) => unary!(vk::Exp),
+        ("expm1", _) => unary!(vk::Expm1),
+        ("log", _) => unary!(vk::Log),
+        ("log1p", _) => unary!(vk::Log1p),
+        ("log2", _) => unary!(vk::Log2),
+        ("log10", _) => unary!(vk::Log10),
+        ("sqrt", _) => unary!(vk::Sqrt),
+        ("rsqrt", _) => unary!(vk::Rsqrt),
+        ("tanh", _) => unary!(vk::Tanh),
+        ("sigmoid", _) => unary!(vk::Sigmoid),
+        ("sin", _) => unary!(vk::Sin),
+        ("cos", _) => unary!(vk::Cos),
+        ("tan", _) => unary!(vk::Tan),
+        ("asin", _) => unary!(vk::Asin),
+        ("acos", _) => unary!(vk::Acos),
+        ("atan", _) => unary!(vk::Atan),
+        ("sinh", _) => unary!(vk::Sinh),
+        ("cosh", _) => unary!(vk::Cosh),
+        ("add", "Tensor" | "Scalar") => |t, a| add_owned(t, a, Add),
+        ("sub", "Tensor" | "Scalar") => |t, a| add_owned(t, a, Sub),
+        ("mul", "Tensor" | "Scalar") => |t, a| one(ops::binary_owned(Mul, t, input(a, 1)?)?),
+        ("div", "Tensor" | "Scalar") => |t, a| one(ops::binary_owned(Div, t, input(a, 1)?)?),
+        _ => return None,
+    };
+    Some(k)
+}
+
+/// `add`/`sub` with the first operand given up: in place when `alpha` is 1, else [`add_like`].
+fn add_owned(t: Tensor, a: &[Value], op: BinaryOp) -> Result<Vec<Value>> {
+    match sc(a, 2)? {
+        Scalar::Int(1) | Scalar::Float(1.0) => one(ops::binary_owned(op, t, input(a, 1)?)?),
+        _ => {
+            let mut args = a.to_vec();
+            args[0] = Value::Tensor(t);
+            add_like(&args, op == BinaryOp::Sub, false)
+        }
+    }
+}
+
 /// Resolves the overload of `name`, binds and calls it: the one-stop entry for eager callers.
 pub fn call_by_name(
     name: &str,
@@ -743,6 +823,86 @@ mod tests {
         for (id, s) in schema::all() {
             assert!(has_kernel(id), "no kernel for {}", s.signature);
         }
+    }
+
+    /// `call_owned` writes over a uniquely owned first argument (same buffer back), leaves
+    /// shared, external-free-but-aliased, broadcasting and dtype-changing cases to fresh
+    /// results, and computes what `call` computes, bit for bit.
+    #[test]
+    fn call_owned_reuses_dead_inputs_and_matches_call() {
+        fn ptr(t: &Tensor) -> usize {
+            t.with_view_as::<f32, usize>(|v| v.as_ptr() as usize)
+        }
+        let data: Vec<f32> = (0..5000).map(|i| i as f32 * 0.01 - 20.0).collect();
+        let other: Vec<f32> = (0..5000).map(|i| i as f32 * 0.003 + 0.5).collect();
+        let fresh = || Tensor::from_vec(data.clone(), &[50, 100]).unwrap();
+        let y = Value::Tensor(Tensor::from_vec(other, &[50, 100]).unwrap());
+        let cases: Vec<(&str, Vec<Value>)> = vec![
+            ("exp", vec![]),
+            ("tanh", vec![]),
+            ("sin", vec![]),
+            ("sigmoid", vec![]),
+            ("add", vec![y.clone()]),
+            ("sub", vec![Value::Float(0.25)]),
+            ("mul", vec![y.clone()]),
+            ("div", vec![Value::Int(3)]),
+        ];
+        for (name, rest) in cases {
+            let mut positional = vec![Value::Tensor(fresh())];
+            positional.extend(rest.iter().cloned());
+            let (id, args) = resolve(name, positional, vec![]).unwrap();
+            let want = call(id, &args).unwrap()[0]
+                .as_tensor()
+                .unwrap()
+                .to_vec::<f32>();
+            // Unique: the same buffer comes back.
+            let x = fresh();
+            let before = ptr(&x);
+            let mut owned = args.clone();
+            owned[0] = Value::Tensor(x);
+            let got = call_owned(id, owned).unwrap();
+            let got = got[0].as_tensor().unwrap();
+            assert_eq!(ptr(got), before, "{name} in place");
+            let bits = |v: Vec<f32>| v.into_iter().map(f32::to_bits).collect::<Vec<_>>();
+            assert_eq!(bits(got.to_vec::<f32>()), bits(want.clone()), "{name}");
+            // Shared: the other view is left alone.
+            let x = fresh();
+            let keep = x.clone();
+            let mut owned = args.clone();
+            owned[0] = Value::Tensor(x);
+            let got = call_owned(id, owned).unwrap();
+            assert_ne!(
+                ptr(got[0].as_tensor().unwrap()),
+                ptr(&keep),
+                "{name} shared"
+            );
+            assert_eq!(keep.to_vec::<f32>(), data, "{name} shared input intact");
+        }
+        // A one-element right operand of higher rank broadcasts: a fresh [1, 50, 100] result.
+        let one_elem = Value::Tensor(Tensor::from_vec(vec![2.0f32], &[1, 1, 1]).unwrap());
+        let (id, args) = resolve("mul", vec![Value::Tensor(fresh()), one_elem], vec![]).unwrap();
+        let got = call_owned(id, args).unwrap();
+        assert_eq!(got[0].as_tensor().unwrap().shape(), &[1, 50, 100]);
+        // An int tensor divided: a float result, not written over the int buffer.
+        let i = Value::Tensor(Tensor::from_vec(vec![1i64, 2, 3], &[3]).unwrap());
+        let (id, args) = resolve("div", vec![i, Value::Int(2)], vec![]).unwrap();
+        let got = call_owned(id, args).unwrap();
+        assert_eq!(
+            got[0].as_tensor().unwrap().to_vec::<f32>(),
+            vec![0.5, 1.0, 1.5]
+        );
+        // add with alpha != 1 through the general kernel.
+        let (id, args) = resolve(
+            "add",
+            vec![
+                Value::Tensor(Tensor::from_slice(&[1.0f32, 2.0])),
+                Value::Float(1.0),
+            ],
+            vec![("alpha".into(), Value::Int(3))],
+        )
+        .unwrap();
+        let got = call_owned(id, args).unwrap();
+        assert_eq!(got[0].as_tensor().unwrap().to_vec::<f32>(), vec![4.0, 5.0]);
     }
 
     #[test]

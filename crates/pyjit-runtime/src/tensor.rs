@@ -566,6 +566,24 @@ impl Tensor {
         }
     }
 
+    /// The elements as a mutable slice when this view is the only reference to its storage (no
+    /// other view, no weak reference), the storage is the runtime's own memory (not external
+    /// memory lent by Python), the view is contiguous and `T` is its element type: then an op
+    /// whose input is dead may write its results over the input (`ops::vector_unary_owned`,
+    /// `ops::binary_owned`). `None` otherwise.
+    pub fn unique_contiguous_mut<T: Element>(&mut self) -> Option<&mut [T]> {
+        if T::DTYPE != self.dtype || !self.is_contiguous() {
+            return None;
+        }
+        let (offset, n) = (self.offset, self.numel());
+        let storage = Arc::get_mut(&mut self.storage)?;
+        let buf = storage.buf.get_mut();
+        if matches!(buf, Buffer::External(_)) {
+            return None;
+        }
+        T::vec_mut(buf)?.get_mut(offset..offset + n)
+    }
+
     /// Calls `f` with an ndarray view of the elements, if `T` is this tensor's element type.
     /// The storage is read-locked (recursively) for the duration of `f`.
     pub fn with_view<T: Element, R>(&self, f: impl FnOnce(ArrayViewD<'_, T>) -> R) -> Option<R> {

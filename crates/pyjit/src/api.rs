@@ -322,6 +322,12 @@ pub struct CompileOptions {
     /// Native backend: the directory of the on-disk cache of optimized specializations
     /// ([`crate::cache`]: optimized IR, not machine code), or `None` (the default) for none.
     pub cache_dir: Option<std::path::PathBuf>,
+    /// The number of threads the runtime's kernels use (large elementwise ops, reductions,
+    /// matrix products), or `None` (the default) to leave it as it is: `PYJIT_NUM_THREADS`, else
+    /// the machine's cores. The kernel pool is process-wide: compiling a function with
+    /// `Some(n)` sets it for every function from then on (`Some(0)`: back to the default).
+    /// Results do not depend on it (docs/kernels.md).
+    pub num_threads: Option<usize>,
 }
 
 impl Default for CompileOptions {
@@ -330,12 +336,17 @@ impl Default for CompileOptions {
             backend: Backend::Native,
             opt_level: OptLevel::O2,
             cache_dir: None,
+            num_threads: None,
         }
     }
 }
 
 impl CompileOptions {
+    /// The program options, after applying `num_threads` to the runtime's pool.
     fn program_options(&self) -> Options {
+        if let Some(n) = self.num_threads {
+            pyjit_runtime::ops::vmath::set_num_threads(n);
+        }
         Options {
             backend: self.backend,
             cache: self.cache_dir.clone().map(crate::cache::CodeCache::new),
@@ -1030,6 +1041,26 @@ mod tests {
         )
         .unwrap();
         assert!(traced.save().is_err());
+    }
+
+    /// `CompileOptions::num_threads` sets the runtime's kernel pool; results do not change.
+    #[test]
+    fn num_threads_option_sets_the_kernel_pool() {
+        let big: Vec<f32> = (0..300_000).map(|i| (i % 977) as f32 * 0.01).collect();
+        let mut out = Vec::new();
+        for n in [1usize, 3, 0] {
+            let opts = CompileOptions {
+                num_threads: Some(n),
+                ..CompileOptions::default()
+            };
+            let f = Function::script(&Source::new("m.py", SRC), "f", &opts).unwrap();
+            if n > 0 {
+                assert_eq!(pyjit_runtime::ops::vmath::num_threads(), n);
+            }
+            out.push(vals(&f.call(vec![t(&big)], vec![]).unwrap()));
+        }
+        assert_eq!(out[0], out[1]);
+        assert_eq!(out[0], out[2]);
     }
 
     #[test]

@@ -671,6 +671,74 @@ fn vector_unary<K: Unary<f32> + Unary<f64>>(t: &Tensor, k: K) -> Result<Tensor> 
     }
 }
 
+/// [`vector_unary`] on a tensor the caller gives up (a dead value): when its storage is uniquely
+/// owned and contiguous and its dtype is float ([`Tensor::unique_contiguous_mut`]), the results
+/// overwrite it — no allocation; otherwise a fresh result as `vector_unary`.
+pub fn vector_unary_owned<K: Unary<f32> + Unary<f64>>(mut t: Tensor, k: K) -> Result<Tensor> {
+    if let Some(x) = t.unique_contiguous_mut::<f32>() {
+        vmath::map_inplace(k, x);
+        return Ok(t);
+    }
+    if let Some(x) = t.unique_contiguous_mut::<f64>() {
+        vmath::map_inplace(k, x);
+        return Ok(t);
+    }
+    vector_unary(&t, k)
+}
+
+/// `a op b` for `+ - * /` where the caller gives up `a` (a dead value): written over `a` when
+/// `a` is uniquely owned and contiguous, already has the result's dtype and shape, and `b` is
+/// a contiguous tensor of that dtype and shape or a single element (tensor or scalar) that does
+/// not change the result dtype; otherwise [`binary`].
+pub fn binary_owned(op: BinaryOp, mut a: Tensor, b: Input<'_>) -> Result<Tensor> {
+    use vmath::arith::{self, Zip};
+    let fits = matches!(
+        op,
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
+    ) && a.dtype().is_float()
+        && result_type(&[Input::T(&a).operand(), b.operand()]) == Some(a.dtype());
+    if fits {
+        let other = b.tensor(a.dtype());
+        let same = other.shape() == a.shape() && other.is_contiguous();
+        // (A one-element operand of higher rank would broadcast the result past `a`'s shape.)
+        let scalar = other.numel() == 1 && other.dim() <= a.dim();
+        if (same || scalar) && other.dtype() == a.dtype() {
+            macro_rules! run {
+                ($t:ty) => {
+                    if let Some(x) = a.unique_contiguous_mut::<$t>() {
+                        let done = other.with_view::<$t, Option<()>>(|v| {
+                            let ys = v.as_slice()?;
+                            match op {
+                                BinaryOp::Add => in_place(Zip(arith::Add), x, ys, same),
+                                BinaryOp::Sub => in_place(Zip(arith::Sub), x, ys, same),
+                                BinaryOp::Mul => in_place(Zip(arith::Mul), x, ys, same),
+                                _ => in_place(Zip(arith::Div), x, ys, same),
+                            }
+                            Some(())
+                        });
+                        if done == Some(Some(())) {
+                            return Ok(a);
+                        }
+                    }
+                };
+            }
+            match a.dtype() {
+                DType::Float32 => run!(f32),
+                _ => run!(f64),
+            }
+        }
+    }
+    binary(op, Input::T(&a), b)
+}
+
+fn in_place<T: vmath::Scalar, K: vmath::Binary<T>>(k: K, x: &mut [T], ys: &[T], same: bool) {
+    if same {
+        vmath::zip_inplace(k, x, ys);
+    } else {
+        vmath::map_inplace(vmath::Right(k, ys[0]), x);
+    }
+}
+
 /// `k` over the elements of a tensor whose dtype is `T`, read in place when contiguous.
 pub(crate) fn map_float<T, K>(t: &Tensor, k: K) -> Result<Tensor>
 where

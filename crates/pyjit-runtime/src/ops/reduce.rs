@@ -188,6 +188,9 @@ pub fn sum(
 }
 
 fn sum_lanes(t: &Tensor, mask: &[bool], keepdim: bool, out: DType) -> Result<Tensor> {
+    if let Some(r) = column_sums(t, mask, keepdim, out, false) {
+        return r;
+    }
     let mask = mask.to_vec();
     match out {
         DType::Float32 => reduce_lanes::<f32, f32>(t, &mask, keepdim, sum_f32),
@@ -200,6 +203,138 @@ fn sum_lanes(t: &Tensor, mask: &[bool], keepdim: bool, out: DType) -> Result<Ten
         }),
         DType::Bool => reduce_lanes::<bool, bool>(t, &mask, keepdim, |v| v.iter().any(|&b| b)),
     }
+}
+
+/// Sums (or means) over a block of dims followed by kept dims, of a contiguous float tensor
+/// already of the output dtype — `x.sum(0)` of a matrix: the input is `outer × red × inner`
+/// and each output column accumulates whole rows of `inner` values, vectorized along the row,
+/// instead of gathering every strided lane first. f32 accumulates in f64 row by row; f64 sums
+/// rows pairwise (blocks of 8 rows). Columns are cut into fixed chunks of 256, spread over the
+/// pool for large inputs (the result does not depend on the thread count). `None` when the
+/// layout does not fit (the lane path handles it).
+fn column_sums(
+    t: &Tensor,
+    mask: &[bool],
+    keepdim: bool,
+    out: DType,
+    mean: bool,
+) -> Option<Result<Tensor>> {
+    let rank = t.dim();
+    let first = mask.iter().position(|&m| m)?;
+    let last = mask.iter().rposition(|&m| m)?;
+    if last + 1 == rank || mask[first..=last].iter().any(|&m| !m) {
+        return None;
+    }
+    if !out.is_float() || t.dtype() != out || !t.is_contiguous() || t.numel() == 0 {
+        return None;
+    }
+    let shape = t.shape();
+    let outer: usize = shape[..first].iter().product();
+    let red: usize = shape[first..=last].iter().product();
+    let inner: usize = shape[last + 1..].iter().product();
+    let oshape = out_shape(shape, mask, keepdim);
+    Some(match out {
+        DType::Float32 => t
+            .with_view::<f32, Option<Vec<f32>>>(|v| {
+                let s = v.as_slice()?;
+                let sums = column_sums_of(s, outer, red, inner, add_rows_f32);
+                Some(
+                    sums.into_iter()
+                        .map(|x| {
+                            if mean {
+                                x as f32 / red as f32
+                            } else {
+                                x as f32
+                            }
+                        })
+                        .collect(),
+                )
+            })
+            .flatten()
+            .map(|v| Tensor::from_vec(v, &oshape))?,
+        _ => t
+            .with_view::<f64, Option<Vec<f64>>>(|v| {
+                let s = v.as_slice()?;
+                let sums = column_sums_of(s, outer, red, inner, add_rows_f64);
+                Some(
+                    sums.into_iter()
+                        .map(|x| if mean { x / red as f64 } else { x })
+                        .collect(),
+                )
+            })
+            .flatten()
+            .map(|v| Tensor::from_vec(v, &oshape))?,
+    })
+}
+
+const COLUMN_CHUNK: usize = 256;
+
+/// The `outer × inner` column sums of `s` (`outer × red × inner`), in f64.
+fn column_sums_of<T: Sync>(
+    s: &[T],
+    outer: usize,
+    red: usize,
+    inner: usize,
+    add_rows: fn(&mut [f64], &[T], usize, usize),
+) -> Vec<f64> {
+    let mut out = vec![0f64; outer * inner];
+    let mut tasks: Vec<(usize, usize, &mut [f64])> = Vec::new();
+    for (o, row) in out.chunks_mut(inner).enumerate() {
+        for (c, chunk) in row.chunks_mut(COLUMN_CHUNK).enumerate() {
+            tasks.push((o, c * COLUMN_CHUNK, chunk));
+        }
+    }
+    let run = |(o, j0, acc): (usize, usize, &mut [f64])| {
+        let block = &s[o * red * inner + j0..];
+        add_rows(acc, block, red, inner);
+    };
+    if s.len() >= PAR_MIN && tasks.len() > 1 && vmath::num_threads() > 1 {
+        pool().install(|| tasks.into_par_iter().for_each(run));
+    } else {
+        tasks.into_iter().for_each(run);
+    }
+    out
+}
+
+#[inline(always)]
+fn add_row_f32_body(acc: &mut [f64], row: &[f32]) {
+    for (a, &x) in acc.iter_mut().zip(row) {
+        *a += x as f64;
+    }
+}
+
+#[inline(always)]
+fn add_row_f64_body(acc: &mut [f64], row: &[f64]) {
+    for (a, &x) in acc.iter_mut().zip(row) {
+        *a += x;
+    }
+}
+
+multiversion_fn!(fn add_row_f32(acc: &mut [f64], row: &[f32]) -> () => add_row_f32_body);
+multiversion_fn!(fn add_row_f64(acc: &mut [f64], row: &[f64]) -> () => add_row_f64_body);
+
+/// `acc[j] += Σ_r block[r * stride + j]` over `rows` rows, f32 rows added in order in f64.
+fn add_rows_f32(acc: &mut [f64], block: &[f32], rows: usize, stride: usize) {
+    let w = acc.len();
+    for r in 0..rows {
+        add_row_f32(acc, &block[r * stride..r * stride + w]);
+    }
+}
+
+/// f64 rows summed pairwise: halves recursed down to blocks of 8 rows added in order.
+fn add_rows_f64(acc: &mut [f64], block: &[f64], rows: usize, stride: usize) {
+    let w = acc.len();
+    if rows <= 8 {
+        for r in 0..rows {
+            add_row_f64(acc, &block[r * stride..r * stride + w]);
+        }
+        return;
+    }
+    let half = rows / 2;
+    let mut second = vec![0f64; w];
+    add_rows_f64(acc, block, half, stride);
+    add_rows_f64(&mut second, &block[half * stride..], rows - half, stride);
+    add_row_f64(acc, &second);
 }
 
 /// `mean(x, dims, keepdim, dtype=)`: floating inputs only (as PyTorch).
@@ -227,6 +362,9 @@ pub fn mean(
 }
 
 fn mean_lanes(t: &Tensor, mask: &[bool], keepdim: bool, out: DType) -> Result<Tensor> {
+    if let Some(r) = column_sums(t, mask, keepdim, out, true) {
+        return r;
+    }
     match out {
         // PyTorch's mean is `sum(...).div_(n)` and NumPy's `true_divide(sum, n)`, both in the
         // output dtype: the float32 sum is rounded to float32 before the division, as there.
@@ -1060,6 +1198,74 @@ mod tests {
             logsumexp(&inf, &[0], false).unwrap().to_vec::<f32>(),
             vec![f32::NEG_INFINITY]
         );
+    }
+
+    /// Sums and means over leading or middle dims of contiguous tensors (the row-accumulating
+    /// column path) agree with the gathered-lane path and with f64 sums; threaded sizes too.
+    #[test]
+    fn column_sums_match_lane_sums() {
+        for (shape, dims) in [
+            (vec![7usize, 300, 5], vec![1i64]),
+            (vec![7, 300, 5], vec![0, 1]),
+            (vec![1000, 700], vec![0]),
+            (vec![3, 40_000, 3], vec![1]),
+        ] {
+            let n: usize = shape.iter().product();
+            let v: Vec<f64> = (0..n)
+                .map(|i| ((i * 7919) % 1000) as f64 / 300.0 - 1.2)
+                .collect();
+            for dt in [DType::Float32, DType::Float64] {
+                let t = Tensor::from_vec(v.clone(), &shape)
+                    .unwrap()
+                    .to_dtype(dt)
+                    .unwrap();
+                // The same values through the gathered-lane path: a non-contiguous view.
+                let rank = shape.len() as i64;
+                let tt = t.transpose(0, rank - 1).unwrap();
+                let dims_t: Vec<i64> = dims
+                    .iter()
+                    .map(|&d| {
+                        if d == 0 {
+                            rank - 1
+                        } else if d == rank - 1 {
+                            0
+                        } else {
+                            d
+                        }
+                    })
+                    .collect();
+                let tol = if dt == DType::Float32 { 2e-6 } else { 1e-13 };
+                for keep in [false, true] {
+                    for m in [false, true] {
+                        let (a, b) = if m {
+                            (
+                                mean(&t, Some(&dims), keep, None).unwrap(),
+                                mean(&tt, Some(&dims_t), keep, None).unwrap(),
+                            )
+                        } else {
+                            (
+                                sum(&t, Some(&dims), keep, None).unwrap(),
+                                sum(&tt, Some(&dims_t), keep, None).unwrap(),
+                            )
+                        };
+                        let b = if b.dim() >= 2 {
+                            b.transpose(0, b.dim() as i64 - 1).unwrap()
+                        } else {
+                            b
+                        };
+                        assert_eq!(a.dtype(), dt);
+                        let (a, b) = (a.to_vec::<f64>(), b.contiguous().unwrap().to_vec::<f64>());
+                        assert_eq!(a.len(), b.len(), "{shape:?} {dims:?}");
+                        for (x, y) in a.iter().zip(&b) {
+                            assert!(
+                                (x - y).abs() <= tol * y.abs().max(1.0),
+                                "{shape:?} {dims:?} {dt:?} mean={m}: {x} vs {y}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Sums of long tensors: repeatable bit for bit, and within f32 rounding of an f64

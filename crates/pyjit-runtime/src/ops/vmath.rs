@@ -21,7 +21,10 @@
 // value); `!(x >= 0.0)` is the NaN-catching select, meant as written.
 #![allow(clippy::excessive_precision, clippy::neg_cmp_op_on_partial_ord)]
 
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use parking_lot::RwLock;
 
 use rayon::prelude::*;
 
@@ -77,31 +80,59 @@ pub const PAR_MIN: usize = 1 << 17;
 /// association order) do not depend on the number of threads.
 pub const PAR_CHUNK: usize = 1 << 15;
 
-/// The runtime's thread pool: `PYJIT_NUM_THREADS` threads (default: the machine's cores).
-/// Built on first use; gemm's parallel products run in it too.
-pub fn pool() -> &'static rayon::ThreadPool {
-    static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
-    POOL.get_or_init(|| {
-        let n = num_threads_from_env();
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .thread_name(|i| format!("pyjit-worker-{i}"))
-            .build()
-            .unwrap_or_else(|_| {
-                // Spawning threads failed (resource limits): a 1-thread pool runs on the caller.
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(1)
-                    .use_current_thread()
-                    .build()
-                    .expect("a pool on the current thread needs no new thread")
-            })
-    })
+/// The runtime's thread pool: `PYJIT_NUM_THREADS` threads (default: the machine's cores), or
+/// the count last given to [`set_num_threads`]. Built on first use; gemm's parallel products
+/// run in it too. (An `Arc`: a pool replaced by `set_num_threads` lives on until the kernels
+/// running in it finish.)
+pub fn pool() -> Arc<rayon::ThreadPool> {
+    if let Some(p) = POOL.read().as_ref() {
+        return p.clone();
+    }
+    POOL.write()
+        .get_or_insert_with(|| Arc::new(build_pool(num_threads_from_env())))
+        .clone()
+}
+
+static POOL: RwLock<Option<Arc<rayon::ThreadPool>>> = RwLock::new(None);
+/// The current pool's thread count (0: no pool yet), so that size checks need no lock.
+static THREADS: AtomicUsize = AtomicUsize::new(0);
+
+fn build_pool(n: usize) -> rayon::ThreadPool {
+    let p = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .thread_name(|i| format!("pyjit-worker-{i}"))
+        .build()
+        .unwrap_or_else(|_| {
+            // Spawning threads failed (resource limits): a 1-thread pool runs on the caller.
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .use_current_thread()
+                .build()
+                .expect("a pool on the current thread needs no new thread")
+        });
+    THREADS.store(p.current_num_threads(), Ordering::Relaxed);
+    p
+}
+
+/// Sets the number of threads kernels use from now on (`0`: back to `PYJIT_NUM_THREADS` or
+/// the machine's cores). The facade's `CompileOptions::num_threads` calls this. Results do
+/// not depend on the count (fixed chunking, see [`PAR_CHUNK`]).
+pub fn set_num_threads(n: usize) {
+    let n = if n == 0 { num_threads_from_env() } else { n };
+    let mut w = POOL.write();
+    if w.as_ref().is_some_and(|p| p.current_num_threads() == n) {
+        return;
+    }
+    *w = Some(Arc::new(build_pool(n)));
 }
 
 /// The number of threads kernels use: `PYJIT_NUM_THREADS` if it is a positive integer, else the
-/// machine's available parallelism.
+/// machine's available parallelism (or the count given to [`set_num_threads`]).
 pub fn num_threads() -> usize {
-    pool().current_num_threads()
+    match THREADS.load(Ordering::Relaxed) {
+        0 => pool().current_num_threads(),
+        n => n,
+    }
 }
 
 fn num_threads_from_env() -> usize {
@@ -251,6 +282,14 @@ macro_rules! multiversion {
 multiversion!(map_serial<T: Scalar, K: Unary<T>>(k: K, x: &[T], out: &mut [T]) => map_loop);
 multiversion!(map_serial_inplace<T: Scalar, K: Unary<T>>(k: K, x: &mut [T]) => map_loop_inplace);
 multiversion!(zip_serial<T: Scalar, K: Binary<T>>(k: K, x: &[T], y: &[T], out: &mut [T]) => zip_loop);
+multiversion!(zip_serial_inplace<T: Scalar, K: Binary<T>>(k: K, x: &mut [T], y: &[T]) => zip_loop_inplace);
+
+#[inline(always)]
+fn zip_loop_inplace<T: Copy, K: Binary<T>, const FMA: bool>(k: K, x: &mut [T], y: &[T]) {
+    for (a, &b) in x.iter_mut().zip(y) {
+        *a = k.eval::<FMA>(*a, b);
+    }
+}
 
 /// The element types the kernels handle.
 pub trait Scalar: Copy + Send + Sync {}
@@ -293,6 +332,19 @@ pub fn zip<T: Scalar, K: Binary<T>>(k: K, x: &[T], y: &[T], out: &mut [T]) {
         });
     } else {
         zip_serial(k, x, y, out);
+    }
+}
+
+/// `x[i] = k(x[i], y[i])` in place (the left operand overwritten).
+pub fn zip_inplace<T: Scalar, K: Binary<T>>(k: K, x: &mut [T], y: &[T]) {
+    if x.len() >= PAR_MIN && num_threads() > 1 {
+        pool().install(|| {
+            x.par_chunks_mut(PAR_CHUNK)
+                .zip(y.par_chunks(PAR_CHUNK))
+                .for_each(|(a, b)| zip_serial_inplace(k, a, b))
+        });
+    } else {
+        zip_serial_inplace(k, x, y);
     }
 }
 
