@@ -28,6 +28,7 @@ pub mod element;
 pub mod error;
 pub mod index;
 pub mod npy;
+pub mod numpy;
 pub mod ops;
 pub mod print;
 pub mod promotion;

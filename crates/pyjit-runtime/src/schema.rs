@@ -775,14 +775,10 @@ pub fn has_op(name: &str) -> bool {
 /// The op a NumPy function or array method name (`"arctan2"`, `"concatenate"`) maps to. Only
 /// names whose argument order and meaning agree with the op are listed (`np.dot` is `matmul`,
 /// which agrees with it up to 2-d; `np.take`/`np.transpose`/`np.array_split` are absent because
-/// they differ). NumPy semantics that still differ are the caller's job:
-/// - creation defaults to float64: when the op would produce the default float32 without an
-///   explicit dtype (`np.zeros`, `np.ones`, `np.empty`, `np.eye`, `np.linspace`, `np.array` of
-///   floats, `np.full`/`np.arange` with float values), pass `dtype=float64`;
-/// - `axis`/`keepdims` keywords are accepted by [`bind`] as `dim`/`keepdim`;
-/// - `np.var`/`np.std` default to `ddof=0`: pass `correction=0` (the `.correction` overloads);
-/// - `np.max`/`np.min` map to `amax`/`amin` (values only, no indices); `np.mean` of ints
-///   converts to float64 first.
+/// they differ). The NumPy conventions that change the op's arguments (float64 creation, `np.full`'s
+/// dtype from the fill value, `ddof`) are [`crate::numpy`]'s; `axis`/`keepdims` keywords are
+/// accepted by [`bind`] as `dim`/`keepdim`; `np.max`/`np.min` map to `amax`/`amin` (values only,
+/// no indices).
 pub fn numpy_function(np_name: &str) -> Option<&'static str> {
     table()
         .numpy

@@ -35,13 +35,7 @@ impl ModuleInfo<'_> {
     /// A NumPy-style module (imports NumPy, not torch): array methods follow NumPy
     /// (`a.max(axis=0)` is values only, `a.std()` has `ddof=0`).
     pub fn numpy_mode(&self) -> bool {
-        let has = |m: &str| {
-            self.imports
-                .bound
-                .values()
-                .any(|v| v == m || v.starts_with(&format!("{m}.")))
-        };
-        has("numpy") && !has("torch")
+        pyjit_runtime::numpy::numpy_mode(self.imports.bound.values().map(String::as_str))
     }
 }
 

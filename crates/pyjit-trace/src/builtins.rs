@@ -7,6 +7,7 @@ use crate::eval::{Evaluator, dict_get, dict_set, py_cmp, py_eq};
 use crate::record::GuardReason;
 use crate::value::PyVal;
 use pyjit_runtime::DType;
+use pyjit_runtime::numpy as np_conv;
 use pyjit_runtime::schema;
 use pyjit_syntax::Span;
 use pyjit_syntax::ast::{BinOp, CmpOp};
@@ -532,6 +533,37 @@ fn library_op(
     ev.call_op(name, args, kw, span)
 }
 
+/// Applies the shared NumPy conventions ([`np_conv`]) to the arguments of op `op`.
+fn numpy_conventions(op: &str, args: &[PyVal], kw: &mut Vec<(String, PyVal)>) {
+    for (k, _) in kw.iter_mut() {
+        *k = np_conv::numpy_keyword(k).to_string();
+    }
+    let kinds: Vec<np_conv::ArgKind> = args
+        .iter()
+        .map(|a| match a {
+            PyVal::Int(_) => np_conv::ArgKind::Int,
+            PyVal::Float(_) => np_conv::ArgKind::Float,
+            PyVal::Bool(_) => np_conv::ArgKind::Bool,
+            PyVal::List(_) | PyVal::Tuple(_) if has_float(a) => np_conv::ArgKind::FloatData,
+            _ => np_conv::ArgKind::Other,
+        })
+        .collect();
+    let keys: Vec<&str> = kw.iter().map(|(k, _)| k.as_str()).collect();
+    let add = np_conv::numpy_call(op, &kinds, &keys);
+    push_added(kw, add);
+}
+
+/// Appends the keyword arguments a shared convention ([`np_conv`]) adds.
+pub(crate) fn push_added(kw: &mut Vec<(String, PyVal)>, add: Vec<(&str, np_conv::Added)>) {
+    for (k, a) in add {
+        let v = match a {
+            np_conv::Added::DType(d) => PyVal::DType(d),
+            np_conv::Added::Int(i) => PyVal::Int(i),
+        };
+        kw.push((k.to_string(), v));
+    }
+}
+
 fn has_float(v: &PyVal) -> bool {
     match v {
         PyVal::Float(_) => true,
@@ -558,16 +590,7 @@ fn numpy_op(
             span,
         ));
     };
-    let has_dtype = kw.iter().any(|(k, _)| k == "dtype");
-    let float64 = match op {
-        "zeros" | "ones" | "empty" | "eye" | "linspace" => true,
-        "full" => args.get(1).is_some_and(has_float),
-        "arange" | "tensor" => args.iter().any(has_float),
-        _ => false,
-    };
-    if float64 && !has_dtype {
-        kw.push(("dtype".into(), PyVal::DType(DType::Float64)));
-    }
+    numpy_conventions(op, &args, &mut kw);
     if op == "tensor"
         && let Some(PyVal::Tensor(_)) = args.first()
     {
@@ -735,6 +758,10 @@ pub(crate) fn call_method(
             if name == "where" && all.len() >= 2 {
                 // `x.where(cond, other)`: `x` is the value where `cond` holds.
                 all.swap(0, 1);
+            }
+            if ev.numpy_mode {
+                let op = schema::numpy_function(name).unwrap_or(name);
+                numpy_conventions(op, &all, &mut kw);
             }
             let numpy_kw = kw.iter().any(|(k, _)| k == "axis" || k == "keepdims");
             if !numpy_kw && schema::overloads(name).any(|(_, s)| s.spelling.method) {

@@ -56,6 +56,9 @@ pub(crate) struct Evaluator<'a, 'o> {
     handling: Vec<TraceError>,
     /// Functions decorated `@torch.jit.script` (called, not traced through, while recording).
     pub scripted: crate::script::ScriptCalls,
+    /// The module is NumPy-style ([`pyjit_runtime::numpy::numpy_mode`]): array methods follow
+    /// NumPy's conventions.
+    pub numpy_mode: bool,
 }
 
 fn type_err(msg: impl Into<String>, span: Span) -> TraceError {
@@ -149,7 +152,9 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             steps_left: u64::MAX,
             handling: Vec::new(),
             scripted: crate::script::ScriptCalls::default(),
+            numpy_mode: false,
         };
+        let mut imported: Vec<String> = Vec::new();
         for s in &module.body {
             match &s.kind {
                 StmtKind::ClassDef(c) => {
@@ -188,6 +193,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 StmtKind::Import(aliases) => {
                     for a in aliases {
                         let full = canonical_module(&a.name.name);
+                        imported.push(full.clone());
                         match &a.asname {
                             Some(asn) => {
                                 ev.globals.insert(asn.name.clone(), resolve_dotted(&full));
@@ -205,6 +211,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                     ..
                 } => {
                     let base = canonical_module(&m.name);
+                    imported.push(base.clone());
                     for a in names {
                         let local = a.asname.as_ref().unwrap_or(&a.name).name.clone();
                         ev.globals
@@ -214,6 +221,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 _ => {}
             }
         }
+        ev.numpy_mode = pyjit_runtime::numpy::numpy_mode(imported.iter().map(String::as_str));
         // Class attributes (`scale = 2.0` in a class body), evaluated eagerly.
         for s in &module.body {
             let StmtKind::ClassDef(c) = &s.kind else {
@@ -1117,16 +1125,12 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         kwargs: Vec<(String, PyVal)>,
         span: Span,
     ) -> R<PyVal> {
-        // `torch.norm(x, dim=1)`: Python's `p` defaults to the 2-norm even when `dim` is given.
-        if name == "norm"
-            && args.len() == 1
-            && kwargs.iter().any(|(k, _)| k == "dim")
-            && !kwargs.iter().any(|(k, _)| k == "p")
-        {
-            args.push(PyVal::Float(2.0));
-        }
-        // `device=` arguments: the CPU is the only device.
+        // Defaults of PyTorch's Python wrappers (`torch.norm(x, dim=1)` is the 2-norm).
         let mut kwargs = kwargs;
+        let keys: Vec<&str> = kwargs.iter().map(|(k, _)| k.as_str()).collect();
+        let add = pyjit_runtime::numpy::python_level_defaults(name, args.len(), &keys);
+        crate::builtins::push_added(&mut kwargs, add);
+        // `device=` arguments: the CPU is the only device.
         for (n, x) in &kwargs {
             if n == "device" {
                 check_device(x, span)?;

@@ -7,6 +7,7 @@ use super::{Lower, R, Val, from_ir_type, ir_type};
 use crate::ty::Ty;
 use pyjit_ir::{IndexKind, Type, Value};
 use pyjit_runtime::DType;
+use pyjit_runtime::numpy as np_conv;
 
 /// The IR's dtype for a runtime dtype (matched by name, so it holds whether or not the IR re-exports
 /// the runtime's type).
@@ -136,9 +137,6 @@ pub(crate) enum ScalarTy {
     Float,
     Bool,
 }
-
-/// NumPy creation functions whose default dtype is float64 (PyTorch's is float32).
-const NP_FLOAT64_CREATION: &[&str] = &["zeros", "ones", "empty", "linspace", "eye", "full"];
 
 impl Lower<'_, '_, '_> {
     /// Resolves `name` against the schema table and emits the op. `what` is how the user
@@ -1036,42 +1034,18 @@ impl Lower<'_, '_, '_> {
             return self.schema_call("scalar_tensor", pos, named, shown, e.span);
         }
         if module == "numpy" {
-            // NumPy creation defaults to float64; `torch.tensor` of float data likewise.
-            let has_dtype = named.iter().any(|(k, _)| k == "dtype");
-            let float_data = op_name == "tensor"
-                && pos
-                    .first()
-                    .is_some_and(|a| matches!(a, SArg::V(v) if ty_has_float(&v.ty)));
-            if !has_dtype && (NP_FLOAT64_CREATION.contains(&name) || float_data) {
-                let d = self.b.const_dtype(ir_dtype(DType::Float64));
-                named.push((
-                    "dtype".into(),
-                    SArg::V(Val {
-                        v: d,
-                        ty: Ty::DType,
-                    }),
-                ));
-            }
-            // `np.full(shape, 3)` infers the dtype from the fill value in NumPy.
-            if name == "full"
-                && !has_dtype
-                && pos
-                    .get(1)
-                    .is_some_and(|a| matches!(a, SArg::V(v) if v.ty == Ty::Int))
-            {
-                named.retain(|(k, _)| k != "dtype");
-            }
-            // NumPy's `ddof` is torch's `correction`.
             for (k, _) in named.iter_mut() {
-                if k == "ddof" {
-                    *k = "correction".into();
-                }
+                *k = np_conv::numpy_keyword(k).to_string();
             }
+            let kinds: Vec<np_conv::ArgKind> = pos.iter().map(sarg_kind).collect();
+            let keys: Vec<&str> = named.iter().map(|(k, _)| k.as_str()).collect();
+            let add = np_conv::numpy_call(op_name, &kinds, &keys);
+            self.add_keywords(&mut named, add);
         }
         if op_name == "tensor" {
             return self.torch_tensor(e, pos, named, shown);
         }
-        python_level_defaults(op_name, &pos, &mut named, self, module == "numpy");
+        self.python_level_defaults(op_name, &pos, &mut named);
         self.schema_call(op_name, pos, named, shown, e.span)
     }
 
@@ -1301,12 +1275,14 @@ impl Lower<'_, '_, '_> {
         pos.insert(0, SArg::V(recv));
         if numpy {
             for (k, _) in named.iter_mut() {
-                if k == "ddof" {
-                    *k = "correction".into();
-                }
+                *k = np_conv::numpy_keyword(k).to_string();
             }
+            let kinds: Vec<np_conv::ArgKind> = pos.iter().map(sarg_kind).collect();
+            let keys: Vec<&str> = named.iter().map(|(k, _)| k.as_str()).collect();
+            let add = np_conv::numpy_call(&op_name, &kinds, &keys);
+            self.add_keywords(&mut named, add);
         }
-        python_level_defaults(&op_name, &pos, &mut named, self, numpy);
+        self.python_level_defaults(&op_name, &pos, &mut named);
         let shown = format!("Tensor.{name}");
         let r = self.schema_call(&op_name, pos, named, &shown, e.span)?;
         match like {
@@ -1469,6 +1445,31 @@ impl Lower<'_, '_, '_> {
         }
     }
 
+    /// Appends the keyword arguments a shared convention ([`np_conv`]) adds.
+    fn add_keywords(&mut self, named: &mut Vec<(String, SArg)>, add: Vec<(&str, np_conv::Added)>) {
+        for (k, a) in add {
+            let val = match a {
+                np_conv::Added::DType(d) => Val {
+                    v: self.b.const_dtype(ir_dtype(d)),
+                    ty: Ty::DType,
+                },
+                np_conv::Added::Int(i) => Val {
+                    v: self.b.const_int(i),
+                    ty: Ty::Int,
+                },
+            };
+            named.push((k.to_string(), SArg::V(val)));
+        }
+    }
+
+    /// Defaults that PyTorch's Python wrappers supply but the op schemas do not
+    /// ([`np_conv::python_level_defaults`]).
+    fn python_level_defaults(&mut self, op: &str, pos: &[SArg], named: &mut Vec<(String, SArg)>) {
+        let keys: Vec<&str> = named.iter().map(|(k, _)| k.as_str()).collect();
+        let add = np_conv::python_level_defaults(op, pos.len(), &keys);
+        self.add_keywords(named, add);
+    }
+
     fn const_dtype_of(&self, v: Value) -> Option<pyjit_ir::DType> {
         let op = self.b.func.defining_op(v)?;
         match &self.b.func.op(op).kind {
@@ -1478,40 +1479,17 @@ impl Lower<'_, '_, '_> {
     }
 }
 
-/// Defaults that PyTorch's Python wrappers supply but the op schemas do not: `torch.norm(x, dim=1)`
-/// is the 2-norm (`p` defaults to `"fro"`, the 2-norm of each vector).
-fn python_level_defaults(
-    op: &str,
-    pos: &[SArg],
-    named: &mut Vec<(String, SArg)>,
-    lw: &mut Lower,
-    numpy: bool,
-) {
-    // NumPy's `std`/`var` default to `ddof=0` (torch's to the unbiased estimate).
-    if numpy
-        && matches!(op, "std" | "var")
-        && !named
-            .iter()
-            .any(|(k, _)| k == "correction" || k == "unbiased")
-    {
-        let zero = lw.b.const_int(0);
-        named.push((
-            "correction".into(),
-            SArg::V(Val {
-                v: zero,
-                ty: Ty::Int,
-            }),
-        ));
-    }
-    if op == "norm" && pos.len() < 2 && !named.iter().any(|(k, _)| k == "p") && !named.is_empty() {
-        let two = lw.b.const_int(2);
-        named.push((
-            "p".into(),
-            SArg::V(Val {
-                v: two,
-                ty: Ty::Int,
-            }),
-        ));
+/// What the shared NumPy conventions ([`np_conv`]) need to know about a positional argument.
+fn sarg_kind(a: &SArg) -> np_conv::ArgKind {
+    match a {
+        SArg::V(v) => match &v.ty {
+            Ty::Int => np_conv::ArgKind::Int,
+            Ty::Float => np_conv::ArgKind::Float,
+            Ty::Bool => np_conv::ArgKind::Bool,
+            t @ (Ty::List(_) | Ty::Tuple(_)) if ty_has_float(t) => np_conv::ArgKind::FloatData,
+            _ => np_conv::ArgKind::Other,
+        },
+        _ => np_conv::ArgKind::Other,
     }
 }
 
