@@ -230,7 +230,7 @@ unsafe fn run_tensor_op(
         });
     }
     let out = pyjit_runtime::dispatch::call(id, &rt)
-        .map_err(|e| InterpError::new(e.kind().name(), e.to_string(), span))?;
+        .map_err(|e| InterpError::new(e.kind(), e.to_string(), span))?;
     Ok(out.into_iter().map(from_runtime).collect())
 }
 

@@ -445,7 +445,11 @@ impl NativeFunction {
     ) -> Result<Value, InterpError> {
         let entry = &self.inner.funcs[self.index];
         let bad = |m: String| {
-            let mut e = InterpError::new("TypeError", m, pyjit_syntax::Span::DUMMY);
+            let mut e = InterpError::new(
+                pyjit_value::ExcKind::TypeError,
+                m,
+                pyjit_syntax::Span::DUMMY,
+            );
             e.function = entry.name.clone();
             e
         };

@@ -330,7 +330,7 @@ impl<'m, 'o> Interpreter<'m, 'o> {
             });
         }
         let out = pyjit_runtime::dispatch::call(id, &args)
-            .map_err(|e| InterpError::new(e.kind().name(), e.to_string(), data.span))?;
+            .map_err(|e| InterpError::new(e.kind(), e.to_string(), data.span))?;
         Ok(out.into_iter().map(from_runtime).collect())
     }
 }

@@ -28,7 +28,7 @@ pub mod ty;
 pub use lower::{from_ir_type, ir_type};
 pub use pyjit_syntax::Diagnostic;
 
-use lower::{ALREADY_REPORTED, ModCtx, ParamSig, RetState, Sig};
+use lower::{ModCtx, ParamSig, RetState, Sig};
 use pyjit_ir::{FuncId, Module};
 use pyjit_syntax::ast::{self, FunctionDef};
 use pyjit_syntax::{SourceFile, Span};
@@ -137,7 +137,7 @@ pub fn script_module_unverified(
         }
     }
     errors.extend(ctx.infer_errors.borrow_mut().drain(..));
-    errors.retain(|d| d.message != ALREADY_REPORTED);
+    errors.retain(|d| !d.reported_elsewhere);
     dedup(&mut errors);
     if !errors.is_empty() {
         return Err(errors);

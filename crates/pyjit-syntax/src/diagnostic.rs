@@ -27,6 +27,10 @@ pub struct Diagnostic {
     pub notes: Vec<String>,
     /// A suggested fix (`= help: ...`).
     pub help: Option<String>,
+    /// A stand-in for an error reported elsewhere (a pass's control flow: a callee whose return
+    /// type could not be inferred, a use of a variable its failed statement left undefined):
+    /// the caller drops it instead of reporting it ([`Diagnostic::reported_elsewhere`]).
+    pub reported_elsewhere: bool,
 }
 
 impl Diagnostic {
@@ -37,6 +41,16 @@ impl Diagnostic {
             labels: Vec::new(),
             notes: Vec::new(),
             help: None,
+            reported_elsewhere: false,
+        }
+    }
+
+    /// The stand-in for an error already reported elsewhere; callers filter it out before
+    /// reporting (see the field `reported_elsewhere`).
+    pub fn reported_elsewhere() -> Diagnostic {
+        Diagnostic {
+            reported_elsewhere: true,
+            ..Diagnostic::error("an error reported elsewhere")
         }
     }
 

@@ -11,7 +11,7 @@ use pyjit_runtime::numpy as np_conv;
 use pyjit_runtime::schema;
 use pyjit_syntax::Span;
 use pyjit_syntax::ast::{BinOp, CmpOp};
-use pyjit_value::{Value, scalar};
+use pyjit_value::{ExcKind, Value, scalar};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -133,7 +133,7 @@ pub(crate) fn call_builtin(
             let line = format!("{}{}", text.join(&sep), end);
             ev.out
                 .write_all(line.as_bytes())
-                .map_err(|e| TraceError::new("OSError", e.to_string(), span))?;
+                .map_err(|e| TraceError::new(ExcKind::OSError, e.to_string(), span))?;
             if ev.rec.is_some() {
                 ev.record_print(&args, &sep, span)?;
             }
@@ -175,7 +175,7 @@ pub(crate) fn call_builtin(
             };
             if step == 0 {
                 return Err(TraceError::new(
-                    "ValueError",
+                    ExcKind::ValueError,
                     "range() arg 3 must not be zero",
                     span,
                 ));
@@ -223,7 +223,7 @@ pub(crate) fn call_builtin(
             }
             best.map(|(_, v)| v).ok_or_else(|| {
                 TraceError::new(
-                    "ValueError",
+                    ExcKind::ValueError,
                     format!("{name}() arg is an empty sequence"),
                     span,
                 )
@@ -382,7 +382,7 @@ pub(crate) fn call_builtin(
         }
         "hasattr" => Ok(PyVal::Bool(false)),
         _ => Err(TraceError::new(
-            "AttributeError",
+            ExcKind::AttributeError,
             format!("'{name}' is not supported by the eager evaluator"),
             span,
         )),
@@ -455,7 +455,7 @@ fn is_instance(v: &PyVal, t: &PyVal) -> bool {
 fn math(ev: &mut Evaluator, m: &str, args: &[PyVal], span: Span) -> R<PyVal> {
     let Some(arity) = scalar::math_arity(m) else {
         return Err(TraceError::new(
-            "AttributeError",
+            ExcKind::AttributeError,
             format!("module 'math' has no attribute '{m}'"),
             span,
         ));
@@ -528,7 +528,7 @@ fn library_op(
             Lib::Functional => format!("module 'torch.nn.functional' has no attribute '{name}'"),
             Lib::Method => format!("'Tensor' object has no attribute '{name}'"),
         };
-        return Err(TraceError::new("AttributeError", msg, span));
+        return Err(TraceError::new(ExcKind::AttributeError, msg, span));
     }
     ev.call_op(name, args, kw, span)
 }
@@ -585,7 +585,7 @@ fn numpy_op(
     }
     let Some(op) = schema::numpy_function(name) else {
         return Err(TraceError::new(
-            "AttributeError",
+            ExcKind::AttributeError,
             format!("module 'numpy' has no attribute '{name}'"),
             span,
         ));
@@ -649,7 +649,7 @@ pub(crate) fn call_type(ev: &mut Evaluator, t: &str, args: Vec<PyVal>, span: Spa
             PyVal::Float(x) => PyVal::Int(float_to_int(x, span)?),
             PyVal::Str(s) => PyVal::Int(s.trim().parse().map_err(|_| {
                 TraceError::new(
-                    "ValueError",
+                    ExcKind::ValueError,
                     format!(
                         "invalid literal for int() with base 10: {}",
                         PyVal::Str(s.clone()).repr()
@@ -680,7 +680,7 @@ pub(crate) fn call_type(ev: &mut Evaluator, t: &str, args: Vec<PyVal>, span: Spa
                     "nan" | "+nan" | "-nan" => f64::NAN,
                     _ => t.parse().map_err(|_| {
                         TraceError::new(
-                            "ValueError",
+                            ExcKind::ValueError,
                             format!(
                                 "could not convert string to float: {}",
                                 PyVal::Str(s.clone()).repr()
@@ -711,7 +711,7 @@ pub(crate) fn call_type(ev: &mut Evaluator, t: &str, args: Vec<PyVal>, span: Spa
                 let kv = ev.iterate(&pair, span)?;
                 if kv.len() != 2 {
                     return Err(TraceError::new(
-                        "ValueError",
+                        ExcKind::ValueError,
                         "dictionary update sequence element has wrong length",
                         span,
                     ));
@@ -793,7 +793,9 @@ pub(crate) fn call_method(
                         Some(i) => d.borrow_mut().remove(i).1,
                         None => match args.get(1) {
                             Some(v) => v.clone(),
-                            None => return Err(TraceError::new("KeyError", a0.repr(), span)),
+                            None => {
+                                return Err(TraceError::new(ExcKind::KeyError, a0.repr(), span));
+                            }
                         },
                     }
                 }
@@ -824,7 +826,7 @@ pub(crate) fn call_method(
                 }
                 _ => {
                     return Err(TraceError::new(
-                        "AttributeError",
+                        ExcKind::AttributeError,
                         format!("'dict' object has no attribute '{name}'"),
                         span,
                     ));
@@ -833,7 +835,7 @@ pub(crate) fn call_method(
         }
         PyVal::Str(s) => str_method(ev, s, name, args, span),
         other => Err(TraceError::new(
-            "AttributeError",
+            ExcKind::AttributeError,
             format!("'{}' object has no attribute '{name}'", other.type_name()),
             span,
         )),
@@ -899,7 +901,11 @@ fn list_method(
         "pop" => {
             let n = l.borrow().len() as i64;
             if n == 0 {
-                return Err(TraceError::new("IndexError", "pop from empty list", span));
+                return Err(TraceError::new(
+                    ExcKind::IndexError,
+                    "pop from empty list",
+                    span,
+                ));
             }
             let i = match a0 {
                 Some(v) => to_i64(ev, &v, span)?,
@@ -908,7 +914,7 @@ fn list_method(
             let j = if i < 0 { i + n } else { i };
             if j < 0 || j >= n {
                 return Err(TraceError::new(
-                    "IndexError",
+                    ExcKind::IndexError,
                     "pop index out of range",
                     span,
                 ));
@@ -931,7 +937,7 @@ fn list_method(
                     Some(i) => PyVal::Int(*i as i64),
                     None => {
                         return Err(TraceError::new(
-                            "ValueError",
+                            ExcKind::ValueError,
                             format!("{} is not in list", x.repr()),
                             span,
                         ));
@@ -944,7 +950,7 @@ fn list_method(
                     }
                     None => {
                         return Err(TraceError::new(
-                            "ValueError",
+                            ExcKind::ValueError,
                             "list.remove(x): x not in list",
                             span,
                         ));
@@ -969,7 +975,7 @@ fn list_method(
         }
         _ => {
             return Err(TraceError::new(
-                "AttributeError",
+                ExcKind::AttributeError,
                 format!("'list' object has no attribute '{name}'"),
                 span,
             ));
@@ -1013,7 +1019,7 @@ fn str_method(ev: &mut Evaluator, s: &str, name: &str, args: Vec<PyVal>, span: S
         }
         _ => {
             return Err(TraceError::new(
-                "AttributeError",
+                ExcKind::AttributeError,
                 format!("'str' object has no attribute '{name}'"),
                 span,
             ));

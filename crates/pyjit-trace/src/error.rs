@@ -47,12 +47,12 @@ impl TraceError {
     }
 
     pub fn type_error(message: impl Into<String>, span: Span) -> TraceError {
-        TraceError::new("TypeError", message, span)
+        TraceError::new(ExcKind::TypeError, message, span)
     }
 
     /// An error of the tracer itself (an unsupported construct or value), not of the program.
     pub fn unsupported(message: impl Into<String>, span: Span) -> TraceError {
-        TraceError::new("TraceError", message, span)
+        TraceError::new(ExcKind::tracer(), message, span)
     }
 
     /// The diagnostic pointing at the raising construct, with call sites as secondary labels.
@@ -104,7 +104,7 @@ impl std::error::Error for TraceError {}
 pub(crate) fn from_runtime(e: pyjit_runtime::RuntimeError, span: Span) -> TraceError {
     TraceError {
         from_tensor_op: true,
-        ..TraceError::new(e.kind().name(), e.to_string(), span)
+        ..TraceError::new(e.kind(), e.to_string(), span)
     }
 }
 

@@ -261,7 +261,11 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         span: Span,
     ) -> R<PyVal> {
         let def = *self.funcs.get(name).ok_or_else(|| {
-            TraceError::new("NameError", format!("name '{name}' is not defined"), span)
+            TraceError::new(
+                ExcKind::NameError,
+                format!("name '{name}' is not defined"),
+                span,
+            )
         })?;
         if self.scripted.names.contains(name) && self.recording() {
             return crate::script::call_scripted(self, name, args, kwargs, span);
@@ -289,7 +293,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         if self.depth > MAX_DEPTH {
             self.depth -= 1;
             return Err(TraceError::new(
-                "RecursionError",
+                ExcKind::RecursionError,
                 "maximum recursion depth exceeded",
                 span,
             ));
@@ -440,7 +444,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
     fn exec_unbounded(&mut self, f: &mut Frame, s: &Stmt) -> R<Flow> {
         if self.steps_left == 0 {
             return Err(TraceError::new(
-                "TimeoutError",
+                ExcKind::from_name("TimeoutError"),
                 "the evaluation step limit was exceeded",
                 s.span,
             ));
@@ -537,14 +541,18 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                         Some(m) => self.eval(f, m)?.to_str(),
                         None => String::new(),
                     };
-                    let mut e = TraceError::new("AssertionError", m, s.span);
+                    let mut e = TraceError::new(ExcKind::AssertionError, m, s.span);
                     e.raised_by_program = true;
                     return Err(e);
                 }
             }
             StmtKind::Raise { exc: None, .. } if !self.handling.is_empty() => {
                 return Err(self.handling.last().cloned().unwrap_or_else(|| {
-                    TraceError::new("RuntimeError", "No active exception to reraise", s.span)
+                    TraceError::new(
+                        ExcKind::RuntimeError,
+                        "No active exception to reraise",
+                        s.span,
+                    )
                 }));
             }
             StmtKind::Try {
@@ -579,7 +587,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                         ),
                     },
                 };
-                let mut e = TraceError::new(kind, msg, s.span);
+                let mut e = TraceError::new(ExcKind::from_name(&kind), msg, s.span);
                 e.raised_by_program = true;
                 return Err(e);
             }
@@ -638,7 +646,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             ExprKind::Name(n) => {
                 if f.remove(n).is_none() {
                     return Err(TraceError::new(
-                        "NameError",
+                        ExcKind::NameError,
                         format!("name '{n}' is not defined"),
                         t.span,
                     ));
@@ -652,7 +660,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                     let j = if i < 0 { i + n } else { i };
                     if j < 0 || j >= n {
                         return Err(TraceError::new(
-                            "IndexError",
+                            ExcKind::IndexError,
                             "list assignment index out of range",
                             t.span,
                         ));
@@ -666,7 +674,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                         Some(p) => {
                             d.borrow_mut().remove(p);
                         }
-                        None => return Err(TraceError::new("KeyError", k.repr(), t.span)),
+                        None => return Err(TraceError::new(ExcKind::KeyError, k.repr(), t.span)),
                     }
                 }
                 other => {
@@ -744,7 +752,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 let after = ts.len() - star - 1;
                 if items.len() < ts.len() - 1 {
                     return Err(TraceError::new(
-                        "ValueError",
+                        ExcKind::ValueError,
                         format!(
                             "not enough values to unpack (expected at least {}, got {})",
                             ts.len() - 1,
@@ -776,7 +784,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                             items.len()
                         )
                     };
-                    return Err(TraceError::new("ValueError", msg, target.span));
+                    return Err(TraceError::new(ExcKind::ValueError, msg, target.span));
                 }
                 for (t, item) in ts.iter().zip(items) {
                     self.assign(f, t, item)?;
@@ -795,7 +803,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 }
                 other => {
                     return Err(TraceError::new(
-                        "AttributeError",
+                        ExcKind::AttributeError,
                         format!(
                             "'{}' object attribute '{}' is read-only",
                             other.type_name(),
@@ -831,7 +839,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 let j = if i < 0 { i + n } else { i };
                 if j < 0 || j >= n {
                     return Err(TraceError::new(
-                        "IndexError",
+                        ExcKind::IndexError,
                         "list assignment index out of range",
                         span,
                     ));
@@ -924,7 +932,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             PyVal::Tensor(t) => {
                 if t.t.numel() != 1 {
                     return Err(TraceError::new(
-                        "RuntimeError",
+                        ExcKind::RuntimeError,
                         "Boolean value of Tensor with more than one value is ambiguous",
                         span,
                     ));
@@ -956,9 +964,9 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 {
                     return Err(TraceError::new(
                         if x.is_nan() {
-                            "ValueError"
+                            ExcKind::ValueError
                         } else {
-                            "OverflowError"
+                            ExcKind::OverflowError
                         },
                         "cannot convert float NaN or infinity to integer",
                         span,
@@ -1036,7 +1044,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             PyVal::Dict(d) => d.borrow().iter().map(|(k, _)| k.clone()).collect(),
             PyVal::Str(s) => s.chars().map(|c| PyVal::str(c.to_string())).collect(),
             PyVal::Range(..) => v.sequence().ok_or_else(|| {
-                TraceError::new("MemoryError", "range too large to materialize", span)
+                TraceError::new(ExcKind::MemoryError, "range too large to materialize", span)
             })?,
             PyVal::Tensor(t) => {
                 if t.t.dim() == 0 {
@@ -1344,14 +1352,14 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                     let step = opt(step, self)?.unwrap_or(1);
                     if step == 0 {
                         return Err(TraceError::new(
-                            "ValueError",
+                            ExcKind::ValueError,
                             "slice step cannot be zero",
                             p.span,
                         ));
                     }
                     if step < 0 {
                         return Err(TraceError::new(
-                            "ValueError",
+                            ExcKind::ValueError,
                             "step must be greater than zero",
                             p.span,
                         ));
@@ -1379,7 +1387,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                         }
                         other => {
                             return Err(TraceError::new(
-                                "IndexError",
+                                ExcKind::IndexError,
                                 format!("tensors cannot be indexed with a '{}'", other.type_name()),
                                 p.span,
                             ));
@@ -1449,7 +1457,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             ExprKind::Name(n) => self.lookup(f, n, span)?,
             ExprKind::Int(i) => PyVal::Int(i64::try_from(*i).map_err(|_| {
                 TraceError::new(
-                    "OverflowError",
+                    ExcKind::OverflowError,
                     "int literal too large for a 64-bit int",
                     span,
                 )
@@ -1695,7 +1703,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                             let iv = crate::value::to_interp(&v)
                                 .map_err(|t| type_err(format!("cannot format a {t}"), expr.span))?;
                             pyjit_value::format::py_format(&iv, &spec)
-                                .map_err(|m| TraceError::new("ValueError", m, expr.span))?
+                                .map_err(|m| TraceError::new(ExcKind::ValueError, m, expr.span))?
                         }
                     };
                     s.push_str(&text);
@@ -1729,7 +1737,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             _ if BUILTINS.contains(&n) => PyVal::Func(Rc::new(Callable::Builtin(n.to_string()))),
             _ => {
                 return Err(TraceError::new(
-                    "NameError",
+                    ExcKind::NameError,
                     format!("name '{n}' is not defined"),
                     span,
                 ));
@@ -1753,14 +1761,14 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                     return Ok(x.clone());
                 }
                 Err(TraceError::new(
-                    "AttributeError",
+                    ExcKind::AttributeError,
                     format!("'{}' object has no attribute '{attr}'", o.class.name),
                     span,
                 ))
             }
             PyVal::Class(c) => c.attrs.borrow().get(attr).cloned().ok_or_else(|| {
                 TraceError::new(
-                    "AttributeError",
+                    ExcKind::AttributeError,
                     format!("type object '{}' has no attribute '{attr}'", c.name),
                     span,
                 )
@@ -1839,7 +1847,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                         _ => "string",
                     };
                     return Err(TraceError::new(
-                        "IndexError",
+                        ExcKind::IndexError,
                         format!("{what} index out of range"),
                         span,
                     ));
@@ -1848,7 +1856,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             }
             PyVal::Dict(d) => {
                 let k = self.eval(f, index)?;
-                dict_get(d, &k).ok_or_else(|| TraceError::new("KeyError", k.repr(), span))
+                dict_get(d, &k).ok_or_else(|| TraceError::new(ExcKind::KeyError, k.repr(), span))
             }
             // `List[int]`, `Tuple[int, int]`, `Optional[Tensor]` in annotations evaluated as values.
             PyVal::Type(_) => Ok(v.clone()),
@@ -1907,7 +1915,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 if (x.len() as u64).saturating_mul((*n).max(0) as u64)
                     > crate::value::MAX_MATERIALIZED
                 {
-                    return Err(TraceError::new("MemoryError", "", span));
+                    return Err(TraceError::new(ExcKind::MemoryError, "", span));
                 }
                 return Ok(PyVal::str(x.repeat((*n).max(0) as usize)));
             }
@@ -1934,7 +1942,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 if (items.len() as u64).saturating_mul((*n).max(0) as u64)
                     > crate::value::MAX_MATERIALIZED
                 {
-                    return Err(TraceError::new("MemoryError", "", span));
+                    return Err(TraceError::new(ExcKind::MemoryError, "", span));
                 }
                 let mut v = Vec::new();
                 for _ in 0..(*n).max(0) {
@@ -2229,7 +2237,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                     if self.depth > MAX_DEPTH {
                         self.depth -= 1;
                         return Err(TraceError::new(
-                            "RecursionError",
+                            ExcKind::RecursionError,
                             "maximum recursion depth exceeded",
                             span,
                         ));
@@ -2312,7 +2320,7 @@ pub(crate) fn check_device(v: &PyVal, span: Span) -> R<()> {
         PyVal::Device | PyVal::None => Ok(()),
         PyVal::Str(s) if &**s == "cpu" || s.starts_with("cpu:") => Ok(()),
         PyVal::Str(s) => Err(TraceError::new(
-            "RuntimeError",
+            ExcKind::RuntimeError,
             format!("pyjit runs on the CPU only: device '{s}' is not available"),
             span,
         )),
@@ -2468,7 +2476,7 @@ fn slice_items(
 ) -> R<Vec<PyVal>> {
     if step == 0 {
         return Err(TraceError::new(
-            "ValueError",
+            ExcKind::ValueError,
             "slice step cannot be zero",
             span,
         ));

@@ -10,6 +10,7 @@ use pyjit_interp::Value as IValue;
 use pyjit_ir::{Const, Module, Type};
 use pyjit_syntax::Span;
 use pyjit_syntax::ast::{self, StmtKind};
+use pyjit_value::ExcKind;
 use std::collections::HashSet;
 
 /// The scripted functions of the module being traced, scripted on first use.
@@ -64,7 +65,7 @@ pub(crate) fn call_scripted(
         Some(Ok(m)) => m.clone(),
         Some(Err(msg)) => {
             return Err(TraceError::new(
-                "TraceError",
+                ExcKind::tracer(),
                 format!("`{name}` is decorated @torch.jit.script but cannot be scripted:\n{msg}"),
                 span,
             ));
@@ -137,7 +138,7 @@ pub(crate) fn call_scripted(
         .map_err(from_interp);
     ev.out
         .write_all(&out)
-        .map_err(|e| TraceError::new("OSError", e.to_string(), span))?;
+        .map_err(|e| TraceError::new(ExcKind::OSError, e.to_string(), span))?;
     let r = r?;
     let rec = ev
         .rec

@@ -9,6 +9,7 @@ use pyjit_interp::Value as IValue;
 use pyjit_ir::{Const, FuncId, Module, OpKind, Type};
 use pyjit_syntax::ast::{self, StmtKind};
 use pyjit_syntax::{Diagnostic, SourceFile, Span};
+use pyjit_value::ExcKind;
 use std::io::Write;
 use std::sync::Arc;
 
@@ -145,7 +146,7 @@ fn find_def<'a>(
         })
         .ok_or_else(|| {
             TraceError::new(
-                "NameError",
+                ExcKind::NameError,
                 format!("no function named '{name}' in the file"),
                 span,
             )
@@ -451,7 +452,7 @@ fn record(
             .collect::<Vec<_>>()
             .join("; ");
         let e = TraceError::new(
-            "TraceError",
+            ExcKind::tracer(),
             format!("internal error: the recorded IR fails verification: {msg}"),
             def.name.span,
         );
@@ -559,8 +560,9 @@ impl TracedFunction {
                     }
                     Ok(Some((v, printed))) => {
                         self.stats.hits += 1;
-                        out.write_all(&printed)
-                            .map_err(|e| TraceError::new("OSError", e.to_string(), Span::DUMMY))?;
+                        out.write_all(&printed).map_err(|e| {
+                            TraceError::new(ExcKind::OSError, e.to_string(), Span::DUMMY)
+                        })?;
                         return Ok(v);
                     }
                     Ok(None) => self.stats.guard_failures += 1,

@@ -104,6 +104,12 @@ impl ExcKind {
             .unwrap_or_else(|| ExcKind::Other(Arc::from(name)))
     }
 
+    /// The class of the tracer's own failures (an unsupported construct or value), not of the
+    /// program: `TraceError`, as `torch.jit.trace`'s messages name it.
+    pub fn tracer() -> ExcKind {
+        ExcKind::Other(Arc::from("TraceError"))
+    }
+
     /// Whether this is a failed tracer guard rather than an exception.
     pub fn is_guard_failure(&self) -> bool {
         *self == ExcKind::GuardFailure
@@ -146,24 +152,6 @@ impl ExcKind {
 impl fmt::Display for ExcKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-impl From<&str> for ExcKind {
-    fn from(name: &str) -> ExcKind {
-        ExcKind::from_name(name)
-    }
-}
-
-impl From<String> for ExcKind {
-    fn from(name: String) -> ExcKind {
-        ExcKind::from_name(&name)
-    }
-}
-
-impl From<&String> for ExcKind {
-    fn from(name: &String) -> ExcKind {
-        ExcKind::from_name(name)
     }
 }
 

@@ -48,7 +48,7 @@
 
 use crate::args::{fit_arg, parse_arg};
 use crate::program::{Backend, CallError, Compilation, Options, Program};
-use pyjit_interp::{InterpError, Value};
+use pyjit_interp::{ExcKind, InterpError, Value};
 use pyjit_ir::{OpKind, Type};
 use pyjit_opt::manager::{OptLevel, PipelineConfig};
 use pyjit_syntax::{Diagnostic, SourceFile, Span, ast};
@@ -394,14 +394,14 @@ impl TracedProgram {
     fn call_error(&self, e: CallError) -> TraceError {
         match e {
             CallError::Run(e) => from_interp(e.error),
-            other => TraceError::new("TypeError", other.to_string(), Span::DUMMY),
+            other => TraceError::new(ExcKind::TypeError, other.to_string(), Span::DUMMY),
         }
     }
 }
 
 fn write_out(out: &mut dyn Write, bytes: &[u8]) -> Result<(), TraceError> {
     out.write_all(bytes)
-        .map_err(|e| TraceError::new("OSError", e.to_string(), Span::DUMMY))
+        .map_err(|e| TraceError::new(ExcKind::OSError, e.to_string(), Span::DUMMY))
 }
 
 fn from_interp(e: InterpError) -> TraceError {
@@ -462,7 +462,7 @@ pub fn deep_clone(v: &Value) -> Result<Value, TraceError> {
     Ok(match v {
         Value::Tensor(t) => Value::Tensor(
             t.clone_data()
-                .map_err(|e| TraceError::new("RuntimeError", e.to_string(), Span::DUMMY))?,
+                .map_err(|e| TraceError::new(ExcKind::RuntimeError, e.to_string(), Span::DUMMY))?,
         ),
         Value::Tuple(items) => {
             Value::tuple(items.iter().map(deep_clone).collect::<Result<_, _>>()?)
@@ -482,7 +482,7 @@ fn copy_back(orig: &Value, new: &Value) -> Result<(), TraceError> {
     match (orig, new) {
         (Value::Tensor(a), Value::Tensor(b)) => a
             .copy_(b)
-            .map_err(|e| TraceError::new("RuntimeError", e.to_string(), Span::DUMMY)),
+            .map_err(|e| TraceError::new(ExcKind::RuntimeError, e.to_string(), Span::DUMMY)),
         (Value::Tuple(a), Value::Tuple(b)) => a
             .iter()
             .zip(b.iter())

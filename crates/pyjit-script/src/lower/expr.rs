@@ -228,14 +228,15 @@ impl Lower<'_, '_, '_> {
                 }
                 Ok(Val { v, ty })
             }
-            Some(Binding::Undef { reason, .. }) if reason == super::POISONED => {
-                Err(Diagnostic::error(super::ALREADY_REPORTED))
-            }
+            Some(Binding::Undef {
+                reason: super::Undefined::Poisoned,
+                ..
+            }) => Err(Diagnostic::reported_elsewhere()),
             Some(Binding::Undef { reason, .. }) => Err(Diagnostic::error(format!(
                 "`{n}` is not defined on every path reaching this use"
             ))
             .with_primary(span, format!("`{n}` may be undefined here"))
-            .with_note(reason)
+            .with_note(reason.to_string())
             .with_help(format!(
                 "assign `{n}` before the `if`/loop, or on every path"
             ))),
@@ -1787,8 +1788,16 @@ impl Lower<'_, '_, '_> {
                 };
                 Err(d)
             }
-            ExprKind::Name(n) if matches!(self.st.vars.get(n), Some(Binding::Undef { reason, .. }) if reason == super::POISONED) => {
-                Err(Diagnostic::error(super::ALREADY_REPORTED))
+            ExprKind::Name(n)
+                if matches!(
+                    self.st.vars.get(n),
+                    Some(Binding::Undef {
+                        reason: super::Undefined::Poisoned,
+                        ..
+                    })
+                ) =>
+            {
+                Err(Diagnostic::reported_elsewhere())
             }
             ExprKind::Name(n) => Err(Diagnostic::error(format!(
                 "`{n}` is a variable, not a function"
@@ -1815,7 +1824,7 @@ impl Lower<'_, '_, '_> {
     /// Binds call arguments to a module function's parameters (positional, keyword, defaults).
     fn call_user(&mut self, e: &Expr, idx: usize, args: &[Expr], kws: &[Keyword]) -> R<Val> {
         let Some(sig) = self.m.sigs[idx].clone() else {
-            return Err(Diagnostic::error(super::ALREADY_REPORTED));
+            return Err(Diagnostic::reported_elsewhere());
         };
         let ret = self.m.ret_type(idx, e.span)?;
         let mut slots: Vec<Option<Val>> = vec![None; sig.params.len()];

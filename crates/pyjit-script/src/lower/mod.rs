@@ -30,12 +30,9 @@ use pyjit_syntax::{Diagnostic, SourceFile, Span};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
-/// An error value of the lowering: the diagnostic, or a marker for an error already reported
-/// elsewhere (a callee whose return type could not be inferred).
+/// An error value of the lowering: the diagnostic, or [`Diagnostic::reported_elsewhere`] for an
+/// error already reported elsewhere (a callee whose return type could not be inferred).
 pub(crate) type R<T> = Result<T, Diagnostic>;
-
-/// The message of a diagnostic that was already reported elsewhere; filtered out at the end.
-pub(crate) const ALREADY_REPORTED: &str = "\u{0}already reported";
 
 /// Runs `f` with at least 128 KiB of stack left, growing it (by 4 MiB segments) when needed: the
 /// lowering recurses over the AST.
@@ -145,12 +142,12 @@ impl ModCtx<'_> {
                     name.name
                 )))
             }
-            RetState::Failed => Err(Diagnostic::error(ALREADY_REPORTED)),
+            RetState::Failed => Err(Diagnostic::reported_elsewhere()),
             RetState::Unknown => {
                 self.rets.borrow_mut()[idx] = RetState::InProgress(None);
                 let Some(sig) = self.sigs[idx].as_ref() else {
                     self.rets.borrow_mut()[idx] = RetState::Failed;
-                    return Err(Diagnostic::error(ALREADY_REPORTED));
+                    return Err(Diagnostic::reported_elsewhere());
                 };
                 let def = self.info.functions[idx];
                 let params: Vec<(&str, Type)> = sig
@@ -170,7 +167,7 @@ impl ModCtx<'_> {
                             self.infer_errors.borrow_mut().extend(errs);
                         }
                         self.rets.borrow_mut()[idx] = RetState::Failed;
-                        Err(Diagnostic::error(ALREADY_REPORTED))
+                        Err(Diagnostic::reported_elsewhere())
                     }
                 }
             }
@@ -202,7 +199,25 @@ pub(crate) enum Binding {
     /// `T`): reads then unwrap it (at the use, so the unwrap never runs on a path where it is None).
     Val { v: Value, ty: Ty, refined: bool },
     /// Not defined on every path here; `reason` says which path misses it.
-    Undef { ty: Option<Ty>, reason: String },
+    Undef { ty: Option<Ty>, reason: Undefined },
+}
+
+/// Why a variable is not defined here.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Undefined {
+    /// Which path misses it (the note of the diagnostic of a use).
+    Because(String),
+    /// It was assigned by a statement that failed to compile: its uses report nothing more.
+    Poisoned,
+}
+
+impl std::fmt::Display for Undefined {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Undefined::Because(why) => f.write_str(why),
+            Undefined::Poisoned => f.write_str("it is assigned by a statement with an error"),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -311,10 +326,6 @@ pub(crate) fn lower_function(
     }
     lw.finish(def).map_err(|d| vec![d])
 }
-
-/// The reason of a variable poisoned by a statement that failed to compile: its uses report
-/// nothing more.
-pub(crate) const POISONED: &str = "\u{0}assigned by a statement with an error";
 
 fn skip_docstring(body: &[Stmt]) -> &[Stmt] {
     use pyjit_syntax::ast::{ExprKind, StmtKind};
@@ -798,7 +809,7 @@ impl Lower<'_, '_, '_> {
 fn one_sided(name: &str, ty: Ty, other: Option<Binding>, missing_path: &str) -> Binding {
     let reason = match other {
         Some(Binding::Undef { reason, .. }) => reason,
-        _ => format!("`{name}` is not defined in the {missing_path}"),
+        _ => Undefined::Because(format!("`{name}` is not defined in the {missing_path}")),
     };
     Binding::Undef {
         ty: Some(ty),

@@ -84,7 +84,7 @@ impl Lower<'_, '_, '_> {
                         n,
                         Binding::Undef {
                             ty: None,
-                            reason: super::POISONED.to_string(),
+                            reason: super::Undefined::Poisoned,
                         },
                     );
                 }
@@ -163,7 +163,9 @@ impl Lower<'_, '_, '_> {
                             name.clone(),
                             Binding::Undef {
                                 ty: Some(ty),
-                                reason: format!("`{name}` is declared but never assigned"),
+                                reason: super::Undefined::Because(format!(
+                                    "`{name}` is declared but never assigned"
+                                )),
                             },
                         );
                         Ok(())
@@ -775,8 +777,11 @@ impl Lower<'_, '_, '_> {
             for (n, ty, _) in &carried {
                 match self.st.vars.get(n) {
                     Some(Binding::Val { v, .. }) => ys.push(*v),
-                    Some(Binding::Undef { reason, .. }) if reason == super::POISONED => {
-                        return Err(Diagnostic::error(super::ALREADY_REPORTED));
+                    Some(Binding::Undef {
+                        reason: super::Undefined::Poisoned,
+                        ..
+                    }) => {
+                        return Err(Diagnostic::reported_elsewhere());
                     }
                     _ => {
                         return Err(Diagnostic::error(format!(
@@ -825,9 +830,9 @@ impl Lower<'_, '_, '_> {
                     n.clone(),
                     Binding::Undef {
                         ty: Some(ty.clone()),
-                        reason: format!(
+                        reason: super::Undefined::Because(format!(
                             "`{n}` is only assigned inside the loop, which may run zero times"
-                        ),
+                        )),
                     },
                 );
             }
