@@ -5,6 +5,7 @@
 //! defaults already filled in by the producer (the runtime's `bind`/`resolve` do exactly that).
 
 pub use pyjit_runtime::DType;
+pub use pyjit_runtime::facts::{MayRaise, OpFacts, facts, number_operand_ok};
 pub use pyjit_runtime::schema::{
     ArgType, DefaultValue, OpId, OpSchema, TensorInfo, TypeInfo, lookup, overloads, schema,
 };
@@ -20,17 +21,15 @@ pub(crate) fn lookup_op(name: &str) -> Option<OpId> {
     lookup(name)
 }
 
-/// In-place ops write their first operand.
+/// In-place ops write their first operand (the op's record, `pyjit_runtime::facts`).
 pub fn is_inplace(id: OpId) -> bool {
-    schema(id).inplace
+    facts(id).effects.writes_first
 }
 
-/// Whether a result of the op is a mutable object (tensor or list) rather than a scalar.
+/// Whether a result of the op is a mutable object (tensor or list) rather than a scalar (the
+/// op's record, `pyjit_runtime::facts`).
 pub fn returns_mutable(id: OpId) -> bool {
-    schema(id)
-        .returns
-        .iter()
-        .any(|r| !matches!(r.ty, ArgType::Int | ArgType::Float | ArgType::Bool))
+    facts(id).effects.result_mutable
 }
 
 /// The IR type of a schema result type. `Scalar` (the result of `item`) has none: a program

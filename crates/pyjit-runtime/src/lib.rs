@@ -26,6 +26,7 @@ pub mod dispatch;
 pub mod dtype;
 pub mod element;
 pub mod error;
+pub mod facts;
 pub mod index;
 pub mod npy;
 pub mod numpy;

@@ -1909,6 +1909,15 @@ mod tests {
         for (name, ..) in OP_INFO {
             assert!(has_op(name), "OP_INFO names unknown op {name}");
         }
+        // Every op states its spelling and kind (an op without a row would silently count as
+        // an elementwise op nobody can spell); in-place ops are `InPlace` and methods.
+        for (_, s) in all().filter(|(_, s)| !s.inplace) {
+            assert!(
+                OP_INFO.iter().any(|(n, ..)| *n == s.name),
+                "{} has no OP_INFO row (spelling and kind)",
+                s.signature
+            );
+        }
     }
 
     #[test]

@@ -166,6 +166,7 @@ pub fn function_writes_memory(f: &Function) -> bool {
 /// refined (dtype, rank, dims) and constant arguments. Everything else may raise.
 fn tensor_op_cannot_raise(f: &Function, op: Op, id: pyjit_ir::OpId) -> bool {
     use pyjit_ir::DType;
+    use pyjit_ir::schema::MayRaise;
     let name = pyjit_ir::schema::op_name(id);
     let data = f.op(op);
     let tt = data
@@ -181,8 +182,21 @@ fn tensor_op_cannot_raise(f: &Function, op: Op, id: pyjit_ir::OpId) -> bool {
         _ => false,
     };
     let number = |v: Value| matches!(f.value_type(v), Type::Int | Type::Float);
+    // What the op's record says, refined with what the IR knows (constant dims and shapes).
+    match pyjit_ir::schema::facts(id).may_raise {
+        MayRaise::Never => return true,
+        MayRaise::NeverOnFloat => return is_float,
+        MayRaise::NeverOnNumbers => {
+            let s = pyjit_ir::schema::schema(id);
+            return is_num
+                && data.operands.iter().enumerate().skip(1).all(|(i, &v)| {
+                    let is_f = f.value_type(v) == &Type::Float;
+                    number(v) && pyjit_ir::schema::number_operand_ok(s, i, is_float, is_f)
+                });
+        }
+        MayRaise::Maybe => {}
+    }
     match name.as_str() {
-        "dim" | "numel" | "size" | "clone" | "contiguous" => true,
         "size.int" => dim_ok(data.operands[1]),
         "transpose.int" => dim_ok(data.operands[1]) && dim_ok(data.operands[2]),
         "t" => rank.is_some_and(|r| r <= 2),
@@ -206,13 +220,6 @@ fn tensor_op_cannot_raise(f: &Function, op: Op, id: pyjit_ir::OpId) -> bool {
                 (Some(n), Some(s)) => valid_reshape(&s, n),
                 _ => false,
             }
-        }
-        // Elementwise math on floats gives NaN or inf, never an error.
-        "neg" | "abs" | "exp" | "log" | "sqrt" | "sin" | "cos" | "tanh" | "sigmoid" | "relu"
-        | "floor" | "ceil" | "trunc" | "square" | "reciprocal" => is_float,
-        // A tensor and a number: broadcasting cannot fail, and numeric dtypes accept numbers.
-        "add.Scalar" | "sub.Scalar" | "mul.Scalar" => {
-            is_num && data.operands[1..].iter().all(|&v| number(v))
         }
         _ => false,
     }
