@@ -85,8 +85,7 @@ pub fn numpy_call(
                 _ => None,
             },
             "arange" => positional
-                .iter()
-                .any(|k| *k == ArgKind::Float)
+                .contains(&ArgKind::Float)
                 .then_some(DType::Float64),
             "tensor" => matches!(
                 positional.first(),
