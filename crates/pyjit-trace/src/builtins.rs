@@ -894,7 +894,11 @@ fn list_method(
             let i = to_i64(ev, &need(a0)?, span)?;
             let v = args.get(1).cloned().unwrap_or(PyVal::None);
             let n = l.borrow().len() as i64;
-            let j = if i < 0 { (i + n).max(0) } else { i.min(n) };
+            let j = if i < 0 {
+                i.saturating_add(n).max(0)
+            } else {
+                i.min(n)
+            };
             l.borrow_mut().insert(j as usize, v);
             PyVal::None
         }
@@ -911,15 +915,14 @@ fn list_method(
                 Some(v) => to_i64(ev, &v, span)?,
                 None => -1,
             };
-            let j = if i < 0 { i + n } else { i };
-            if j < 0 || j >= n {
+            let Some(j) = pyjit_value::ops::norm_index(i, n as usize) else {
                 return Err(TraceError::new(
                     ExcKind::IndexError,
                     "pop index out of range",
                     span,
                 ));
-            }
-            l.borrow_mut().remove(j as usize)
+            };
+            l.borrow_mut().remove(j)
         }
         "index" | "count" | "remove" => {
             let x = need(a0)?;

@@ -109,12 +109,20 @@ pub(crate) fn from_runtime(e: pyjit_runtime::RuntimeError, span: Span) -> TraceE
 }
 
 pub(crate) fn from_interp(e: pyjit_interp::InterpError) -> TraceError {
-    TraceError {
-        kind: e.kind,
-        message: e.message,
-        span: e.span,
-        raised_by_program: e.raised_by_program,
-        call_stack: e.call_stack.into_iter().map(|c| c.span).collect(),
-        from_tensor_op: false,
+    TraceError::from(e)
+}
+
+/// The interpreter's (or native code's) run-time error as the tracer's: the same class,
+/// message, location and call stack.
+impl From<pyjit_interp::InterpError> for TraceError {
+    fn from(e: pyjit_interp::InterpError) -> TraceError {
+        TraceError {
+            kind: e.kind,
+            message: e.message,
+            span: e.span,
+            raised_by_program: e.raised_by_program,
+            call_stack: e.call_stack.into_iter().map(|c| c.span).collect(),
+            from_tensor_op: false,
+        }
     }
 }

@@ -656,16 +656,15 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 PyVal::List(l) => {
                     let i = self.eval(f, index)?;
                     let i = self.as_index_int(&i, index.span)?;
-                    let n = l.borrow().len() as i64;
-                    let j = if i < 0 { i + n } else { i };
-                    if j < 0 || j >= n {
+                    let len = l.borrow().len();
+                    let Some(j) = pyjit_value::ops::norm_index(i, len) else {
                         return Err(TraceError::new(
                             ExcKind::IndexError,
                             "list assignment index out of range",
                             t.span,
                         ));
-                    }
-                    l.borrow_mut().remove(j as usize);
+                    };
+                    l.borrow_mut().remove(j);
                 }
                 PyVal::Dict(d) => {
                     let k = self.eval(f, index)?;
@@ -835,16 +834,15 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             PyVal::List(l) => {
                 let i = self.eval(f, index)?;
                 let i = self.as_index_int(&i, index.span)?;
-                let n = l.borrow().len() as i64;
-                let j = if i < 0 { i + n } else { i };
-                if j < 0 || j >= n {
+                let len = l.borrow().len();
+                let Some(j) = pyjit_value::ops::norm_index(i, len) else {
                     return Err(TraceError::new(
                         ExcKind::IndexError,
                         "list assignment index out of range",
                         span,
                     ));
-                }
-                l.borrow_mut()[j as usize] = v;
+                };
+                l.borrow_mut()[j] = v;
                 Ok(())
             }
             PyVal::Dict(d) => {
@@ -1838,9 +1836,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 }
                 let i = self.eval(f, index)?;
                 let i = self.as_index_int(&i, index.span)?;
-                let n = items.len() as i64;
-                let j = if i < 0 { i + n } else { i };
-                if j < 0 || j >= n {
+                let Some(j) = pyjit_value::ops::norm_index(i, items.len()) else {
                     let what = match v {
                         PyVal::List(_) => "list",
                         PyVal::Tuple(_) => "tuple",
@@ -1851,8 +1847,8 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                         format!("{what} index out of range"),
                         span,
                     ));
-                }
-                Ok(items[j as usize].clone())
+                };
+                Ok(items[j].clone())
             }
             PyVal::Dict(d) => {
                 let k = self.eval(f, index)?;
@@ -2091,13 +2087,12 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             _ => {}
         }
         if matches!(a, Tensor(_)) || matches!(b, Tensor(_)) {
-            let pop = match op {
-                CmpOp::Eq => PyOperator::Eq,
-                CmpOp::NotEq => PyOperator::Ne,
-                CmpOp::Lt => PyOperator::Lt,
-                CmpOp::LtE => PyOperator::Le,
-                CmpOp::Gt => PyOperator::Gt,
-                _ => PyOperator::Ge,
+            // `is`/`in` returned above; every other comparison is a tensor operator.
+            let Some(pop) = pyjit_value::ops::tensor_comparison(op) else {
+                return Err(type_err(
+                    format!("'{}' is not supported on tensors", op.symbol()),
+                    span,
+                ));
             };
             if matches!(a, None) || matches!(b, None) {
                 return Ok(Bool(op == CmpOp::NotEq));
@@ -2369,21 +2364,7 @@ impl Num {
 }
 
 fn py_operator(op: BinOp) -> PyOperator {
-    match op {
-        BinOp::Add => PyOperator::Add,
-        BinOp::Sub => PyOperator::Sub,
-        BinOp::Mul => PyOperator::Mul,
-        BinOp::MatMul => PyOperator::MatMul,
-        BinOp::Div => PyOperator::Div,
-        BinOp::FloorDiv => PyOperator::FloorDiv,
-        BinOp::Mod => PyOperator::Mod,
-        BinOp::Pow => PyOperator::Pow,
-        BinOp::LShift => PyOperator::LShift,
-        BinOp::RShift => PyOperator::RShift,
-        BinOp::BitOr => PyOperator::BitOr,
-        BinOp::BitXor => PyOperator::BitXor,
-        BinOp::BitAnd => PyOperator::BitAnd,
-    }
+    pyjit_value::ops::tensor_operator(op)
 }
 
 /// Python `==` on non-tensor values.

@@ -88,3 +88,64 @@ fn no_python_file_under_tests_makes_the_tracer_panic() {
     }
     assert!(calls > 300, "only {calls} functions evaluated");
 }
+
+/// List indices at the int64 extremes are Python's `IndexError`s (Python's normalization, from
+/// pyjit-value, shared with the interpreter), never an overflow.
+#[test]
+fn extreme_list_indices_raise_index_error() {
+    let src = "\
+def get(n: int) -> int:
+    l = [1, 2]
+    return l[n]
+
+
+def set(n: int) -> int:
+    l = [1, 2]
+    l[n] = 3
+    return l[0]
+
+
+def delete(n: int) -> int:
+    l = [1, 2]
+    del l[n]
+    return l[0]
+
+
+def pop(n: int) -> int:
+    l = [1, 2]
+    return l.pop(n)
+
+
+def insert(n: int) -> int:
+    l = [1, 2]
+    l.insert(n, 0)
+    return l[0]
+";
+    let file = pyjit_syntax::SourceFile::new("extreme.py", src);
+    let module = pyjit_syntax::parse_module(&file).expect("parses");
+    for n in [i64::MIN, i64::MAX, -3, 2] {
+        for f in ["get", "set", "delete", "pop"] {
+            let r = pyjit_trace::eval_function_to(
+                &file,
+                &module,
+                f,
+                vec![Value::Int(n)],
+                &mut std::io::sink(),
+            );
+            let e = r.expect_err("out of range");
+            assert_eq!(e.kind, "IndexError", "{f}({n}): {e:?}");
+        }
+        let r = pyjit_trace::eval_function_to(
+            &file,
+            &module,
+            "insert",
+            vec![Value::Int(n)],
+            &mut std::io::sink(),
+        );
+        let want = if n < 0 { 0 } else { 1 };
+        assert!(
+            matches!(r, Ok(Value::Int(v)) if v == want),
+            "insert({n}): {r:?}"
+        );
+    }
+}

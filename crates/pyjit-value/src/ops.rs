@@ -10,7 +10,8 @@ use crate::scalar;
 use crate::value::Value;
 use pyjit_ir::{Const, FloatBinOp, IndexKind, IntBinOp, OpKind};
 use pyjit_runtime::TensorIndex;
-use pyjit_syntax::ast::BinOp;
+use pyjit_runtime::schema::PyOperator;
+use pyjit_syntax::ast::{BinOp, CmpOp};
 use std::io::Write;
 
 /// What evaluating an op needs besides its operands.
@@ -35,6 +36,39 @@ pub fn int_operator(op: BinOp) -> Option<IntBinOp> {
         BinOp::LShift => IntBinOp::Shl,
         BinOp::RShift => IntBinOp::Shr,
         BinOp::Div | BinOp::MatMul => return None,
+    })
+}
+
+/// The runtime's tensor operator of a Python binary operator with a tensor operand.
+pub fn tensor_operator(op: BinOp) -> PyOperator {
+    match op {
+        BinOp::Add => PyOperator::Add,
+        BinOp::Sub => PyOperator::Sub,
+        BinOp::Mul => PyOperator::Mul,
+        BinOp::MatMul => PyOperator::MatMul,
+        BinOp::Div => PyOperator::Div,
+        BinOp::FloorDiv => PyOperator::FloorDiv,
+        BinOp::Mod => PyOperator::Mod,
+        BinOp::Pow => PyOperator::Pow,
+        BinOp::LShift => PyOperator::LShift,
+        BinOp::RShift => PyOperator::RShift,
+        BinOp::BitOr => PyOperator::BitOr,
+        BinOp::BitXor => PyOperator::BitXor,
+        BinOp::BitAnd => PyOperator::BitAnd,
+    }
+}
+
+/// The runtime's tensor operator of a Python comparison with a tensor operand (`is`/`in` are
+/// not tensor operators: `None`).
+pub fn tensor_comparison(op: CmpOp) -> Option<PyOperator> {
+    Some(match op {
+        CmpOp::Eq => PyOperator::Eq,
+        CmpOp::NotEq => PyOperator::Ne,
+        CmpOp::Lt => PyOperator::Lt,
+        CmpOp::LtE => PyOperator::Le,
+        CmpOp::Gt => PyOperator::Gt,
+        CmpOp::GtE => PyOperator::Ge,
+        CmpOp::Is | CmpOp::IsNot | CmpOp::In | CmpOp::NotIn => return None,
     })
 }
 

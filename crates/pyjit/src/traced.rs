@@ -48,7 +48,7 @@
 
 use crate::args::{fit_arg, parse_arg};
 use crate::program::{Backend, CallError, Compilation, Options, Program};
-use pyjit_interp::{ExcKind, InterpError, Value};
+use pyjit_interp::{ExcKind, Value};
 use pyjit_ir::{OpKind, Type};
 use pyjit_opt::manager::{OptLevel, PipelineConfig};
 use pyjit_syntax::{Diagnostic, SourceFile, Span, ast};
@@ -393,7 +393,7 @@ impl TracedProgram {
     /// A failed call of a trace as the tracer's error type.
     fn call_error(&self, e: CallError) -> TraceError {
         match e {
-            CallError::Run(e) => from_interp(e.error),
+            CallError::Run(e) => TraceError::from(e.error),
             other => TraceError::new(ExcKind::TypeError, other.to_string(), Span::DUMMY),
         }
     }
@@ -402,17 +402,6 @@ impl TracedProgram {
 fn write_out(out: &mut dyn Write, bytes: &[u8]) -> Result<(), TraceError> {
     out.write_all(bytes)
         .map_err(|e| TraceError::new(ExcKind::OSError, e.to_string(), Span::DUMMY))
-}
-
-fn from_interp(e: InterpError) -> TraceError {
-    TraceError {
-        kind: e.kind,
-        message: e.message,
-        span: e.span,
-        raised_by_program: e.raised_by_program,
-        call_stack: e.call_stack.into_iter().map(|c| c.span).collect(),
-        from_tensor_op: false,
-    }
 }
 
 /// How many copies of one source operation make a trace worth a warning: tracing unrolls loops,

@@ -113,21 +113,7 @@ enum IndexItem {
 }
 
 fn py_operator(op: BinOp) -> PyOperator {
-    match op {
-        BinOp::Add => PyOperator::Add,
-        BinOp::Sub => PyOperator::Sub,
-        BinOp::Mul => PyOperator::Mul,
-        BinOp::MatMul => PyOperator::MatMul,
-        BinOp::Div => PyOperator::Div,
-        BinOp::FloorDiv => PyOperator::FloorDiv,
-        BinOp::Mod => PyOperator::Mod,
-        BinOp::Pow => PyOperator::Pow,
-        BinOp::LShift => PyOperator::LShift,
-        BinOp::RShift => PyOperator::RShift,
-        BinOp::BitOr => PyOperator::BitOr,
-        BinOp::BitXor => PyOperator::BitXor,
-        BinOp::BitAnd => PyOperator::BitAnd,
-    }
+    pyjit_value::ops::tensor_operator(op)
 }
 
 /// The scalar type a one-element tensor is converted to.
@@ -423,14 +409,9 @@ impl Lower<'_, '_, '_> {
     }
 
     pub fn tensor_compare(&mut self, op: CmpOp, l: Val, r: Val, span: Span) -> R<Val> {
-        let pyop = match op {
-            CmpOp::Eq => PyOperator::Eq,
-            CmpOp::NotEq => PyOperator::Ne,
-            CmpOp::Lt => PyOperator::Lt,
-            CmpOp::LtE => PyOperator::Le,
-            CmpOp::Gt => PyOperator::Gt,
-            CmpOp::GtE => PyOperator::Ge,
-            _ => {
+        let pyop = match pyjit_value::ops::tensor_comparison(op) {
+            Some(p) => p,
+            None => {
                 return Err(Diagnostic::error(format!(
                     "`{}` is not supported on tensors",
                     op.symbol()
