@@ -343,5 +343,9 @@ pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
             "pj_tensor_release",
             pyjit_runtime::abi::pj_tensor_release as *const u8,
         ),
+        (
+            "pj_tensor_view",
+            pyjit_runtime::abi::pj_tensor_view as *const u8,
+        ),
     ]
 }

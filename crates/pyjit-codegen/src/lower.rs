@@ -59,6 +59,7 @@ pub(crate) fn host_signatures() -> Vec<(&'static str, Vec<ir::Type>, Vec<ir::Typ
         ("pjn_obj_release", vec![I64], vec![]),
         ("pj_tensor_retain", vec![I64], vec![]),
         ("pj_tensor_release", vec![I64], vec![]),
+        ("pj_tensor_view", vec![I64, I64], vec![types::I32]),
     ]
 }
 
@@ -93,6 +94,19 @@ pub(crate) struct Lowering<'a, 'b> {
     captured: Vec<ir::Value>,
     /// The op being lowered (its sites carry the frames inlining removed).
     cur_op: Option<Op>,
+    /// Tensors (of known dtype and rank) whose elements `tensor.load`/`tensor.store` access
+    /// inline: their raw view is read once, where the tensor is defined.
+    view_users: HashSet<IrValue>,
+    views: HashMap<IrValue, View>,
+}
+
+/// A tensor's raw view as Cranelift values: data pointer (address of element `[0, …, 0]`), and
+/// per dim its size and stride (in elements).
+#[derive(Clone)]
+struct View {
+    data: ir::Value,
+    sizes: Vec<ir::Value>,
+    strides: Vec<ir::Value>,
 }
 
 type Res<T> = Result<T, CodegenError>;
@@ -107,6 +121,18 @@ impl<'a, 'b> Lowering<'a, 'b> {
         sites: &'a mut Vec<Site>,
     ) -> Self {
         let (last_use, nested_use) = liveness(f);
+        let view_users = f
+            .all_ops()
+            .into_iter()
+            .filter(|&op| matches!(f.op(op).kind, OpKind::TensorLoad | OpKind::TensorStore))
+            .filter_map(|op| f.op(op).operands.first().copied())
+            .filter(|&t| {
+                f.values[t]
+                    .ty
+                    .as_tensor()
+                    .is_some_and(|tt| tt.dtype.is_some() && tt.rank.is_some())
+            })
+            .collect();
         Lowering {
             f,
             b,
@@ -123,6 +149,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
             ret_slots: slots_of(&f.ret),
             captured: Vec::new(),
             cur_op: None,
+            view_users,
+            views: HashMap::new(),
         }
     }
 
@@ -356,6 +384,9 @@ impl<'a, 'b> Lowering<'a, 'b> {
             let n = slots_of(self.ty(v)).len();
             let s: Vec<ir::Value> = it.by_ref().take(n).collect();
             self.vals.insert(v, s);
+            if self.view_users.contains(&v) {
+                self.load_view(v)?;
+            }
             if has_refs(self.ty(v)) {
                 if self.last_use.contains_key(&v) {
                     if let Some(f) = self.frames.last_mut() {
@@ -366,6 +397,201 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Reads the raw view of tensor `t` (just defined) with one runtime call; its data pointer,
+    /// sizes and strides are SSA values from here on, so element accesses in loops below reuse
+    /// them (the view of a handle never changes and storage never moves, docs/abi.md).
+    fn load_view(&mut self, t: IrValue) -> Res<()> {
+        use pyjit_runtime::RawView;
+        let rank = self.ty(t).as_tensor().and_then(|tt| tt.rank).unwrap_or(0) as usize;
+        let h = self.one(t)?;
+        let ss = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            std::mem::size_of::<RawView>() as u32,
+            3,
+        ));
+        let addr = self.b.ins().stack_addr(types::I64, ss, 0);
+        // Fails only for a null handle, which a tensor value never is.
+        self.call_host("pj_tensor_view", &[h, addr]);
+        let flags = MemFlagsData::trusted();
+        let field = |s: &mut Self, off: usize| s.b.ins().load(types::I64, flags, addr, off as i32);
+        let data = field(self, std::mem::offset_of!(RawView, data));
+        let shape = field(self, std::mem::offset_of!(RawView, shape));
+        let strides_p = field(self, std::mem::offset_of!(RawView, strides));
+        let mut sizes = Vec::with_capacity(rank);
+        let mut strides = Vec::with_capacity(rank);
+        for k in 0..rank {
+            let o = (8 * k) as i32;
+            sizes.push(self.b.ins().load(types::I64, flags, shape, o));
+            strides.push(self.b.ins().load(types::I64, flags, strides_p, o));
+        }
+        self.views.insert(
+            t,
+            View {
+                data,
+                sizes,
+                strides,
+            },
+        );
+        Ok(())
+    }
+
+    /// `tensor.load` / `tensor.store` through the view: wraps negative indices, checks every
+    /// index against its size (one branch to a cold path that runs the op on the host, which
+    /// raises PyTorch's `IndexError`), then loads or stores with the dtype's conversion.
+    fn lower_access(&mut self, op: Op, k: u32) -> Res<()> {
+        let data = self.f.op(op);
+        let store = data.kind == OpKind::TensorStore;
+        let operands = data.operands.clone();
+        let results = data.results.clone();
+        let t = operands[0];
+        let dtype = self
+            .ty(t)
+            .as_tensor()
+            .and_then(|tt| tt.dtype)
+            .ok_or_else(|| CodegenError::Internal("element access of an untyped tensor".into()))?;
+        let view = self
+            .views
+            .get(&t)
+            .cloned()
+            .ok_or_else(|| CodegenError::Internal("element access without a view".into()))?;
+        let n_idx = operands.len() - 1 - store as usize;
+        if view.sizes.len() != n_idx {
+            return Err(CodegenError::Internal(
+                "element access with a wrong index count".into(),
+            ));
+        }
+        let mut bad: Option<ir::Value> = None;
+        let mut off: Option<ir::Value> = None;
+        for d in 0..n_idx {
+            let i = self.one(operands[1 + d])?;
+            let size = view.sizes[d];
+            let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
+            let wrapped = self.b.ins().iadd(i, size);
+            let j = self.b.ins().select(neg, wrapped, i);
+            // Unsigned: a still-negative index is huge, so one compare checks both ends.
+            let oob = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThanOrEqual, j, size);
+            bad = Some(match bad {
+                None => oob,
+                Some(b) => self.b.ins().bor(b, oob),
+            });
+            let term = self.b.ins().imul(j, view.strides[d]);
+            off = Some(match off {
+                None => term,
+                Some(o) => self.b.ins().iadd(o, term),
+            });
+        }
+        if let Some(bad) = bad {
+            let fail = self.b.create_block();
+            let cont = self.b.create_block();
+            self.b.set_cold_block(fail);
+            self.b.ins().brif(bad, fail, &[], cont, &[]);
+            self.b.switch_to_block(fail);
+            // The host runs the op as the interpreter does, raising the same IndexError; were it
+            // to succeed, the internal error below is what the caller sees.
+            self.emit_host_call(op)?;
+            let span = self.f.op(op).span;
+            let site = self.error_site(
+                PyErr::new(
+                    ExcKind::Internal,
+                    "inline bounds check disagrees with the runtime",
+                ),
+                span,
+            );
+            let ctx = self.ctx;
+            self.call_host("pjn_error", &[ctx, site]);
+            self.emit_fail_return()?;
+            self.b.switch_to_block(cont);
+        }
+        let addr = match off {
+            None => view.data,
+            Some(o) => {
+                let shift = dtype.size_of().trailing_zeros() as i64;
+                let bytes = self.b.ins().ishl_imm_u(o, shift);
+                self.b.ins().iadd(view.data, bytes)
+            }
+        };
+        let flags = MemFlagsData::trusted();
+        use pyjit_runtime::DType as D;
+        if store {
+            let v = self.one(operands[operands.len() - 1])?;
+            let vt = self.ty(operands[operands.len() - 1]).clone();
+            self.store_element(v, &vt, dtype, addr)?;
+            self.end_of_op(k)?;
+            return Ok(());
+        }
+        let v = match dtype {
+            D::Bool => self.b.ins().load(types::I8, flags, addr, 0),
+            D::Int32 => self.b.ins().sload32(flags, addr, 0),
+            D::Int64 => self.b.ins().load(types::I64, flags, addr, 0),
+            D::Float32 => {
+                let x = self.b.ins().load(types::F32, flags, addr, 0);
+                self.b.ins().fpromote(types::F64, x)
+            }
+            D::Float64 => self.b.ins().load(types::F64, flags, addr, 0),
+        };
+        self.end_of_op(k)?;
+        self.define(&results, vec![v])
+    }
+
+    /// Stores scalar `v` (of IR type `vt`) into a `dtype` element at `addr`, converted as the
+    /// runtime's `Element::from_i64/from_f64/from_bool` convert (what `index_put_` of a Python
+    /// scalar does).
+    fn store_element(
+        &mut self,
+        v: ir::Value,
+        vt: &Type,
+        dtype: pyjit_runtime::DType,
+        addr: ir::Value,
+    ) -> Res<()> {
+        use pyjit_runtime::DType as D;
+        let flags = MemFlagsData::trusted();
+        let x = match (vt, dtype) {
+            (Type::Int, D::Int64) | (Type::Float, D::Float64) | (Type::Bool, D::Bool) => v,
+            (Type::Int, D::Int32) => self.b.ins().ireduce(types::I32, v),
+            (Type::Int, D::Float64) => self.b.ins().fcvt_from_sint(types::F64, v),
+            (Type::Int, D::Float32) => self.b.ins().fcvt_from_sint(types::F32, v),
+            (Type::Int, D::Bool) => self.b.ins().icmp_imm_s(IntCC::NotEqual, v, 0),
+            (Type::Float, D::Float32) => self.b.ins().fdemote(types::F32, v),
+            (Type::Float, D::Bool) => {
+                let z = self.b.ins().f64const(0.0);
+                self.b.ins().fcmp(FloatCC::NotEqual, v, z)
+            }
+            (Type::Float, D::Int64 | D::Int32) => {
+                // Out of range or NaN gives the type's minimum (x86's "integer indefinite",
+                // what PyTorch produces), otherwise truncation toward zero.
+                let (ty, lim) = if dtype == D::Int64 {
+                    (types::I64, 9_223_372_036_854_775_808.0)
+                } else {
+                    (types::I32, 2_147_483_648.0)
+                };
+                let hi = self.b.ins().f64const(lim);
+                let lo = self.b.ins().f64const(-lim);
+                let below = self.b.ins().fcmp(FloatCC::LessThan, v, hi);
+                let above = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, v, lo);
+                let ok = self.b.ins().band(below, above);
+                let t = self.b.ins().fcvt_to_sint_sat(ty, v);
+                let min = if ty == types::I64 {
+                    self.b.ins().iconst(ty, i64::MIN)
+                } else {
+                    self.b.ins().iconst(ty, i32::MIN as i64)
+                };
+                self.b.ins().select(ok, t, min)
+            }
+            (Type::Bool, D::Int64) => self.b.ins().uextend(types::I64, v),
+            (Type::Bool, D::Int32) => self.b.ins().uextend(types::I32, v),
+            (Type::Bool, D::Float64) => self.b.ins().fcvt_from_uint(types::F64, v),
+            (Type::Bool, D::Float32) => self.b.ins().fcvt_from_uint(types::F32, v),
+            (t, _) => {
+                return Err(CodegenError::Internal(format!("`tensor.store` of a {t}")));
+            }
+        };
+        self.b.ins().store(flags, x, addr, 0);
         Ok(())
     }
 
@@ -627,7 +853,12 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 self.emit_host_call(op)?;
                 return self.emit_fail_return();
             }
+            OpKind::TensorLoad | OpKind::TensorStore if self.views.contains_key(&operands[0]) => {
+                return self.lower_access(op, k);
+            }
             OpKind::Tensor(_)
+            | OpKind::TensorLoad
+            | OpKind::TensorStore
             | OpKind::Index(_)
             | OpKind::ListNew
             | OpKind::ListGet

@@ -279,6 +279,15 @@ pub enum OpKind {
     Tensor(OpId),
     /// `index.int(%i)` …: one component of a subscript, of type `Index`.
     Index(IndexKind),
+    /// `tensor.load(%t, %i0, …, %ik)`: element `[i0, …, ik]` of a tensor with one int index per
+    /// dim, as a Python scalar (`x[i, j].item()`): `int` for integer dtypes, `float` for float
+    /// dtypes, `bool` for bool. Negative indices count from the end; an index out of range
+    /// raises PyTorch's `IndexError`. Written by the `tensor-access` pass.
+    TensorLoad,
+    /// `tensor.store(%t, %i0, …, %ik, %v)`: `x[i0, …, ik] = v` for a scalar `v`, converted to the
+    /// tensor's dtype as `index_put_` converts a Python scalar; indexing as `tensor.load`; no
+    /// result. Written by the `tensor-access` pass.
+    TensorStore,
     /// `tuple.new(...)`: elements → `Tuple[...]`.
     TupleNew,
     /// `tuple.get[i]`: `Tuple[...]` → its `i`-th element (a constant index).
@@ -360,6 +369,7 @@ impl OpKind {
         match self {
             OpKind::ListSet
             | OpKind::ListAppend
+            | OpKind::TensorStore
             | OpKind::Print
             | OpKind::Raise(_)
             | OpKind::Check(_)
@@ -385,6 +395,7 @@ impl OpKind {
             | OpKind::Math(_)
             | OpKind::Select
             | OpKind::Index(_)
+            | OpKind::TensorLoad
             | OpKind::TupleNew
             | OpKind::TupleGet(_)
             | OpKind::ListNew
@@ -418,6 +429,8 @@ impl OpKind {
             OpKind::Index(k) => *k == IndexKind::Slice,
             OpKind::IntTrueDiv
             | OpKind::Tensor(_)
+            | OpKind::TensorLoad
+            | OpKind::TensorStore
             | OpKind::ListGet
             | OpKind::ListSet
             | OpKind::OptUnwrap
@@ -475,6 +488,8 @@ impl OpKind {
             | OpKind::Math(_)
             | OpKind::Select
             | OpKind::Index(_)
+            | OpKind::TensorLoad
+            | OpKind::TensorStore
             | OpKind::TupleNew
             | OpKind::TupleGet(_)
             | OpKind::ListGet
@@ -595,6 +610,8 @@ pub(crate) static SIMPLE_KINDS: std::sync::LazyLock<Vec<(&'static str, OpKind)>>
             ("bool.to_int", OpKind::Cast(CastOp::BoolToInt)),
             ("bool.to_float", OpKind::Cast(CastOp::BoolToFloat)),
             ("select", OpKind::Select),
+            ("tensor.load", OpKind::TensorLoad),
+            ("tensor.store", OpKind::TensorStore),
             ("tuple.new", OpKind::TupleNew),
             ("tuple.get", OpKind::TupleGet(0)),
             ("list.new", OpKind::ListNew),
@@ -771,8 +788,10 @@ pub(crate) fn kind_from_name(name: &str) -> Option<OpKind> {
             .find(|i| i.name() == k)
             .map(OpKind::Index);
     }
-    if let Some(t) = name.strip_prefix("tensor.") {
-        return crate::schema::lookup_op(t).map(OpKind::Tensor);
+    if let Some(t) = name.strip_prefix("tensor.")
+        && let Some(id) = crate::schema::lookup_op(t)
+    {
+        return Some(OpKind::Tensor(id));
     }
     SIMPLE_KINDS
         .iter()

@@ -139,6 +139,16 @@ impl Type {
     }
 
     /// `int`, `float` or `bool`.
+    /// The Python scalar type of one element of a `dtype` tensor (`x[i].item()`): `bool`,
+    /// `int` for integer dtypes, `float` for float dtypes.
+    pub fn element_of(dtype: DType) -> Type {
+        match dtype.category() {
+            pyjit_runtime::dtype::Category::Bool => Type::Bool,
+            pyjit_runtime::dtype::Category::Int => Type::Int,
+            pyjit_runtime::dtype::Category::Float => Type::Float,
+        }
+    }
+
     pub fn is_scalar(&self) -> bool {
         matches!(self, Type::Int | Type::Float | Type::Bool)
     }

@@ -410,6 +410,60 @@ impl Verifier<'_> {
                 }
             }
             OpKind::Index(k) => self.fixed(op, &k.operands(), &[Type::Index]),
+            OpKind::TensorLoad | OpKind::TensorStore => {
+                let store = od.kind == OpKind::TensorStore;
+                let n = od.operands.len();
+                let n_idx = n.saturating_sub(1 + store as usize);
+                if n < 1 + store as usize {
+                    self.err(span, format!("`{name}` needs a tensor operand"));
+                    return;
+                }
+                if !self.count(op, n, if store { 0 } else { 1 }) {
+                    return;
+                }
+                let tt = match operand_ty(0) {
+                    Some(Type::Tensor(tt)) => tt,
+                    Some(t) => {
+                        self.err(
+                            span,
+                            format!("`{name}` operand 0 has type {t}, expected a tensor"),
+                        );
+                        return;
+                    }
+                    None => return,
+                };
+                if let Some(r) = tt.rank
+                    && r as usize != n_idx
+                {
+                    self.err(
+                        span,
+                        format!("`{name}` has {n_idx} indices for a tensor of rank {r}"),
+                    );
+                }
+                for i in 1..=n_idx {
+                    self.operand(op, i, &Type::Int);
+                }
+                let scalar = if store {
+                    operand_ty(n - 1)
+                } else {
+                    od.results.first().map(|&v| f.values[v].ty.clone())
+                };
+                match (scalar, tt.dtype) {
+                    (Some(t), _) if !t.is_scalar() => self.err(
+                        span,
+                        format!("`{name}` element has type {t}, expected int, float or bool"),
+                    ),
+                    (Some(t), Some(d)) if !store && t != Type::element_of(d) => self.err(
+                        span,
+                        format!(
+                            "`{name}` of a {} tensor gives {}, not {t}",
+                            d.name(),
+                            Type::element_of(d)
+                        ),
+                    ),
+                    _ => {}
+                }
+            }
             OpKind::Tensor(id) => self.tensor_op(op, *id),
             OpKind::TupleNew => {
                 if self.count(op, od.operands.len(), 1) {

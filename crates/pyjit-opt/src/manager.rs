@@ -48,12 +48,20 @@ impl OptLevel {
     pub fn pipeline(self) -> &'static [&'static str] {
         match self {
             OptLevel::O0 => &[],
-            OptLevel::O1 => &["canonicalize", "constfold", "simplify", "cse", "dce"],
+            OptLevel::O1 => &[
+                "canonicalize",
+                "constfold",
+                "simplify",
+                "tensor-access",
+                "cse",
+                "dce",
+            ],
             OptLevel::O2 => &[
                 "inline",
                 "canonicalize",
                 "constfold",
                 "simplify",
+                "tensor-access",
                 "dce",
                 "cse",
                 "licm",

@@ -245,6 +245,7 @@ fn eval_value_op(
                     .ok_or_else(|| internal("index.tensor of a non-tensor"))?,
             ),
         })),
+        OpKind::TensorLoad | OpKind::TensorStore => tensor_access(kind, args),
         OpKind::TupleNew => one(Value::tuple(args.to_vec())),
         OpKind::TupleGet(i) => match arg(0)? {
             Value::Tuple(items) => one(items
@@ -328,6 +329,39 @@ fn eval_value_op(
         | OpKind::Loop
         | OpKind::Yield
         | OpKind::Return => Err(internal(format!("`{}` is not a value op", kind.name()))),
+    }
+}
+
+/// `tensor.load(%t, %i…)` (`t[i, …].item()`) and `tensor.store(%t, %i…, %v)` (`t[i, …] = v`),
+/// through the runtime's own subscript and `index_put_` so that every check (range, dtype
+/// conversion) and message is PyTorch's.
+fn tensor_access(kind: &OpKind, args: &[Value]) -> Result<Vec<Value>, PyErr> {
+    let store = *kind == OpKind::TensorStore;
+    let t = args
+        .first()
+        .and_then(Value::as_tensor)
+        .ok_or_else(|| internal(format!("`{}` of a non-tensor", kind.name())))?;
+    let end = args.len().saturating_sub(store as usize).max(1);
+    let idx = args[1..end]
+        .iter()
+        .map(|v| v.as_int().map(TensorIndex::Int))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| internal(format!("`{}` index is not an int", kind.name())))?;
+    let rt = |e: pyjit_runtime::RuntimeError| {
+        PyErr::new(ExcKind::from_name(e.kind().name()), e.to_string())
+    };
+    if store {
+        let s = match args.last() {
+            Some(Value::Int(i)) => pyjit_runtime::Scalar::Int(*i),
+            Some(Value::Float(x)) => pyjit_runtime::Scalar::Float(*x),
+            Some(Value::Bool(b)) => pyjit_runtime::Scalar::Bool(*b),
+            _ => return Err(internal("`tensor.store` of a non-scalar")),
+        };
+        pyjit_runtime::index::index_put_scalar_(t, &idx, s).map_err(rt)?;
+        Ok(vec![])
+    } else {
+        let e = pyjit_runtime::index::index(t, &idx).map_err(rt)?;
+        Ok(vec![Value::from_scalar(e.item().map_err(rt)?)])
     }
 }
 

@@ -13,6 +13,7 @@
 
 use pyjit_ir::Module;
 
+pub mod access;
 pub mod canonicalize;
 pub mod constfold;
 pub mod cse;
@@ -166,6 +167,7 @@ pub const ALL_PASSES: &[&str] = &[
     "inline",
     "licm",
     "unroll",
+    "tensor-access",
 ];
 
 /// The pass called `name`.
@@ -179,6 +181,7 @@ pub fn lookup(name: &str) -> Option<Box<dyn Pass>> {
         "inline" => Box::new(inline::Inline),
         "licm" => Box::new(licm::Licm),
         "unroll" => Box::new(unroll::Unroll),
+        "tensor-access" => Box::new(access::TensorAccess),
         _ => return None,
     })
 }

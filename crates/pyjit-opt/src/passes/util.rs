@@ -129,7 +129,7 @@ pub fn is_mutable_type(t: &Type) -> bool {
 /// and calls (a callee may do either to its arguments).
 pub fn writes_memory(kind: &OpKind) -> bool {
     match kind {
-        OpKind::ListSet | OpKind::ListAppend | OpKind::Call(_) => true,
+        OpKind::ListSet | OpKind::ListAppend | OpKind::TensorStore | OpKind::Call(_) => true,
         OpKind::Tensor(id) => pyjit_ir::schema::is_inplace(*id),
         _ => false,
     }
@@ -140,7 +140,11 @@ pub fn writes_memory(kind: &OpKind) -> bool {
 pub fn reads_memory(f: &Function, op: Op) -> bool {
     let data = f.op(op);
     match &data.kind {
-        OpKind::ListGet | OpKind::ListLen | OpKind::Tensor(_) | OpKind::Call(_) => true,
+        OpKind::ListGet
+        | OpKind::ListLen
+        | OpKind::Tensor(_)
+        | OpKind::TensorLoad
+        | OpKind::Call(_) => true,
         OpKind::StrOf(_) | OpKind::Print => data
             .operands
             .iter()

@@ -1,0 +1,186 @@
+//! Element access: scalar subscripts of specialized tensors become `tensor.load` /
+//! `tensor.store`, which native code compiles to inline loads and stores through the tensor's
+//! raw view (data pointer, sizes, strides) instead of runtime calls.
+//!
+//! Rewrites, where `%t` has a known dtype and rank `r`, and `%l = list.new(index.int(%i0), …,
+//! index.int(%ir-1))` is a subscript of exactly `r` ints:
+//! - `%u = tensor.index_put_.Scalar(%t, %l, %v)` → `tensor.store(%t, %i0, …, %v)`; uses of `%u`
+//!   (the tensor itself) become `%t` (only when both have the same type, or `%u` is unused);
+//! - `%e = tensor.index(%t, %l)` … `%s = tensor.Float.Tensor(%e)` (or `Int.Tensor`, `Bool.Tensor`,
+//!   `item`) whose result type is the element's Python type → `%s = tensor.load(%t, %i0, …)`,
+//!   placed where `tensor.index` was (so an out-of-range index raises at the same point), provided
+//!   nothing between the two ops writes memory (the element read is the same). `%e` stays for
+//!   its other users and is deleted when there are none (the load raises what it would have).
+//!
+//! It never fires on subscripts with slices, `None`, `...`, tensors or fewer ints than dims
+//! (those are views, not elements), on tensors of unknown dtype or rank, on non-scalar values
+//! stored (`x[i] = t`), or when the subscript list is used by anything but subscripts (it could be
+//! mutated). Both ops keep the runtime's semantics exactly: they mean "the same subscript, then
+//! `index_put_`/`item`" (`pyjit_value::ops` evaluates them with those runtime functions).
+
+use super::util::{region_writes_memory, writes_memory};
+use super::{Pass, PassCtx};
+use pyjit_ir::{Function, IndexKind, Module, Op, OpKind, Type, Value};
+
+pub struct TensorAccess;
+
+impl Pass for TensorAccess {
+    fn name(&self) -> &'static str {
+        "tensor-access"
+    }
+    fn description(&self) -> &'static str {
+        "scalar subscripts of specialized tensors to tensor.load/tensor.store"
+    }
+    fn run(&self, m: &mut Module, ctx: &mut PassCtx) {
+        for f in m.funcs.values_mut() {
+            run_function(f, ctx);
+        }
+    }
+}
+
+pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
+    for op in f.all_ops() {
+        let OpKind::Tensor(id) = f.op(op).kind else {
+            continue;
+        };
+        let changed = match pyjit_ir::schema::op_name(id).as_str() {
+            "index_put_.Scalar" => store(f, op, ctx),
+            "Float.Tensor" | "Int.Tensor" | "Bool.Tensor" | "item" => load(f, op, ctx),
+            _ => false,
+        };
+        if changed {
+            ctx.stats.simplified += 1;
+        }
+    }
+    f.flush_detached();
+}
+
+/// The ops using `v`.
+fn users(f: &Function, v: Value) -> Vec<Op> {
+    f.all_ops()
+        .into_iter()
+        .filter(|&o| f.op(o).operands.contains(&v))
+        .collect()
+}
+
+/// The int indices of subscript `l` when it addresses one element of tensor `t` (known dtype and
+/// rank, one `index.int` per dim) and the list is only ever read by subscripts.
+fn element_indices(f: &Function, t: Value, l: Value) -> Option<Vec<Value>> {
+    let tt = f.value_type(t).as_tensor()?;
+    let rank = tt.rank? as usize;
+    tt.dtype?;
+    let def = f.defining_op(l)?;
+    let d = f.op(def);
+    if d.kind != OpKind::ListNew || d.operands.len() != rank {
+        return None;
+    }
+    let mut idx = Vec::with_capacity(rank);
+    for &c in &d.operands {
+        let cd = f.op(f.defining_op(c)?);
+        if cd.kind != OpKind::Index(IndexKind::Int) {
+            return None;
+        }
+        idx.push(cd.operands[0]);
+    }
+    let read_only = users(f, l).iter().all(|&u| {
+        let ud = f.op(u);
+        ud.operands[0] != l
+            && matches!(ud.kind, OpKind::Tensor(id)
+                if matches!(pyjit_ir::schema::op_name(id).as_str(),
+                    "index" | "index_put_" | "index_put_.Scalar"))
+    });
+    read_only.then_some(idx)
+}
+
+fn store(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
+    let d = f.op(op).clone();
+    let [t, l, v] = d.operands[..] else {
+        return false;
+    };
+    if !f.value_type(v).is_scalar() {
+        return false;
+    }
+    let Some(idx) = element_indices(f, t, l) else {
+        return false;
+    };
+    let u = d.results.first().copied();
+    let used = u.is_some_and(|u| !users(f, u).is_empty());
+    if used && u.map(|u| f.value_type(u)) != Some(f.value_type(t)) {
+        return false;
+    }
+    if !ctx.allow() {
+        return false;
+    }
+    let mut operands = vec![t];
+    operands.extend(idx);
+    operands.push(v);
+    let new = f.create_op(OpKind::TensorStore, &operands, &[], &[], d.span);
+    f.insert_op_before(op, new);
+    if let Some(u) = u {
+        f.replace_uses(u, t);
+    }
+    f.remove_op(op);
+    true
+}
+
+fn load(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
+    let d = f.op(op).clone();
+    let ([e], [s]) = (&d.operands[..], &d.results[..]) else {
+        return false;
+    };
+    let Some(ix) = f.defining_op(*e) else {
+        return false;
+    };
+    let id = f.op(ix).clone();
+    if !matches!(id.kind, OpKind::Tensor(k) if pyjit_ir::schema::op_name(k) == "index") {
+        return false;
+    }
+    let [t, l] = id.operands[..] else {
+        return false;
+    };
+    let Some(idx) = element_indices(f, t, l) else {
+        return false;
+    };
+    let Some(dtype) = f.value_type(t).as_tensor().and_then(|tt| tt.dtype) else {
+        return false;
+    };
+    let ty = Type::element_of(dtype);
+    if *f.value_type(*s) != ty {
+        return false;
+    }
+    // Both ops in one region, nothing between them writing memory.
+    let (Some(r), Some(r2)) = (f.op(ix).parent, d.parent) else {
+        return false;
+    };
+    let (Some(a), Some(b)) = (f.position(ix), f.position(op)) else {
+        return false;
+    };
+    if r != r2 || a >= b {
+        return false;
+    }
+    let between = f.region_ops(r)[a + 1..b].to_vec();
+    let writes = between.iter().any(|&o| {
+        writes_memory(&f.op(o).kind)
+            || f.op(o)
+                .regions
+                .clone()
+                .into_iter()
+                .any(|rr| region_writes_memory(f, rr))
+    });
+    if writes || !ctx.allow() {
+        return false;
+    }
+    let mut operands = vec![t];
+    operands.extend(idx);
+    let new = f.create_op(OpKind::TensorLoad, &operands, &[ty], &[], id.span);
+    f.insert_op_before(ix, new);
+    let nv = f.result(new);
+    f.replace_uses(*s, nv);
+    f.remove_op(op);
+    // The load raises whatever the subscript would have, at its place: an otherwise unused
+    // subscript goes too (DCE keeps ops that may raise).
+    if users(f, *e).is_empty() {
+        f.remove_op(ix);
+    }
+    true
+}
