@@ -68,9 +68,12 @@ pub(crate) fn host_signatures() -> Vec<(&'static str, Vec<ir::Type>, Vec<ir::Typ
 enum Exit {
     Body,
     IfMerge(ir::Block),
+    /// A loop body: the yield branches back to `body` or to `exit`; `counter` is the
+    /// iteration index and the trip count it is tested against (none for `while` loops).
     Loop {
-        header: ir::Block,
-        i: ir::Value,
+        body: ir::Block,
+        exit: ir::Block,
+        counter: Option<(ir::Value, Option<ir::Value>)>,
     },
     /// The region is computed speculatively: its yielded values are kept in `captured`.
     Capture,
@@ -98,6 +101,9 @@ pub(crate) struct Lowering<'a, 'b> {
     /// inline: their raw view is read once, where the tensor is defined.
     view_users: HashSet<IrValue>,
     views: HashMap<IrValue, View>,
+    /// `a and b` computed speculatively (`select(a, b, false)`): the two conditions, so a loop's
+    /// `yield` can test them with two branches instead of materializing the conjunction.
+    short_and: HashMap<IrValue, (ir::Value, ir::Value)>,
 }
 
 /// A tensor's raw view as Cranelift values: data pointer (address of element `[0, …, 0]`), and
@@ -151,6 +157,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             cur_op: None,
             view_users,
             views: HashMap::new(),
+            short_and: HashMap::new(),
         }
     }
 
@@ -701,7 +708,15 @@ impl<'a, 'b> Lowering<'a, 'b> {
             }
             OpKind::FloatBin(o) => {
                 let (a, b) = (arg(self, 0)?, arg(self, 1)?);
-                vec![self.float_bin(*o, a, b, span)?]
+                let two = |s: &Self, i: usize| matches!(s.f.defining_op(operands[i]).map(|d| &s.f.op(d).kind), Some(OpKind::Const(Const::Float(x))) if *x == 2.0);
+                // `2.0 * x` is `x + x` bit for bit (NaN, infinities and signed zeros included),
+                // and an add is cheaper than a multiply by a constant loaded from memory.
+                if *o == FloatBinOp::Mul && (two(self, 0) || two(self, 1)) {
+                    let x = if two(self, 0) { b } else { a };
+                    vec![self.b.ins().fadd(x, x)]
+                } else {
+                    vec![self.float_bin(*o, a, b, span)?]
+                }
             }
             OpKind::FloatUn(o) => {
                 let a = arg(self, 0)?;
@@ -891,6 +906,14 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 let t = std::mem::take(&mut self.captured);
                 self.lower_region(regions[1], Exit::Capture, false)?;
                 let e = std::mem::take(&mut self.captured);
+                let else_ops = self.f.region_ops(regions[1]);
+                if let ([r], [t0], [y]) = (&results[..], &t[..], else_ops)
+                    && *self.ty(*r) == Type::Bool
+                    && self.f.op(*y).operands.len() == 1
+                    && self.const_bool(self.f.op(*y).operands[0]) == Some(false)
+                {
+                    self.short_and.insert(*r, (c, *t0));
+                }
                 t.iter()
                     .zip(&e)
                     .map(|(&x, &y)| self.b.ins().select(c, x, y))
@@ -929,11 +952,49 @@ impl<'a, 'b> Lowering<'a, 'b> {
                     Exit::IfMerge(merge) => {
                         self.b.ins().jump(merge, &bargs(&args));
                     }
-                    Exit::Loop { header, i } => {
-                        let next = self.b.ins().iadd_imm_s(i, 1);
-                        let mut a = vec![next];
-                        a.extend(args);
-                        self.b.ins().jump(header, &bargs(&a));
+                    Exit::Loop {
+                        body,
+                        exit,
+                        counter,
+                    } => {
+                        let (&cond, rest) = args.split_first().ok_or_else(|| {
+                            CodegenError::Internal("loop `yield` without a condition".into())
+                        })?;
+                        let always = self.const_bool(operands[0]) == Some(true);
+                        let mut a = Vec::new();
+                        let go = match counter {
+                            Some((i, max)) => {
+                                let next = self.b.ins().iadd_imm_s(i, 1);
+                                a.push(next);
+                                match max {
+                                    Some(max) => {
+                                        let lt =
+                                            self.b.ins().icmp(IntCC::SignedLessThan, next, max);
+                                        if always {
+                                            lt
+                                        } else {
+                                            self.b.ins().band(cond, lt)
+                                        }
+                                    }
+                                    None => cond,
+                                }
+                            }
+                            None => cond,
+                        };
+                        a.extend(rest.iter().copied());
+                        match self.short_and.get(&operands[0]).copied() {
+                            // `while a and b`: two branches, as a short-circuiting compiler
+                            // emits them (each predictable on its own).
+                            Some((c1, c2)) if go == cond => {
+                                let mid = self.b.create_block();
+                                self.b.ins().brif(c1, mid, &[], exit, &bargs(rest));
+                                self.b.switch_to_block(mid);
+                                self.b.ins().brif(c2, body, &bargs(&a), exit, &bargs(rest));
+                            }
+                            _ => {
+                                self.b.ins().brif(go, body, &bargs(&a), exit, &bargs(rest));
+                            }
+                        }
                     }
                     Exit::Capture => self.captured = args,
                     Exit::Body => {
@@ -1034,53 +1095,62 @@ impl<'a, 'b> Lowering<'a, 'b> {
         Ok(vals)
     }
 
+    /// A rotated loop: the entry test is done once before the loop, and each `yield` tests the
+    /// continue condition (and the trip count) itself and branches straight back to the body
+    /// or out, so an iteration costs one conditional branch. A `while` loop (unbounded trip
+    /// count) whose body ignores the iteration index carries no counter at all.
     fn lower_loop(&mut self, op: Op, k: u32) -> Res<Vec<ir::Value>> {
         let data = self.f.op(op);
         let operands = data.operands.clone();
         let body = data.regions[0];
+        let params = self.f.region_params(body).to_vec();
         let max = self.one(operands[0])?;
         let cond0 = self.one(operands[1])?;
+        let unbounded = self.const_int(operands[0]) == Some(i64::MAX);
+        let need_i = !unbounded
+            || params
+                .first()
+                .is_some_and(|p| self.last_use.contains_key(p));
         let mut carried = Vec::new();
         let mut kinds = Vec::new();
         for &v in &operands[2..] {
             kinds.extend(slots_of(self.ty(v)));
             carried.extend(self.consume(v, k, op)?);
         }
-        let header = self.b.create_block();
         let body_b = self.b.create_block();
         let exit_b = self.b.create_block();
-        let i_h = self.b.append_block_param(header, types::I64);
-        let c_h = self.b.append_block_param(header, types::I8);
-        let i_b = self.b.append_block_param(body_b, types::I64);
+        let i_b = need_i.then(|| self.b.append_block_param(body_b, types::I64));
         for &s in &kinds {
-            self.b.append_block_param(header, clif_type(s));
             self.b.append_block_param(body_b, clif_type(s));
             self.b.append_block_param(exit_b, clif_type(s));
         }
         let bargs = |vs: &[ir::Value]| vs.iter().map(|&v| BlockArg::Value(v)).collect::<Vec<_>>();
         let zero = self.b.ins().iconst(types::I64, 0);
-        let mut a = vec![zero, cond0];
-        a.extend(carried);
-        self.b.ins().jump(header, &bargs(&a));
-
-        self.b.switch_to_block(header);
-        let rest = self.b.block_params(header)[2..].to_vec();
-        // `while` loops have an unbounded trip count (INT64_MAX): test only the condition.
-        let go = if self.const_int(operands[0]) == Some(i64::MAX) {
-            c_h
+        let go = if unbounded {
+            cond0
         } else {
-            let lt = self.b.ins().icmp(IntCC::SignedLessThan, i_h, max);
-            self.b.ins().band(c_h, lt)
+            let lt = self.b.ins().icmp(IntCC::SignedLessThan, zero, max);
+            if self.const_bool(operands[1]) == Some(true) {
+                lt
+            } else {
+                self.b.ins().band(cond0, lt)
+            }
         };
-        let mut ba = vec![i_h];
-        ba.extend(rest.iter().copied());
+        let mut a = Vec::new();
+        if need_i {
+            a.push(zero);
+        }
+        a.extend(carried.iter().copied());
         self.b
             .ins()
-            .brif(go, body_b, &bargs(&ba), exit_b, &bargs(&rest));
+            .brif(go, body_b, &bargs(&a), exit_b, &bargs(&carried));
 
         self.b.switch_to_block(body_b);
-        let params = self.f.region_params(body).to_vec();
-        let body_vals = self.b.block_params(body_b).to_vec();
+        let mut body_vals = self.b.block_params(body_b).to_vec();
+        if !need_i {
+            // The index is never read: any value will do.
+            body_vals.insert(0, zero);
+        }
         // The body region's parameters are (i, carried…): bind their slots before lowering.
         let mut it = body_vals.into_iter();
         for &p in &params {
@@ -1088,10 +1158,27 @@ impl<'a, 'b> Lowering<'a, 'b> {
             let s: Vec<ir::Value> = it.by_ref().take(n).collect();
             self.vals.insert(p, s);
         }
-        self.lower_region(body, Exit::Loop { header, i: i_b }, false)?;
+        let counter = i_b.map(|i| (i, (!unbounded).then_some(max)));
+        self.lower_region(
+            body,
+            Exit::Loop {
+                body: body_b,
+                exit: exit_b,
+                counter,
+            },
+            false,
+        )?;
 
         self.b.switch_to_block(exit_b);
         Ok(self.b.block_params(exit_b).to_vec())
+    }
+
+    /// The value of a `bool` constant op, if `v` is one.
+    fn const_bool(&self, v: IrValue) -> Option<bool> {
+        match &self.f.op(self.f.defining_op(v)?).kind {
+            OpKind::Const(Const::Bool(b)) => Some(*b),
+            _ => None,
+        }
     }
 
     /// Whether both regions of an `if` are short, pure, non-raising scalar code ending in

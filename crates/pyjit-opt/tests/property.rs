@@ -6,7 +6,8 @@
 //! float and bool arithmetic including ops that raise (division by zero, negative shifts,
 //! `float.to_int` of NaN), comparisons, `select`, nested `if`s with results, `for`/`while`-style
 //! loops with carried values and computed exits, lists written in loops, small tensors with an
-//! in-place op, prints, and calls to a helper function (for the inliner).
+//! in-place op and element loads and stores (also out of range), prints, and calls to a helper
+//! function (for the inliner).
 
 use pyjit_interp::{Config, Interpreter, Value};
 use pyjit_ir::{
@@ -263,12 +264,39 @@ impl Gen<'_, '_> {
             let shape = self.b.list_new(Type::Int, &[n]);
             let ones = schema::lookup("ones").unwrap();
             let t = self.b.tensor_op1(ones, &[shape, none]).unwrap();
+            // What the specializer knows of `torch.ones([3])` (so element accesses can fire).
+            self.b.func.set_value_type(
+                t,
+                Type::Tensor(pyjit_ir::TensorType::shaped(
+                    Some(pyjit_ir::DType::Float32),
+                    vec![Some(3)],
+                )),
+            );
             p.tensors.push(t);
             return;
         }
         let t = pick(self.rng, &p.tensors);
         let one = self.b.const_int(1);
-        match self.rng.below(5) {
+        match self.rng.below(7) {
+            // `t[i] = v` and `float(t[i])`: element stores and loads (also out of range).
+            5 => {
+                let i = self.int(p);
+                let c = self.b.index(pyjit_ir::IndexKind::Int, &[i]);
+                let l = self.b.list_new(Type::Index, &[c]);
+                let v = self.float(p);
+                let op = schema::lookup("index_put_.Scalar").unwrap();
+                self.b.tensor_op1(op, &[t, l, v]).unwrap();
+            }
+            6 => {
+                let i = self.int(p);
+                let c = self.b.index(pyjit_ir::IndexKind::Int, &[i]);
+                let l = self.b.list_new(Type::Index, &[c]);
+                let op = schema::lookup("index").unwrap();
+                let e = self.b.tensor_op1(op, &[t, l]).unwrap();
+                let f = schema::lookup("Float.Tensor").unwrap();
+                let v = self.b.tensor_op1(f, &[e]).unwrap();
+                p.floats.push(v);
+            }
             0 => {
                 let a = self.int(p);
                 let op = schema::lookup("add.Scalar").unwrap();
