@@ -104,6 +104,55 @@ pub(crate) struct Lowering<'a, 'b> {
     /// `a and b` computed speculatively (`select(a, b, false)`): the two conditions, so a loop's
     /// `yield` can test them with two branches instead of materializing the conjunction.
     short_and: HashMap<IrValue, (ir::Value, ir::Value)>,
+    /// `size.int` (constant dim) and `numel` of tensors of known rank: read from the view.
+    shape_ops: HashMap<Op, ShapeQuery>,
+}
+
+#[derive(Clone, Copy)]
+enum ShapeQuery {
+    /// `x.size(d)` with `d` already wrapped into `0..rank`.
+    Size(usize),
+    Numel,
+}
+
+/// The `size.int`/`numel` ops that cannot fail (known rank, constant dim in range) and so read
+/// the tensor's view inline.
+fn shape_queries(f: &pyjit_ir::Function) -> HashMap<Op, ShapeQuery> {
+    let mut out = HashMap::new();
+    for op in f.all_ops() {
+        let d = f.op(op);
+        let OpKind::Tensor(id) = d.kind else { continue };
+        let Some(rank) = d
+            .operands
+            .first()
+            .and_then(|&t| f.values[t].ty.as_tensor())
+            .and_then(|tt| tt.rank)
+        else {
+            continue;
+        };
+        let r = i64::from(rank);
+        let q = match pyjit_ir::schema::op_name(id).as_str() {
+            "numel" => ShapeQuery::Numel,
+            "size.int" => {
+                let dim = d
+                    .operands
+                    .get(1)
+                    .and_then(|&v| match &f.op(f.defining_op(v)?).kind {
+                        OpKind::Const(Const::Int(i)) => Some(*i),
+                        _ => None,
+                    });
+                match dim {
+                    Some(k) if (-r..r).contains(&k) => {
+                        ShapeQuery::Size(if k < 0 { k + r } else { k } as usize)
+                    }
+                    _ => continue,
+                }
+            }
+            _ => continue,
+        };
+        out.insert(op, q);
+    }
+    out
 }
 
 /// A tensor's raw view as Cranelift values: data pointer (address of element `[0, …, 0]`), and
@@ -127,7 +176,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         sites: &'a mut Vec<Site>,
     ) -> Self {
         let (last_use, nested_use) = liveness(f);
-        let view_users = f
+        let mut view_users: HashSet<IrValue> = f
             .all_ops()
             .into_iter()
             .filter(|&op| matches!(f.op(op).kind, OpKind::TensorLoad | OpKind::TensorStore))
@@ -139,6 +188,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
                     .is_some_and(|tt| tt.dtype.is_some() && tt.rank.is_some())
             })
             .collect();
+        let shape_ops = shape_queries(f);
+        view_users.extend(shape_ops.keys().map(|&op| f.op(op).operands[0]));
         Lowering {
             f,
             b,
@@ -158,6 +209,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             view_users,
             views: HashMap::new(),
             short_and: HashMap::new(),
+            shape_ops,
         }
     }
 
@@ -870,6 +922,22 @@ impl<'a, 'b> Lowering<'a, 'b> {
             }
             OpKind::TensorLoad | OpKind::TensorStore if self.views.contains_key(&operands[0]) => {
                 return self.lower_access(op, k);
+            }
+            OpKind::Tensor(_) if self.shape_ops.contains_key(&op) => {
+                let view =
+                    self.views.get(&operands[0]).cloned().ok_or_else(|| {
+                        CodegenError::Internal("shape query without a view".into())
+                    })?;
+                vec![match self.shape_ops[&op] {
+                    ShapeQuery::Size(d) => view.sizes[d],
+                    ShapeQuery::Numel => {
+                        let mut n = self.b.ins().iconst(types::I64, 1);
+                        for &s in &view.sizes {
+                            n = self.b.ins().imul(n, s);
+                        }
+                        n
+                    }
+                }]
             }
             OpKind::Tensor(_)
             | OpKind::TensorLoad

@@ -12,6 +12,9 @@
 //!   nothing between the two ops writes memory (the element read is the same). `%e` stays for
 //!   its other users and is deleted when there are none (the load raises what it would have).
 //!
+//! - `x.shape[k]` (`list.get(tensor.size(%x), k)` with a constant `k` within the known rank, the
+//!   size list only read) → `tensor.size.int(%x, k)`.
+//!
 //! It never fires on subscripts with slices, `None`, `...`, tensors or fewer ints than dims
 //! (those are views, not elements), on tensors of unknown dtype or rank, on non-scalar values
 //! stored (`x[i] = t`), or when the subscript list is used by anything but subscripts (it could be
@@ -52,7 +55,52 @@ pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
             ctx.stats.simplified += 1;
         }
     }
+    for op in f.all_ops() {
+        let changed = f.op(op).kind == OpKind::ListGet && shape_get(f, op, ctx);
+        if changed {
+            ctx.stats.simplified += 1;
+        }
+    }
     f.flush_detached();
+}
+
+/// `x.shape[k]` (`list.get(tensor.size(%x), k)`, constant `k` within the known rank, the list
+/// only read) → `tensor.size.int(%x, k)`, which native code reads from the tensor's view.
+fn shape_get(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
+    let d = f.op(op).clone();
+    let [l, k] = d.operands[..] else {
+        return false;
+    };
+    let Some(def) = f.defining_op(l) else {
+        return false;
+    };
+    let ld = f.op(def).clone();
+    if !matches!(ld.kind, OpKind::Tensor(id) if pyjit_ir::schema::op_name(id) == "size") {
+        return false;
+    }
+    let x = ld.operands[0];
+    let (Some(rank), Some(kv)) = (
+        f.value_type(x).as_tensor().and_then(|t| t.rank),
+        super::util::const_int(f, k),
+    ) else {
+        return false;
+    };
+    let r = i64::from(rank);
+    let read_only = users(f, l)
+        .iter()
+        .all(|&u| matches!(f.op(u).kind, OpKind::ListGet | OpKind::ListLen));
+    if !(-r..r).contains(&kv) || !read_only || !ctx.allow() {
+        return false;
+    }
+    let Some(size_int) = pyjit_ir::schema::lookup("size.int") else {
+        return false;
+    };
+    let new = f.create_op(OpKind::Tensor(size_int), &[x, k], &[Type::Int], &[], d.span);
+    f.insert_op_before(op, new);
+    let nv = f.result(new);
+    f.replace_uses(d.results[0], nv);
+    f.remove_op(op);
+    true
 }
 
 /// The ops using `v`.
