@@ -682,6 +682,22 @@ impl<'a> Printer<'a> {
                 self.line(depth, &line);
                 return;
             }
+            OpKind::TensorStore => {
+                let n = ops.len();
+                let idx: Vec<String> = (1..n.saturating_sub(1)).map(|i| e(self, i)).collect();
+                let line = format!(
+                    "{}[{}] = {}",
+                    e(self, 0),
+                    element_subscript(&idx),
+                    e(self, n - 1)
+                );
+                self.line(depth, &line);
+                return;
+            }
+            OpKind::TensorLoad => {
+                let idx: Vec<String> = (1..ops.len()).map(|i| e(self, i)).collect();
+                format!("{}[{}].item()", e(self, 0), element_subscript(&idx))
+            }
             OpKind::OptUnwrap => {
                 // `assert o is not None` refines a variable; reads of it are then unwrapped.
                 let n = self.define(results[0]);
@@ -1037,5 +1053,14 @@ impl<'a> Printer<'a> {
             // `Scalar alpha=1` passed as `1.0` binds a float: not the default's type.
             _ => false,
         }
+    }
+}
+
+/// The subscript of one element: `i, j`, or `()` for a 0-d tensor.
+fn element_subscript(idx: &[String]) -> String {
+    if idx.is_empty() {
+        "()".to_string()
+    } else {
+        idx.join(", ")
     }
 }
