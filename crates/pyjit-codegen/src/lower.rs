@@ -527,6 +527,15 @@ impl<'a, 'b> Lowering<'a, 'b> {
         for d in 0..n_idx {
             let i = self.one(operands[1 + d])?;
             let size = view.sizes[d];
+            if self.index_proven(t, d, operands[1 + d]) {
+                // `for i in range(t.size(d))`: 0 <= i < size, no wrap, no check.
+                let term = self.b.ins().imul(i, view.strides[d]);
+                off = Some(match off {
+                    None => term,
+                    Some(o) => self.b.ins().iadd(o, term),
+                });
+                continue;
+            }
             let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
             let wrapped = self.b.ins().iadd(i, size);
             let j = self.b.ins().select(neg, wrapped, i);
@@ -596,6 +605,26 @@ impl<'a, 'b> Lowering<'a, 'b> {
         };
         self.end_of_op(k)?;
         self.define(&results, vec![v])
+    }
+
+    /// Whether index `idx` of dim `d` of tensor `t` is in range by construction: it is the
+    /// iteration index of a loop whose trip count is `t.size(d)` (the same view's size).
+    fn index_proven(&self, t: IrValue, d: usize, idx: IrValue) -> bool {
+        let ValueDef::Param(r, 0) = self.f.values[idx].def else {
+            return false;
+        };
+        let Some(lp) = self.f.regions[r].parent else {
+            return false;
+        };
+        let ld = self.f.op(lp);
+        if ld.kind != OpKind::Loop {
+            return false;
+        }
+        let Some(size_op) = self.f.defining_op(ld.operands[0]) else {
+            return false;
+        };
+        matches!(self.shape_ops.get(&size_op), Some(ShapeQuery::Size(k)) if *k == d)
+            && self.f.op(size_op).operands[0] == t
     }
 
     /// Stores scalar `v` (of IR type `vt`) into a `dtype` element at `addr`, converted as the

@@ -696,7 +696,12 @@ impl<'a> Printer<'a> {
             }
             OpKind::TensorLoad => {
                 let idx: Vec<String> = (1..ops.len()).map(|i| e(self, i)).collect();
-                format!("{}[{}].item()", e(self, 0), element_subscript(&idx))
+                let conv = match &f.values[results[0]].ty {
+                    Type::Int => "int",
+                    Type::Bool => "bool",
+                    _ => "float",
+                };
+                format!("{conv}({}[{}])", e(self, 0), element_subscript(&idx))
             }
             OpKind::OptUnwrap => {
                 // `assert o is not None` refines a variable; reads of it are then unwrapped.

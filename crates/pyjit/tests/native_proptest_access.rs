@@ -46,7 +46,7 @@ fn program(seed: u64) -> String {
     let idx = ["i", "j", "-1", "i - 2", "j + 1", "0", "1"];
     for _ in 0..5 {
         let (a, c) = (g.of(&idx), g.of(&idx));
-        body.push_str(&match g.pick(9) {
+        body.push_str(&match g.pick(10) {
             0 => format!("    acc += float(y[{a}, {c}])\n"),
             1 => format!("    y[{a}, {c}] = v * {}.0\n", g.pick(5)),
             2 => format!("    z[{a}, {c}] = {} * i\n", g.of(&["3", "-7", "1000003"])),
@@ -57,6 +57,10 @@ fn program(seed: u64) -> String {
             5 => format!("    w = y[{a}]\n    acc += float(w[{c}])\n"),
             6 => format!("    z[{a}][{c}] = j\n"),
             7 => format!("    y[{a}, {c}] += v\n"),
+            // Indices a `range` over the same size proves in bounds (no check emitted).
+            8 => format!(
+                "    for k in range(y.size(0)):\n        acc += float(y[k, {c}])\n    for k in range(z.size(1)):\n        z[{a}, k] = k\n"
+            ),
             _ => format!("    if bool(b[{a}, {c}]):\n        acc += 1.0\n    z[{a}, {c}] = v\n"),
         });
     }
