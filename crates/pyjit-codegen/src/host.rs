@@ -38,6 +38,8 @@ pub(crate) enum SiteKind {
         results: Vec<Type>,
         /// The number of operand slots (precomputed: this runs on every call).
         arg_slots: usize,
+        /// For a `fused` op: its tile program.
+        fused: Option<Box<crate::fused::FusedSite>>,
     },
     /// A scalar op run by a dedicated host function (its error comes from the function).
     Scalar,
@@ -144,6 +146,7 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
                     operands,
                     results,
                     arg_slots,
+                    fused,
                 },
             span,
             ..
@@ -159,9 +162,32 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
             // SAFETY: native code stores exactly `nargs` slots at `args`.
             unsafe { std::slice::from_raw_parts(args, nargs) }
         };
-        let outcome = match kind {
+        let outcome = match (kind, fused) {
+            (OpKind::Fused, Some(fs)) => {
+                let mut pos = 0;
+                let vals: Vec<Value> = operands
+                    .iter()
+                    // SAFETY: the operand slots are live values owned by the calling native code.
+                    .map(|t| unsafe { layout::slots_to_value(t, raw, &mut pos) })
+                    .collect();
+                let inputs: Vec<pyjit_runtime::Value> = fs
+                    .uses
+                    .iter()
+                    .map(|(i, ty)| to_runtime(vals.get(*i).unwrap_or(&Value::None), ty))
+                    .collect();
+                match pyjit_runtime::ops::fused::run(&fs.program, &inputs) {
+                    Ok(t) => Ok(vec![from_runtime(pyjit_runtime::Value::Tensor(t))]),
+                    Err(e) => {
+                        let at = fs.step_sites.get(e.step).copied().unwrap_or(site);
+                        let err =
+                            InterpError::new(e.error.kind().name(), e.error.to_string(), *span);
+                        c.fail(at, err);
+                        return;
+                    }
+                }
+            }
             // SAFETY: the operand slots are live values owned by the calling native code.
-            OpKind::Tensor(id) => unsafe { run_tensor_op(*id, operands, raw, *span) },
+            (OpKind::Tensor(id), _) => unsafe { run_tensor_op(*id, operands, raw, *span) },
             _ => {
                 let mut pos = 0;
                 let vals: Vec<Value> = operands

@@ -13,6 +13,7 @@
 //! interpreter's), references are released on every path, and recursion is bounded by a depth
 //! limit rather than by the native stack. It never sees the AST or Python source.
 
+mod fused;
 mod host;
 mod layout;
 mod listing;

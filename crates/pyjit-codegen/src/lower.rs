@@ -1037,6 +1037,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 self.b.block_params(merge).to_vec()
             }
             OpKind::Loop => self.lower_loop(op, k)?,
+            OpKind::Fused => return self.fused_op(op, k),
             OpKind::Yield => {
                 let mut args = Vec::new();
                 for &v in &operands {
@@ -1118,6 +1119,40 @@ impl<'a, 'b> Lowering<'a, 'b> {
     /// Stores the operands of `op` to a stack buffer and calls `pjn_op`; returns the result
     /// slots (loaded back from a second buffer).
     fn emit_host_call(&mut self, op: Op) -> Res<Vec<ir::Value>> {
+        self.emit_host_call_with(op, None)
+    }
+
+    /// A `fused` group: one host call runs its tile program (`fused.rs`); each step of the
+    /// program has an error site of its own (the span of the body op it came from), so that
+    /// an error reads as the unfused op's.
+    fn fused_op(&mut self, op: Op, k: u32) -> Res<()> {
+        let (program, uses, step_ops) = crate::fused::compile(self.f, op)?;
+        let outer = self.cur_op;
+        let mut step_sites = Vec::with_capacity(step_ops.len());
+        for s in step_ops {
+            self.cur_op = Some(s);
+            let span = self.f.op(s).span;
+            self.site(SiteKind::Scalar, span);
+            step_sites.push((self.sites.len() - 1) as u64);
+        }
+        self.cur_op = outer;
+        let fused = crate::fused::FusedSite {
+            program,
+            uses,
+            step_sites,
+        };
+        let results = self.f.op(op).results.clone();
+        let res = self.emit_host_call_with(op, Some(Box::new(fused)))?;
+        self.check_failed(None)?;
+        self.end_of_op(k)?;
+        self.define(&results, res)
+    }
+
+    fn emit_host_call_with(
+        &mut self,
+        op: Op,
+        fused: Option<Box<crate::fused::FusedSite>>,
+    ) -> Res<Vec<ir::Value>> {
         let data = self.f.op(op);
         let operand_types: Vec<Type> = data.operands.iter().map(|&v| self.ty(v).clone()).collect();
         let result_types: Vec<Type> = data.results.iter().map(|&v| self.ty(v).clone()).collect();
@@ -1135,6 +1170,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 operands: operand_types,
                 results: result_types,
                 arg_slots: args.len(),
+                fused,
             },
             data.span,
         );

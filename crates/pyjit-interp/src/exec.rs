@@ -179,6 +179,19 @@ impl<'m, 'o> Interpreter<'m, 'o> {
                 }
             }
             OpKind::Loop => self.run_loop(f, op, env)?,
+            // The reference meaning of a fused group: its body's ops, one after the other.
+            OpKind::Fused => {
+                let body = data.regions[0];
+                for (&p, v) in f.region_params(body).iter().zip(operands()?) {
+                    env[p.index()] = Some(v);
+                }
+                match self.run_region(f, body, env)? {
+                    Exit::Yield(vals) => vals,
+                    Exit::Return(_) => {
+                        return Err(internal("`return` inside a `fused` region", span));
+                    }
+                }
+            }
             OpKind::Yield => return Ok(Some(Exit::Yield(operands()?))),
             OpKind::Return => {
                 let v = if data.operands.is_empty() {

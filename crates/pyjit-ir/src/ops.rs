@@ -325,7 +325,13 @@ pub enum OpKind {
     /// runs the body while `i < max_trip` and the condition holds; the body yields
     /// `(continue_condition, carried...)`; the results are the final carried values.
     Loop,
-    /// `yield ...`: terminates an `if` or `loop` region.
+    /// `fused(%in...) body(%p...) { … yield %r }`: a fused group of elementwise tensor ops
+    /// (docs/fusion.md). The body's parameters are the inputs (same types); it holds only
+    /// `const` ops and fusable tensor ops (`pyjit_runtime::ops::fused::fusable`) on values
+    /// defined inside it, and yields the one tensor result. Running it means running the body's
+    /// ops in order (the interpreter does exactly that); native code runs it in one pass.
+    Fused,
+    /// `yield ...`: terminates an `if`, `loop` or `fused` region.
     Yield,
     /// `return %v`: terminates a function body.
     Return,
@@ -352,7 +358,7 @@ impl OpKind {
     pub fn region_count(&self) -> usize {
         match self {
             OpKind::If => 2,
-            OpKind::Loop => 1,
+            OpKind::Loop | OpKind::Fused => 1,
             _ => 0,
         }
     }
@@ -407,7 +413,8 @@ impl OpKind {
             | OpKind::OptIsNone
             | OpKind::StrOf(_)
             | OpKind::StrConcat
-            | OpKind::Undef => false,
+            | OpKind::Undef
+            | OpKind::Fused => false,
         }
     }
 
@@ -439,7 +446,8 @@ impl OpKind {
             | OpKind::Check(_)
             | OpKind::Call(_)
             | OpKind::If
-            | OpKind::Loop => true,
+            | OpKind::Loop
+            | OpKind::Fused => true,
             OpKind::Const(_)
             | OpKind::IntUn(_)
             | OpKind::FloatUn(_)
@@ -471,7 +479,7 @@ impl OpKind {
     /// unless no result is ever mutated, so CSE needs alias facts before merging them.
     pub fn returns_fresh_object(&self) -> bool {
         match self {
-            OpKind::ListNew | OpKind::Call(_) | OpKind::If | OpKind::Loop => true,
+            OpKind::ListNew | OpKind::Call(_) | OpKind::If | OpKind::Loop | OpKind::Fused => true,
             OpKind::Tensor(id) => crate::schema::returns_mutable(*id),
             OpKind::Const(_)
             | OpKind::IntBin(_)
@@ -628,6 +636,7 @@ pub(crate) static SIMPLE_KINDS: std::sync::LazyLock<Vec<(&'static str, OpKind)>>
             ("undef", OpKind::Undef),
             ("if", OpKind::If),
             ("loop", OpKind::Loop),
+            ("fused", OpKind::Fused),
             ("yield", OpKind::Yield),
             ("return", OpKind::Return),
             ("raise", OpKind::Raise(String::new())),

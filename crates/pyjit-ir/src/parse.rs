@@ -644,7 +644,7 @@ impl Parser {
                     });
                     continue;
                 }
-                "loop" => {
+                "loop" | "fused" => {
                     self.expect_punct('(')?;
                     let operands = self.operand_list(names, ')')?;
                     self.expect_keyword("body")?;
@@ -663,7 +663,11 @@ impl Parser {
                     stack.push(Frame {
                         region: r,
                         pending: Some(PendingOp {
-                            kind: OpKind::Loop,
+                            kind: if kw == "loop" {
+                                OpKind::Loop
+                            } else {
+                                OpKind::Fused
+                            },
                             operands,
                             results,
                             regions: Vec::new(),
@@ -735,7 +739,11 @@ impl Parser {
                     };
                     if matches!(
                         kind,
-                        OpKind::If | OpKind::Loop | OpKind::Const(_) | OpKind::Call(_)
+                        OpKind::If
+                            | OpKind::Loop
+                            | OpKind::Fused
+                            | OpKind::Const(_)
+                            | OpKind::Call(_)
                     ) {
                         return perr(kl, kc, format!("`{name}` is written with its own syntax"));
                     }

@@ -280,8 +280,8 @@ impl<'a> Printer<'a> {
                 self.out.push_str("}\n");
                 return;
             }
-            OpKind::Loop => {
-                let _ = write!(self.out, "loop({operands})");
+            OpKind::Loop | OpKind::Fused => {
+                let _ = write!(self.out, "{}({operands})", data.kind.name());
                 let regions = data.regions.clone();
                 for &r in &regions {
                     let params = self.f.regions[r].params.clone();

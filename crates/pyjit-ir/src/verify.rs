@@ -25,6 +25,10 @@
 //! 8. **`loop`.** Operands are `(int max_trip, bool cond, carried...)`; the body's parameters are
 //!    `(int, carried...)` with the carried inits assignable to them; the results have the carried
 //!    parameters' types; the body yields `(bool, carried...)`.
+//! 8b. **`fused`.** One tensor result; the body's parameters have the operands' types; the body
+//!     holds only `const` ops and fusable tensor ops (`pyjit_runtime::ops::fused::fusable`)
+//!     whose operands are defined inside the body (it sees nothing of the enclosing regions),
+//!     and yields one value assignable to the result.
 //! 9. **`return`.** One operand, assignable to the function's return type.
 //! 10. **`call`.** The callee exists; the arguments match its parameters in count and type; the
 //!     single result has its return type.
@@ -595,6 +599,7 @@ impl Verifier<'_> {
             }
             OpKind::If => self.if_op(op),
             OpKind::Loop => self.loop_op(op),
+            OpKind::Fused => self.fused_op(op),
             OpKind::Yield => self.yield_op(op),
             OpKind::Return => {
                 if self.count(op, 1, 0) {
@@ -780,6 +785,70 @@ impl Verifier<'_> {
         let mut yields = vec![Type::Bool];
         yields.extend_from_slice(&params[1..]);
         self.check_yield(body, &yields, "the `loop` body");
+    }
+
+    fn fused_op(&mut self, op: Op) {
+        let f = self.f;
+        let od = &f.ops[op];
+        let body = od.regions[0];
+        let params = f.regions[body].params.clone();
+        if params.len() != od.operands.len() {
+            self.err(
+                od.span,
+                format!(
+                    "`fused` body has {} parameters, expected {} (one per operand)",
+                    params.len(),
+                    od.operands.len()
+                ),
+            );
+            return;
+        }
+        for (i, &p) in params.iter().enumerate() {
+            let t = f.values[p].ty.clone();
+            self.operand(op, i, &t);
+        }
+        if od.results.len() != 1 || !matches!(f.values[od.results[0]].ty, Type::Tensor(_)) {
+            self.err(od.span, "`fused` has one tensor result");
+            return;
+        }
+        let inside: std::collections::HashSet<Value> = params
+            .iter()
+            .copied()
+            .chain(
+                f.regions[body]
+                    .ops
+                    .iter()
+                    .flat_map(|&o| f.ops[o].results.iter().copied()),
+            )
+            .collect();
+        for &o in &f.regions[body].ops {
+            let d = &f.ops[o];
+            let ok = match &d.kind {
+                OpKind::Const(_) | OpKind::Yield => true,
+                OpKind::Tensor(id) => pyjit_runtime::ops::fused::fusable(*id),
+                _ => false,
+            };
+            if !ok {
+                self.err(
+                    d.span,
+                    format!(
+                        "`{}` inside a `fused` body (only `const` and fusable elementwise tensor ops)",
+                        d.kind.name()
+                    ),
+                );
+            }
+            if let Some(&v) = d.operands.iter().find(|v| !inside.contains(v)) {
+                let n = self.name(v);
+                self.err(
+                    d.span,
+                    format!(
+                        "`fused` body uses {n}, which is defined outside it (pass it as an operand)"
+                    ),
+                );
+            }
+        }
+        let t = f.values[od.results[0]].ty.clone();
+        self.check_yield(body, &[t], "the `fused` body");
     }
 
     /// Checks that region `r`'s `yield` (if it ends with one) gives values of `types`.

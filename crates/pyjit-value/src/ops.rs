@@ -141,6 +141,7 @@ pub fn is_value_op(kind: &OpKind) -> bool {
             | OpKind::Call(_)
             | OpKind::If
             | OpKind::Loop
+            | OpKind::Fused
             | OpKind::Yield
             | OpKind::Return
     )
@@ -327,6 +328,7 @@ fn eval_value_op(
         | OpKind::Call(_)
         | OpKind::If
         | OpKind::Loop
+        | OpKind::Fused
         | OpKind::Yield
         | OpKind::Return => Err(internal(format!("`{}` is not a value op", kind.name()))),
     }

@@ -18,6 +18,7 @@ pub mod canonicalize;
 pub mod constfold;
 pub mod cse;
 pub mod dce;
+pub mod fuse;
 pub mod inline;
 pub mod licm;
 pub mod simplify;
@@ -168,6 +169,7 @@ pub const ALL_PASSES: &[&str] = &[
     "licm",
     "unroll",
     "tensor-access",
+    "fuse",
 ];
 
 /// The pass called `name`.
@@ -182,6 +184,7 @@ pub fn lookup(name: &str) -> Option<Box<dyn Pass>> {
         "licm" => Box::new(licm::Licm),
         "unroll" => Box::new(unroll::Unroll),
         "tensor-access" => Box::new(access::TensorAccess),
+        "fuse" => Box::new(fuse::Fuse),
         _ => return None,
     })
 }

@@ -6,6 +6,7 @@
 mod creation;
 mod einsum;
 mod elementwise;
+pub mod fused;
 mod linalg;
 mod nn;
 mod reduce;
