@@ -246,6 +246,13 @@ fn check(p: &Program, inputs: &[Value]) -> StepResult<Option<Vec<Meta>>> {
 
 /// Runs a fused group (see the module doc).
 pub fn run(p: &Program, inputs: &[Value]) -> StepResult<Tensor> {
+    run_with_tile(p, inputs, TILE)
+}
+
+/// [`run`] with tiles of `tile` elements (for measuring the tile size; results do not depend
+/// on it).
+pub fn run_with_tile(p: &Program, inputs: &[Value], tile: usize) -> StepResult<Tensor> {
+    let tile = tile.max(1);
     if p.steps.is_empty() {
         return at(
             0,
@@ -263,20 +270,36 @@ pub fn run(p: &Program, inputs: &[Value]) -> StepResult<Tensor> {
         return run_unfused(p, inputs);
     }
     let last = p.steps.len() - 1;
-    crate::with_dtype!(dtype, T => run_tiles::<T>(p, inputs, &shape, n, last))
+    // Inputs of the output's shape and row-major are read in place (a flat view per tile);
+    // others are gathered per tile.
+    let flat: Vec<Option<Tensor>> = inputs
+        .iter()
+        .map(|v| match v {
+            Value::Tensor(t)
+                if t.dim() > 0 && t.shape() == shape.as_slice() && t.is_contiguous() =>
+            {
+                t.view(&[-1]).ok()
+            }
+            _ => None,
+        })
+        .collect();
+    crate::with_dtype!(dtype, T => run_tiles::<T>(p, inputs, &flat, &shape, n, last, tile))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_tiles<T: Element>(
     p: &Program,
     inputs: &[Value],
+    flat: &[Option<Tensor>],
     shape: &[usize],
     n: usize,
     last: usize,
+    tile_len: usize,
 ) -> StepResult<Tensor> {
     let mut out = at(last, crate::bufpool::alloc::<T>(n))?;
     let tile = |(k, chunk): (usize, &mut [T])| -> StepResult<()> {
-        let start = k * TILE;
-        let r = run_tile(p, inputs, shape, start, chunk.len())?;
+        let start = k * tile_len;
+        let r = run_tile(p, inputs, flat, shape, start, chunk.len())?;
         let done = r.with_view::<T, bool>(|v| match v.as_slice() {
             Some(s) if s.len() == chunk.len() => {
                 chunk.copy_from_slice(s);
@@ -300,9 +323,9 @@ fn run_tiles<T: Element>(
         }
     };
     if n >= vmath::PAR_MIN && vmath::num_threads() > 1 {
-        vmath::pool().install(|| out.par_chunks_mut(TILE).enumerate().try_for_each(tile))?;
+        vmath::pool().install(|| out.par_chunks_mut(tile_len).enumerate().try_for_each(tile))?;
     } else {
-        out.chunks_mut(TILE).enumerate().try_for_each(tile)?;
+        out.chunks_mut(tile_len).enumerate().try_for_each(tile)?;
     }
     at(last, Tensor::from_vec(out, shape))
 }
@@ -311,6 +334,7 @@ fn run_tiles<T: Element>(
 fn run_tile(
     p: &Program,
     inputs: &[Value],
+    flat: &[Option<Tensor>],
     shape: &[usize],
     start: usize,
     len: usize,
@@ -319,9 +343,15 @@ fn run_tile(
         0,
         inputs
             .iter()
-            .map(|v| match v {
-                Value::Tensor(t) if t.dim() > 0 => gather(t, shape, start, len).map(Value::Tensor),
-                other => Ok(other.clone()),
+            .zip(flat)
+            .map(|(v, fl)| match (v, fl) {
+                (_, Some(f)) => f
+                    .slice(0, Some(start as i64), Some((start + len) as i64), 1)
+                    .map(Value::Tensor),
+                (Value::Tensor(t), None) if t.dim() > 0 => {
+                    gather(t, shape, start, len).map(Value::Tensor)
+                }
+                (other, None) => Ok(other.clone()),
             })
             .collect::<Result<_>>(),
     )?;
