@@ -19,11 +19,12 @@ pub(crate) struct FusedSite {
     pub step_sites: Vec<u64>,
 }
 
+/// A compiled group: the tile program, its inputs (see [`FusedSite::uses`]) and the body op
+/// of each step.
+pub(crate) type Compiled = (Program, Vec<(usize, ArgType)>, Vec<Op>);
+
 /// The tile program of `fused` op `op`, and the body op of each step.
-pub(crate) fn compile(
-    f: &Function,
-    op: Op,
-) -> Result<(Program, Vec<(usize, ArgType)>, Vec<Op>), CodegenError> {
+pub(crate) fn compile(f: &Function, op: Op) -> Result<Compiled, CodegenError> {
     let bad = |m: &str| CodegenError::Internal(format!("malformed `fused` op: {m}"));
     let body = *f.op(op).regions.first().ok_or_else(|| bad("no body"))?;
     let params = f.region_params(body);

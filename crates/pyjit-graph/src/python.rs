@@ -672,6 +672,17 @@ impl<'a> Printer<'a> {
                 self.loop_op(op, depth);
                 return;
             }
+            // A fused group is its body's ops, written one after the other (unfused Python).
+            OpKind::Fused => {
+                let body = d.regions[0];
+                for (&p, &v) in f.regions[body].params.iter().zip(&ops) {
+                    self.names[p] = Some(self.expr(v));
+                }
+                let n = self.define(results[0]);
+                let ty = self.types_of(&results);
+                self.region(body, depth, &[n], &ty);
+                return;
+            }
             OpKind::ListSet => {
                 let line = format!("{}[{}] = {}", e(self, 0), e(self, 1), e(self, 2));
                 self.line(depth, &line);

@@ -25,16 +25,16 @@
 //! 8. **`loop`.** Operands are `(int max_trip, bool cond, carried...)`; the body's parameters are
 //!    `(int, carried...)` with the carried inits assignable to them; the results have the carried
 //!    parameters' types; the body yields `(bool, carried...)`.
-//! 8b. **`fused`.** One tensor result; the body's parameters have the operands' types; the body
-//!     holds only `const` ops and fusable tensor ops (`pyjit_runtime::ops::fused::fusable`)
-//!     whose operands are defined inside the body (it sees nothing of the enclosing regions),
-//!     and yields one value assignable to the result.
-//! 9. **`return`.** One operand, assignable to the function's return type.
-//! 10. **`call`.** The callee exists; the arguments match its parameters in count and type; the
+//! 9. **`fused`.** One tensor result; the body's parameters have the operands' types; the body
+//!    holds only `const` ops and fusable tensor ops (`pyjit_runtime::ops::fused::fusable`)
+//!    whose operands are defined inside the body (it sees nothing of the enclosing regions),
+//!    and yields one value assignable to the result.
+//! 10. **`return`.** One operand, assignable to the function's return type.
+//! 11. **`call`.** The callee exists; the arguments match its parameters in count and type; the
 //!     single result has its return type.
-//! 11. **Tensor ops.** The operands match the schema's parameters in number and kind; the results
+//! 12. **Tensor ops.** The operands match the schema's parameters in number and kind; the results
 //!     match its returns in number and are tensors where the schema returns tensors.
-//! 12. **Guards.** The expected constant is an `int`, `float` or `bool` of the guarded value's type.
+//! 13. **Guards.** The expected constant is an `int`, `float` or `bool` of the guarded value's type.
 
 use crate::entities::{Op, Region, Value};
 use crate::function::{Function, Module, ValueDef};

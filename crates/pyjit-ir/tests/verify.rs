@@ -625,3 +625,40 @@ fn tensor_item_has_no_ir_type() {
         ],
     );
 }
+
+#[test]
+fn fused_body_is_isolated_and_elementwise() {
+    check(
+        "func @f(%x: Tensor, %y: Tensor) -> Tensor {
+  %r: Tensor = fused(%x) body(%a: Tensor) {
+    %b: Tensor = tensor.mul.Tensor(%a, %y)
+    yield %b
+  }
+  return %r
+}",
+        &["in @f: `fused` body uses %y, which is defined outside it (pass it as an operand)"],
+    );
+    check(
+        "func @f(%x: Tensor) -> Tensor {
+  %r: Tensor = fused(%x) body(%a: Tensor) {
+    %n: None = const none
+    %b: Tensor = tensor.sum(%a, %n)
+    yield %b
+  }
+  return %r
+}",
+        &[
+            "in @f: `tensor.sum` inside a `fused` body (only `const` and fusable elementwise tensor ops)",
+        ],
+    );
+    check(
+        "func @f(%x: Tensor) -> Tensor {
+  %r: Tensor = fused(%x) body(%a: Tensor, %c: Tensor) {
+    %b: Tensor = tensor.exp(%a)
+    yield %b
+  }
+  return %r
+}",
+        &["in @f: `fused` body has 2 parameters, expected 1 (one per operand)"],
+    );
+}

@@ -141,9 +141,11 @@ fn inputs(rng: &mut Rng) -> Vec<Value> {
 
 fn fused(m: &pyjit_ir::Module) -> (pyjit_ir::Module, usize) {
     let mut m = m.clone();
-    let mut config = PipelineConfig::default();
-    config.passes = Some(vec!["fuse".into()]);
-    config.verify = true;
+    let config = PipelineConfig {
+        passes: Some(vec!["fuse".into()]),
+        verify: true,
+        ..PipelineConfig::default()
+    };
     let report = run_pipeline(&mut m, &config);
     assert!(
         report.verify_failure.is_none(),
