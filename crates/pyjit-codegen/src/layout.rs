@@ -10,7 +10,7 @@
 //! | `bool` | one `i8` (0 or 1) |
 //! | `None` | none |
 //! | `Tensor` | one pointer: a runtime ABI handle (`*mut PjTensor`, reference counted) |
-//! | `str`, `List[T]`, `Index` | one pointer: an `Arc<Value>` of the interpreter's value type |
+//! | `str`, `List[T]`, `Dict[K, V]`, `Index` | one pointer: an `Arc<Value>` of the interpreter's value type |
 //! | `Tuple[T1…Tn]` | the slots of T1, …, Tn |
 //! | `Optional[T]` | an `i8` flag (1 = present), then the slots of T (zeros/null when absent) |
 //!
@@ -51,7 +51,7 @@ pub(crate) fn push_slots(ty: &Type, out: &mut Vec<Slot>) {
         Type::Bool => out.push(Slot::Bool),
         Type::None => {}
         Type::Tensor(_) => out.push(Slot::Tensor),
-        Type::Str | Type::List(_) | Type::Index => out.push(Slot::Obj),
+        Type::Str | Type::List(_) | Type::Dict(..) | Type::Index => out.push(Slot::Obj),
         Type::Tuple(ts) => ts.iter().for_each(|t| push_slots(t, out)),
         Type::Optional(inner) => {
             out.push(Slot::Bool);
@@ -140,6 +140,7 @@ fn write_slots(v: &Value, ty: &Type, out: &mut Vec<u64>) -> Result<(), String> {
         (Type::Tensor(_), Value::Tensor(t)) => out.push(abi::handle_from_tensor(t.clone()) as u64),
         (Type::Str, Value::Str(_))
         | (Type::List(_), Value::List(_))
+        | (Type::Dict(..), Value::Dict(_))
         | (Type::Index, Value::Index(_)) => out.push(new_obj(v.clone())),
         (Type::Tuple(ts), Value::Tuple(items)) => {
             if ts.len() != items.len() {
@@ -190,7 +191,7 @@ pub(crate) unsafe fn slots_to_value(ty: &Type, slots: &[u64], pos: &mut usize) -
                 None => Value::None,
             }
         }
-        Type::Str | Type::List(_) | Type::Index => {
+        Type::Str | Type::List(_) | Type::Dict(..) | Type::Index => {
             let p = next() as *const Value;
             // SAFETY: the caller guarantees the object pointer is live.
             unsafe { p.as_ref() }.cloned().unwrap_or(Value::None)

@@ -977,6 +977,14 @@ impl<'a, 'b> Lowering<'a, 'b> {
             | OpKind::ListSet
             | OpKind::ListAppend
             | OpKind::ListLen
+            | OpKind::DictNew
+            | OpKind::DictGet
+            | OpKind::DictSet
+            | OpKind::DictContains
+            | OpKind::DictLen
+            | OpKind::DictKeys
+            | OpKind::DictValues
+            | OpKind::DictItems
             | OpKind::StrOf(_)
             | OpKind::StrConcat
             | OpKind::Print => return self.host_op(op, k),

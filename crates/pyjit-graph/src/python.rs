@@ -84,7 +84,7 @@ pub fn to_python(m: &Module, entry: FuncId, defaults: &[Option<String>]) -> Stri
     }
     let mut out = String::from(
         "import math\nimport torch\nimport torch.nn.functional as F\nfrom torch import Tensor\n\
-         from typing import List, Optional, Tuple\n",
+         from typing import Dict, List, Optional, Tuple\n",
     );
     for &id in order.iter().rev() {
         out.push_str("\n\n");
@@ -142,6 +142,7 @@ fn annotation(t: &Type) -> String {
             ts.iter().map(annotation).collect::<Vec<_>>().join(", ")
         ),
         Type::List(t) => format!("List[{}]", annotation(t)),
+        Type::Dict(k, v) => format!("Dict[{}, {}]", annotation(k), annotation(v)),
         Type::Optional(t) => format!("Optional[{}]", annotation(t)),
     }
 }
@@ -218,6 +219,7 @@ fn placeholder(t: &Type) -> String {
             ts.iter().map(placeholder).collect::<Vec<_>>().join(", ")
         ),
         Type::List(_) => "[]".into(),
+        Type::Dict(..) => "{}".into(),
         Type::None | Type::Optional(_) => "None".into(),
     }
 }
@@ -264,7 +266,7 @@ fn cmp(op: CmpOp) -> &'static str {
 /// The annotation a variable of type `t` is assigned with (`Optional`/`List` types, whose
 /// `None` and `[]` do not say it).
 fn needs_annotation(t: &Type) -> Option<String> {
-    matches!(t, Type::Optional(_) | Type::List(_)).then(|| annotation(t))
+    matches!(t, Type::Optional(_) | Type::List(_) | Type::Dict(..)).then(|| annotation(t))
 }
 
 /// Whether `text` mentions identifier `name` (as a whole word).
@@ -770,6 +772,24 @@ impl<'a> Printer<'a> {
             }
             OpKind::ListGet => format!("{}[{}]", e(self, 0), e(self, 1)),
             OpKind::ListLen => format!("len({})", e(self, 0)),
+            OpKind::DictNew => {
+                let n = self.define(results[0]);
+                let ty = annotation(&f.values[results[0]].ty);
+                let pairs: Vec<String> = ops
+                    .chunks(2)
+                    .map(|kv| format!("{}: {}", self.expr(kv[0]), self.expr(kv[kv.len() - 1])))
+                    .collect();
+                let line = format!("{n}: {ty} = {{{}}}", pairs.join(", "));
+                self.line(depth, &line);
+                return;
+            }
+            OpKind::DictGet => format!("{}[{}]", e(self, 0), e(self, 1)),
+            OpKind::DictSet => format!("{}[{}] = {}", e(self, 0), e(self, 1), self.expr(ops[2])),
+            OpKind::DictContains => format!("{} in {}", e(self, 1), e(self, 0)),
+            OpKind::DictLen => format!("len({})", e(self, 0)),
+            OpKind::DictKeys => format!("list({}.keys())", e(self, 0)),
+            OpKind::DictValues => format!("list({}.values())", e(self, 0)),
+            OpKind::DictItems => format!("list({}.items())", e(self, 0)),
             OpKind::OptIsNone => format!("{} is None", e(self, 0)),
             OpKind::Call(callee) => {
                 let name = self

@@ -302,6 +302,23 @@ pub enum OpKind {
     ListAppend,
     /// `list.len(%l)` → int.
     ListLen,
+    /// `dict.new(%k0, %v0, %k1, %v1, ...)`: key/value pairs → a fresh `Dict[K, V]` (a later
+    /// pair with an equal key replaces the value and keeps the first position, as in Python).
+    DictNew,
+    /// `dict.get(%d, %k)` → V: `d[k]`, `KeyError(repr(k))` when absent.
+    DictGet,
+    /// `dict.set(%d, %k, %v)`: `d[k] = v` in place (a new key goes last), no result.
+    DictSet,
+    /// `dict.contains(%d, %k)` → bool: `k in d`.
+    DictContains,
+    /// `dict.len(%d)` → int.
+    DictLen,
+    /// `dict.keys(%d)` → a fresh `List[K]` in insertion order (TorchScript's `keys()`).
+    DictKeys,
+    /// `dict.values(%d)` → a fresh `List[V]` in insertion order.
+    DictValues,
+    /// `dict.items(%d)` → a fresh `List[Tuple[K, V]]` in insertion order.
+    DictItems,
     /// `opt.none()` → `Optional[T]` holding no value.
     OptNone,
     /// `opt.wrap(%v)`: T → `Optional[T]`.
@@ -376,6 +393,7 @@ impl OpKind {
             OpKind::ListSet
             | OpKind::ListAppend
             | OpKind::TensorStore
+            | OpKind::DictSet
             | OpKind::Print
             | OpKind::Raise(_)
             | OpKind::Check(_)
@@ -407,6 +425,13 @@ impl OpKind {
             | OpKind::ListNew
             | OpKind::ListGet
             | OpKind::ListLen
+            | OpKind::DictNew
+            | OpKind::DictGet
+            | OpKind::DictContains
+            | OpKind::DictLen
+            | OpKind::DictKeys
+            | OpKind::DictValues
+            | OpKind::DictItems
             | OpKind::OptNone
             | OpKind::OptWrap
             | OpKind::OptUnwrap
@@ -440,6 +465,7 @@ impl OpKind {
             | OpKind::TensorStore
             | OpKind::ListGet
             | OpKind::ListSet
+            | OpKind::DictGet
             | OpKind::OptUnwrap
             | OpKind::StrOf(_)
             | OpKind::Raise(_)
@@ -462,6 +488,13 @@ impl OpKind {
             | OpKind::ListNew
             | OpKind::ListAppend
             | OpKind::ListLen
+            | OpKind::DictNew
+            | OpKind::DictSet
+            | OpKind::DictContains
+            | OpKind::DictLen
+            | OpKind::DictKeys
+            | OpKind::DictValues
+            | OpKind::DictItems
             | OpKind::OptNone
             | OpKind::OptWrap
             | OpKind::OptIsNone
@@ -479,7 +512,15 @@ impl OpKind {
     /// unless no result is ever mutated, so CSE needs alias facts before merging them.
     pub fn returns_fresh_object(&self) -> bool {
         match self {
-            OpKind::ListNew | OpKind::Call(_) | OpKind::If | OpKind::Loop | OpKind::Fused => true,
+            OpKind::ListNew
+            | OpKind::DictNew
+            | OpKind::DictKeys
+            | OpKind::DictValues
+            | OpKind::DictItems
+            | OpKind::Call(_)
+            | OpKind::If
+            | OpKind::Loop
+            | OpKind::Fused => true,
             OpKind::Tensor(id) => crate::schema::returns_mutable(*id),
             OpKind::Const(_)
             | OpKind::IntBin(_)
@@ -504,6 +545,10 @@ impl OpKind {
             | OpKind::ListSet
             | OpKind::ListAppend
             | OpKind::ListLen
+            | OpKind::DictGet
+            | OpKind::DictSet
+            | OpKind::DictContains
+            | OpKind::DictLen
             | OpKind::OptNone
             | OpKind::OptWrap
             | OpKind::OptUnwrap
@@ -627,6 +672,14 @@ pub(crate) static SIMPLE_KINDS: std::sync::LazyLock<Vec<(&'static str, OpKind)>>
             ("list.set", OpKind::ListSet),
             ("list.append", OpKind::ListAppend),
             ("list.len", OpKind::ListLen),
+            ("dict.new", OpKind::DictNew),
+            ("dict.get", OpKind::DictGet),
+            ("dict.set", OpKind::DictSet),
+            ("dict.contains", OpKind::DictContains),
+            ("dict.len", OpKind::DictLen),
+            ("dict.keys", OpKind::DictKeys),
+            ("dict.values", OpKind::DictValues),
+            ("dict.items", OpKind::DictItems),
             ("opt.none", OpKind::OptNone),
             ("opt.wrap", OpKind::OptWrap),
             ("opt.unwrap", OpKind::OptUnwrap),

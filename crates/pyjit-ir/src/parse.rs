@@ -373,6 +373,14 @@ impl Parser {
                     Type::optional(inner)
                 }
             }
+            "Dict" => {
+                self.expect_punct('[')?;
+                let k = self.parse_type()?;
+                self.expect_punct(',')?;
+                let v = self.parse_type()?;
+                self.expect_punct(']')?;
+                Type::dict(k, v)
+            }
             "Tuple" => {
                 self.expect_punct('[')?;
                 let mut items = Vec::new();

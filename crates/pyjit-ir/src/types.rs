@@ -117,6 +117,8 @@ pub enum Type {
     Index,
     Tuple(Vec<Type>),
     List(Box<Type>),
+    /// `Dict[K, V]`: a shared, mutable, insertion-ordered dictionary; keys are `int` or `str`.
+    Dict(Box<Type>, Box<Type>),
     Optional(Box<Type>),
 }
 
@@ -132,6 +134,15 @@ impl Type {
 
     pub fn optional(inner: Type) -> Type {
         Type::Optional(Box::new(inner))
+    }
+
+    pub fn dict(key: Type, value: Type) -> Type {
+        Type::Dict(Box::new(key), Box::new(value))
+    }
+
+    /// Whether `Dict[self, V]` is a valid dictionary type (TorchScript's `str` and `int` keys).
+    pub fn is_dict_key(&self) -> bool {
+        matches!(self, Type::Int | Type::Str)
     }
 
     pub fn is_tensor(&self) -> bool {
@@ -174,6 +185,7 @@ impl Type {
             (Type::List(a), Type::List(b)) | (Type::Optional(a), Type::Optional(b)) => {
                 a.is_assignable_to(b)
             }
+            (Type::Dict(ka, va), Type::Dict(kb, vb)) => ka == kb && va.is_assignable_to(vb),
             _ => self == expected,
         }
     }
@@ -184,6 +196,7 @@ impl Type {
             Type::Tensor(t) => t.is_well_formed(),
             Type::Tuple(ts) => ts.iter().all(Type::is_well_formed),
             Type::List(t) | Type::Optional(t) => t.is_well_formed(),
+            Type::Dict(k, v) => k.is_dict_key() && v.is_well_formed(),
             _ => true,
         }
     }
@@ -195,6 +208,7 @@ impl Type {
             Type::Tuple(ts) => Type::Tuple(ts.iter().map(Type::erased).collect()),
             Type::List(t) => Type::list(t.erased()),
             Type::Optional(t) => Type::optional(t.erased()),
+            Type::Dict(k, v) => Type::dict(k.erased(), v.erased()),
             t => t.clone(),
         }
     }
@@ -269,6 +283,7 @@ impl fmt::Display for Type {
             }
             Type::List(t) => write!(f, "List[{t}]"),
             Type::Optional(t) => write!(f, "Optional[{t}]"),
+            Type::Dict(k, v) => write!(f, "Dict[{k}, {v}]"),
         }
     }
 }
@@ -297,6 +312,10 @@ mod tests {
             "Tuple[int, List[Optional[float]]]"
         );
         assert_eq!(Type::Tuple(vec![]).to_string(), "Tuple[()]");
+        assert_eq!(
+            Type::dict(Type::Str, Type::list(Type::Int)).to_string(),
+            "Dict[str, List[int]]"
+        );
     }
 
     #[test]

@@ -550,6 +550,70 @@ impl Verifier<'_> {
                     _ => self.result(op, 0, &Type::Int),
                 }
             }
+            OpKind::DictNew => {
+                if self.count(op, od.operands.len(), 1) {
+                    match f.values[od.results[0]].ty.clone() {
+                        Type::Dict(k, v) if od.operands.len() % 2 == 0 => {
+                            for i in 0..od.operands.len() {
+                                self.operand(op, i, if i % 2 == 0 { &k } else { &v });
+                            }
+                        }
+                        Type::Dict(..) => self.err(
+                            span,
+                            "`dict.new` takes key/value pairs (an even number of operands)",
+                        ),
+                        t => self.err(
+                            span,
+                            format!("`dict.new` result has type {t}, expected a dict"),
+                        ),
+                    }
+                }
+            }
+            OpKind::DictGet
+            | OpKind::DictSet
+            | OpKind::DictContains
+            | OpKind::DictLen
+            | OpKind::DictKeys
+            | OpKind::DictValues
+            | OpKind::DictItems => {
+                let (n_operands, n_results) = match od.kind {
+                    OpKind::DictGet | OpKind::DictContains => (2, 1),
+                    OpKind::DictSet => (3, 0),
+                    _ => (1, 1),
+                };
+                if !self.count(op, n_operands, n_results) {
+                    return;
+                }
+                let (k, v) = match operand_ty(0) {
+                    Some(Type::Dict(k, v)) => (*k, *v),
+                    Some(t) => {
+                        self.err(
+                            span,
+                            format!("`{name}` operand 0 has type {t}, expected a dict"),
+                        );
+                        return;
+                    }
+                    None => return,
+                };
+                match od.kind {
+                    OpKind::DictGet => {
+                        self.operand(op, 1, &k);
+                        self.result(op, 0, &v);
+                    }
+                    OpKind::DictSet => {
+                        self.operand(op, 1, &k);
+                        self.operand(op, 2, &v);
+                    }
+                    OpKind::DictContains => {
+                        self.operand(op, 1, &k);
+                        self.result(op, 0, &Type::Bool);
+                    }
+                    OpKind::DictLen => self.result(op, 0, &Type::Int),
+                    OpKind::DictKeys => self.result(op, 0, &Type::list(k)),
+                    OpKind::DictValues => self.result(op, 0, &Type::list(v)),
+                    _ => self.result(op, 0, &Type::list(Type::Tuple(vec![k, v]))),
+                }
+            }
             OpKind::OptNone => {
                 if self.count(op, 0, 1) && !matches!(f.values[od.results[0]].ty, Type::Optional(_))
                 {

@@ -55,6 +55,9 @@ pub fn join(a: &Type, b: &Type) -> Option<Type> {
         ),
         (Type::Optional(x), Type::Optional(y)) => Type::optional(join(x, y)?),
         (Type::List(x), Type::List(y)) => Type::list(join(x, y)?),
+        (Type::Dict(kx, x), Type::Dict(ky, y)) if kx == ky => {
+            Type::dict((**kx).clone(), join(x, y)?)
+        }
         (x, y) if x == y => x.clone(),
         _ => return None,
     })

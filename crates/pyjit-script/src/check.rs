@@ -388,12 +388,20 @@ impl Checker<'_> {
                 "set display",
                 "use a list (`[a, b]`) or a tuple",
             )),
-            ExprKind::Dict(_) => self.push(err(
-                "dictionaries are not supported",
-                e.span,
-                "dict display",
-                "use parallel lists or a tuple instead",
-            )),
+            ExprKind::Dict(items) => {
+                for (k, v) in items {
+                    match k {
+                        Some(k) => self.expr(k, msg),
+                        None => self.push(err(
+                            "`**` unpacking in a dict display is not supported",
+                            v.span,
+                            "`**` unpacking",
+                            "add the entries one by one with `d[k] = v`",
+                        )),
+                    }
+                    self.expr(v, msg);
+                }
+            }
             ExprKind::Starred(_) => self.push(err(
                 "argument unpacking `*` is not supported",
                 e.span,

@@ -21,6 +21,8 @@ pub enum Ty {
     Device,
     Tuple(Vec<Ty>),
     List(Box<Ty>),
+    /// `Dict[K, V]` with `int` or `str` keys (TorchScript's dictionaries).
+    Dict(Box<Ty>, Box<Ty>),
     Optional(Box<Ty>),
 }
 
@@ -87,6 +89,7 @@ impl fmt::Display for Ty {
                 write!(f, "]")
             }
             Ty::List(t) => write!(f, "List[{t}]"),
+            Ty::Dict(k, v) => write!(f, "Dict[{k}, {v}]"),
             Ty::Optional(t) => write!(f, "Optional[{t}]"),
         }
     }
@@ -126,13 +129,13 @@ pub fn parse_annotation(e: &Expr, imports: &Imports) -> Result<Ty, Diagnostic> {
                     .with_help(
                         "annotate the concrete type (Tensor, int, float, bool, List[T], …)",
                     )),
-                Some("List") | Some("Tuple") | Some("Optional") => Err(Diagnostic::error(format!(
-                    "`{dotted}` needs type arguments"
-                ))
-                .with_primary(e.span, "missing `[...]`")
-                .with_help(format!(
-                    "write `{dotted}[int]` (or the element type you mean)"
-                ))),
+                Some("List") | Some("Tuple") | Some("Optional") | Some("Dict") => Err(
+                    Diagnostic::error(format!("`{dotted}` needs type arguments"))
+                        .with_primary(e.span, "missing `[...]`")
+                        .with_help(format!(
+                            "write `{dotted}[int]` (or the element type you mean)"
+                        )),
+                ),
                 _ => Err(bad(&dotted)),
             }
         }
@@ -184,9 +187,22 @@ pub fn parse_annotation(e: &Expr, imports: &Imports) -> Result<Ty, Diagnostic> {
                 Some("Union") => Err(Diagnostic::error("`Union` types are not supported")
                     .with_primary(e.span, "values need one static type")
                     .with_help("use `Optional[T]` for \"T or None\"; otherwise split the function per type")),
-                Some("Dict") => Err(Diagnostic::error("`Dict` types are not supported")
-                    .with_primary(e.span, "dictionaries are not part of the language")
-                    .with_help("use parallel lists or a tuple instead")),
+                Some("Dict") => {
+                    let [k, v] = args.as_slice() else {
+                        return Err(Diagnostic::error("`Dict` takes two type arguments")
+                            .with_primary(index.span, format!("{} arguments", args.len()))
+                            .with_help("write `Dict[str, Tensor]` (key type, value type)"));
+                    };
+                    let kt = parse_annotation(k, imports)?;
+                    if !matches!(kt, Ty::Int | Ty::Str) {
+                        return Err(Diagnostic::error(format!(
+                            "dictionary keys of type `{kt}` are not supported"
+                        ))
+                        .with_primary(k.span, "key type")
+                        .with_help("use `str` or `int` keys"));
+                    }
+                    Ok(Ty::Dict(Box::new(kt), Box::new(parse_annotation(v, imports)?)))
+                }
                 _ => Err(bad(&dotted)),
             }
         }

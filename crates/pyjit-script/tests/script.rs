@@ -136,8 +136,7 @@ const CORPUS_COMPILE_ERRORS: &[&str] = &[];
 
 /// Programs of the real-TorchScript corpus (`ts_*`, issue 14) that use a construct the frontend
 /// does not accept yet; the test fails when one of them compiles (remove it then).
-const NOT_YET_SCRIPTABLE: &[(&str, &str)] =
-    &[("ts_misc_dict", "`Dict[str, T]` / `Dict[int, T]` values")];
+const NOT_YET_SCRIPTABLE: &[(&str, &str)] = &[];
 
 #[test]
 fn corpus_scripts_and_verifies() {

@@ -745,9 +745,9 @@ pub(crate) fn call_method(
                 "type" | "astype" if args.len() == 1 => {
                     return ev.call_op("to", vec![recv.clone(), args[0].clone()], kw, span);
                 }
-                "tolist" => {
-                    if ev.rec.is_some() {
-                        return Err(TraceError::unsupported("tolist() cannot be traced", span));
+                "tolist" if args.is_empty() && kw.is_empty() => {
+                    if ev.rec.is_some() && t.ir.is_some() {
+                        return traced_tolist(ev, recv, t, span);
                     }
                     return Ok(tolist(&t.t));
                 }
@@ -842,20 +842,78 @@ pub(crate) fn call_method(
     }
 }
 
-fn tolist(t: &pyjit_runtime::Tensor) -> PyVal {
-    fn build(vals: &[PyVal], shape: &[usize]) -> PyVal {
-        match shape.split_first() {
-            None => vals.first().cloned().unwrap_or(PyVal::None),
-            Some((&n, rest)) => {
-                let step: usize = rest.iter().product();
-                PyVal::list(
-                    (0..n)
-                        .map(|i| build(&vals[i * step..(i + 1) * step], rest))
-                        .collect(),
-                )
-            }
+/// The most elements `Tensor.tolist()` reads while tracing: each one becomes a guard.
+pub const MAX_TRACED_TOLIST: usize = 1024;
+
+/// `t.tolist()` while tracing: every element is read as a Python number (an `Int`/`Float`/
+/// `Bool` of `t.reshape(-1)[i]`, recorded) and guarded to equal its traced value, as PyTorch's
+/// tracer treats the list as a constant (with its TracerWarning); a call whose tensor holds
+/// other values fails a guard and re-traces, so the trace stays sound. Larger tensors are
+/// refused: that many guards would make every call slower than eager evaluation.
+fn traced_tolist(ev: &mut Evaluator, recv: &PyVal, t: &crate::TVal, span: Span) -> R<PyVal> {
+    let n = t.t.numel();
+    if n > MAX_TRACED_TOLIST {
+        return Err(TraceError::unsupported(
+            format!(
+                "`tolist()` of a tensor with {n} elements cannot be traced: each element would be \
+                 a guard (at most {MAX_TRACED_TOLIST}); script the function (`-> List[int]`), or run it eagerly"
+            ),
+            span,
+        ));
+    }
+    let conv = match t.t.dtype() {
+        DType::Bool => "Bool",
+        DType::Int32 | DType::Int64 => "Int",
+        _ => "Float",
+    };
+    let flat = ev.call_op(
+        "reshape",
+        vec![recv.clone(), PyVal::list(vec![PyVal::Int(-1)])],
+        vec![],
+        span,
+    )?;
+    let PyVal::Tensor(flat) = flat else {
+        return Err(TraceError::unsupported(
+            "`reshape` did not return a tensor",
+            span,
+        ));
+    };
+    let mut vals = Vec::with_capacity(n);
+    for i in 0..n {
+        let e = ev.index_tensor(
+            &flat,
+            vec![pyjit_runtime::TensorIndex::Int(i as i64)],
+            vec![None],
+            span,
+        )?;
+        let PyVal::Tensor(et) = &e else {
+            return Err(TraceError::unsupported(
+                "indexing did not return a tensor",
+                span,
+            ));
+        };
+        vals.push(ev.tensor_to_scalar(et, conv, GuardReason::List, span)?);
+    }
+    Ok(build_nested(&vals, t.t.shape()))
+}
+
+/// Nests row-major `vals` into lists of `shape` (a 0-d shape is the one value).
+fn build_nested(vals: &[PyVal], shape: &[usize]) -> PyVal {
+    match shape.split_first() {
+        None => vals.first().cloned().unwrap_or(PyVal::None),
+        Some((&n, rest)) => {
+            let step: usize = rest.iter().product();
+            PyVal::list(
+                (0..n)
+                    .map(|i| build_nested(&vals[i * step..(i + 1) * step], rest))
+                    .collect(),
+            )
         }
     }
+}
+
+fn tolist(t: &pyjit_runtime::Tensor) -> PyVal {
+    let build = build_nested;
     let flat: Vec<PyVal> = match t.dtype() {
         DType::Bool => t.to_vec::<bool>().into_iter().map(PyVal::Bool).collect(),
         DType::Int32 | DType::Int64 => t.to_vec::<i64>().into_iter().map(PyVal::Int).collect(),

@@ -1298,7 +1298,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         })
     }
 
-    fn index_tensor(
+    pub(crate) fn index_tensor(
         &mut self,
         t: &TVal,
         ix: Vec<TensorIndex>,

@@ -19,6 +19,8 @@ pub enum GuardReason {
     Float,
     /// `t.item()`.
     Number,
+    /// An element of `t.tolist()`.
+    List,
     /// A size read as a Python int (`x.size(0)`, `x.shape`, `len(x)`, `x.dim()`, `x.numel()`).
     Shape,
     /// Iterating over a tensor's first dimension.
@@ -47,6 +49,9 @@ pub fn warning_text(reason: GuardReason, guards: bool) -> String {
         }
         GuardReason::Float => {
             "Converting a tensor to a Python float might cause the trace to be incorrect. We can't record the data flow of Python values, so this value will be treated as a constant in the future. This means that the trace might not generalize to other inputs!"
+        }
+        GuardReason::List => {
+            "Converting a tensor to a Python list might cause the trace to be incorrect. We can't record the data flow of Python values, so this value will be treated as a constant in the future. This means that the trace might not generalize to other inputs!"
         }
         GuardReason::Number => {
             "Converting a tensor to a Python number might cause the trace to be incorrect. We can't record the data flow of Python values, so this value will be treated as a constant in the future. This means that the trace might not generalize to other inputs!"

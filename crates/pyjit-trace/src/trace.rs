@@ -243,6 +243,10 @@ fn param_type(v: &IValue) -> Type {
         IValue::Tensor(_) => Type::tensor(),
         IValue::Tuple(items) => Type::Tuple(items.iter().map(param_type).collect()),
         IValue::List(l) => Type::list(l.snapshot().first().map(param_type).unwrap_or(Type::Int)),
+        IValue::Dict(d) => match d.snapshot().first() {
+            Some((k, v)) => Type::dict(param_type(&k.value()), param_type(v)),
+            None => Type::dict(Type::Str, Type::tensor()),
+        },
         IValue::Index(_) => Type::Index,
     }
 }

@@ -250,13 +250,23 @@ fn to_interp_leaf(v: &PyVal) -> Option<IValue> {
 }
 
 /// Converts to the interpreter's value type (the project's common value type at API
-/// boundaries). Dicts, functions and modules have no counterpart.
+/// boundaries). Functions and modules have no counterpart.
 pub fn to_interp(v: &PyVal) -> Result<IValue, String> {
     Ok(match v {
         PyVal::Tuple(items) => {
             IValue::tuple(items.iter().map(to_interp).collect::<Result<_, _>>()?)
         }
         PyVal::List(l) => IValue::list(l.borrow().iter().map(to_interp).collect::<Result<_, _>>()?),
+        PyVal::Dict(d) => {
+            let out = pyjit_value::Dict::new();
+            for (k, v) in d.borrow().iter() {
+                let key = to_interp(k)?;
+                let key = pyjit_value::DictKey::of(&key)
+                    .ok_or_else(|| format!("dict with {} keys", k.type_name()))?;
+                out.set(key, to_interp(v)?);
+            }
+            IValue::Dict(out)
+        }
         leaf => to_interp_leaf(leaf).ok_or_else(|| leaf.type_name().to_string())?,
     })
 }
@@ -273,6 +283,12 @@ pub fn from_interp(v: &IValue) -> PyVal {
         IValue::Tensor(t) => PyVal::tensor(t.clone(), None),
         IValue::Tuple(items) => PyVal::tuple(items.iter().map(from_interp).collect()),
         IValue::List(l) => PyVal::list(l.snapshot().iter().map(from_interp).collect()),
+        IValue::Dict(d) => PyVal::Dict(std::rc::Rc::new(std::cell::RefCell::new(
+            d.snapshot()
+                .iter()
+                .map(|(k, v)| (from_interp(&k.value()), from_interp(v)))
+                .collect(),
+        ))),
         IValue::Index(_) => PyVal::None,
     }
 }

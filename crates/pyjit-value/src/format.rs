@@ -35,6 +35,14 @@ pub fn py_repr(v: &Value) -> String {
             let parts: Vec<String> = l.snapshot().iter().map(py_repr).collect();
             format!("[{}]", parts.join(", "))
         }
+        Value::Dict(d) => {
+            let parts: Vec<String> = d
+                .snapshot()
+                .iter()
+                .map(|(k, v)| format!("{}: {}", py_repr(&k.value()), py_repr(v)))
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        }
         Value::Index(i) => format!("{i:?}"),
     }
 }

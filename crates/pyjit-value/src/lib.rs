@@ -19,4 +19,4 @@ pub mod scalar;
 mod value;
 
 pub use error::{CallSite, ExcKind, InterpError, PyErr};
-pub use value::{List, Value, from_runtime, generic_to_runtime, to_runtime};
+pub use value::{Dict, DictKey, List, Value, from_runtime, generic_to_runtime, to_runtime};

@@ -7,7 +7,7 @@
 use crate::error::{ExcKind, PyErr};
 use crate::format::{py_format, py_str};
 use crate::scalar;
-use crate::value::Value;
+use crate::value::{Dict, DictKey, Value};
 use pyjit_ir::{Const, FloatBinOp, IndexKind, IntBinOp, OpKind};
 use pyjit_runtime::TensorIndex;
 use pyjit_runtime::schema::PyOperator;
@@ -89,6 +89,11 @@ pub fn float_operator(op: BinOp) -> Option<FloatBinOp> {
         | BinOp::RShift
         | BinOp::MatMul => return None,
     })
+}
+
+/// Python's `KeyError` of a missing dict key: its message is `repr(key)` (`KeyError: 'box'`).
+pub fn key_error(k: &Value) -> PyErr {
+    PyErr::new(ExcKind::KeyError, crate::format::py_repr(k))
 }
 
 /// The exception of `opt.unwrap` of an empty optional.
@@ -188,6 +193,13 @@ fn eval_value_op(
         Value::List(l) => Ok(l.clone()),
         other => Err(internal(format!("list op on a {}", other.type_name()))),
     };
+    let dict = |i: usize| match arg(i)? {
+        Value::Dict(d) => Ok(d.clone()),
+        other => Err(internal(format!("dict op on a {}", other.type_name()))),
+    };
+    let key = |v: &Value| {
+        DictKey::of(v).ok_or_else(|| internal(format!("a {} as a dict key", v.type_name())))
+    };
     let one = |v: Value| Ok(vec![v]);
     match kind {
         OpKind::Const(c) => one(const_value(c)),
@@ -278,6 +290,46 @@ fn eval_value_op(
             Ok(vec![])
         }
         OpKind::ListLen => one(Value::Int(list(0)?.len() as i64)),
+        OpKind::DictNew => {
+            let d = Dict::new();
+            for kv in args.chunks(2) {
+                let [k, v] = kv else {
+                    return Err(internal("`dict.new` needs key/value pairs"));
+                };
+                d.set(key(k)?, v.clone());
+            }
+            one(Value::Dict(d))
+        }
+        OpKind::DictGet => {
+            let (d, k) = (dict(0)?, arg(1)?);
+            match d.get(&key(k)?) {
+                Some(v) => one(v),
+                None => Err(key_error(k)),
+            }
+        }
+        OpKind::DictSet => {
+            dict(0)?.set(key(arg(1)?)?, arg(2)?.clone());
+            Ok(vec![])
+        }
+        OpKind::DictContains => one(Value::Bool(dict(0)?.contains(&key(arg(1)?)?))),
+        OpKind::DictLen => one(Value::Int(dict(0)?.len() as i64)),
+        OpKind::DictKeys => one(Value::list(
+            dict(0)?
+                .snapshot()
+                .into_iter()
+                .map(|(k, _)| k.value())
+                .collect(),
+        )),
+        OpKind::DictValues => one(Value::list(
+            dict(0)?.snapshot().into_iter().map(|(_, v)| v).collect(),
+        )),
+        OpKind::DictItems => one(Value::list(
+            dict(0)?
+                .snapshot()
+                .into_iter()
+                .map(|(k, v)| Value::tuple(vec![k.value(), v]))
+                .collect(),
+        )),
         OpKind::OptNone | OpKind::Undef => one(Value::None),
         OpKind::OptWrap => one(arg(0)?.clone()),
         OpKind::OptUnwrap => {

@@ -69,6 +69,96 @@ impl fmt::Debug for List {
     }
 }
 
+/// A dictionary key: TorchScript's `str` and `int` keys.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DictKey {
+    Int(i64),
+    Str(Arc<str>),
+}
+
+impl DictKey {
+    /// The key of a value (`None` for a value that cannot be a key).
+    pub fn of(v: &Value) -> Option<DictKey> {
+        match v {
+            Value::Int(i) => Some(DictKey::Int(*i)),
+            Value::Str(s) => Some(DictKey::Str(s.clone())),
+            _ => None,
+        }
+    }
+
+    pub fn value(&self) -> Value {
+        match self {
+            DictKey::Int(i) => Value::Int(*i),
+            DictKey::Str(s) => Value::Str(s.clone()),
+        }
+    }
+}
+
+#[derive(Default)]
+struct DictData {
+    /// Entries in insertion order.
+    entries: Vec<(DictKey, Value)>,
+    /// Where each key's entry is.
+    index: std::collections::HashMap<DictKey, usize>,
+}
+
+/// A shared, mutable, insertion-ordered Python dict (no deletion: the language has no `del`
+/// or `pop` on dicts).
+#[derive(Clone, Default)]
+pub struct Dict(Arc<Mutex<DictData>>);
+
+impl Dict {
+    pub fn new() -> Dict {
+        Dict::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.lock().entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn get(&self, k: &DictKey) -> Option<Value> {
+        let d = self.0.lock();
+        d.index.get(k).map(|&i| d.entries[i].1.clone())
+    }
+
+    pub fn contains(&self, k: &DictKey) -> bool {
+        self.0.lock().index.contains_key(k)
+    }
+
+    /// `d[k] = v`: an existing key keeps its position, a new one goes last.
+    pub fn set(&self, k: DictKey, v: Value) {
+        let mut d = self.0.lock();
+        match d.index.get(&k) {
+            Some(&i) => d.entries[i].1 = v,
+            None => {
+                let i = d.entries.len();
+                d.index.insert(k.clone(), i);
+                d.entries.push((k, v));
+            }
+        }
+    }
+
+    /// A copy of the entries in insertion order (see [`List::snapshot`]).
+    pub fn snapshot(&self) -> Vec<(DictKey, Value)> {
+        self.0.lock().entries.clone()
+    }
+
+    /// Whether both handles name the same dict (Python's `is`).
+    pub fn ptr_eq(&self, other: &Dict) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl fmt::Debug for Dict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.snapshot()).finish()
+    }
+}
+
 /// A value of the interpreted program.
 #[derive(Clone, Debug)]
 pub enum Value {
@@ -81,6 +171,7 @@ pub enum Value {
     Tensor(Tensor),
     Tuple(Arc<[Value]>),
     List(List),
+    Dict(Dict),
     /// One component of a tensor subscript (`index.*` ops).
     Index(TensorIndex),
 }
@@ -110,6 +201,7 @@ impl Value {
             Value::Tensor(_) => "Tensor",
             Value::Tuple(_) => "tuple",
             Value::List(_) => "list",
+            Value::Dict(_) => "dict",
             Value::Index(_) => "Index",
         }
     }
@@ -171,6 +263,10 @@ impl Value {
                 items.len() == tys.len() && items.iter().zip(tys).all(|(v, t)| v.has_type(t))
             }
             (Value::List(l), Type::List(elem)) => l.snapshot().iter().all(|v| v.has_type(elem)),
+            (Value::Dict(d), Type::Dict(kt, vt)) => d
+                .snapshot()
+                .iter()
+                .all(|(k, v)| k.value().has_type(kt) && v.has_type(vt)),
             _ => false,
         }
     }
@@ -283,6 +379,13 @@ pub fn generic_to_runtime(v: &Value) -> RtValue {
         Value::Tuple(_) | Value::List(_) => {
             RtValue::List(elements(v).iter().map(generic_to_runtime).collect())
         }
+        // No op takes a dict; its keys are what Python iterates.
+        Value::Dict(d) => RtValue::List(
+            d.snapshot()
+                .iter()
+                .map(|(k, _)| generic_to_runtime(&k.value()))
+                .collect(),
+        ),
         Value::Index(i) => RtValue::Indices(vec![i.clone()]),
     }
 }

@@ -212,6 +212,11 @@ impl Value {
                     "a tensor index component cannot be returned to the caller".into(),
                 ));
             }
+            IValue::Dict(_) => {
+                return Err(Error::Argument(
+                    "a dict cannot be returned to the caller yet: return its `items()` (a list of tuples)".into(),
+                ));
+            }
         })
     }
 }

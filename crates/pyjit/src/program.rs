@@ -179,7 +179,8 @@ impl ArgKey {
                     })
                     .collect(),
             ),
-            Value::List(_) => ArgKey::List(declared.clone()),
+            // Keyed by the declared type (its elements may differ in rank).
+            Value::List(_) | Value::Dict(_) => ArgKey::List(declared.clone()),
         }
     }
 }
@@ -575,7 +576,7 @@ impl Program {
                     format!("[{}]", parts.join(", "))
                 }
                 Value::Tensor(t) => tensor_literal(t)?,
-                Value::Index(_) => return None,
+                Value::Index(_) | Value::Dict(_) => return None,
             })
         }
         /// `torch.tensor(<nested lists>, dtype=torch.X)` of a (small) default tensor.

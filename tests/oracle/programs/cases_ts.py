@@ -550,7 +550,9 @@ def _():
 @spec("ts_misc_dict")
 def _():
     return [C("loss_weights", [T(1.0), T(2.0), T(3.0)]), C("loss_weights", [T(1.0), T(2.0), T(3.0), T(4.0)]),
-            C("count_labels", [3, 1, 3, 2, 3, 1]), C("key_count", rn(2, 3))]
+            C("count_labels", [3, 1, 3, 2, 3, 1]), C("key_count", rn(2, 3)),
+            C("weight_of", 0), C("weight_of", 1), C("weight_of", 2), C("weight_of", 3, error=True),
+            C("id_to_index", [3, 7, 5, 11]), C("sum_values", rn(2, 3))]
 
 
 @spec("ts_misc_dtype_values")

@@ -115,10 +115,11 @@ pub fn is_attached(f: &Function, mut op: Op) -> bool {
     }
 }
 
-/// Whether a value of this type can be (or contain) a mutable object: a tensor or a list.
+/// Whether a value of this type can be (or contain) a mutable object: a tensor, a list or a
+/// dict.
 pub fn is_mutable_type(t: &Type) -> bool {
     match t {
-        Type::Tensor(_) | Type::List(_) => true,
+        Type::Tensor(_) | Type::List(_) | Type::Dict(..) => true,
         Type::Tuple(ts) => ts.iter().any(is_mutable_type),
         Type::Optional(t) => is_mutable_type(t),
         _ => false,
@@ -129,7 +130,11 @@ pub fn is_mutable_type(t: &Type) -> bool {
 /// and calls (a callee may do either to its arguments).
 pub fn writes_memory(kind: &OpKind) -> bool {
     match kind {
-        OpKind::ListSet | OpKind::ListAppend | OpKind::TensorStore | OpKind::Call(_) => true,
+        OpKind::ListSet
+        | OpKind::ListAppend
+        | OpKind::TensorStore
+        | OpKind::DictSet
+        | OpKind::Call(_) => true,
         OpKind::Tensor(id) => pyjit_ir::schema::is_inplace(*id),
         _ => false,
     }
@@ -142,6 +147,12 @@ pub fn reads_memory(f: &Function, op: Op) -> bool {
     match &data.kind {
         OpKind::ListGet
         | OpKind::ListLen
+        | OpKind::DictGet
+        | OpKind::DictContains
+        | OpKind::DictLen
+        | OpKind::DictKeys
+        | OpKind::DictValues
+        | OpKind::DictItems
         | OpKind::Tensor(_)
         | OpKind::TensorLoad
         | OpKind::Call(_) => true,

@@ -118,6 +118,7 @@ impl Lower<'_, '_, '_> {
                 Ok(Val { v, ty })
             }
             ExprKind::List(items) => self.list_display(e, items, hint),
+            ExprKind::Dict(items) => self.dict_display(e, items, hint),
             ExprKind::ListComp { elt, generators } => {
                 self.list_comprehension(e, elt, generators, hint)
             }
@@ -524,6 +525,72 @@ impl Lower<'_, '_, '_> {
         Ok(Val {
             v,
             ty: Ty::list(elem),
+        })
+    }
+
+    /// `{k: v, ...}`: a fresh `Dict[K, V]`, its types from the annotation or the first entry
+    /// (an empty display without one is a `Dict[str, Tensor]`, as in TorchScript).
+    fn dict_display(
+        &mut self,
+        e: &Expr,
+        items: &[(Option<Expr>, Expr)],
+        hint: Option<&Ty>,
+    ) -> R<Val> {
+        let hinted = match hint {
+            Some(Ty::Dict(k, v)) => Some(((**k).clone(), (**v).clone())),
+            Some(Ty::Optional(inner)) => match inner.as_ref() {
+                Ty::Dict(k, v) => Some(((**k).clone(), (**v).clone())),
+                _ => None,
+            },
+            _ => None,
+        };
+        let mut pairs = Vec::new();
+        for (k, v) in items {
+            let Some(k) = k else {
+                return Err(
+                    Diagnostic::error("`**` unpacking in a dict display is not supported")
+                        .with_primary(v.span, "`**` unpacking"),
+                );
+            };
+            let kv = self.expr_hint(k, hinted.as_ref().map(|h| &h.0))?;
+            let vv = self.expr_hint(v, hinted.as_ref().map(|h| &h.1))?;
+            pairs.push((kv, k.span, vv, v.span));
+        }
+        let (kt, vt) = match hinted {
+            Some(h) => h,
+            None => match pairs.first() {
+                Some((k, _, v, _)) => (k.ty.clone(), v.ty.clone()),
+                None => (Ty::Str, Ty::Tensor),
+            },
+        };
+        if !matches!(kt, Ty::Int | Ty::Str) {
+            let span = pairs.first().map(|p| p.1).unwrap_or(e.span);
+            return Err(Diagnostic::error(format!(
+                "dictionary keys of type `{kt}` are not supported"
+            ))
+            .with_primary(span, format!("`{kt}` key"))
+            .with_help("use `str` or `int` keys"));
+        }
+        let mut vs = Vec::new();
+        for (k, ks, v, vspan) in pairs {
+            vs.push(self.coerce(k, &kt, ks, |got, want| {
+                format!("dict key has type `{got}`, but the dict's keys are `{want}`")
+            })?);
+            vs.push(self.coerce(v, &vt, vspan, |got, want| {
+                format!("dict value has type `{got}`, but the dict holds `{want}`")
+            })?);
+        }
+        self.set_span(e.span);
+        let ty = Ty::Dict(Box::new(kt), Box::new(vt));
+        let v = self.b.insert1(pyjit_ir::OpKind::DictNew, &vs, ir_type(&ty));
+        Ok(Val { v, ty })
+    }
+
+    /// A key for dictionary `d` of key type `kt`: the key converted as an assignment would.
+    pub fn dict_key(&mut self, kt: &Ty, key: &Expr) -> R<Value> {
+        let k = self.expr_hint(key, Some(kt))?;
+        self.coerce(k, kt, key.span, |got, want| {
+            format!("dict key has type `{got}`, but the dict's keys are `{want}`")
         })
     }
 
@@ -1137,6 +1204,15 @@ impl Lower<'_, '_, '_> {
     /// `x in xs` for lists (a loop) and tuples (unrolled).
     fn contains(&mut self, l: Val, r: Val, lspan: Span, rspan: Span, span: Span) -> R<Value> {
         match r.ty.clone() {
+            Ty::Dict(kt, _) => {
+                let k = self.coerce(l, &kt, lspan, |got, want| {
+                    format!("`in` a dict with `{want}` keys of a `{got}`")
+                })?;
+                self.set_span(span);
+                Ok(self
+                    .b
+                    .insert1(pyjit_ir::OpKind::DictContains, &[r.v, k], Type::Bool))
+            }
             Ty::Tuple(ts) => {
                 let mut acc = self.b.const_bool(false);
                 for (i, t) in ts.into_iter().enumerate() {
@@ -1482,6 +1558,14 @@ impl Lower<'_, '_, '_> {
         self.set_span(e.span);
         match base.ty.clone() {
             Ty::Tensor => self.tensor_index(base, index, e.span),
+            Ty::Dict(kt, vt) => {
+                let k = self.dict_key(&kt, index)?;
+                self.set_span(e.span);
+                let v = self
+                    .b
+                    .insert1(pyjit_ir::OpKind::DictGet, &[base.v, k], ir_type(&vt));
+                Ok(Val { v, ty: *vt })
+            }
             Ty::List(elem) => {
                 if let ExprKind::Slice { lower, upper, step } = &index.kind {
                     let k = match step.as_ref() {
@@ -2072,6 +2156,7 @@ impl Lower<'_, '_, '_> {
                 };
                 let v = match &x.ty {
                     Ty::List(_) => self.b.list_len(x.v),
+                    Ty::Dict(..) => self.b.insert1(pyjit_ir::OpKind::DictLen, &[x.v], Type::Int),
                     Ty::Tuple(ts) => self.b.const_int(ts.len() as i64),
                     Ty::Tensor => self.tensor_len(x.v)?,
                     other => {

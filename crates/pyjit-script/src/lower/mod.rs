@@ -53,6 +53,7 @@ pub fn ir_type(t: &Ty) -> Type {
         Ty::Device => Type::Str,
         Ty::Tuple(ts) => Type::Tuple(ts.iter().map(ir_type).collect()),
         Ty::List(t) => Type::list(ir_type(t)),
+        Ty::Dict(k, v) => Type::dict(ir_type(k), ir_type(v)),
         Ty::Optional(t) => Type::optional(ir_type(t)),
     }
 }
@@ -69,6 +70,7 @@ pub fn from_ir_type(t: &Type) -> Ty {
         Type::DType => Ty::DType,
         Type::Tuple(ts) => Ty::Tuple(ts.iter().map(from_ir_type).collect()),
         Type::List(t) => Ty::list(from_ir_type(t)),
+        Type::Dict(k, v) => Ty::Dict(Box::new(from_ir_type(k)), Box::new(from_ir_type(v))),
         Type::Optional(t) => Ty::Optional(Box::new(from_ir_type(t))),
         // Subscript components never reach a variable.
         Type::Index => Ty::None,

@@ -479,6 +479,31 @@ impl Lower<'_, '_, '_> {
                         let r = self.tensor_inplace(op, view, rhs, span)?;
                         self.tensor_put(b, idx, r, span)
                     }
+                    Ty::Dict(ref kt, ref vt) => {
+                        let (kt, vt) = ((**kt).clone(), (**vt).clone());
+                        let k = self.dict_key(&kt, index)?;
+                        self.set_span(span);
+                        let cur =
+                            self.b
+                                .insert1(pyjit_ir::OpKind::DictGet, &[b.v, k], ir_type(&vt));
+                        let rhs = self.expr(value)?;
+                        let cur = Val {
+                            v: cur,
+                            ty: vt.clone(),
+                        };
+                        let r = if vt == Ty::Tensor {
+                            self.tensor_inplace(op, cur, rhs, span)?
+                        } else {
+                            self.binop(op, cur, rhs, target.span, value.span, span)?
+                        };
+                        let r = self.coerce(r, &vt, span, |got, want| {
+                            format!("dict value has type `{want}`, but the result is `{got}`")
+                        })?;
+                        self.set_span(span);
+                        self.b
+                            .insert(pyjit_ir::OpKind::DictSet, &[b.v, k, r], &[], &[]);
+                        Ok(())
+                    }
                     Ty::List(ref elem) => {
                         let elem = (**elem).clone();
                         let i = self.expr(index)?;
@@ -524,6 +549,17 @@ impl Lower<'_, '_, '_> {
         let b = self.expr(base)?;
         match &b.ty {
             Ty::Tensor => self.tensor_setitem(b, index, val, vspan, span),
+            Ty::Dict(kt, vt) => {
+                let (kt, vt) = ((**kt).clone(), (**vt).clone());
+                let k = self.dict_key(&kt, index)?;
+                let v = self.coerce(val, &vt, vspan, |got, want| {
+                    format!("cannot store a `{got}` into a dict of `{want}`")
+                })?;
+                self.set_span(span);
+                self.b
+                    .insert(pyjit_ir::OpKind::DictSet, &[b.v, k, v], &[], &[]);
+                Ok(())
+            }
             Ty::List(elem) => {
                 let elem = (**elem).clone();
                 let i = self.expr(index)?;
@@ -1256,6 +1292,13 @@ impl Lower<'_, '_, '_> {
         let v = self.expr(e)?;
         match v.ty {
             Ty::List(elem) => Ok(Iterable::List(v.v, *elem)),
+            // `for k in d`: over a snapshot of the keys (Python raises if the loop changes the
+            // dict's size; TorchScript iterates its `keys()` list, as here).
+            Ty::Dict(k, _) => {
+                let ty = Type::list(ir_type(&k));
+                let l = self.b.insert1(pyjit_ir::OpKind::DictKeys, &[v.v], ty);
+                Ok(Iterable::List(l, *k))
+            }
             Ty::Tensor => Ok(Iterable::Tensor(v.v)),
             Ty::Tuple(ts) => {
                 let mut out = Vec::new();

@@ -52,6 +52,8 @@ fn kind_of(t: &Ty) -> ArgKind {
             Ty::Tensor => ArgKind::TensorList,
             _ => ArgKind::List,
         },
+        // No op takes a dict; binding fails with the op's own "expected ..." message.
+        Ty::Dict(..) => ArgKind::List,
         Ty::Tuple(ts) => {
             if ts.iter().all(|t| *t == Ty::Int) {
                 ArgKind::IntList
@@ -578,6 +580,90 @@ impl Lower<'_, '_, '_> {
             .const_str("only integer tensors of a single element can be converted to an index");
         self.b.check("TypeError", ok, msg);
         self.scalar_of(ScalarTy::Int, t)
+    }
+
+    /// The methods of a `Dict[K, V]`: `keys()`, `values()`, `items()` (fresh lists in
+    /// insertion order, as TorchScript's), `get(k)` (an `Optional[V]`) and `get(k, default)`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn dict_method(
+        &mut self,
+        e: &Expr,
+        recv: Val,
+        kt: Ty,
+        vt: Ty,
+        name: &str,
+        nspan: Span,
+        args: &[Expr],
+        kws: &[Keyword],
+    ) -> R<Val> {
+        if let Some(k) = kws.first() {
+            return Err(Diagnostic::error(format!(
+                "keyword arguments of `dict.{name}` are not supported"
+            ))
+            .with_primary(k.span, "keyword argument")
+            .with_help("pass the arguments positionally"));
+        }
+        let d = recv.v;
+        let list = |s: &mut Self, kind: pyjit_ir::OpKind, elem: Ty| {
+            s.set_span(e.span);
+            let v = s.b.insert1(kind, &[d], ir_type(&Ty::list(elem.clone())));
+            Ok(Val {
+                v,
+                ty: Ty::list(elem),
+            })
+        };
+        match (name, args) {
+            ("keys", []) => list(self, pyjit_ir::OpKind::DictKeys, kt),
+            ("values", []) => list(self, pyjit_ir::OpKind::DictValues, vt),
+            ("items", []) => list(self, pyjit_ir::OpKind::DictItems, Ty::Tuple(vec![kt, vt])),
+            ("get", [k, rest @ ..]) if rest.len() <= 1 && !matches!(vt, Ty::Optional(_)) => {
+                let key = self.dict_key(&kt, k)?;
+                let default = match rest.first() {
+                    Some(x) => {
+                        let v = self.expr_hint(x, Some(&vt))?;
+                        Some(self.coerce(v, &vt, x.span, |got, want| {
+                            format!("the default of `get` has type `{got}`, but the dict holds `{want}`")
+                        })?)
+                    }
+                    None => None,
+                };
+                self.set_span(e.span);
+                let rty = match default {
+                    Some(_) => vt.clone(),
+                    None => Ty::optional(vt.clone()),
+                };
+                let has = self
+                    .b
+                    .insert1(pyjit_ir::OpKind::DictContains, &[d, key], Type::Bool);
+                let then_r = self.b.new_region(&[]);
+                let else_r = self.b.new_region(&[]);
+                let vir = ir_type(&vt);
+                self.b.build_in(then_r, |b| {
+                    let v = b.insert1(pyjit_ir::OpKind::DictGet, &[d, key], vir.clone());
+                    let v = if default.is_some() { v } else { b.opt_wrap(v) };
+                    b.yield_(&[v]);
+                });
+                self.b.build_in(else_r, |b| {
+                    let v = match default {
+                        Some(v) => v,
+                        None => b.opt_none(vir.clone()),
+                    };
+                    b.yield_(&[v]);
+                });
+                let op = self.b.if_(has, then_r, else_r, &[ir_type(&rty)]);
+                let v = self.b.result(op);
+                Ok(Val { v, ty: rty })
+            }
+            _ => Err(Diagnostic::error(format!(
+                "dicts have no method `{name}` with {} argument{} here",
+                args.len(),
+                if args.len() == 1 { "" } else { "s" }
+            ))
+            .with_primary(nspan, "unsupported dict method")
+            .with_help(
+                "dicts support `d[k]`, `d[k] = v`, `in`, `len`, iteration, `keys()`, `values()`, `items()` and `get(k[, default])`",
+            )),
+        }
     }
 
     /// `len(t)` / the trip count of iterating a tensor: its first dimension.
@@ -1115,6 +1201,7 @@ impl Lower<'_, '_, '_> {
                     ),
                 };
             }
+            Ty::Dict(kt, vt) => return self.dict_method(e, recv, *kt, *vt, name, nspan, args, kws),
             other => {
                 return Err(self.with_param_help(
                     Diagnostic::error(format!("a value of type `{other}` has no method `{name}`"))
