@@ -495,7 +495,7 @@ impl Checker<'_> {
                 "dict comprehensions are not supported",
                 e.span,
                 "dict comprehension",
-                "dictionaries are not part of the language; build parallel lists with a `for` loop",
+                "fill the dict in a `for` loop: `d: Dict[K, V] = {}` then `d[k] = v`",
             )),
             ExprKind::GeneratorExp { .. } => self.push(err(
                 "generator expressions are not supported",

@@ -4,5 +4,5 @@ from typing import List, Tuple, Optional
 
 
 def f(x: int) -> int:
-    d = {"a": x}
+    d = {"a": x, **{"b": 1}}
     return x

@@ -2,5 +2,5 @@ import torch
 from typing import Dict
 
 
-def f(counts: Dict[str, int]) -> int:
+def f(counts: Dict[float, int]) -> int:
     return 0
