@@ -10,8 +10,11 @@
 //! - `cargo xtask ci`               the same as `test`.
 //! - `cargo xtask fuzz [--smoke] [--seconds N] [TARGET...]` builds and runs the fuzz targets of
 //!   `fuzz/` (see `fuzz.rs`).
+//! - `cargo xtask memcheck [--every N] [--all-cases] [NAME...]` runs the corpus under valgrind
+//!   memcheck on a release build (see `memcheck.rs`).
 
 mod fuzz;
+mod memcheck;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -40,9 +43,14 @@ fn run(cmd: Command) -> ExitCode {
     }
 }
 
-/// The workspace root (xtask lives in `ROOT/xtask`).
+/// The workspace root (xtask lives in `ROOT/xtask`). `cargo run` (the `cargo xtask` alias) sets
+/// `CARGO_MANIFEST_DIR` for the process; the path compiled in is only the fallback, because a
+/// binary reused from a target directory copied from another checkout still carries that
+/// checkout's path.
 fn root() -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
     manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
 }
 
@@ -145,8 +153,9 @@ fn main() -> ExitCode {
             Err(code) => ExitCode::from(code),
         },
         "fuzz" => fuzz::run(&root(), rest),
+        "memcheck" => memcheck::run(&root(), rest),
         _ => {
-            eprintln!("usage: cargo xtask <test|pytest|bench|bless|ci|fuzz> [ARGS...]");
+            eprintln!("usage: cargo xtask <test|pytest|bench|bless|ci|fuzz|memcheck> [ARGS...]");
             if task == "help" {
                 ExitCode::SUCCESS
             } else {
