@@ -13,6 +13,10 @@ fuzz_target!(|data: &[u8]| {
         let printed = pyjit_ir::print_module(&module);
         let back = pyjit_ir::parse_module(&printed)
             .unwrap_or_else(|e| panic!("printed IR does not parse: {e:?}\n{printed}"));
-        assert_eq!(pyjit_ir::print_module(&back), printed, "round trip changed the IR");
+        assert_eq!(
+            pyjit_ir::print_module(&back),
+            printed,
+            "round trip changed the IR"
+        );
     }
 });

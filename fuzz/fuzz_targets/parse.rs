@@ -13,7 +13,9 @@ fuzz_target!(|data: &[u8]| {
             let again = pyjit_syntax::unparse(&module);
             let f2 = SourceFile::new("unparsed.py", again.as_str());
             if let Err(d) = pyjit_syntax::parse_module(&f2) {
-                panic!("unparsed text does not parse: {d:?}\n--- input\n{text}\n--- unparsed\n{again}");
+                panic!(
+                    "unparsed text does not parse: {d:?}\n--- input\n{text}\n--- unparsed\n{again}"
+                );
             }
         }
         Err(diags) => {

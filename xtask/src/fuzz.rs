@@ -94,7 +94,7 @@ fn fuzz(root: &Path, args: &[String]) -> Result<(), String> {
     let bin_dir: PathBuf = fuzz_dir.join("target").join(&triple).join("release");
     let corpus = fuzz_dir.join("corpus");
     let mut seeds = Command::new(bin_dir.join("seeds"));
-    seeds.arg(&corpus);
+    seeds.env("PYJIT_FUZZ_SEEDS", &corpus);
     status(seeds)?;
     for t in &targets {
         let dir = corpus.join(t);
