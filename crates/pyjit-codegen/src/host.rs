@@ -180,7 +180,7 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
                     Err(e) => {
                         let at = fs.step_sites.get(e.step).copied().unwrap_or(site);
                         let err =
-                            InterpError::new(e.error.kind().name(), e.error.to_string(), *span);
+                            InterpError::new(e.error.kind(), e.error.to_string(), *span);
                         c.fail(at, err);
                         return;
                     }

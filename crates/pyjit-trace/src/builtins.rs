@@ -1069,13 +1069,13 @@ fn str_method(ev: &mut Evaluator, s: &str, name: &str, args: Vec<PyVal>, span: S
                 .iter()
                 .map(|a| {
                     crate::value::to_interp(a).map_err(|t| {
-                        TraceError::new("TypeError", format!("cannot format a {t}"), span)
+                        TraceError::new(ExcKind::TypeError, format!("cannot format a {t}"), span)
                     })
                 })
                 .collect::<R<Vec<_>>>()?;
             PyVal::str(
                 pyjit_value::format::py_str_format(s, &vals)
-                    .map_err(|m| TraceError::new("ValueError", m, span))?,
+                    .map_err(|m| TraceError::new(ExcKind::ValueError, m, span))?,
             )
         }
         _ => {

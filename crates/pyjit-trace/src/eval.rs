@@ -1688,7 +1688,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                         Some(t) if spec.is_empty() => t,
                         Some(t) => {
                             pyjit_value::format::py_format(&pyjit_value::Value::str(t), &spec)
-                                .map_err(|m| TraceError::new("ValueError", m, expr.span))?
+                                .map_err(|m| TraceError::new(ExcKind::ValueError, m, expr.span))?
                         }
                         None if spec.is_empty() => {
                             if *debug {
