@@ -180,14 +180,16 @@ fn print_changed_shows_only_passes_that_changed_something() {
     assert!(err.contains("; ---- IR at start ----"), "{err}");
     let dumps = err.matches("; ---- IR after ").count();
     let omitted = err.matches(" omitted: no change ----").count();
-    // -O2 runs 14 passes; each is either dumped or noted as unchanged.
-    assert_eq!(dumps, 14, "{err}");
-    assert!((1..14).contains(&omitted), "{err}");
-    // Far shorter than --print-after-all.
     let (_, _, all) = pyjit(
         &dir,
         &["compile", "cond.py", "x.npy", "0.5", "--print-after-all"],
     );
+    // Every pass --print-after-all dumps is either dumped or noted as unchanged.
+    let passes = all.matches("; ---- IR after ").count();
+    assert!(passes >= 10, "{all}");
+    assert_eq!(dumps, passes, "{err}");
+    assert!((1..passes).contains(&omitted), "{err}");
+    // Far shorter than --print-after-all.
     assert!(
         err.lines().count() < all.lines().count(),
         "{err}\n----\n{all}"

@@ -179,8 +179,7 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
                     Ok(t) => Ok(vec![from_runtime(pyjit_runtime::Value::Tensor(t))]),
                     Err(e) => {
                         let at = fs.step_sites.get(e.step).copied().unwrap_or(site);
-                        let err =
-                            InterpError::new(e.error.kind(), e.error.to_string(), *span);
+                        let err = InterpError::new(e.error.kind(), e.error.to_string(), *span);
                         c.fail(at, err);
                         return;
                     }

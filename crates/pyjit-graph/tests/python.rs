@@ -101,7 +101,7 @@ const SPECIALIZED_PY: &str = r#"import math
 import torch
 import torch.nn.functional as F
 from torch import Tensor
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 
 def g(x: Tensor, n: int, o: Optional[int]) -> Tuple[Tensor, int]:
@@ -180,7 +180,7 @@ const LOOP_CALL_PY: &str = r#"import math
 import torch
 import torch.nn.functional as F
 from torch import Tensor
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 
 def h2(v: int) -> int:
@@ -242,7 +242,7 @@ const CONSTANTS_PY: &str = r#"import math
 import torch
 import torch.nn.functional as F
 from torch import Tensor
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 
 def k(x: float) -> float:

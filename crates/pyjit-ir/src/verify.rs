@@ -553,7 +553,7 @@ impl Verifier<'_> {
             OpKind::DictNew => {
                 if self.count(op, od.operands.len(), 1) {
                     match f.values[od.results[0]].ty.clone() {
-                        Type::Dict(k, v) if od.operands.len() % 2 == 0 => {
+                        Type::Dict(k, v) if od.operands.len().is_multiple_of(2) => {
                             for i in 0..od.operands.len() {
                                 self.operand(op, i, if i % 2 == 0 { &k } else { &v });
                             }

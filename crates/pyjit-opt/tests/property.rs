@@ -277,7 +277,17 @@ impl Gen<'_, '_> {
         }
         let t = pick(self.rng, &p.tensors);
         let one = self.b.const_int(1);
-        match self.rng.below(7) {
+        match self.rng.below(8) {
+            // `t * a + b`: an elementwise chain (for the fuser).
+            7 => {
+                let a = self.float(p);
+                let b = self.int(p);
+                let mul = schema::lookup("mul.Scalar").unwrap();
+                let m = self.b.tensor_op1(mul, &[t, a]).unwrap();
+                let add = schema::lookup("add.Scalar").unwrap();
+                let v = self.b.tensor_op1(add, &[m, b, one]).unwrap();
+                p.tensors.push(v);
+            }
             // `t[i] = v` and `float(t[i])`: element stores and loads (also out of range).
             5 => {
                 let i = self.int(p);

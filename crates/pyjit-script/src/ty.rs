@@ -151,7 +151,7 @@ pub fn parse_annotation(e: &Expr, imports: &Imports) -> Result<Ty, Diagnostic> {
                 Some("List") => {
                     if args.len() != 1 {
                         return Err(Diagnostic::error("`List` takes exactly one type argument")
-                            .with_primary(index.span, format!("{} arguments", args.len())));
+                            .with_primary(index.span, type_argument_count(args.len())));
                     }
                     Ok(Ty::list(parse_annotation(args[0], imports)?))
                 }
@@ -160,7 +160,7 @@ pub fn parse_annotation(e: &Expr, imports: &Imports) -> Result<Ty, Diagnostic> {
                         return Err(Diagnostic::error(
                             "`Optional` takes exactly one type argument",
                         )
-                        .with_primary(index.span, format!("{} arguments", args.len())));
+                        .with_primary(index.span, type_argument_count(args.len())));
                     }
                     Ok(Ty::optional(parse_annotation(args[0], imports)?))
                 }
@@ -190,7 +190,7 @@ pub fn parse_annotation(e: &Expr, imports: &Imports) -> Result<Ty, Diagnostic> {
                 Some("Dict") => {
                     let [k, v] = args.as_slice() else {
                         return Err(Diagnostic::error("`Dict` takes two type arguments")
-                            .with_primary(index.span, format!("{} arguments", args.len()))
+                            .with_primary(index.span, type_argument_count(args.len()))
                             .with_help("write `Dict[str, Tensor]` (key type, value type)"));
                     };
                     let kt = parse_annotation(k, imports)?;
@@ -420,6 +420,15 @@ impl<'a> TypeTextParser<'a> {
             Some("None") => Ok(Ty::None),
             _ => Err(self.err(&unknown_msg)),
         }
+    }
+}
+
+/// The label under a wrong number of type arguments: "1 type argument", "3 type arguments".
+fn type_argument_count(n: usize) -> String {
+    if n == 1 {
+        "1 type argument".to_string()
+    } else {
+        format!("{n} type arguments")
     }
 }
 

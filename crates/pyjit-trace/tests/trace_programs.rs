@@ -105,6 +105,7 @@ const SCRIPTING_ACCEPTS_TOO: &[&str] = &[
     "comp_filter",
     "comp_listcomp",
     "comp_nested",
+    "dict_str_keys",
     "fstring_print",
     "type_change",
 ];
