@@ -10,10 +10,10 @@
 //! Exit status: 0 success, 1 compile-time error, 2 the program raised, 64 bad usage.
 
 use crate::opt::OptArgs;
-use crate::run::{BackendArg, ModeArg};
-use clap::{Args, ValueEnum};
+use crate::run::{BackendArg, ModeArg, parse_backend, parse_mode, take_trailing};
+use clap::Args;
 use pyjit::traced::{TraceOptions, TracedProgram, deep_clone, dynamic_call};
-use pyjit::{Backend, Compilation, Program, SourceFile, Value};
+use pyjit::{Compilation, Program, SourceFile, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -49,52 +49,33 @@ pub struct BenchArgs {
 
 /// Options written after the first ARG (see `run::take_trailing_options`).
 fn take_trailing_options(args: &mut BenchArgs) -> Result<(), String> {
-    let words = std::mem::take(&mut args.args);
-    let mut it = words.into_iter();
-    while let Some(w) = it.next() {
-        let (flag, inline) = match w.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-            _ => (w.clone(), None),
-        };
-        if flag == "--json" {
-            args.json = true;
-            continue;
-        }
-        if let Some(r) = args.opt.take_trailing(&flag, inline.clone(), &mut it) {
-            r?;
-            continue;
-        }
-        if !matches!(
-            flag.as_str(),
-            "-f" | "--function" | "--mode" | "--backend" | "--repeat" | "--warmup"
-        ) {
-            if w.starts_with("--") {
-                return Err(format!("unknown option `{w}`"));
+    take_trailing(
+        &mut args.args,
+        Some(&mut args.opt),
+        Some(("--json", &mut args.json)),
+        &[
+            "-f",
+            "--function",
+            "--mode",
+            "--backend",
+            "--repeat",
+            "--warmup",
+        ],
+        |flag, value| {
+            let count = |v: &str| {
+                v.parse::<usize>()
+                    .map_err(|_| format!("{flag} needs a count, not `{v}`"))
+            };
+            match flag {
+                "-f" | "--function" => args.function = Some(value),
+                "--repeat" => args.repeat = count(&value)?,
+                "--warmup" => args.warmup = count(&value)?,
+                "--mode" => args.mode = parse_mode(&value)?,
+                _ => args.backend = parse_backend(&value)?,
             }
-            args.args.push(w);
-            continue;
-        }
-        let value = inline
-            .or_else(|| it.next())
-            .ok_or_else(|| format!("option `{flag}` needs a value"))?;
-        let count = |v: &str| {
-            v.parse::<usize>()
-                .map_err(|_| format!("{flag} needs a count, not `{v}`"))
-        };
-        match flag.as_str() {
-            "-f" | "--function" => args.function = Some(value),
-            "--repeat" => args.repeat = count(&value)?,
-            "--warmup" => args.warmup = count(&value)?,
-            "--mode" => {
-                args.mode = ModeArg::from_str(&value, false)
-                    .map_err(|_| format!("--mode must be script, trace or eager, not `{value}`"))?
-            }
-            _ => {
-                args.backend = BackendArg::from_str(&value, false)
-                    .map_err(|_| format!("--backend must be native or interp, not `{value}`"))?
-            }
-        }
-    }
+            Ok(())
+        },
+    )?;
     if args.repeat == 0 {
         return Err("--repeat must be at least 1".into());
     }
@@ -220,10 +201,7 @@ pub fn run(args: &BenchArgs) -> u8 {
         Ok(f) => f,
         Err(code) => return code,
     };
-    let backend = match args.backend {
-        BackendArg::Native => Backend::Native,
-        BackendArg::Interp => Backend::Interp,
-    };
+    let backend = args.backend.backend();
     let mut phases = Phases::default();
     let base = Path::new(".");
     // Capture (and, scripted, compile the file).
@@ -268,14 +246,9 @@ pub fn run(args: &BenchArgs) -> u8 {
         }
         ModeArg::Trace | ModeArg::Eager => {
             let t = Instant::now();
-            let ast = match pyjit_syntax::parse_module(&file) {
+            let ast = match crate::run::parse_source(&file) {
                 Ok(a) => a,
-                Err(diags) => {
-                    for d in &diags {
-                        eprint!("{}", d.render(&file));
-                    }
-                    return crate::EXIT_PROGRAM_ERROR;
-                }
+                Err(code) => return code,
             };
             phases.parse = t.elapsed();
             let call = match dynamic_call(&file, &ast, args.function.as_deref(), &args.args, base) {

@@ -10,6 +10,7 @@
 //! Exit status: 0 success, 1 compile-time error (code generation included), 64 bad usage.
 
 use crate::opt::OptArgs;
+use crate::run::take_trailing;
 use clap::{Args, ValueEnum};
 use pyjit::args::parse_arg;
 use pyjit::{Options, Program};
@@ -88,38 +89,26 @@ pub struct CompileArgs {
 /// Options written after the first ARG (see `run::take_trailing_options` for why clap leaves
 /// them to us).
 fn take_trailing_options(args: &mut CompileArgs) -> Result<(), String> {
-    let words = std::mem::take(&mut args.args);
-    let mut it = words.into_iter();
-    while let Some(w) = it.next() {
-        let (flag, inline) = match w.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-            _ => (w.clone(), None),
-        };
-        if let Some(r) = args.opt.take_trailing(&flag, inline.clone(), &mut it) {
-            r?;
-            continue;
-        }
-        if !matches!(flag.as_str(), "-f" | "--function" | "--emit" | "--save") {
-            if w.starts_with("--") {
-                return Err(format!("unknown option `{w}`"));
+    take_trailing(
+        &mut args.args,
+        Some(&mut args.opt),
+        None,
+        &["-f", "--function", "--emit", "--save"],
+        |flag, value| {
+            match flag {
+                "--save" => args.save = Some(PathBuf::from(value)),
+                "--emit" => args.emit = parse_emit(&value)?,
+                _ => args.function = Some(value),
             }
-            args.args.push(w);
-            continue;
-        }
-        let value = inline
-            .or_else(|| it.next())
-            .ok_or_else(|| format!("option `{flag}` needs a value"))?;
-        if flag == "--save" {
-            args.save = Some(PathBuf::from(value));
-        } else if flag == "--emit" {
-            args.emit = Emit::from_str(&value, false).map_err(|_| {
-                format!("--emit must be ir, clif, asm, dot or python, not `{value}`")
-            })?;
-        } else {
-            args.function = Some(value);
-        }
-    }
-    Ok(())
+            Ok(())
+        },
+    )
+}
+
+/// The value of `--emit`.
+pub fn parse_emit(value: &str) -> Result<Emit, String> {
+    Emit::from_str(value, false)
+        .map_err(|_| format!("--emit must be ir, clif, asm, dot or python, not `{value}`"))
 }
 
 pub fn run(args: &CompileArgs) -> u8 {

@@ -10,6 +10,7 @@
 
 use crate::compile::{CompileArgs, Emit};
 use crate::opt::OptArgs;
+use crate::run::take_trailing;
 use clap::{Args, ValueEnum};
 use pyjit::Backend;
 use pyjit::traced::{TraceOptions, TracedProgram, dynamic_call};
@@ -61,50 +62,29 @@ pub struct GraphArgs {
 
 /// Options written after the first ARG (see `run::take_trailing_options`).
 fn take_trailing_options(args: &mut GraphArgs) -> Result<(), String> {
-    let words = std::mem::take(&mut args.args);
-    let mut it = words.into_iter();
-    while let Some(w) = it.next() {
-        let (flag, inline) = match w.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-            _ => (w.clone(), None),
-        };
-        if flag == "--compare" {
-            args.compare = true;
-            continue;
-        }
-        if let Some(r) = args.opt.take_trailing(&flag, inline.clone(), &mut it) {
-            r?;
-            continue;
-        }
-        if !matches!(
-            flag.as_str(),
-            "-f" | "--function" | "-o" | "--output" | "--mode" | "--format"
-        ) {
-            if w.starts_with("--") {
-                return Err(format!("unknown option `{w}`"));
+    take_trailing(
+        &mut args.args,
+        Some(&mut args.opt),
+        Some(("--compare", &mut args.compare)),
+        &["-f", "--function", "-o", "--output", "--mode", "--format"],
+        |flag, value| {
+            match flag {
+                "-f" | "--function" => args.function = Some(value),
+                "-o" | "--output" => args.output = Some(PathBuf::from(value)),
+                "--mode" => {
+                    args.mode = GraphMode::from_str(&value, false)
+                        .map_err(|_| format!("--mode must be script or trace, not `{value}`"))?
+                }
+                _ => {
+                    args.format = Some(
+                        Format::from_str(&value, false)
+                            .map_err(|_| format!("--format must be svg or dot, not `{value}`"))?,
+                    )
+                }
             }
-            args.args.push(w);
-            continue;
-        }
-        let value = inline
-            .or_else(|| it.next())
-            .ok_or_else(|| format!("option `{flag}` needs a value"))?;
-        match flag.as_str() {
-            "-f" | "--function" => args.function = Some(value),
-            "-o" | "--output" => args.output = Some(PathBuf::from(value)),
-            "--mode" => {
-                args.mode = GraphMode::from_str(&value, false)
-                    .map_err(|_| format!("--mode must be script or trace, not `{value}`"))?
-            }
-            _ => {
-                args.format = Some(
-                    Format::from_str(&value, false)
-                        .map_err(|_| format!("--format must be svg or dot, not `{value}`"))?,
-                )
-            }
-        }
-    }
-    Ok(())
+            Ok(())
+        },
+    )
 }
 
 /// The scripted graph (specialized and optimized for the ARGs, when there are some).
@@ -125,15 +105,7 @@ fn scripted(args: &GraphArgs) -> Result<Graph, u8> {
 /// The traced graph of the call on the ARGs.
 fn traced(args: &GraphArgs) -> Result<Graph, u8> {
     let file = crate::run::read_source(&args.file)?;
-    let ast = match pyjit_syntax::parse_module(&file) {
-        Ok(a) => a,
-        Err(diags) => {
-            for d in &diags {
-                eprint!("{}", d.render(&file));
-            }
-            return Err(crate::EXIT_PROGRAM_ERROR);
-        }
-    };
+    let ast = crate::run::parse_source(&file)?;
     let call = dynamic_call(
         &file,
         &ast,

@@ -11,9 +11,9 @@
 use crate::opt::OptArgs;
 use clap::{Args, ValueEnum};
 use pyjit::run::{Mode, RunOutcome, RunRequest};
-use pyjit::{Backend, SourceFile, output};
+use pyjit::{Backend, SourceFile, Type, Value, output};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Exit status for a run-time error of the program.
 pub const EXIT_RUNTIME_ERROR: u8 = 2;
@@ -29,6 +29,16 @@ pub enum ModeArg {
 pub enum BackendArg {
     Native,
     Interp,
+}
+
+impl BackendArg {
+    /// The facade's backend the flag names.
+    pub fn backend(self) -> Backend {
+        match self {
+            BackendArg::Native => Backend::Native,
+            BackendArg::Interp => Backend::Interp,
+        }
+    }
 }
 
 #[derive(Args, Clone)]
@@ -62,6 +72,17 @@ pub struct RunArgs {
 /// Reads a source file; `Err` is the exit status after reporting.
 pub fn read_source(path: &std::path::Path) -> Result<SourceFile, u8> {
     read_input(path).map(|(file, _)| file)
+}
+
+/// The parsed `file`; its rendered diagnostics on stderr and the exit status for a program error
+/// when it does not parse.
+pub fn parse_source(file: &SourceFile) -> Result<pyjit_syntax::ast::Module, u8> {
+    pyjit_syntax::parse_module(file).map_err(|diags| {
+        for d in &diags {
+            eprint!("{}", d.render(file));
+        }
+        crate::EXIT_PROGRAM_ERROR
+    })
 }
 
 /// [`read_source`], for a `.pyjit` archive too (`pyjit compile --save`): then its source (once
@@ -100,50 +121,96 @@ pub fn read_input(path: &std::path::Path) -> Result<(SourceFile, Option<String>)
 /// `-inf`), so clap hands everything after the first ARG to us; no ARG spelling starts with `--`
 /// or is `-f`/`-o`, so the options can be picked out unambiguously.
 fn take_trailing_options(args: &mut RunArgs) -> Result<(), String> {
-    let words = std::mem::take(&mut args.args);
-    let mut it = words.into_iter();
+    take_trailing(
+        &mut args.args,
+        Some(&mut args.opt),
+        Some(("--time", &mut args.time)),
+        &["-f", "--function", "-o", "--output", "--mode", "--backend"],
+        |flag, value| {
+            match flag {
+                "-f" | "--function" => args.function = Some(value),
+                "-o" | "--output" => args.output = Some(PathBuf::from(value)),
+                "--mode" => args.mode = parse_mode(&value)?,
+                _ => args.backend = parse_backend(&value)?,
+            }
+            Ok(())
+        },
+    )
+}
+
+/// Writes a call's result to `path` (`-o OUT`: .npy or .npz) or prints it to `stdout`; the exit
+/// status (usage error when OUT cannot be written).
+pub fn write_result(path: Option<&Path>, value: &Value, ty: &Type, stdout: &mut dyn Write) -> u8 {
+    match path {
+        Some(path) => match output::write(path, value, ty) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("error: {e}");
+                crate::EXIT_USAGE
+            }
+        },
+        None => {
+            let _ = writeln!(stdout, "{}", output::display(value));
+            0
+        }
+    }
+}
+
+/// Picks the options out of `words`, the words after a command's first ARG (see
+/// [`take_trailing_options`] for why clap leaves them to us), leaving the ARGs. `switch` is
+/// the command's flag without a value (set when seen), `opt` takes the optimization flags, and
+/// `set` is called with each flag in `valued` and its value (`--x=v` or the next word). Any
+/// other word starting with `--` is an unknown option.
+pub fn take_trailing(
+    words: &mut Vec<String>,
+    mut opt: Option<&mut OptArgs>,
+    mut switch: Option<(&str, &mut bool)>,
+    valued: &[&str],
+    mut set: impl FnMut(&str, String) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut it = std::mem::take(words).into_iter();
     while let Some(w) = it.next() {
         let (flag, inline) = match w.split_once('=') {
             Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
             _ => (w.clone(), None),
         };
-        if flag == "--time" {
-            args.time = true;
+        if let Some((name, on)) = switch.as_mut()
+            && flag == *name
+        {
+            **on = true;
             continue;
         }
-        if let Some(r) = args.opt.take_trailing(&flag, inline.clone(), &mut it) {
+        if let Some(opt) = opt.as_deref_mut()
+            && let Some(r) = opt.take_trailing(&flag, inline.clone(), &mut it)
+        {
             r?;
             continue;
         }
-        let known = matches!(
-            flag.as_str(),
-            "-f" | "--function" | "-o" | "--output" | "--mode" | "--backend"
-        );
-        if !known {
+        if !valued.contains(&flag.as_str()) {
             if w.starts_with("--") {
                 return Err(format!("unknown option `{w}`"));
             }
-            args.args.push(w);
+            words.push(w);
             continue;
         }
-        let value = match inline.or_else(|| it.next()) {
-            Some(v) => v,
-            None => return Err(format!("option `{flag}` needs a value")),
-        };
-        match flag.as_str() {
-            "-f" | "--function" => args.function = Some(value),
-            "-o" | "--output" => args.output = Some(PathBuf::from(value)),
-            "--mode" => {
-                args.mode = ModeArg::from_str(&value, false)
-                    .map_err(|_| format!("--mode must be script, trace or eager, not `{value}`"))?
-            }
-            _ => {
-                args.backend = BackendArg::from_str(&value, false)
-                    .map_err(|_| format!("--backend must be native or interp, not `{value}`"))?
-            }
-        }
+        let value = inline
+            .or_else(|| it.next())
+            .ok_or_else(|| format!("option `{flag}` needs a value"))?;
+        set(&flag, value)?;
     }
     Ok(())
+}
+
+/// The value of `--mode`.
+pub fn parse_mode(value: &str) -> Result<ModeArg, String> {
+    ModeArg::from_str(value, false)
+        .map_err(|_| format!("--mode must be script, trace or eager, not `{value}`"))
+}
+
+/// The value of `--backend`.
+pub fn parse_backend(value: &str) -> Result<BackendArg, String> {
+    BackendArg::from_str(value, false)
+        .map_err(|_| format!("--backend must be native or interp, not `{value}`"))
 }
 
 pub fn run(args: &RunArgs) -> u8 {
@@ -174,10 +241,7 @@ pub fn run(args: &RunArgs) -> u8 {
             ModeArg::Trace => Mode::Trace,
             ModeArg::Eager => Mode::Eager,
         },
-        backend: match args.backend {
-            BackendArg::Native => Backend::Native,
-            BackendArg::Interp => Backend::Interp,
-        },
+        backend: args.backend.backend(),
         opt,
     };
     let rendered_against = file.clone();
@@ -193,19 +257,9 @@ pub fn run(args: &RunArgs) -> u8 {
         eprint!("{}", report.render_times(req.backend));
     }
     match outcome {
-        RunOutcome::Ok { value, ty } => match &args.output {
-            Some(path) => match output::write(path, &value, &ty) {
-                Ok(()) => 0,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    crate::EXIT_USAGE
-                }
-            },
-            None => {
-                let _ = writeln!(stdout, "{}", output::display(&value));
-                0
-            }
-        },
+        RunOutcome::Ok { value, ty } => {
+            write_result(args.output.as_deref(), &value, &ty, &mut stdout)
+        }
         RunOutcome::CompileError(diags) => {
             for d in &diags {
                 eprint!("{}", d.render(&rendered_against));

@@ -12,9 +12,10 @@
 //! 3 `--check-inputs` found an input set that traces a different graph (torch.jit.trace's
 //! `check_trace` raises `TracingCheckError` there), 64 bad usage.
 
+use crate::run::{BackendArg, parse_backend, take_trailing};
 use clap::{Args, ValueEnum};
+use pyjit::SourceFile;
 use pyjit::traced::{TraceError, TraceOptions, TracedProgram, check_trace, dynamic_call};
-use pyjit::{Backend, SourceFile, output};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -33,12 +34,6 @@ pub enum Emit {
     Dot,
     /// The traced IR printed back as Python (guards become `assert`s).
     Python,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-pub enum BackendArg {
-    Native,
-    Interp,
 }
 
 #[derive(Args, Clone)]
@@ -73,47 +68,34 @@ pub struct TraceArgs {
 /// Options written after the first ARG: clap hands every word after it to us (ARGs may start
 /// with `-`), and no ARG spelling starts with `--` or is `-f`/`-o`.
 fn take_trailing_options(args: &mut TraceArgs) -> Result<(), String> {
-    let words = std::mem::take(&mut args.args);
-    let mut it = words.into_iter();
-    while let Some(w) = it.next() {
-        let (flag, inline) = match w.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-            _ => (w.clone(), None),
-        };
-        if flag == "--no-guards" {
-            args.no_guards = true;
-            continue;
-        }
-        let known = matches!(
-            flag.as_str(),
-            "-f" | "--function" | "-o" | "--output" | "--check-inputs" | "--backend" | "--emit"
-        );
-        if !known {
-            if w.starts_with("--") {
-                return Err(format!("unknown option `{w}`"));
+    take_trailing(
+        &mut args.args,
+        None,
+        Some(("--no-guards", &mut args.no_guards)),
+        &[
+            "-f",
+            "--function",
+            "-o",
+            "--output",
+            "--check-inputs",
+            "--backend",
+            "--emit",
+        ],
+        |flag, value| {
+            match flag {
+                "-f" | "--function" => args.function = Some(value),
+                "-o" | "--output" => args.output = Some(PathBuf::from(value)),
+                "--check-inputs" => args.check_inputs.push(value),
+                "--emit" => {
+                    args.emit = Emit::from_str(&value, false).map_err(|_| {
+                        format!("--emit must be ir, clif, asm, dot or python, not `{value}`")
+                    })?
+                }
+                _ => args.backend = parse_backend(&value)?,
             }
-            args.args.push(w);
-            continue;
-        }
-        let Some(value) = inline.or_else(|| it.next()) else {
-            return Err(format!("option `{flag}` needs a value"));
-        };
-        match flag.as_str() {
-            "-f" | "--function" => args.function = Some(value),
-            "-o" | "--output" => args.output = Some(PathBuf::from(value)),
-            "--check-inputs" => args.check_inputs.push(value),
-            "--emit" => {
-                args.emit = Emit::from_str(&value, false).map_err(|_| {
-                    format!("--emit must be ir, clif, asm, dot or python, not `{value}`")
-                })?
-            }
-            _ => {
-                args.backend = BackendArg::from_str(&value, false)
-                    .map_err(|_| format!("--backend must be native or interp, not `{value}`"))?
-            }
-        }
-    }
-    Ok(())
+            Ok(())
+        },
+    )
 }
 
 /// The Cranelift IR or machine code of trace `t` specialized for the ARGs' signature: what the
@@ -166,14 +148,9 @@ pub fn run(args: &TraceArgs) -> u8 {
         Ok(f) => f,
         Err(code) => return code,
     };
-    let ast = match pyjit_syntax::parse_module(&file) {
+    let ast = match crate::run::parse_source(&file) {
         Ok(a) => a,
-        Err(diags) => {
-            for d in &diags {
-                eprint!("{}", d.render(&file));
-            }
-            return crate::EXIT_PROGRAM_ERROR;
-        }
+        Err(code) => return code,
     };
     let base = PathBuf::from(".");
     let call = match dynamic_call(&file, &ast, args.function.as_deref(), &args.args, &base) {
@@ -207,10 +184,7 @@ pub fn run(args: &TraceArgs) -> u8 {
     } else {
         TraceOptions::default()
     };
-    let backend = match args.backend {
-        BackendArg::Native => Backend::Native,
-        BackendArg::Interp => Backend::Interp,
-    };
+    let backend = args.backend.backend();
     let mut traced = TracedProgram::new(file.clone(), ast.clone(), &call.name, opts, backend);
     // The compiled trace's `print`s are held back until the graph has been printed.
     let mut printed = Vec::new();
@@ -278,19 +252,7 @@ pub fn run(args: &TraceArgs) -> u8 {
                 .clone()
                 .or_else(|| traces.first().map(|t| t.module.func(t.func).ret.clone()))
                 .unwrap_or(pyjit::Type::None);
-            match &args.output {
-                Some(path) => match output::write(path, &value, &ret) {
-                    Ok(()) => 0,
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        crate::EXIT_USAGE
-                    }
-                },
-                None => {
-                    let _ = writeln!(stdout, "{}", output::display(&value));
-                    0
-                }
-            }
+            crate::run::write_result(args.output.as_deref(), &value, &ret, &mut stdout)
         }
     };
     let _ = stdout.flush();

@@ -1,5 +1,7 @@
 //! `pyjit compile --save F.pyjit` and `pyjit run F.pyjit`: saved programs from the command line.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -8,9 +10,7 @@ fn pyjit() -> Command {
 }
 
 fn dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pyjit-archive-cli-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch_dir("archive-cli", tag)
 }
 
 const SRC: &str = "EPS = 0.5\n\n\ndef helper(x: float) -> float:\n    return x + EPS\n\n\ndef f(x: float, n: int) -> float:\n    assert n >= 0, 'n must be non-negative'\n    return helper(x) * n\n";

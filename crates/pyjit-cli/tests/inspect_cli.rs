@@ -2,8 +2,10 @@
 //! node per op; `--compare`; DOT), `pyjit compile --emit dot|asm|clif`, `--print-changed`.
 //! Machine code is checked for its structure, never its addresses.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+mod common;
+
+use common::{pyjit, scratch_dir};
 
 const SRC: &str = "\
 import torch
@@ -18,29 +20,11 @@ def conditional_op(x: Tensor, threshold: float) -> Tensor:
 ";
 
 fn workdir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pyjit-inspect-cli-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("inspect-cli", tag);
     std::fs::write(dir.join("cond.py"), SRC).unwrap();
     let x = pyjit::runtime::Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3]).unwrap();
     pyjit::runtime::npy::write_npy(dir.join("x.npy"), &x).unwrap();
     dir
-}
-
-fn pyjit(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = Command::new(env!("CARGO_BIN_EXE_pyjit"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the pyjit binary runs");
-    (
-        status.code(),
-        String::from_utf8(stdout).unwrap(),
-        String::from_utf8(stderr).unwrap(),
-    )
 }
 
 fn has_class(n: &roxmltree::Node, class: &str) -> bool {

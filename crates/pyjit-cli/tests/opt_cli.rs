@@ -5,8 +5,10 @@
 //! timings reach stderr.
 
 use pyjit::opt::passes::ALL_PASSES;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+mod common;
+
+use common::{pyjit, scratch_dir};
 
 /// A small helper to inline, a constant-trip loop to unroll, an invariant product to hoist, a
 /// print, and a tensor.
@@ -24,29 +26,11 @@ def f(n: int, x: torch.Tensor) -> torch.Tensor:
 ";
 
 fn workdir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pyjit-opt-cli-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("opt-cli", tag);
     std::fs::write(dir.join("prog.py"), format!("import torch\n\n{SRC}")).unwrap();
     let x = pyjit::runtime::Tensor::from_vec(vec![1.0f32, -2.0, 0.5], &[3]).unwrap();
     pyjit::runtime::npy::write_npy(dir.join("x.npy"), &x).unwrap();
     dir
-}
-
-fn pyjit(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = Command::new(env!("CARGO_BIN_EXE_pyjit"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the pyjit binary runs");
-    (
-        status.code(),
-        String::from_utf8(stdout).unwrap(),
-        String::from_utf8(stderr).unwrap(),
-    )
 }
 
 /// How many `; ---- IR after PASS ----` headers stderr holds, per pass name.

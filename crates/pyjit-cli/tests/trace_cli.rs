@@ -7,7 +7,9 @@
 
 use pyjit::runtime::Tensor;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use common::{pyjit, scratch_dir};
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs")
@@ -16,8 +18,7 @@ fn corpus() -> PathBuf {
 /// A scratch folder holding `conditional_op.py` and the tensors of cases 0 and 4 as `x0.npy`
 /// and `x4.npy` (so that rendered locations are relative: `conditional_op.py:6:8`).
 fn workdir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pyjit-trace-cli-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("trace-cli", tag);
     std::fs::copy(
         corpus().join("conditional_op.py"),
         dir.join("conditional_op.py"),
@@ -31,23 +32,6 @@ fn workdir(tag: &str) -> PathBuf {
         .unwrap();
     }
     dir
-}
-
-fn pyjit(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = Command::new(env!("CARGO_BIN_EXE_pyjit"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the pyjit binary runs");
-    (
-        status.code(),
-        String::from_utf8(stdout).unwrap(),
-        String::from_utf8(stderr).unwrap(),
-    )
 }
 
 /// The expected result of corpus case `k` of conditional_op.
