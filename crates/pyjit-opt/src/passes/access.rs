@@ -21,25 +21,16 @@
 //! mutated). Both ops keep the runtime's semantics exactly: they mean "the same subscript, then
 //! `index_put_`/`item`" (`pyjit_value::ops` evaluates them with those runtime functions).
 
+use super::PassCtx;
 use super::util::{region_writes_memory, writes_memory};
-use super::{Pass, PassCtx};
-use pyjit_ir::{Function, IndexKind, Module, Op, OpKind, Type, Value};
+use pyjit_ir::{Function, IndexKind, Op, OpKind, Type, Value};
 
-pub struct TensorAccess;
-
-impl Pass for TensorAccess {
-    fn name(&self) -> &'static str {
-        "tensor-access"
-    }
-    fn description(&self) -> &'static str {
-        "scalar subscripts of specialized tensors to tensor.load/tensor.store"
-    }
-    fn run(&self, m: &mut Module, ctx: &mut PassCtx) {
-        for f in m.funcs.values_mut() {
-            run_function(f, ctx);
-        }
-    }
-}
+function_pass!(
+    TensorAccess,
+    "tensor-access",
+    "scalar subscripts of specialized tensors to tensor.load/tensor.store",
+    run_function
+);
 
 pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
     for op in f.all_ops() {

@@ -13,28 +13,17 @@
 //!
 //! Guarantee: only reorders or respells pure ops; every value keeps its type and its value.
 
+use super::PassCtx;
 use super::util;
-use super::{Pass, PassCtx};
-use pyjit_ir::{
-    BoolBinOp, CmpOp, Const, FloatBinOp, Function, IntBinOp, Module, Op, OpKind, Type, Value,
-};
+use pyjit_ir::{BoolBinOp, CmpOp, Const, FloatBinOp, Function, IntBinOp, Op, OpKind, Type, Value};
 use std::collections::HashMap;
 
-pub struct Canonicalize;
-
-impl Pass for Canonicalize {
-    fn name(&self) -> &'static str {
-        "canonicalize"
-    }
-    fn description(&self) -> &'static str {
-        "constant pooling, constants to the right, negations folded into ifs and comparisons"
-    }
-    fn run(&self, m: &mut Module, ctx: &mut PassCtx) {
-        for f in m.funcs.values_mut() {
-            run_function(f, ctx);
-        }
-    }
-}
+function_pass!(
+    Canonicalize,
+    "canonicalize",
+    "constant pooling, constants to the right, negations folded into ifs and comparisons",
+    run_function
+);
 
 pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
     pool_constants(f, ctx);

@@ -22,32 +22,23 @@
 //!   false condition) is replaced by its initial values; a carried value that the body yields
 //!   unchanged (or as the same constant as its initial value) is replaced by its initial value.
 
+use super::PassCtx;
 use super::util::{
     self, const_bool, const_int, const_of, insert_const_before, splice_region_before,
 };
-use super::{Pass, PassCtx};
-use pyjit_ir::{Const, Function, Module, Op, OpKind, Value};
+use pyjit_ir::{Const, Function, Op, OpKind, Value};
 use pyjit_runtime::Value as Rt;
 use pyjit_runtime::schema::ArgType;
 use pyjit_value::Value as PyValue;
 use pyjit_value::ops;
 use std::collections::HashMap;
 
-pub struct ConstFold;
-
-impl Pass for ConstFold {
-    fn name(&self) -> &'static str {
-        "constfold"
-    }
-    fn description(&self) -> &'static str {
-        "constant folding and propagation (scalars, shapes, small tensors, if, loops)"
-    }
-    fn run(&self, m: &mut Module, ctx: &mut PassCtx) {
-        for f in m.funcs.values_mut() {
-            run_function(f, ctx);
-        }
-    }
-}
+function_pass!(
+    ConstFold,
+    "constfold",
+    "constant folding and propagation (scalars, shapes, small tensors, if, loops)",
+    run_function
+);
 
 /// A compile-time value: a constant, an immutable list/tuple of known values, or a tensor.
 #[derive(Clone)]
@@ -84,28 +75,15 @@ pub fn users(f: &Function, v: Value) -> Vec<Op> {
 }
 
 fn replace_with_const(f: &mut Function, op: Op, c: Const, ctx: &mut PassCtx) -> bool {
-    let r = f.result(op);
-    if c.ty() != *f.value_type(r) || !ctx.allow() {
-        return false;
-    }
-    let v = insert_const_before(f, op, c);
-    f.replace_uses(r, v);
-    f.remove_op(op);
-    ctx.stats.folded += 1;
-    ctx.stats.removed += 1;
-    true
+    let done = util::replace_with_const(f, op, c, ctx);
+    ctx.stats.folded += done as u64;
+    done
 }
 
 fn forward(f: &mut Function, op: Op, to: Value, ctx: &mut PassCtx) -> bool {
-    let r = f.result(op);
-    if !ctx.allow() {
-        return false;
-    }
-    f.replace_uses(r, to);
-    f.remove_op(op);
-    ctx.stats.folded += 1;
-    ctx.stats.removed += 1;
-    true
+    let done = util::forward_result(f, op, to, ctx);
+    ctx.stats.folded += done as u64;
+    done
 }
 
 fn fold_op(

@@ -14,26 +14,17 @@
 //!   the merged result, could tell them apart;
 //! - ops that may raise are fine: the earlier one raised first if it was going to.
 
+use super::PassCtx;
 use super::util;
-use super::{Pass, PassCtx};
-use pyjit_ir::{Function, Module, Op, OpKind, Region, Type, Value};
+use pyjit_ir::{Function, Op, OpKind, Region, Type, Value};
 use std::collections::HashMap;
 
-pub struct Cse;
-
-impl Pass for Cse {
-    fn name(&self) -> &'static str {
-        "cse"
-    }
-    fn description(&self) -> &'static str {
-        "common-subexpression elimination respecting effects and aliasing"
-    }
-    fn run(&self, m: &mut Module, ctx: &mut PassCtx) {
-        for f in m.funcs.values_mut() {
-            run_function(f, ctx);
-        }
-    }
-}
+function_pass!(
+    Cse,
+    "cse",
+    "common-subexpression elimination respecting effects and aliasing",
+    run_function
+);
 
 type Key = (OpKind, Vec<Value>, Vec<Type>);
 

@@ -12,25 +12,16 @@
 //! Guarantee: stricter than TorchScript's DCE, an op that may raise is never deleted, so every
 //! error the program raised is still raised, with the same message and span.
 
+use super::PassCtx;
 use super::util::{self, WalkExt, is_effect_free, remove_region_param, remove_result};
-use super::{Pass, PassCtx};
-use pyjit_ir::{Function, Module, Op, OpKind, SecondaryMap, Value};
+use pyjit_ir::{Function, Op, OpKind, SecondaryMap, Value};
 
-pub struct Dce;
-
-impl Pass for Dce {
-    fn name(&self) -> &'static str {
-        "dce"
-    }
-    fn description(&self) -> &'static str {
-        "dead-code elimination: unused effect-free ops, if results, loop-carried values"
-    }
-    fn run(&self, m: &mut Module, ctx: &mut PassCtx) {
-        for f in m.funcs.values_mut() {
-            run_function(f, ctx);
-        }
-    }
-}
+function_pass!(
+    Dce,
+    "dce",
+    "dead-code elimination: unused effect-free ops, if results, loop-carried values",
+    run_function
+);
 
 pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
     // Each round only deletes, so it terminates; the bound is a safety net.

@@ -17,7 +17,7 @@ use super::{Pass, PassCtx};
 use pyjit_ir::{EntityRef, FuncId, Function, InlineSite, Module, Op, OpKind, Value};
 use std::collections::{HashMap, HashSet};
 
-pub struct Inline;
+pub(crate) struct Inline;
 
 impl Pass for Inline {
     fn name(&self) -> &'static str {
@@ -54,7 +54,7 @@ fn callees(f: &Function) -> Vec<FuncId> {
 }
 
 /// Functions that can reach themselves through calls.
-pub fn recursive_functions(m: &Module) -> HashSet<FuncId> {
+pub(crate) fn recursive_functions(m: &Module) -> HashSet<FuncId> {
     let graph: HashMap<FuncId, Vec<FuncId>> =
         m.funcs.iter().map(|(id, f)| (id, callees(f))).collect();
     let mut out = HashSet::new();

@@ -14,25 +14,16 @@
 //!
 //! Loops are visited innermost first, so an op can climb out of several nested loops.
 
+use super::PassCtx;
 use super::util::{self, const_bool, const_int, defined_within, is_attached};
-use super::{Pass, PassCtx};
-use pyjit_ir::{Function, Module, Op, OpKind};
+use pyjit_ir::{Function, Op, OpKind};
 
-pub struct Licm;
-
-impl Pass for Licm {
-    fn name(&self) -> &'static str {
-        "licm"
-    }
-    fn description(&self) -> &'static str {
-        "loop-invariant code motion of pure ops (failing ops only out of loops that run)"
-    }
-    fn run(&self, m: &mut Module, ctx: &mut PassCtx) {
-        for f in m.funcs.values_mut() {
-            run_function(f, ctx);
-        }
-    }
-}
+function_pass!(
+    Licm,
+    "licm",
+    "loop-invariant code motion of pure ops (failing ops only out of loops that run)",
+    run_function
+);
 
 pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
     let fn_writes = util::function_writes_memory(f);

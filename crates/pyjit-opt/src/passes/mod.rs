@@ -13,15 +13,38 @@
 
 use pyjit_ir::Module;
 
+/// Declares the pass `$ty` named `$name` that runs `$run` (`fn(&mut Function, &mut PassCtx)`) on
+/// each function of the module in turn, the shape of every pass that looks at one function at a
+/// time.
+macro_rules! function_pass {
+    ($ty:ident, $name:literal, $description:literal, $run:path) => {
+        pub struct $ty;
+
+        impl $crate::passes::Pass for $ty {
+            fn name(&self) -> &'static str {
+                $name
+            }
+            fn description(&self) -> &'static str {
+                $description
+            }
+            fn run(&self, m: &mut pyjit_ir::Module, ctx: &mut $crate::passes::PassCtx) {
+                for f in m.funcs.values_mut() {
+                    $run(f, ctx);
+                }
+            }
+        }
+    };
+}
+
 pub mod access;
-pub mod canonicalize;
+pub(crate) mod canonicalize;
 pub mod constfold;
-pub mod cse;
+pub(crate) mod cse;
 pub mod dce;
 pub mod fuse;
 pub mod inline;
 pub mod licm;
-pub mod simplify;
+pub(crate) mod simplify;
 pub mod unroll;
 pub mod util;
 

@@ -22,31 +22,22 @@
 //! s2)` → `reshape(x, s2)` when `x`'s shape is fully known and `s1` is a valid constant shape
 //! for it (so the inner op could not have failed).
 
-use super::util::{self, const_bool, const_float, const_int, const_of, insert_const_before};
-use super::{Pass, PassCtx};
+use super::PassCtx;
+use super::util::{self, const_bool, const_float, const_int, const_of};
 use pyjit_ir::{
-    BoolBinOp, CastOp, CmpOp, Const, DType, FloatBinOp, FloatUnOp, Function, IntBinOp, IntUnOp,
-    Module, Op, OpKind, Value,
+    BoolBinOp, CastOp, CmpOp, Const, DType, FloatBinOp, FloatUnOp, Function, IntBinOp, IntUnOp, Op,
+    OpKind, Value,
 };
-
-pub struct Simplify;
 
 /// How many times each value is used ([`Function::use_counts`]).
 type Uses = pyjit_ir::SecondaryMap<Value, u32>;
 
-impl Pass for Simplify {
-    fn name(&self) -> &'static str {
-        "simplify"
-    }
-    fn description(&self) -> &'static str {
-        "algebraic simplification that never changes a dtype, a shape or a float"
-    }
-    fn run(&self, m: &mut Module, ctx: &mut PassCtx) {
-        for f in m.funcs.values_mut() {
-            run_function(f, ctx);
-        }
-    }
-}
+function_pass!(
+    Simplify,
+    "simplify",
+    "algebraic simplification that never changes a dtype, a shape or a float",
+    run_function
+);
 
 /// What an op simplifies to.
 enum Rewrite {
@@ -84,13 +75,9 @@ pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
 fn apply(f: &mut Function, op: Op, rw: Rewrite, ctx: &mut PassCtx) -> bool {
     match rw {
         Rewrite::Value(v) => {
-            let rs = f.results(op).to_vec();
-            if rs.len() != 1 || !ctx.allow() {
+            if !util::forward_result(f, op, v, ctx) {
                 return false;
             }
-            f.replace_uses(rs[0], v);
-            f.remove_op(op);
-            ctx.stats.removed += 1;
         }
         Rewrite::Results(pairs) => {
             let mut any = false;
@@ -104,14 +91,9 @@ fn apply(f: &mut Function, op: Op, rw: Rewrite, ctx: &mut PassCtx) -> bool {
             return any;
         }
         Rewrite::Const(c) => {
-            let r = f.result(op);
-            if c.ty() != *f.value_type(r) || !ctx.allow() {
+            if !util::replace_with_const(f, op, c, ctx) {
                 return false;
             }
-            let v = insert_const_before(f, op, c);
-            f.replace_uses(r, v);
-            f.remove_op(op);
-            ctx.stats.removed += 1;
         }
         Rewrite::Op(kind, operands) => {
             if !ctx.allow() {

@@ -10,26 +10,17 @@
 //! can leave early (a computed condition) or raise in its terminator are left alone. Follow it
 //! with `constfold`/`simplify`/`cse` to exploit the constant indices.
 
+use super::PassCtx;
 use super::util::{self, WalkExt, const_bool, const_int, is_attached};
-use super::{Pass, PassCtx};
-use pyjit_ir::{Const, Function, Module, Op, OpKind, Value};
+use pyjit_ir::{Const, Function, Op, OpKind, Value};
 use std::collections::HashMap;
 
-pub struct Unroll;
-
-impl Pass for Unroll {
-    fn name(&self) -> &'static str {
-        "unroll"
-    }
-    fn description(&self) -> &'static str {
-        "full unrolling of small constant-trip loops (TorchScript limits)"
-    }
-    fn run(&self, m: &mut Module, ctx: &mut PassCtx) {
-        for f in m.funcs.values_mut() {
-            run_function(f, ctx);
-        }
-    }
-}
+function_pass!(
+    Unroll,
+    "unroll",
+    "full unrolling of small constant-trip loops (TorchScript limits)",
+    run_function
+);
 
 pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
     let loops: Vec<Op> = f
@@ -73,6 +64,8 @@ fn try_unroll(f: &mut Function, lp: Op, ctx: &mut PassCtx) -> bool {
     let params = f.region_params(body).to_vec();
     let mut carried: Vec<Value> = data.operands[2..].to_vec();
     let ops = f.region_ops(body).to_vec();
+    // The body is only read while its copies are added, so one snapshot serves every copy.
+    let src = f.clone();
     for i in 0..n {
         let idx = util::insert_const_before(f, lp, Const::Int(i as i64));
         let mut map: HashMap<Value, Value> = HashMap::new();
@@ -81,7 +74,7 @@ fn try_unroll(f: &mut Function, lp: Op, ctx: &mut PassCtx) -> bool {
             map.insert(*p, c);
         }
         for &op in &ops[..ops.len() - 1] {
-            let new = util::clone_op(f, op, &mut map);
+            let new = f.copy_op_from(&src, op, &mut map);
             f.insert_op_before(lp, new);
         }
         carried = f.op(term).operands[1..]

@@ -1,6 +1,7 @@
 //! Facts and surgery shared by the passes: effects of ops and regions, constants, scopes, moving
 //! and cloning ops inside one function, and removing `if`/`loop` result slots.
 
+use super::PassCtx;
 use pyjit_ir::{
     CastOp, Const, FloatBinOp, Function, IndexKind, IntBinOp, Op, OpKind, Region, Type, Value,
     ValueDef,
@@ -47,7 +48,7 @@ pub fn def_region(f: &Function, v: Value) -> Option<Region> {
 }
 
 /// Whether `v` is defined inside `region` (or a region nested in it).
-pub fn defined_within(f: &Function, v: Value, region: Region) -> bool {
+pub(crate) fn defined_within(f: &Function, v: Value, region: Region) -> bool {
     def_region(f, v).is_some_and(|r| f.region_is_within(r, region))
 }
 
@@ -55,7 +56,7 @@ pub fn defined_within(f: &Function, v: Value, region: Region) -> bool {
 /// remembered until an op is next detached ([`Function::detach_epoch`]), so between removals
 /// each region's ancestors are walked once, not once per op (an `elif` chain nests its ops
 /// thousands of regions deep).
-pub struct AttachCheck {
+pub(crate) struct AttachCheck {
     epoch: u64,
     known: pyjit_ir::SecondaryMap<Region, bool>,
     path: Vec<Region>,
@@ -100,7 +101,7 @@ impl AttachCheck {
 }
 
 /// Whether an op is still attached to the function body (directly or through its ancestors).
-pub fn is_attached(f: &Function, mut op: Op) -> bool {
+pub(crate) fn is_attached(f: &Function, mut op: Op) -> bool {
     loop {
         let Some(r) = f.op(op).parent else {
             return false;
@@ -117,7 +118,7 @@ pub fn is_attached(f: &Function, mut op: Op) -> bool {
 
 /// Whether a value of this type can be (or contain) a mutable object: a tensor, a list or a
 /// dict.
-pub fn is_mutable_type(t: &Type) -> bool {
+pub(crate) fn is_mutable_type(t: &Type) -> bool {
     match t {
         Type::Tensor(_) | Type::List(_) | Type::Dict(..) => true,
         Type::Tuple(ts) => ts.iter().any(is_mutable_type),
@@ -128,7 +129,7 @@ pub fn is_mutable_type(t: &Type) -> bool {
 
 /// Whether the op writes memory some other op could read: in-place tensor ops, list writes,
 /// and calls (a callee may do either to its arguments).
-pub fn writes_memory(kind: &OpKind) -> bool {
+pub(crate) fn writes_memory(kind: &OpKind) -> bool {
     match kind {
         OpKind::ListSet
         | OpKind::ListAppend
@@ -142,7 +143,7 @@ pub fn writes_memory(kind: &OpKind) -> bool {
 
 /// Whether the op's result depends on the current contents of a mutable operand (a tensor's
 /// elements or shape, a list's items), so that a write between two evaluations can change it.
-pub fn reads_memory(f: &Function, op: Op) -> bool {
+pub(crate) fn reads_memory(f: &Function, op: Op) -> bool {
     let data = f.op(op);
     match &data.kind {
         OpKind::ListGet
@@ -165,7 +166,7 @@ pub fn reads_memory(f: &Function, op: Op) -> bool {
 }
 
 /// Whether any op in region `r` (recursively) writes memory.
-pub fn region_writes_memory(f: &Function, r: Region) -> bool {
+pub(crate) fn region_writes_memory(f: &Function, r: Region) -> bool {
     let mut writes = false;
     f.walk_region(r, &mut |op| writes |= writes_memory(&f.op(op).kind));
     writes
@@ -173,7 +174,7 @@ pub fn region_writes_memory(f: &Function, r: Region) -> bool {
 
 /// Whether the whole function is free of memory writes: then tensors and lists never change
 /// after they are built, and fresh objects may be shared.
-pub fn function_writes_memory(f: &Function) -> bool {
+pub(crate) fn function_writes_memory(f: &Function) -> bool {
     region_writes_memory(f, f.body)
 }
 
@@ -241,7 +242,7 @@ fn tensor_op_cannot_raise(f: &Function, op: Op, id: pyjit_ir::OpId) -> bool {
 }
 
 /// Whether `shape` (with at most one −1) is a valid `reshape` target for `numel` elements.
-pub fn valid_reshape(shape: &[i64], numel: i64) -> bool {
+pub(crate) fn valid_reshape(shape: &[i64], numel: i64) -> bool {
     let infer = shape.iter().filter(|&&d| d == -1).count();
     if infer > 1 || shape.iter().any(|&d| d < -1) {
         return false;
@@ -256,7 +257,7 @@ pub fn valid_reshape(shape: &[i64], numel: i64) -> bool {
 
 /// Whether this op itself (not counting ops nested in its regions) may raise, refined with
 /// constant operands: `a // 3` cannot raise, `a // b` can.
-pub fn op_may_raise(f: &Function, op: Op) -> bool {
+pub(crate) fn op_may_raise(f: &Function, op: Op) -> bool {
     let data = f.op(op);
     let c = |i: usize| data.operands.get(i).and_then(|&v| const_of(f, v));
     match &data.kind {
@@ -282,7 +283,7 @@ pub fn op_may_raise(f: &Function, op: Op) -> bool {
 }
 
 /// Whether this op itself has side effects (regions not counted; `yield` counts).
-pub fn op_has_side_effects(f: &Function, op: Op) -> bool {
+pub(crate) fn op_has_side_effects(f: &Function, op: Op) -> bool {
     match &f.op(op).kind {
         OpKind::If | OpKind::Loop => false,
         k => k.has_side_effects(),
@@ -295,7 +296,7 @@ const BOUNDED_TRIP: i64 = 1 << 32;
 /// Whether running the op (and everything in its regions) has no observable effect besides its
 /// results: no side effects, no possible error, and it terminates. Such an op may be deleted
 /// when its results are unused, or run speculatively.
-pub fn is_effect_free(f: &Function, op: Op) -> bool {
+pub(crate) fn is_effect_free(f: &Function, op: Op) -> bool {
     let mut free = true;
     f.walk_region_from_op(op, &mut |o| {
         let data = f.op(o);
@@ -313,7 +314,7 @@ pub fn is_effect_free(f: &Function, op: Op) -> bool {
 }
 
 /// Extension: walking from one op.
-pub trait WalkExt {
+pub(crate) trait WalkExt {
     /// Calls `g` on `op` and every op nested in its regions.
     fn walk_region_from_op(&self, op: Op, g: &mut dyn FnMut(Op));
     /// Number of ops in a region, nested ones included.
@@ -350,7 +351,7 @@ pub fn module_op_count(m: &pyjit_ir::Module) -> usize {
 
 /// Moves every op of `region` but its terminator just before `anchor` (same order) and returns
 /// the terminator's operands. The region is left holding only its terminator.
-pub fn splice_region_before(f: &mut Function, region: Region, anchor: Op) -> Vec<Value> {
+pub(crate) fn splice_region_before(f: &mut Function, region: Region, anchor: Op) -> Vec<Value> {
     let ops = f.regions[region].ops.clone();
     let Some((&term, body)) = ops.split_last() else {
         return Vec::new();
@@ -362,53 +363,8 @@ pub fn splice_region_before(f: &mut Function, region: Region, anchor: Op) -> Vec
     f.op(term).operands.clone()
 }
 
-/// Clones `op` (with its regions) inside the same function as a detached op; operands found in
-/// `map` are renamed, results and region parameters of the copy are added to it.
-pub fn clone_op(f: &mut Function, op: Op, map: &mut HashMap<Value, Value>) -> Op {
-    let data = f.op(op).clone();
-    let regions: Vec<Region> = data
-        .regions
-        .iter()
-        .map(|&r| clone_region(f, r, map))
-        .collect();
-    let operands: Vec<Value> = data
-        .operands
-        .iter()
-        .map(|v| *map.get(v).unwrap_or(v))
-        .collect();
-    let types: Vec<Type> = data
-        .results
-        .iter()
-        .map(|&v| f.value_type(v).clone())
-        .collect();
-    let new = f.create_op(data.kind.clone(), &operands, &types, &regions, data.span);
-    for (i, &v) in data.results.iter().enumerate() {
-        let nv = f.results(new)[i];
-        map.insert(v, nv);
-    }
-    new
-}
-
-fn clone_region(f: &mut Function, r: Region, map: &mut HashMap<Value, Value>) -> Region {
-    let types: Vec<Type> = f
-        .region_params(r)
-        .iter()
-        .map(|&p| f.value_type(p).clone())
-        .collect();
-    let new = f.new_region(&types);
-    for (i, &p) in f.region_params(r).to_vec().iter().enumerate() {
-        let np = f.region_params(new)[i];
-        map.insert(p, np);
-    }
-    for op in f.region_ops(r).to_vec() {
-        let c = clone_op(f, op, map);
-        f.append_op(new, c);
-    }
-    new
-}
-
 /// Removes result `index` of `op` (it must be unused), renumbering the later results.
-pub fn remove_result(f: &mut Function, op: Op, index: usize) {
+pub(crate) fn remove_result(f: &mut Function, op: Op, index: usize) {
     f.op_mut(op).results.remove(index);
     for (i, v) in f.op(op).results.clone().into_iter().enumerate().skip(index) {
         f.values[v].def = ValueDef::Result(op, i as u32);
@@ -416,7 +372,7 @@ pub fn remove_result(f: &mut Function, op: Op, index: usize) {
 }
 
 /// Removes parameter `index` of region `r` (it must be unused), renumbering the later ones.
-pub fn remove_region_param(f: &mut Function, r: Region, index: usize) {
+pub(crate) fn remove_region_param(f: &mut Function, r: Region, index: usize) {
     f.regions[r].params.remove(index);
     for (i, v) in f.regions[r]
         .params
@@ -430,7 +386,7 @@ pub fn remove_region_param(f: &mut Function, r: Region, index: usize) {
 }
 
 /// Applies a value substitution (followed transitively) to every attached op's operands.
-pub fn apply_substitution(f: &mut Function, subst: &HashMap<Value, Value>) {
+pub(crate) fn apply_substitution(f: &mut Function, subst: &HashMap<Value, Value>) {
     if subst.is_empty() {
         return;
     }
@@ -454,8 +410,40 @@ pub fn resolve(subst: &HashMap<Value, Value>, mut v: Value) -> Value {
     v
 }
 
+/// Replaces the single result of `op` by `to` and deletes `op`, if the budget allows (counted
+/// in `removed`); false, changing nothing, when `op` has not exactly one result or the budget ran
+/// out.
+pub(crate) fn forward_result(f: &mut Function, op: Op, to: Value, ctx: &mut PassCtx) -> bool {
+    let &[r] = f.results(op) else {
+        return false;
+    };
+    if !ctx.allow() {
+        return false;
+    }
+    f.replace_uses(r, to);
+    f.remove_op(op);
+    ctx.stats.removed += 1;
+    true
+}
+
+/// [`forward_result`] to the constant `c` (inserted before `op`); false, changing nothing, when
+/// `c` does not have the result's type.
+pub(crate) fn replace_with_const(f: &mut Function, op: Op, c: Const, ctx: &mut PassCtx) -> bool {
+    let &[r] = f.results(op) else {
+        return false;
+    };
+    if c.ty() != *f.value_type(r) || !ctx.allow() {
+        return false;
+    }
+    let v = insert_const_before(f, op, c);
+    f.replace_uses(r, v);
+    f.remove_op(op);
+    ctx.stats.removed += 1;
+    true
+}
+
 /// Inserts a `const` before `anchor` with `anchor`'s span and returns its value.
-pub fn insert_const_before(f: &mut Function, anchor: Op, c: Const) -> Value {
+pub(crate) fn insert_const_before(f: &mut Function, anchor: Op, c: Const) -> Value {
     let ty = c.ty();
     let span = f.op(anchor).span;
     let op = f.create_op(OpKind::Const(c), &[], &[ty], &[], span);
