@@ -7,7 +7,7 @@ use crate::span::Span;
 use crate::token::{StrPiece, Tok};
 use lalrpop_util::ParseError;
 
-pub type PResult<T> = Result<T, ParseError<usize, Tok, Diagnostic>>;
+pub(crate) type PResult<T> = Result<T, ParseError<usize, Tok, Diagnostic>>;
 
 /// What the start symbol produced.
 pub enum Top {
@@ -23,7 +23,7 @@ pub fn sp(l: usize, r: usize) -> Span {
     Span::new(l, r)
 }
 
-pub fn ex(kind: ExprKind, l: usize, r: usize) -> Expr {
+pub(crate) fn ex(kind: ExprKind, l: usize, r: usize) -> Expr {
     Expr::new(kind, sp(l, r))
 }
 
@@ -38,7 +38,7 @@ pub fn st(kind: StmtKind, l: usize, r: usize) -> Box<Stmt> {
 
 /// End offset of a block (its last statement), so compound statements do not swallow the blank
 /// lines and dedents after them.
-pub fn block_end(body: &[Stmt]) -> usize {
+pub(crate) fn block_end(body: &[Stmt]) -> usize {
     body.last().map(|s| s.span.end as usize).unwrap_or(0)
 }
 
@@ -65,14 +65,14 @@ pub fn unary(op: UnaryOp, e: Expr, l: usize, r: usize) -> Expr {
     )
 }
 
-pub fn boolop(op: BoolOp, first: Expr, rest: Vec<Expr>, l: usize, r: usize) -> Expr {
+pub(crate) fn boolop(op: BoolOp, first: Expr, rest: Vec<Expr>, l: usize, r: usize) -> Expr {
     let mut values = vec![first];
     values.extend(rest);
     ex(ExprKind::BoolOp { op, values }, l, r)
 }
 
 /// `a, b` is a tuple; a lone `a` is itself; `a,` is a one-element tuple.
-pub fn tuple_or_single(mut v: Vec<Expr>, trailing: bool, l: usize, r: usize) -> Expr {
+pub(crate) fn tuple_or_single(mut v: Vec<Expr>, trailing: bool, l: usize, r: usize) -> Expr {
     if v.len() == 1 && !trailing {
         v.pop()
             .unwrap_or_else(|| ex(ExprKind::Tuple(Vec::new()), l, r))
@@ -82,7 +82,7 @@ pub fn tuple_or_single(mut v: Vec<Expr>, trailing: bool, l: usize, r: usize) -> 
 }
 
 /// `(e)` keeps `e` (with the parentheses in its span, so a diagnostic covers what the user wrote).
-pub fn paren(v: Vec<Expr>, trailing: bool, l: usize, r: usize) -> PResult<Expr> {
+pub(crate) fn paren(v: Vec<Expr>, trailing: bool, l: usize, r: usize) -> PResult<Expr> {
     if v.len() == 1 && !trailing {
         let mut e = v
             .into_iter()
@@ -169,7 +169,7 @@ pub fn strings(pieces: Vec<(usize, StrPiece, usize)>, l: usize, r: usize) -> PRe
 
 /// Where a target appears, for the wording of "cannot assign to ...".
 #[derive(Clone, Copy, PartialEq)]
-pub enum TargetCtx {
+pub(crate) enum TargetCtx {
     Assign,
     AugAssign,
     AnnAssign,
@@ -211,7 +211,7 @@ fn describe(e: &Expr) -> &'static str {
     }
 }
 
-pub fn check_target(e: &Expr, ctx: TargetCtx) -> Result<(), Diagnostic> {
+pub(crate) fn check_target(e: &Expr, ctx: TargetCtx) -> Result<(), Diagnostic> {
     if let ExprKind::Starred(_) = e.kind {
         return Err(
             Diagnostic::error("a starred target must be inside a tuple or list")
@@ -312,7 +312,7 @@ pub fn assign(first: Expr, rest: Vec<Expr>, l: usize, r: usize) -> PResult<Box<S
     ))
 }
 
-pub enum ParamItem {
+pub(crate) enum ParamItem {
     Plain(Box<Param>),
     Slash(Span),
     Star(Option<Box<Param>>, Span),
@@ -426,7 +426,7 @@ pub fn params(items: Vec<ParamItem>) -> PResult<Parameters> {
     Ok(p)
 }
 
-pub enum ArgItem {
+pub(crate) enum ArgItem {
     Pos(Expr),
     /// A bare generator argument `f(x for x in y)`: it must be the only argument.
     Gen(Expr),
@@ -498,7 +498,7 @@ pub fn call(func: Expr, items: Vec<ArgItem>, l: usize, r: usize) -> PResult<Expr
     ))
 }
 
-pub fn if_chain(
+pub(crate) fn if_chain(
     l: usize,
     test: Expr,
     body: Vec<Stmt>,

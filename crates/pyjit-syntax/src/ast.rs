@@ -27,30 +27,8 @@ impl Drop for Module {
     fn drop(&mut self) {
         let mut stack = std::mem::take(&mut self.body);
         while let Some(mut s) = stack.pop() {
-            match &mut s.kind {
-                StmtKind::FunctionDef(def) => stack.append(&mut def.body),
-                StmtKind::ClassDef(def) => stack.append(&mut def.body),
-                StmtKind::For { body, orelse, .. }
-                | StmtKind::While { body, orelse, .. }
-                | StmtKind::If { body, orelse, .. } => {
-                    stack.append(body);
-                    stack.append(orelse);
-                }
-                StmtKind::With { body, .. } => stack.append(body),
-                StmtKind::Try {
-                    body,
-                    handlers,
-                    orelse,
-                    finalbody,
-                } => {
-                    stack.append(body);
-                    stack.append(orelse);
-                    stack.append(finalbody);
-                    for h in handlers {
-                        stack.append(&mut h.body);
-                    }
-                }
-                _ => {}
+            for block in s.kind.blocks_mut() {
+                stack.append(block);
             }
         }
     }
@@ -60,6 +38,35 @@ impl Drop for Module {
 pub struct Stmt {
     pub kind: StmtKind,
     pub span: Span,
+}
+
+impl StmtKind {
+    /// The statement's nested blocks in source order: a `def`'s or `class`'s body; the body and
+    /// `else` block of `for`, `while` and `if` (an `elif` is an `if` in the `else` block); a
+    /// `with` body; a `try` body, its handlers' bodies, its `else` and `finally` blocks.
+    pub(crate) fn blocks_mut(&mut self) -> Vec<&mut Vec<Stmt>> {
+        match self {
+            StmtKind::FunctionDef(def) => vec![&mut def.body],
+            StmtKind::ClassDef(def) => vec![&mut def.body],
+            StmtKind::For { body, orelse, .. }
+            | StmtKind::While { body, orelse, .. }
+            | StmtKind::If { body, orelse, .. } => vec![body, orelse],
+            StmtKind::With { body, .. } => vec![body],
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finalbody,
+            } => {
+                let mut blocks = vec![body];
+                blocks.extend(handlers.iter_mut().map(|h| &mut h.body));
+                blocks.push(orelse);
+                blocks.push(finalbody);
+                blocks
+            }
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// A `# type: ...` comment attached to a `def` (the line after the header) or an assignment.

@@ -26,7 +26,7 @@ pub const MAX_EXPR_NESTING: u32 = 500;
 const MAX_FSTRING_DEPTH: u32 = 8;
 
 #[derive(Clone, Debug, Default, PartialEq)]
-pub enum RawError {
+pub(crate) enum RawError {
     #[default]
     InvalidChar,
     UnterminatedString,
@@ -84,7 +84,7 @@ fn lex_string(lex: &mut logos::Lexer<RawTok>) -> Result<(), RawError> {
 #[derive(Logos, Clone, Copy, Debug, PartialEq)]
 #[logos(error = RawError)]
 #[logos(skip r"[ \t\x0c]+")]
-pub enum RawTok {
+pub(crate) enum RawTok {
     #[regex(r"\r?\n|\r")]
     Newline,
     #[regex(r"\\(\r?\n|\r)")]
@@ -771,7 +771,7 @@ impl Iterator for Layout<'_> {
     }
 }
 
-pub fn closer_of(open: &Tok) -> Tok {
+pub(crate) fn closer_of(open: &Tok) -> Tok {
     match open {
         Tok::LPar => Tok::RPar,
         Tok::LSqb => Tok::RSqb,
@@ -779,7 +779,7 @@ pub fn closer_of(open: &Tok) -> Tok {
     }
 }
 
-pub fn unclosed_bracket(open: &Tok, open_span: Span, at: Span) -> Diagnostic {
+pub(crate) fn unclosed_bracket(open: &Tok, open_span: Span, at: Span) -> Diagnostic {
     Diagnostic::error(format!("unclosed {open}"))
         .with_primary(
             at,

@@ -44,7 +44,6 @@ fn stmt(s: &mut Stmt) {
             ident(&mut f.name);
             params(&mut f.params);
             opt(&mut f.returns);
-            stmts(&mut f.body);
             f.decorators.iter_mut().for_each(expr);
             if let Some(tc) = &mut f.type_comment {
                 tc.span = Span::DUMMY;
@@ -54,7 +53,6 @@ fn stmt(s: &mut Stmt) {
             ident(&mut c.name);
             c.bases.iter_mut().for_each(expr);
             keywords(&mut c.keywords);
-            stmts(&mut c.body);
             c.decorators.iter_mut().for_each(expr);
         }
         StmtKind::Return(v) => opt(v),
@@ -82,51 +80,29 @@ fn stmt(s: &mut Stmt) {
             expr(annotation);
             opt(value);
         }
-        StmtKind::For {
-            target,
-            iter,
-            body,
-            orelse,
-            ..
-        } => {
+        StmtKind::For { target, iter, .. } => {
             expr(target);
             expr(iter);
-            stmts(body);
-            stmts(orelse);
         }
-        StmtKind::While { test, body, orelse } | StmtKind::If { test, body, orelse } => {
-            expr(test);
-            stmts(body);
-            stmts(orelse);
-        }
-        StmtKind::With { items, body, .. } => {
+        StmtKind::While { test, .. } | StmtKind::If { test, .. } => expr(test),
+        StmtKind::With { items, .. } => {
             for i in items {
                 expr(&mut i.context);
                 opt(&mut i.vars);
             }
-            stmts(body);
         }
         StmtKind::Raise { exc, cause } => {
             opt(exc);
             opt(cause);
         }
-        StmtKind::Try {
-            body,
-            handlers,
-            orelse,
-            finalbody,
-        } => {
-            stmts(body);
+        StmtKind::Try { handlers, .. } => {
             for h in handlers {
                 h.span = Span::DUMMY;
                 opt(&mut h.typ);
                 if let Some(n) = &mut h.name {
                     ident(n);
                 }
-                stmts(&mut h.body);
             }
-            stmts(orelse);
-            stmts(finalbody);
         }
         StmtKind::Assert { test, msg } => {
             expr(test);
@@ -143,6 +119,9 @@ fn stmt(s: &mut Stmt) {
         StmtKind::Del(ts) => ts.iter_mut().for_each(expr),
         StmtKind::Expr(e) => expr(e),
         StmtKind::Pass | StmtKind::Break | StmtKind::Continue => {}
+    }
+    for block in s.kind.blocks_mut() {
+        stmts(block);
     }
 }
 

@@ -98,7 +98,7 @@ pub fn parse_module(file: &crate::SourceFile) -> Result<Module, Vec<Diagnostic>>
 
 /// Parses `text[range]` as one expression (a tuple if it has top-level commas); newlines inside
 /// are insignificant. Spans are offsets into `text`.
-pub fn parse_expr_range(
+pub(crate) fn parse_expr_range(
     text: &str,
     range: std::ops::Range<usize>,
     budget: u32,
@@ -532,7 +532,6 @@ fn attach_type_comments(body: &mut [Stmt], comments: &[RawTypeComment], text: &s
                         span: c.span,
                     });
                 }
-                attach_type_comments(&mut f.body, comments, text);
             }
             StmtKind::Assign { type_comment, .. } => {
                 let end = line_end(span.end);
@@ -543,28 +542,10 @@ fn attach_type_comments(body: &mut [Stmt], comments: &[RawTypeComment], text: &s
                     });
                 }
             }
-            StmtKind::ClassDef(c) => attach_type_comments(&mut c.body, comments, text),
-            StmtKind::For { body, orelse, .. }
-            | StmtKind::While { body, orelse, .. }
-            | StmtKind::If { body, orelse, .. } => {
-                attach_type_comments(body, comments, text);
-                attach_type_comments(orelse, comments, text);
-            }
-            StmtKind::With { body, .. } => attach_type_comments(body, comments, text),
-            StmtKind::Try {
-                body,
-                handlers,
-                orelse,
-                finalbody,
-            } => {
-                attach_type_comments(body, comments, text);
-                for h in handlers {
-                    attach_type_comments(&mut h.body, comments, text);
-                }
-                attach_type_comments(orelse, comments, text);
-                attach_type_comments(finalbody, comments, text);
-            }
             _ => {}
+        }
+        for block in stmt.kind.blocks_mut() {
+            attach_type_comments(block, comments, text);
         }
     }
 }

@@ -38,7 +38,7 @@ fn to_codespan(d: &Diagnostic, file: &SourceFile) -> cs::Diagnostic<()> {
 }
 
 /// Plain-text rendering (no ANSI colour codes).
-pub fn render_plain(d: &Diagnostic, file: &SourceFile) -> String {
+pub(crate) fn render_plain(d: &Diagnostic, file: &SourceFile) -> String {
     let files = SimpleFile::new(file.name.as_str(), file.text.as_str());
     let config = term::Config::default();
     let mut out = String::new();

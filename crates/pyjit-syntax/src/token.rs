@@ -247,13 +247,13 @@ impl Tok {
         })
     }
 
-    pub fn is_keyword(&self) -> bool {
+    pub(crate) fn is_keyword(&self) -> bool {
         self.spelling()
             .is_some_and(|s| s.starts_with(|c: char| c.is_ascii_alphabetic()))
     }
 
     /// Can this token begin an expression?
-    pub fn starts_expr(&self) -> bool {
+    pub(crate) fn starts_expr(&self) -> bool {
         use Tok::*;
         matches!(
             self,
