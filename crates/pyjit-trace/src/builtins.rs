@@ -843,7 +843,7 @@ pub(crate) fn call_method(
 }
 
 /// The most elements `Tensor.tolist()` reads while tracing: each one becomes a guard.
-pub const MAX_TRACED_TOLIST: usize = 1024;
+pub(crate) const MAX_TRACED_TOLIST: usize = 1024;
 
 /// `t.tolist()` while tracing: every element is read as a Python number (an `Int`/`Float`/
 /// `Bool` of `t.reshape(-1)[i]`, recorded) and guarded to equal its traced value, as PyTorch's

@@ -46,7 +46,7 @@ impl TraceError {
         self.kind.is_guard_failure()
     }
 
-    pub fn type_error(message: impl Into<String>, span: Span) -> TraceError {
+    pub(crate) fn type_error(message: impl Into<String>, span: Span) -> TraceError {
         TraceError::new(ExcKind::TypeError, message, span)
     }
 

@@ -274,7 +274,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
     }
 
     /// Calls a `def` (a module function or a method with `self` among `args`).
-    pub fn call_def(
+    pub(crate) fn call_def(
         &mut self,
         def: &ast::FunctionDef,
         args: Vec<PyVal>,
@@ -313,7 +313,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
     /// Binds arguments to parameters as Python does (positional, keywords, defaults); an `int`
     /// passed for a `float`-annotated parameter becomes a float (the language converts at the
     /// call boundary).
-    pub fn bind_params(
+    pub(crate) fn bind_params(
         &mut self,
         callee: Callee<'_>,
         args: Vec<PyVal>,
@@ -426,7 +426,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
 
     // ------------------------------------------------------------------ statements
 
-    pub fn exec_block(&mut self, f: &mut Frame, body: &[Stmt]) -> R<Flow> {
+    pub(crate) fn exec_block(&mut self, f: &mut Frame, body: &[Stmt]) -> R<Flow> {
         for s in body {
             match self.exec(f, s)? {
                 Flow::Normal => {}
@@ -852,16 +852,8 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             }
             PyVal::Tensor(t) => {
                 let (ix, hs) = self.tensor_indices(f, index)?;
-                let target = Arg {
-                    v: RtValue::Tensor(t.t.clone()),
-                    handles: vec![t.ir],
-                    syms: Vec::new(),
-                };
-                let idx = Arg {
-                    v: RtValue::Indices(ix),
-                    handles: hs,
-                    syms: Vec::new(),
-                };
+                let target = Arg::concrete(RtValue::Tensor(t.t.clone()), vec![t.ir]);
+                let idx = Arg::concrete(RtValue::Indices(ix), hs);
                 let val = self.arg_of(&v, span)?;
                 self.call_op_args("index_put_", vec![target, idx, val], vec![], span)?;
                 Ok(())
@@ -889,11 +881,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         if let PyVal::Tensor(t) = &cur
             && let Some(tg) = schema::operator_target(py_operator(op), OperatorForm::InPlace)
         {
-            let lhs = Arg {
-                v: RtValue::Tensor(t.t.clone()),
-                handles: vec![t.ir],
-                syms: Vec::new(),
-            };
+            let lhs = Arg::concrete(RtValue::Tensor(t.t.clone()), vec![t.ir]);
             let r = self.arg_of(&rhs, span)?;
             self.call_op_args(tg.name, vec![lhs, r], vec![], span)?;
             // The target object is unchanged (written in place); rebinding it is a no-op for
@@ -946,7 +934,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
 
     /// `bool(t)`, `int(t)`, `float(t)` (`conv` is the op name `Bool`/`Int`/`Float`) or
     /// `t.item()` (`conv` = `item`): runs the conversion, records it, and guards its value.
-    pub fn tensor_to_scalar(
+    pub(crate) fn tensor_to_scalar(
         &mut self,
         t: &TVal,
         conv: &str,
@@ -1068,7 +1056,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
     // ------------------------------------------------------------------ tensor ops
 
     /// A Python object as an op argument (tensors carry their IR values along).
-    pub fn arg_of(&mut self, v: &PyVal, span: Span) -> R<Arg> {
+    pub(crate) fn arg_of(&mut self, v: &PyVal, span: Span) -> R<Arg> {
         let mut handles = Vec::new();
         let (v, syms) = match v {
             PyVal::Sym(s) => (&s.value, vec![s.clone()]),
@@ -1124,7 +1112,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
     }
 
     /// Calls op `name` (overloads resolved as TorchScript does) on Python objects.
-    pub fn call_op(
+    pub(crate) fn call_op(
         &mut self,
         name: &str,
         mut args: Vec<PyVal>,
@@ -1176,7 +1164,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         self.call_op_args(name, a, k, span)
     }
 
-    pub fn call_op_args(
+    pub(crate) fn call_op_args(
         &mut self,
         name: &str,
         args: Vec<Arg>,
@@ -1305,16 +1293,8 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         hs: Vec<Option<pyjit_ir::Value>>,
         span: Span,
     ) -> R<PyVal> {
-        let target = Arg {
-            v: RtValue::Tensor(t.t.clone()),
-            handles: vec![t.ir],
-            syms: Vec::new(),
-        };
-        let idx = Arg {
-            v: RtValue::Indices(ix),
-            handles: hs,
-            syms: Vec::new(),
-        };
+        let target = Arg::concrete(RtValue::Tensor(t.t.clone()), vec![t.ir]);
+        let idx = Arg::concrete(RtValue::Indices(ix), hs);
         self.call_op_args("index", vec![target, idx], vec![], span)
     }
 
@@ -2198,7 +2178,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         self.call_value(&callee, a, kw, span)
     }
 
-    pub fn call_value(
+    pub(crate) fn call_value(
         &mut self,
         callee: &PyVal,
         args: Vec<PyVal>,
@@ -2506,7 +2486,7 @@ impl Evaluator<'_, '_> {
     /// The IR value of a Python object at the end of a trace (results, printed values): tensors
     /// are their recorded values, everything else is a constant of the trace (guards make that
     /// sound). `empty` is the element type given to empty lists.
-    pub fn emit_value(&mut self, v: &PyVal, empty: &Type, span: Span) -> R<pyjit_ir::Value> {
+    pub(crate) fn emit_value(&mut self, v: &PyVal, empty: &Type, span: Span) -> R<pyjit_ir::Value> {
         let rec = self
             .rec
             .as_mut()
@@ -2583,7 +2563,7 @@ impl Evaluator<'_, '_> {
 
     /// Records a `print` call: tensors print their run-time values, everything else is the text
     /// it printed while tracing.
-    pub fn record_print(&mut self, args: &[PyVal], sep: &str, span: Span) -> R<()> {
+    pub(crate) fn record_print(&mut self, args: &[PyVal], sep: &str, span: Span) -> R<()> {
         let mut ops = Vec::with_capacity(args.len());
         for a in args {
             let v = if contains_tensor(a) {

@@ -70,7 +70,7 @@ pub use error::TraceError;
 pub use record::{Guard, GuardReason, warning_text};
 pub use trace::{
     CACHE_LIMIT, CheckMismatch, CheckReport, Trace, TraceOptions, TraceStats, TracedFunction,
-    check_trace, compare_values, eval_function, eval_function_limited, eval_function_to,
-    signature_key, trace_function, trace_function_to,
+    check_trace, compare_values, copy_back, deep_clone, eval_function, eval_function_limited,
+    eval_function_to, signature_key, trace_function, trace_function_to,
 };
 pub use value::{PyVal, TVal};

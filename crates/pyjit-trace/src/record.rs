@@ -77,11 +77,22 @@ pub fn warning_text(reason: GuardReason, guards: bool) -> String {
 /// An op argument while binding: the runtime value and the IR values of the tensors inside it,
 /// in the order they appear (binding keeps that order, so they can be matched afterwards).
 #[derive(Clone, Debug)]
-pub struct Arg {
+pub(crate) struct Arg {
     pub v: RtValue,
     pub handles: Vec<Option<pyjit_ir::Value>>,
     /// Symbolic scalar arguments inside (see [`crate::value::PyVal::Sym`]).
     pub syms: Vec<std::rc::Rc<crate::value::Sym>>,
+}
+
+impl Arg {
+    /// An argument with no symbolic scalar inside.
+    pub fn concrete(v: RtValue, handles: Vec<Option<pyjit_ir::Value>>) -> Arg {
+        Arg {
+            v,
+            handles,
+            syms: Vec::new(),
+        }
+    }
 }
 
 impl BindArg for Arg {
@@ -89,11 +100,7 @@ impl BindArg for Arg {
         self.v.kind()
     }
     fn from_default(d: &DefaultValue) -> Self {
-        Arg {
-            v: RtValue::from_default(d),
-            handles: Vec::new(),
-            syms: Vec::new(),
-        }
+        Arg::concrete(RtValue::from_default(d), Vec::new())
     }
     fn coerce(self, ty: &ArgType) -> Option<Self> {
         let (handles, syms) = (self.handles, self.syms);
@@ -171,7 +178,7 @@ impl Recorder {
     }
 
     /// Makes a symbolic scalar argument a guarded constant (once per argument).
-    pub fn guard_sym(&mut self, sym: &crate::value::Sym) {
+    pub(crate) fn guard_sym(&mut self, sym: &crate::value::Sym) {
         if !self.sym_guarded.insert(sym.ir) {
             return;
         }
@@ -187,7 +194,7 @@ impl Recorder {
     }
 
     /// Emits a constant (or a list of constants / tensors) for a bound op argument.
-    pub fn emit_arg(
+    pub(crate) fn emit_arg(
         &mut self,
         v: &RtValue,
         handles: &mut std::vec::IntoIter<Option<pyjit_ir::Value>>,
@@ -243,7 +250,11 @@ impl Recorder {
     }
 
     /// A constant for a tensor-free runtime value.
-    pub fn emit_const(&mut self, v: &RtValue, span: Span) -> Result<pyjit_ir::Value, TraceError> {
+    pub(crate) fn emit_const(
+        &mut self,
+        v: &RtValue,
+        span: Span,
+    ) -> Result<pyjit_ir::Value, TraceError> {
         let mut b = self.builder(span);
         Ok(match v {
             RtValue::None => b.const_none(),

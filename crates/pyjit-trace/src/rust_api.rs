@@ -46,11 +46,10 @@ impl Handle {
     }
 
     fn arg(&self) -> Option<Arg> {
-        Some(Arg {
-            v: RtValue::Tensor(self.t.clone()?),
-            handles: vec![self.ir],
-            syms: Vec::new(),
-        })
+        Some(Arg::concrete(
+            RtValue::Tensor(self.t.clone()?),
+            vec![self.ir],
+        ))
     }
 
     fn poisoned(&self) -> Handle {
@@ -74,11 +73,7 @@ impl Handle {
                     Some(x) => all.push(x),
                     None => return self.poisoned(),
                 },
-                OpArg::V(v) => all.push(Arg {
-                    v: v.clone(),
-                    handles: Vec::new(),
-                    syms: Vec::new(),
-                }),
+                OpArg::V(v) => all.push(Arg::concrete(v.clone(), Vec::new())),
             }
         }
         let mut st = self.st.borrow_mut();
@@ -261,12 +256,7 @@ pub fn trace(
         pyjit_ir::Function::new("empty", &[], Type::None, Span::DUMMY),
     );
     let fid = m.push_function(func);
-    if let Err(errs) = pyjit_ir::verify_module(&m) {
-        let msg = errs
-            .iter()
-            .map(|e| e.to_string())
-            .collect::<Vec<_>>()
-            .join("; ");
+    if let Err(msg) = crate::trace::verify_recorded(&m) {
         return Err(TraceError::unsupported(
             format!("recorded IR fails verification: {msg}"),
             Span::DUMMY,

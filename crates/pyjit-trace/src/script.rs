@@ -15,7 +15,7 @@ use std::collections::HashSet;
 
 /// The scripted functions of the module being traced, scripted on first use.
 #[derive(Default)]
-pub struct ScriptCalls {
+pub(crate) struct ScriptCalls {
     pub names: HashSet<String>,
     pub module: Option<Result<Module, String>>,
 }

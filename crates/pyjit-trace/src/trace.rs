@@ -96,11 +96,16 @@ impl Trace {
             .join("")
     }
 
-    fn has_inplace(&self) -> bool {
-        let f = self.module.func(self.func);
-        f.all_ops().into_iter().any(|op| match &f.op(op).kind {
-            OpKind::Tensor(id) => pyjit_ir::schema::is_inplace(*id),
-            _ => false,
+    /// Whether any function of the trace's module writes a tensor in place or mutates a list:
+    /// then a run that may be abandoned (at a guard) runs on [`deep_clone`]s of the arguments,
+    /// written back with [`copy_back`] on success.
+    pub fn mutates(&self) -> bool {
+        self.module.funcs.values().any(|f| {
+            f.all_ops().into_iter().any(|op| match &f.op(op).kind {
+                OpKind::Tensor(id) => pyjit_ir::schema::is_inplace(*id),
+                OpKind::ListSet | OpKind::ListAppend => true,
+                _ => false,
+            })
         })
     }
 
@@ -113,7 +118,7 @@ impl Trace {
     }
 
     /// The same trace without its guards: what torch.jit.trace would run.
-    pub fn without_guards(&self) -> Trace {
+    pub(crate) fn without_guards(&self) -> Trace {
         let mut t = self.clone();
         let f = t.module.func_mut(t.func);
         for op in f.all_ops() {
@@ -449,12 +454,7 @@ fn record(
         rec.func.name.push_str("_traced");
     }
     let fid = m.push_function(rec.func);
-    if let Err(errs) = pyjit_ir::verify_module(&m) {
-        let msg = errs
-            .iter()
-            .map(|e| e.to_string())
-            .collect::<Vec<_>>()
-            .join("; ");
+    if let Err(msg) = verify_recorded(&m) {
         let e = TraceError::new(
             ExcKind::tracer(),
             format!("internal error: the recorded IR fails verification: {msg}"),
@@ -601,7 +601,9 @@ impl TracedFunction {
     }
 }
 
-fn deep_clone(v: &IValue) -> Result<IValue, TraceError> {
+/// A copy of `v` sharing no tensor storage or list with it (for calls that must not see each
+/// other's in-place writes).
+pub fn deep_clone(v: &IValue) -> Result<IValue, TraceError> {
     Ok(match v {
         IValue::Tensor(t) => IValue::Tensor(
             t.clone_data()
@@ -620,7 +622,9 @@ fn deep_clone(v: &IValue) -> Result<IValue, TraceError> {
     })
 }
 
-fn copy_back(orig: &IValue, new: &IValue) -> Result<(), TraceError> {
+/// Writes the state of `new`, a [`deep_clone`] of `orig` that a completed run mutated, back into
+/// `orig`: tensors' data, and lists' elements (set, appended) recursively.
+pub fn copy_back(orig: &IValue, new: &IValue) -> Result<(), TraceError> {
     match (orig, new) {
         (IValue::Tensor(a), IValue::Tensor(b)) => a
             .copy_(b)
@@ -629,11 +633,21 @@ fn copy_back(orig: &IValue, new: &IValue) -> Result<(), TraceError> {
             .iter()
             .zip(b.iter())
             .try_for_each(|(x, y)| copy_back(x, y)),
-        (IValue::List(a), IValue::List(b)) => a
-            .snapshot()
-            .iter()
-            .zip(b.snapshot().iter())
-            .try_for_each(|(x, y)| copy_back(x, y)),
+        (IValue::List(a), IValue::List(b)) => {
+            let (xs, ys) = (a.snapshot(), b.snapshot());
+            for (k, y) in ys.iter().enumerate() {
+                match xs.get(k) {
+                    Some(x @ (IValue::Tensor(_) | IValue::Tuple(_) | IValue::List(_))) => {
+                        copy_back(x, y)?
+                    }
+                    Some(_) => {
+                        a.set(k, y.clone());
+                    }
+                    None => a.push(y.clone()),
+                }
+            }
+            Ok(())
+        }
         _ => Ok(()),
     }
 }
@@ -643,7 +657,7 @@ fn copy_back(orig: &IValue, new: &IValue) -> Result<(), TraceError> {
 /// written back only on success, so an abandoned run leaves the arguments untouched.
 fn run_guarded(t: &Trace, args: &[IValue]) -> Result<Option<(IValue, Vec<u8>)>, TraceError> {
     let mut buf = Vec::new();
-    let inplace = t.has_inplace();
+    let inplace = t.mutates();
     let run_args: Vec<IValue> = if inplace {
         args.iter().map(deep_clone).collect::<Result<_, _>>()?
     } else {
@@ -906,4 +920,15 @@ pub fn check_trace(
 
 fn deep_args(args: &[IValue]) -> Result<Vec<IValue>, TraceError> {
     args.iter().map(deep_clone).collect()
+}
+
+/// Checks the IR a trace recorded; the verifier's errors joined with `; ` when it fails (a
+/// tracer bug).
+pub(crate) fn verify_recorded(m: &Module) -> Result<(), String> {
+    pyjit_ir::verify_module(m).map_err(|errs| {
+        errs.iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
 }

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 /// The most elements a range or a repeated sequence may materialize (beyond: `MemoryError`).
-pub const MAX_MATERIALIZED: u64 = 1 << 27;
+pub(crate) const MAX_MATERIALIZED: u64 = 1 << 27;
 
 /// A tensor and, while tracing, the IR value that computes it.
 #[derive(Clone, Debug)]
@@ -80,7 +80,7 @@ pub struct Sym {
 }
 
 /// The number of elements of `range(start, stop, step)`.
-pub fn range_len(start: i64, stop: i64, step: i64) -> u64 {
+pub(crate) fn range_len(start: i64, stop: i64, step: i64) -> u64 {
     let (start, stop, step) = (start as i128, stop as i128, step as i128);
     let n = if step > 0 {
         (stop - start + step - 1) / step
@@ -251,7 +251,7 @@ fn to_interp_leaf(v: &PyVal) -> Option<IValue> {
 
 /// Converts to the interpreter's value type (the project's common value type at API
 /// boundaries). Functions and modules have no counterpart.
-pub fn to_interp(v: &PyVal) -> Result<IValue, String> {
+pub(crate) fn to_interp(v: &PyVal) -> Result<IValue, String> {
     Ok(match v {
         PyVal::Tuple(items) => {
             IValue::tuple(items.iter().map(to_interp).collect::<Result<_, _>>()?)

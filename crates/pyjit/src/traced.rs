@@ -56,10 +56,11 @@ use pyjit_trace::{CACHE_LIMIT, signature_key, trace_function_to};
 use std::io::Write;
 use std::path::Path;
 
+use pyjit_trace::copy_back;
 /// The tracer's API, for tools built on the facade (`pyjit trace`).
 pub use pyjit_trace::{
     CheckReport, Guard, GuardReason, Trace, TraceError, TraceOptions, TraceStats, check_trace,
-    eval_function_to,
+    deep_clone, eval_function_to,
 };
 
 /// One cached trace and the program that runs it.
@@ -271,7 +272,7 @@ impl TracedProgram {
             ..Options::default()
         };
         let entry = trace.module.func(trace.func).name.clone();
-        let mutates = mutates(&trace);
+        let mutates = trace.mutates();
         let program = match Program::from_module(trace.module.clone(), options) {
             Ok(p) => p,
             Err(d) => {
@@ -432,67 +433,6 @@ fn unrolled_loop_warning(t: &Trace) -> Option<Diagnostic> {
             "scripting keeps this loop as one loop, whatever its trip count: try `--mode script`",
         )
     })
-}
-
-/// Whether any function of the trace's module writes a tensor in place or mutates a list.
-fn mutates(t: &Trace) -> bool {
-    t.module.funcs.values().any(|f| {
-        f.all_ops().into_iter().any(|op| match &f.op(op).kind {
-            OpKind::Tensor(id) => pyjit_ir::schema::is_inplace(*id),
-            OpKind::ListSet | OpKind::ListAppend => true,
-            _ => false,
-        })
-    })
-}
-
-/// A copy of `v` sharing no tensor storage or list with it (for calls that must not see each
-/// other's in-place writes).
-pub fn deep_clone(v: &Value) -> Result<Value, TraceError> {
-    Ok(match v {
-        Value::Tensor(t) => Value::Tensor(
-            t.clone_data()
-                .map_err(|e| TraceError::new(ExcKind::RuntimeError, e.to_string(), Span::DUMMY))?,
-        ),
-        Value::Tuple(items) => {
-            Value::tuple(items.iter().map(deep_clone).collect::<Result<_, _>>()?)
-        }
-        Value::List(l) => Value::list(
-            l.snapshot()
-                .iter()
-                .map(deep_clone)
-                .collect::<Result<_, _>>()?,
-        ),
-        other => other.clone(),
-    })
-}
-
-/// Writes the state of the copies a completed run mutated back into the caller's arguments.
-fn copy_back(orig: &Value, new: &Value) -> Result<(), TraceError> {
-    match (orig, new) {
-        (Value::Tensor(a), Value::Tensor(b)) => a
-            .copy_(b)
-            .map_err(|e| TraceError::new(ExcKind::RuntimeError, e.to_string(), Span::DUMMY)),
-        (Value::Tuple(a), Value::Tuple(b)) => a
-            .iter()
-            .zip(b.iter())
-            .try_for_each(|(x, y)| copy_back(x, y)),
-        (Value::List(a), Value::List(b)) => {
-            let (xs, ys) = (a.snapshot(), b.snapshot());
-            for (k, y) in ys.iter().enumerate() {
-                match xs.get(k) {
-                    Some(x @ (Value::Tensor(_) | Value::Tuple(_) | Value::List(_))) => {
-                        copy_back(x, y)?
-                    }
-                    Some(_) => {
-                        a.set(k, y.clone());
-                    }
-                    None => a.push(y.clone()),
-                }
-            }
-            Ok(())
-        }
-        _ => Ok(()),
-    }
 }
 
 /// `pyjit run --mode trace --backend native`: one call of function `name` — traced on copies
