@@ -126,7 +126,7 @@ impl Graph {
 
     /// The item of cluster `level` that holds node `n` (the node itself, or the child cluster it
     /// is nested in), or `None` when `n` is outside `level`.
-    pub fn item_at_level(&self, n: NodeId, level: ClusterId) -> Option<Item> {
+    pub(crate) fn item_at_level(&self, n: NodeId, level: ClusterId) -> Option<Item> {
         let mut c = self.nodes[n].cluster;
         if c == level {
             return Some(Item::Node(n));

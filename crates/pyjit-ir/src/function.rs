@@ -521,7 +521,7 @@ impl Function {
     /// detached region. `map` translates values of `src` to values of `self`: values defined
     /// outside the copied region must already be in it (an inliner maps the callee's parameters
     /// to the call's arguments); values defined inside are added. Spans are kept.
-    pub fn copy_region_from(
+    pub(crate) fn copy_region_from(
         &mut self,
         src: &Function,
         src_region: Region,

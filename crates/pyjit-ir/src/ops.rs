@@ -372,7 +372,7 @@ impl OpKind {
     }
 
     /// How many regions the op owns.
-    pub fn region_count(&self) -> usize {
+    pub(crate) fn region_count(&self) -> usize {
         match self {
             OpKind::If => 2,
             OpKind::Loop | OpKind::Fused => 1,

@@ -18,7 +18,7 @@ const COMMENT_COLUMN: usize = 56;
 /// Prints a whole module: its functions in order, separated by blank lines. Spans are written
 /// as `# file:line:col` comments when the module has a source file.
 /// The deepest indentation the printer writes (see `Printer::indent`).
-pub const MAX_INDENT: usize = 32;
+pub(crate) const MAX_INDENT: usize = 32;
 
 pub fn print_module(m: &Module) -> String {
     let mut out = String::new();

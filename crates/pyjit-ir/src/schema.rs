@@ -28,7 +28,7 @@ pub fn is_inplace(id: OpId) -> bool {
 
 /// Whether a result of the op is a mutable object (tensor or list) rather than a scalar (the
 /// op's record, `pyjit_runtime::facts`).
-pub fn returns_mutable(id: OpId) -> bool {
+pub(crate) fn returns_mutable(id: OpId) -> bool {
     facts(id).effects.result_mutable
 }
 
@@ -53,7 +53,7 @@ pub fn ir_type(ty: &ArgType) -> Option<Type> {
 }
 
 /// Result types of op `id` (generic tensors; `None` for results without an IR type).
-pub fn return_types(id: OpId) -> Vec<Type> {
+pub(crate) fn return_types(id: OpId) -> Vec<Type> {
     schema(id)
         .returns
         .iter()
@@ -107,7 +107,7 @@ pub fn type_from_info(info: &TypeInfo) -> Type {
 }
 
 /// A tensor type with the dtype and rank of `info` (dims unknown).
-pub fn tensor_type_from_info(info: TensorInfo) -> TensorType {
+pub(crate) fn tensor_type_from_info(info: TensorInfo) -> TensorType {
     TensorType::ranked(Some(info.dtype), info.rank as u32)
 }
 

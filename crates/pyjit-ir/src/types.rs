@@ -48,13 +48,13 @@ impl TensorType {
         }
     }
 
-    pub fn is_generic(&self) -> bool {
+    pub(crate) fn is_generic(&self) -> bool {
         self.dtype.is_none() && self.rank.is_none() && self.dims.is_none()
     }
 
     /// Whether both types can describe the same run-time tensor: every fact known on both sides
     /// agrees.
-    pub fn is_compatible(&self, other: &TensorType) -> bool {
+    pub(crate) fn is_compatible(&self, other: &TensorType) -> bool {
         fn agree<T: PartialEq>(a: &Option<T>, b: &Option<T>) -> bool {
             match (a, b) {
                 (Some(a), Some(b)) => a == b,
@@ -89,7 +89,7 @@ impl TensorType {
     }
 
     /// Whether the invariant between `rank` and `dims` holds.
-    pub fn is_well_formed(&self) -> bool {
+    pub(crate) fn is_well_formed(&self) -> bool {
         match &self.dims {
             Some(d) => self.rank == Some(d.len() as u32),
             None => true,
@@ -141,7 +141,7 @@ impl Type {
     }
 
     /// Whether `Dict[self, V]` is a valid dictionary type (TorchScript's `str` and `int` keys).
-    pub fn is_dict_key(&self) -> bool {
+    pub(crate) fn is_dict_key(&self) -> bool {
         matches!(self, Type::Int | Type::Str)
     }
 
@@ -191,7 +191,7 @@ impl Type {
     }
 
     /// Whether every tensor type inside is well formed.
-    pub fn is_well_formed(&self) -> bool {
+    pub(crate) fn is_well_formed(&self) -> bool {
         match self {
             Type::Tensor(t) => t.is_well_formed(),
             Type::Tuple(ts) => ts.iter().all(Type::is_well_formed),

@@ -6,18 +6,9 @@ use pyjit_ir::*;
 use pyjit_syntax::{SourceFile, Span};
 use std::sync::Arc;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+mod common;
+
+use common::Rng;
 
 struct Gen<'a, 'f> {
     b: FunctionBuilder<'f>,

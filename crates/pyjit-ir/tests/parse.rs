@@ -1,6 +1,9 @@
 //! Parser tests: error messages with their positions, accepted spellings, and robustness
 //! (arbitrary input never panics; deep nesting does not overflow the stack).
 
+mod common;
+
+use common::Rng;
 use pyjit_ir::*;
 
 #[track_caller]
@@ -184,17 +187,6 @@ fn deep_nesting_does_not_overflow() {
     verify_module(&m).unwrap();
     let printed = print_module(&m);
     assert_eq!(print_module(&parse_module(&printed).unwrap()), printed);
-}
-
-/// A tiny deterministic generator (xorshift) so the fuzz test needs no extra dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
 }
 
 #[test]

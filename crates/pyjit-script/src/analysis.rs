@@ -9,7 +9,7 @@ use std::collections::HashSet;
 ///
 /// Walks with an explicit stack and a set: an `elif` chain nests one `If` per branch, and a
 /// long function assigns many names, so neither recursion nor a list search would do.
-pub fn assigned_names(body: &[Stmt]) -> Vec<String> {
+pub(crate) fn assigned_names(body: &[Stmt]) -> Vec<String> {
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     let mut stack: Vec<&Stmt> = body.iter().rev().collect();
@@ -56,7 +56,7 @@ fn target_names<'a>(t: &'a Expr, seen: &mut HashSet<&'a str>, out: &mut Vec<Stri
 }
 
 /// Whether `body` contains a `return` (at any depth).
-pub fn contains_return(body: &[Stmt]) -> bool {
+pub(crate) fn contains_return(body: &[Stmt]) -> bool {
     let mut stack: Vec<&Stmt> = body.iter().collect();
     while let Some(s) = stack.pop() {
         match &s.kind {
@@ -72,7 +72,7 @@ pub fn contains_return(body: &[Stmt]) -> bool {
 
 /// Whether `body` contains a `break` (`want_break`) or `continue` that belongs to the loop whose
 /// body this is (nested loops own their own).
-pub fn contains_loop_exit(body: &[Stmt], want_break: bool) -> bool {
+pub(crate) fn contains_loop_exit(body: &[Stmt], want_break: bool) -> bool {
     let mut stack: Vec<&Stmt> = body.iter().collect();
     while let Some(s) = stack.pop() {
         match &s.kind {
@@ -86,7 +86,7 @@ pub fn contains_loop_exit(body: &[Stmt], want_break: bool) -> bool {
 }
 
 /// Whether a `while` test is the literal `True` (a loop that only ends by `break` or `return`).
-pub fn is_true_literal(e: &Expr) -> bool {
+pub(crate) fn is_true_literal(e: &Expr) -> bool {
     matches!(e.kind, ExprKind::Bool(true)) || matches!(e.kind, ExprKind::Int(v) if v != 0)
 }
 

@@ -8,7 +8,7 @@ use pyjit_syntax::Span;
 use pyjit_syntax::ast::{Expr, ExprKind, FunctionDef, Keyword, Parameters, Stmt, StmtKind};
 
 /// Checks one module-level function: its signature and its body.
-pub fn check_function(def: &FunctionDef, src: &str, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check_function(def: &FunctionDef, src: &str, out: &mut Vec<Diagnostic>) {
     if def.is_async {
         out.push(
             Diagnostic::error("`async` functions are not supported")
@@ -22,7 +22,7 @@ pub fn check_function(def: &FunctionDef, src: &str, out: &mut Vec<Diagnostic>) {
 }
 
 /// Rejects `*args` / `**kwargs` parameters.
-pub fn check_params(params: &Parameters, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check_params(params: &Parameters, out: &mut Vec<Diagnostic>) {
     if let Some(p) = &params.vararg {
         out.push(
             Diagnostic::error(format!(

@@ -18,7 +18,7 @@
 //! [`module::eval_const`] expose the module-level analysis (imports, functions, constants) and
 //! [`ty`] the annotation parser, for tools that bind arguments to parameters.
 
-pub mod analysis;
+pub(crate) mod analysis;
 pub mod check;
 mod lower;
 pub mod module;

@@ -316,7 +316,7 @@ fn floor_div(a: i64, b: i64) -> i64 {
 /// The torch creation functions whose call with constant arguments may be a parameter's default
 /// (`offset: Tensor = torch.tensor(1.5)`, `w: Tensor = torch.ones(3)`). `torch.empty` is left
 /// out: its contents are unspecified.
-pub const TENSOR_DEFAULT_OPS: &[&str] = &[
+pub(crate) const TENSOR_DEFAULT_OPS: &[&str] = &[
     "tensor",
     "as_tensor",
     "scalar_tensor",

@@ -26,7 +26,7 @@ impl Imports {
 
     /// Maps a type name as written to one of `Tensor int float bool str None List Tuple Optional
     /// Dict`, or `None` if it is not a type name.
-    pub fn resolve_type_name(&self, dotted: &str) -> Option<String> {
+    pub(crate) fn resolve_type_name(&self, dotted: &str) -> Option<String> {
         let canon = self.canonical(dotted).unwrap_or_else(|| dotted.to_string());
         let t = match canon.as_str() {
             "torch.Tensor" | "numpy.ndarray" | "Tensor" => "Tensor",

@@ -49,7 +49,7 @@ impl Ty {
     /// Whether a value of type `self` may be used where `expected` is required, without a
     /// conversion op: equality, `None`/`T` into `Optional[T]`, and the same rule inside containers'
     /// element types only by equality (lists are invariant, as in TorchScript).
-    pub fn is_subtype_of(&self, expected: &Ty) -> bool {
+    pub(crate) fn is_subtype_of(&self, expected: &Ty) -> bool {
         if self == expected {
             return true;
         }
@@ -96,7 +96,7 @@ impl fmt::Display for Ty {
 }
 
 /// Parses a type annotation expression.
-pub fn parse_annotation(e: &Expr, imports: &Imports) -> Result<Ty, Diagnostic> {
+pub(crate) fn parse_annotation(e: &Expr, imports: &Imports) -> Result<Ty, Diagnostic> {
     let bad = |what: &str| {
         Diagnostic::error(format!("unsupported type annotation `{what}`"))
             .with_primary(e.span, "not a type the compiler knows")
@@ -239,13 +239,13 @@ fn forward_ref_expr(s: &str, span: pyjit_syntax::Span) -> Option<Expr> {
 }
 
 /// A parsed function type comment: `(int, Tensor) -> Tensor`.
-pub struct FnTypeComment {
+pub(crate) struct FnTypeComment {
     pub params: Vec<Ty>,
     pub ret: Ty,
 }
 
 /// Parses the text of a `# type: (...) -> T` comment on a `def`.
-pub fn parse_fn_type_comment(
+pub(crate) fn parse_fn_type_comment(
     text: &str,
     span: pyjit_syntax::Span,
     imports: &Imports,
@@ -272,7 +272,7 @@ pub fn parse_fn_type_comment(
 }
 
 /// Parses the text of an assignment's `# type: T` comment.
-pub fn parse_type_comment(
+pub(crate) fn parse_type_comment(
     text: &str,
     span: pyjit_syntax::Span,
     imports: &Imports,

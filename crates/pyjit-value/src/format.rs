@@ -268,7 +268,7 @@ pub fn py_str_format(template: &str, args: &[Value]) -> Result<String, String> {
 }
 
 /// Python's `ascii(v)`: `repr(v)` with every non-ASCII character escaped.
-pub fn py_ascii(v: &Value) -> String {
+pub(crate) fn py_ascii(v: &Value) -> String {
     ascii_escape(&py_repr(v))
 }
 
@@ -351,7 +351,7 @@ pub fn py_format(v: &Value, spec: &str) -> Result<String, String> {
 }
 
 impl Value {
-    pub fn from_scalar(s: pyjit_runtime::Scalar) -> Value {
+    pub(crate) fn from_scalar(s: pyjit_runtime::Scalar) -> Value {
         match s {
             pyjit_runtime::Scalar::Bool(b) => Value::Bool(b),
             pyjit_runtime::Scalar::Int(i) => Value::Int(i),

@@ -139,7 +139,7 @@ pub fn norm_index(i: i64, len: usize) -> Option<usize> {
 
 /// Whether [`eval`] defines `kind` (everything but tensor ops, calls, regions and terminators
 /// other than `raise`).
-pub fn is_value_op(kind: &OpKind) -> bool {
+pub(crate) fn is_value_op(kind: &OpKind) -> bool {
     !matches!(
         kind,
         OpKind::Tensor(_)

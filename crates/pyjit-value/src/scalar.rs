@@ -547,7 +547,7 @@ fn math_fmod(x: f64, y: f64) -> Result<f64, PyErr> {
 
 /// CPython 3.11's `math.hypot` of two values (`vector_norm`: scaled, with a compensated sum
 /// and a final correction, so the result is correctly rounded in almost every case).
-pub fn hypot(x: f64, y: f64) -> f64 {
+pub(crate) fn hypot(x: f64, y: f64) -> f64 {
     let (a, b) = (x.abs(), y.abs());
     if a.is_infinite() || b.is_infinite() {
         return f64::INFINITY;
@@ -626,12 +626,12 @@ fn dl_fast_sum(a: f64, b: f64) -> (f64, f64) {
 }
 
 /// CPython's `math.isclose(a, b)` with the default tolerances (`rel_tol=1e-09, abs_tol=0.0`).
-pub fn isclose(a: f64, b: f64) -> bool {
+pub(crate) fn isclose(a: f64, b: f64) -> bool {
     isclose_tol(a, b, 1e-9, 0.0)
 }
 
 /// CPython's `math.isclose`.
-pub fn isclose_tol(a: f64, b: f64, rel_tol: f64, abs_tol: f64) -> bool {
+pub(crate) fn isclose_tol(a: f64, b: f64, rel_tol: f64, abs_tol: f64) -> bool {
     if a == b {
         return true;
     }
@@ -725,9 +725,6 @@ fn wrong_kind(m: MathFn) -> PyErr {
         format!("math.{} lowered with the wrong result kind", m.name()),
     )
 }
-
-/// The `math` functions that are not IR ops (only the eager evaluator calls them by name).
-pub const EXTRA_MATH: [&str; 6] = ["hypot", "degrees", "radians", "isclose", "gcd", "factorial"];
 
 /// How many positional arguments `math.NAME` takes (`log` takes one or two), or `None` for a
 /// name the language does not have.

@@ -47,7 +47,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Lowers an expression; `hint` is the type the context expects (it types `[]` and `None`).
-    pub fn expr_hint(&mut self, e: &Expr, hint: Option<&Ty>) -> R<Val> {
+    pub(crate) fn expr_hint(&mut self, e: &Expr, hint: Option<&Ty>) -> R<Val> {
         self.set_span(e.span);
         // Expressions nest as deep as the parser allows: grow the stack instead of overflowing.
         super::with_stack(|| self.expr_inner(e, hint))
@@ -217,7 +217,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Reads a variable (unwrapping a refined `Optional`), or a module constant.
-    pub fn read_name(&mut self, n: &str, span: Span) -> R<Val> {
+    pub(crate) fn read_name(&mut self, n: &str, span: Span) -> R<Val> {
         match self.st.vars.get(n).cloned() {
             Some(Binding::Val { v, ty, refined }) => {
                 if refined && let Ty::Optional(inner) = &ty {
@@ -304,7 +304,7 @@ impl Lower<'_, '_, '_> {
         best.map(|(_, c)| c)
     }
 
-    pub fn module_const(&mut self, c: &MConst) -> Val {
+    pub(crate) fn module_const(&mut self, c: &MConst) -> Val {
         match c {
             MConst::Int(v) => Val {
                 v: self.b.const_int(*v),
@@ -587,7 +587,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// A key for dictionary `d` of key type `kt`: the key converted as an assignment would.
-    pub fn dict_key(&mut self, kt: &Ty, key: &Expr) -> R<Value> {
+    pub(crate) fn dict_key(&mut self, kt: &Ty, key: &Expr) -> R<Value> {
         let k = self.expr_hint(key, Some(kt))?;
         self.coerce(k, kt, key.span, |got, want| {
             format!("dict key has type `{got}`, but the dict's keys are `{want}`")
@@ -612,7 +612,7 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    pub fn try_coerce(&mut self, val: &Val, want: &Ty) -> Option<Value> {
+    pub(crate) fn try_coerce(&mut self, val: &Val, want: &Ty) -> Option<Value> {
         if &val.ty == want {
             return Some(val.v);
         }
@@ -644,7 +644,13 @@ impl Lower<'_, '_, '_> {
 
     /// Adds the "parameter has no annotation" help when `e` names an unannotated parameter that
     /// is still its initial value and a `Tensor` was the problem.
-    pub fn with_param_help(&self, d: Diagnostic, e: &Expr, got: &Ty, want: &str) -> Diagnostic {
+    pub(crate) fn with_param_help(
+        &self,
+        d: Diagnostic,
+        e: &Expr,
+        got: &Ty,
+        want: &str,
+    ) -> Diagnostic {
         if *got == Ty::Tensor
             && let ExprKind::Name(n) = &e.kind
             && let Some(v0) = self.unannotated.get(n)
@@ -665,7 +671,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Requires an `int` (a `bool` is not silently accepted).
-    pub fn expect_int(&mut self, v: Val, e: &Expr, what: &str) -> R<Value> {
+    pub(crate) fn expect_int(&mut self, v: Val, e: &Expr, what: &str) -> R<Value> {
         match v.ty {
             Ty::Int => Ok(v.v),
             other => Err(self.with_param_help(
@@ -1424,7 +1430,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// The value of an `int` constant op, if `v` is one.
-    pub fn const_int_of(&self, v: Value) -> Option<i64> {
+    pub(crate) fn const_int_of(&self, v: Value) -> Option<i64> {
         let op = self.b.func.defining_op(v)?;
         match &self.b.func.op(op).kind {
             pyjit_ir::OpKind::Const(pyjit_ir::Const::Int(k)) => Some(*k),
@@ -1681,7 +1687,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Appends every element of list `src` to list `out` (a loop).
-    pub fn append_all(&mut self, out: Value, src: Value) {
+    pub(crate) fn append_all(&mut self, out: Value, src: Value) {
         let n = self.b.list_len(src);
         let t = self.b.const_bool(true);
         let body = self.b.new_region(&[Type::Int]);

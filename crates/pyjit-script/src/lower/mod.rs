@@ -123,7 +123,7 @@ pub(crate) struct ModCtx<'a> {
 impl ModCtx<'_> {
     /// The return type of module function `idx`, inferring it (by lowering the function into a
     /// scratch IR function) when it is not annotated.
-    pub fn ret_type(&self, idx: usize, call_span: Span) -> R<Ty> {
+    pub(crate) fn ret_type(&self, idx: usize, call_span: Span) -> R<Ty> {
         let state = self.rets.borrow()[idx].clone();
         match state {
             RetState::Declared(t) | RetState::Inferred(t) => Ok(t),
@@ -413,7 +413,7 @@ impl Lower<'_, '_, '_> {
 
     /// Ends a region that control never leaves normally (its paths all raise, but through nested
     /// ops) with a `yield` of placeholders, as the verifier wants every region terminated.
-    pub fn seal_unreachable(&mut self, r: Region, types: &[Type]) {
+    pub(crate) fn seal_unreachable(&mut self, r: Region, types: &[Type]) {
         let saved = self.b.position_at_end(r);
         if !self.b.is_terminated() {
             let vs: Vec<Value> = types.iter().map(|t| self.b.undef(t.clone())).collect();
@@ -456,7 +456,7 @@ impl Lower<'_, '_, '_> {
     // ---- flags ----
 
     /// Whether an exit flag is set: `On` if certainly, `Dyn(v)` if maybe (v = any flag set).
-    pub fn exit_status(&mut self) -> Flag {
+    pub(crate) fn exit_status(&mut self) -> Flag {
         let flags = [self.st.ret, self.st.brk, self.st.cont];
         if flags.contains(&Flag::On) {
             return Flag::On;
@@ -480,7 +480,7 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    pub fn flag_value(&mut self, f: Flag) -> Value {
+    pub(crate) fn flag_value(&mut self, f: Flag) -> Value {
         match f {
             Flag::Off => self.b.const_bool(false),
             Flag::On => self.b.const_bool(true),
@@ -492,7 +492,7 @@ impl Lower<'_, '_, '_> {
 
     /// Emits `if cond { then } else { else }`, merging the environments. `names` names the two
     /// paths in "not defined" reasons (`"true branch"`, `"false branch"`).
-    pub fn lower_if(
+    pub(crate) fn lower_if(
         &mut self,
         cond: Value,
         then_f: &mut dyn FnMut(&mut Self) -> R<()>,

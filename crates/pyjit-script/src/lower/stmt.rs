@@ -269,7 +269,7 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    pub fn assign_target(&mut self, t: &Expr, val: Val, vspan: Span) -> R<()> {
+    pub(crate) fn assign_target(&mut self, t: &Expr, val: Val, vspan: Span) -> R<()> {
         match &t.kind {
             ExprKind::Name(n) => self.assign_name(n, t.span, val, None, vspan),
             ExprKind::Tuple(items) | ExprKind::List(items) if matches!(val.ty, Ty::List(_)) => {
@@ -344,7 +344,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Binds `name`, enforcing one static type per variable.
-    pub fn assign_name(
+    pub(crate) fn assign_name(
         &mut self,
         name: &str,
         span: Span,
@@ -587,7 +587,7 @@ impl Lower<'_, '_, '_> {
     /// branch, which may hold code that would not compile): `isinstance` of a value whose static
     /// type decides it, `torch.jit.is_scripting()` (true), `torch.jit.is_tracing()` (false), and
     /// `not`/`and`/`or` of those.
-    pub fn static_condition(&mut self, e: &Expr) -> R<Option<bool>> {
+    pub(crate) fn static_condition(&mut self, e: &Expr) -> R<Option<bool>> {
         use pyjit_syntax::ast::{BoolOp, UnaryOp};
         match &e.kind {
             ExprKind::UnaryOp {
@@ -680,7 +680,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// The exit status without emitting anything (`Dyn` carries a dummy value).
-    pub fn exit_status_static(&self) -> Flag {
+    pub(crate) fn exit_status_static(&self) -> Flag {
         let flags = [self.st.ret, self.st.brk, self.st.cont];
         if flags.contains(&Flag::On) {
             Flag::On

@@ -129,7 +129,7 @@ pub(crate) enum ScalarTy {
 impl Lower<'_, '_, '_> {
     /// Resolves `name` against the schema table and emits the op. `what` is how the user
     /// spelled it, for messages.
-    pub fn schema_call(
+    pub(crate) fn schema_call(
         &mut self,
         name: &str,
         positional: Vec<SArg>,
@@ -356,7 +356,7 @@ impl Lower<'_, '_, '_> {
 
     // ---- operators ----
 
-    pub fn tensor_binop(
+    pub(crate) fn tensor_binop(
         &mut self,
         op: BinOp,
         l: Val,
@@ -410,7 +410,7 @@ impl Lower<'_, '_, '_> {
         .map_err(|_| bad(&l, &r))
     }
 
-    pub fn tensor_compare(&mut self, op: CmpOp, l: Val, r: Val, span: Span) -> R<Val> {
+    pub(crate) fn tensor_compare(&mut self, op: CmpOp, l: Val, r: Val, span: Span) -> R<Val> {
         let pyop = match pyjit_value::ops::tensor_comparison(op) {
             Some(p) => p,
             None => {
@@ -456,7 +456,7 @@ impl Lower<'_, '_, '_> {
         )
     }
 
-    pub fn tensor_unary(&mut self, op: UnaryOp, x: Val, span: Span) -> R<Val> {
+    pub(crate) fn tensor_unary(&mut self, op: UnaryOp, x: Val, span: Span) -> R<Val> {
         let pyop = match op {
             UnaryOp::Neg => PyOperator::Neg,
             UnaryOp::Pos => PyOperator::Pos,
@@ -478,7 +478,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// `x op= y` on a tensor: in place (keeps `x`'s dtype, visible through aliases); `@=` rebinds.
-    pub fn tensor_inplace(&mut self, op: BinOp, x: Val, rhs: Val, span: Span) -> R<Val> {
+    pub(crate) fn tensor_inplace(&mut self, op: BinOp, x: Val, rhs: Val, span: Span) -> R<Val> {
         if x.ty != Ty::Tensor {
             return self.binop(op, x, rhs, span, span, span);
         }
@@ -492,7 +492,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// A call of an existing op by name with values (used by builtins like `abs(t)`).
-    pub fn tensor_fn_by_name(&mut self, name: &str, args: Vec<Val>, span: Span) -> R<Val> {
+    pub(crate) fn tensor_fn_by_name(&mut self, name: &str, args: Vec<Val>, span: Span) -> R<Val> {
         self.schema_call(
             name,
             args.into_iter().map(SArg::V).collect(),
@@ -504,7 +504,7 @@ impl Lower<'_, '_, '_> {
 
     /// `int(t)`, `float(t)`, `bool(t)`, `t.item()` and tensor conditions: the table's
     /// `Int.Tensor`/`Float.Tensor`/`Bool.Tensor` (an error at run time unless one element).
-    pub fn scalar_of(&mut self, k: ScalarTy, t: Value) -> R<Value> {
+    pub(crate) fn scalar_of(&mut self, k: ScalarTy, t: Value) -> R<Value> {
         let span = self.b.span();
         let name = match k {
             ScalarTy::Int => "Int",
@@ -557,7 +557,7 @@ impl Lower<'_, '_, '_> {
     /// A tensor used where Python wants an index (`x[:n]` with `n` a tensor): Python's
     /// `n.__index__()`, which needs one element of an integer (or bool) dtype and raises
     /// PyTorch's `TypeError` otherwise.
-    pub fn tensor_as_index(&mut self, t: Value) -> R<Value> {
+    pub(crate) fn tensor_as_index(&mut self, t: Value) -> R<Value> {
         let span = self.b.span();
         let tv = Val {
             v: t,
@@ -585,7 +585,7 @@ impl Lower<'_, '_, '_> {
     /// The methods of a `Dict[K, V]`: `keys()`, `values()`, `items()` (fresh lists in
     /// insertion order, as TorchScript's), `get(k)` (an `Optional[V]`) and `get(k, default)`.
     #[allow(clippy::too_many_arguments)]
-    pub fn dict_method(
+    pub(crate) fn dict_method(
         &mut self,
         e: &Expr,
         recv: Val,
@@ -667,7 +667,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// `len(t)` / the trip count of iterating a tensor: its first dimension.
-    pub fn tensor_len(&mut self, t: Value) -> R<Value> {
+    pub(crate) fn tensor_len(&mut self, t: Value) -> R<Value> {
         let span = self.b.span();
         let zero = self.b.const_int(0);
         let r = self.schema_call(
@@ -690,7 +690,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// `t[i]` for iteration over a tensor's first dimension.
-    pub fn tensor_row(&mut self, t: Value, i: Value) -> R<Value> {
+    pub(crate) fn tensor_row(&mut self, t: Value, i: Value) -> R<Value> {
         let span = self.b.span();
         let idx = self.encode_indices(vec![IndexItem::Int(i)]);
         let r = self.schema_call(
@@ -798,7 +798,12 @@ impl Lower<'_, '_, '_> {
     }
 
     /// `base[index]`, also returning the encoded subscript for a later `index_put_`.
-    pub fn tensor_index_keep(&mut self, base: Val, index: &Expr, span: Span) -> R<(Val, Value)> {
+    pub(crate) fn tensor_index_keep(
+        &mut self,
+        base: Val,
+        index: &Expr,
+        span: Span,
+    ) -> R<(Val, Value)> {
         let items = self.index_items(index)?;
         self.set_span(span);
         let idx = self.encode_indices(items);
@@ -813,7 +818,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// `base[idx] = v` with an already encoded subscript.
-    pub fn tensor_put(&mut self, base: Val, idx: Value, v: Val, span: Span) -> R<()> {
+    pub(crate) fn tensor_put(&mut self, base: Val, idx: Value, v: Val, span: Span) -> R<()> {
         self.set_span(span);
         self.schema_call(
             "index_put_",
@@ -825,7 +830,7 @@ impl Lower<'_, '_, '_> {
         Ok(())
     }
 
-    pub fn tensor_index(&mut self, base: Val, index: &Expr, span: Span) -> R<Val> {
+    pub(crate) fn tensor_index(&mut self, base: Val, index: &Expr, span: Span) -> R<Val> {
         let items = self.index_items(index)?;
         self.set_span(span);
         let idx = self.encode_indices(items);
@@ -839,7 +844,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// `t[idx] = v`: `index_put_` writes into `t`'s storage, so every alias sees it.
-    pub fn tensor_setitem(
+    pub(crate) fn tensor_setitem(
         &mut self,
         base: Val,
         index: &Expr,
@@ -933,7 +938,7 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    pub fn const_str_of(&self, v: Value) -> Option<String> {
+    pub(crate) fn const_str_of(&self, v: Value) -> Option<String> {
         let op = self.b.func.defining_op(v)?;
         match &self.b.func.op(op).kind {
             pyjit_ir::OpKind::Const(pyjit_ir::Const::Str(s)) => Some(s.clone()),
@@ -1004,7 +1009,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// `torch.NAME(...)`, `F.NAME(...)`, `np.NAME(...)`.
-    pub fn call_tensor_fn(
+    pub(crate) fn call_tensor_fn(
         &mut self,
         e: &Expr,
         canon: &str,
@@ -1498,7 +1503,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// Dtype equality is known statically only for constants.
-    pub fn dtype_eq(&mut self, eq: bool, l: Val, r: Val, span: Span) -> R<Val> {
+    pub(crate) fn dtype_eq(&mut self, eq: bool, l: Val, r: Val, span: Span) -> R<Val> {
         let a = self.const_dtype_of(l.v);
         let b = self.const_dtype_of(r.v);
         match (a, b) {
