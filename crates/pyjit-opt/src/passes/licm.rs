@@ -27,13 +27,7 @@ function_pass!(
 
 pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
     let fn_writes = util::function_writes_memory(f);
-    let loops: Vec<Op> = f
-        .all_ops()
-        .into_iter()
-        .filter(|&op| f.op(op).kind == OpKind::Loop)
-        .collect();
-    // Pre-order lists outer loops first; reversed, inner loops come before their parents.
-    for &lp in loops.iter().rev() {
+    for lp in util::loops_innermost_first(f) {
         if is_attached(f, lp) {
             hoist_from(f, lp, fn_writes, ctx);
         }

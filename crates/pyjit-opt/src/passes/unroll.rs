@@ -23,14 +23,9 @@ function_pass!(
 );
 
 pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
-    let loops: Vec<Op> = f
-        .all_ops()
-        .into_iter()
-        .filter(|&op| f.op(op).kind == OpKind::Loop)
-        .collect();
     // Innermost first: an unrolled inner loop makes the outer body bigger, which the size
     // limit then accounts for.
-    for &lp in loops.iter().rev() {
+    for lp in util::loops_innermost_first(f) {
         if is_attached(f, lp) {
             try_unroll(f, lp, ctx);
         }

@@ -349,6 +349,17 @@ pub fn module_op_count(m: &pyjit_ir::Module) -> usize {
     m.funcs.values().map(|f| f.region_size(f.body)).sum()
 }
 
+/// The `loop` ops of `f`, every inner loop before the loop containing it (reversed pre-order).
+pub fn loops_innermost_first(f: &Function) -> Vec<Op> {
+    let mut loops: Vec<Op> = f
+        .all_ops()
+        .into_iter()
+        .filter(|&op| f.op(op).kind == OpKind::Loop)
+        .collect();
+    loops.reverse();
+    loops
+}
+
 /// Moves every op of `region` but its terminator just before `anchor` (same order) and returns
 /// the terminator's operands. The region is left holding only its terminator.
 pub(crate) fn splice_region_before(f: &mut Function, region: Region, anchor: Op) -> Vec<Value> {
