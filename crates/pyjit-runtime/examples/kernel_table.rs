@@ -7,8 +7,10 @@
 //! Method (the same in the Python script): inputs built once; each case is called repeatedly in
 //! batches sized to ~5 ms, for ~0.3 s; the reported value is the median batch time per call.
 
+mod common;
+
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pyjit_runtime::{Scalar, Tensor, ops};
 
@@ -35,23 +37,8 @@ fn matrix(r: usize, c: usize) -> Tensor {
     Tensor::from_vec(v, &[r, c]).expect("shape matches")
 }
 
-fn time(mut f: impl FnMut()) -> f64 {
-    // Warm up and size the batch.
-    let t0 = Instant::now();
-    f();
-    let once = t0.elapsed().max(Duration::from_nanos(50));
-    let batch = ((5e6 / once.as_nanos() as f64) as usize).clamp(1, 100_000);
-    let mut samples = Vec::new();
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_millis(300) || samples.len() < 5 {
-        let t = Instant::now();
-        for _ in 0..batch {
-            f();
-        }
-        samples.push(t.elapsed().as_nanos() as f64 / batch as f64);
-    }
-    samples.sort_by(|a, b| a.total_cmp(b));
-    samples[samples.len() / 2]
+fn time(f: impl FnMut()) -> f64 {
+    common::median_ns(f, 5e6, Duration::from_millis(300), 5)
 }
 
 fn main() {

@@ -6,8 +6,10 @@
 //!
 //! `cargo run --release -p pyjit-runtime --example par_threshold`
 
+mod common;
+
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pyjit_runtime::ops::vmath::{self, PAR_CHUNK, k};
 use rayon::prelude::*;
@@ -15,22 +17,8 @@ use rayon::prelude::*;
 /// One kernel: `(out, parallel)`.
 type Case<'a> = dyn FnMut(&mut [f32], bool) + 'a;
 
-fn time(mut f: impl FnMut()) -> f64 {
-    let t0 = Instant::now();
-    f();
-    let once = t0.elapsed().max(Duration::from_nanos(50));
-    let batch = ((2e6 / once.as_nanos() as f64) as usize).clamp(1, 100_000);
-    let mut samples = Vec::new();
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_millis(150) || samples.len() < 7 {
-        let t = Instant::now();
-        for _ in 0..batch {
-            f();
-        }
-        samples.push(t.elapsed().as_nanos() as f64 / batch as f64);
-    }
-    samples.sort_by(|a, b| a.total_cmp(b));
-    samples[samples.len() / 2]
+fn time(f: impl FnMut()) -> f64 {
+    common::median_ns(f, 2e6, Duration::from_millis(150), 7)
 }
 
 /// The parallel form of `vmath::map` (fixed chunks on the pool), whatever the size.
