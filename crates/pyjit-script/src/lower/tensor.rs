@@ -1566,22 +1566,15 @@ fn sarg_kind(a: &SArg) -> np_conv::ArgKind {
     }
 }
 
-/// The IR type of a schema return type.
+/// The IR type of a schema return type: [`pyjit_ir::schema::ir_type`]'s, and for the two
+/// results it gives none, `Scalar` (`item`) read as float (`Float.Tensor` & co. are preferred)
+/// and `Any` as a tensor.
 fn ret_type(t: &ArgType) -> Type {
     match t {
-        ArgType::Tensor => Type::tensor(),
-        ArgType::Int => Type::Int,
-        // `Scalar` results (`item`) are read as float; `Float.Tensor` & co. are preferred.
-        ArgType::Float | ArgType::Scalar => Type::Float,
-        ArgType::Bool => Type::Bool,
-        ArgType::Str => Type::Str,
-        ArgType::ScalarType => Type::DType,
-        ArgType::IntList(_) => Type::list(Type::Int),
-        ArgType::FloatList => Type::list(Type::Float),
-        ArgType::TensorList => Type::list(Type::tensor()),
-        ArgType::Optional(inner) => Type::optional(ret_type(inner)),
-        ArgType::Indices => Type::list(Type::Index),
+        ArgType::Scalar => Type::Float,
         ArgType::Any => Type::tensor(),
+        ArgType::Optional(inner) => Type::optional(ret_type(inner)),
+        t => pyjit_ir::schema::ir_type(t).unwrap_or_else(Type::tensor),
     }
 }
 
