@@ -1,8 +1,13 @@
 //! `cargo xtask fuzz [--smoke] [--seconds N] [TARGET...]`: builds the cargo-fuzz targets of
 //! `fuzz/` on stable (`cargo fuzz build -s none`, installing cargo-fuzz from crates.io when it is
-//! missing), writes the generated seed corpora into `fuzz/corpus/<target>/` and runs each target
-//! for a few seconds (`--smoke`: 10 s each, the CI step) or `--seconds N`. A crash fails the task;
-//! libFuzzer leaves the input in `fuzz/artifacts/<target>/`.
+//! missing) into `<target dir>/fuzz` (the main workspace's target directory, see
+//! [`crate::target_dir`]), writes the generated seed corpora into `fuzz/corpus/<target>/` and
+//! runs each target for a few seconds (`--smoke`: 10 s each, the CI step) or `--seconds N`. A
+//! crash fails the task; libFuzzer leaves the input in `fuzz/artifacts/<target>/`.
+//!
+//! Stable is enough: without a sanitizer cargo-fuzz passes only stable `-C` flags (the sancov
+//! module pass and its LLVM options) and `--cfg fuzzing`; libFuzzer itself is C++ built by
+//! libfuzzer-sys's build script (a C++ compiler is needed).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -36,16 +41,38 @@ fn host_triple() -> Result<String, String> {
 
 /// cargo-fuzz, installed from crates.io (the only registry a fresh machine needs) if missing.
 fn ensure_cargo_fuzz() -> Result<(), String> {
-    let found = cargo()
-        .args(["fuzz", "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if found {
+    if cargo_fuzz_installed() {
         return Ok(());
     }
     let mut c = cargo();
     c.args(["install", "cargo-fuzz", "--locked"]);
     status(c)
+}
+
+fn cargo_fuzz_installed() -> bool {
+    cargo()
+        .args(["fuzz", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The step of `cargo xtask test`: the smoke run when cargo-fuzz is installed (`.ci/run`
+/// installs it), otherwise a note that the step was skipped and how to get it.
+pub fn smoke_step(root: &Path) -> Result<(), u8> {
+    if !cargo_fuzz_installed() {
+        eprintln!(
+            "xtask: fuzz smoke skipped: cargo-fuzz is not installed \
+             (`cargo install cargo-fuzz --locked`, or run `cargo xtask fuzz --smoke`)"
+        );
+        return Ok(());
+    }
+    match fuzz(root, &["--smoke".to_string()]) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            eprintln!("xtask fuzz: {e}");
+            Err(1)
+        }
+    }
 }
 
 pub fn run(root: &Path, args: &[String]) -> ExitCode {
@@ -86,12 +113,19 @@ fn fuzz(root: &Path, args: &[String]) -> Result<(), String> {
     ensure_cargo_fuzz()?;
     let fuzz_dir = root.join("fuzz");
     let triple = host_triple()?;
+    let target_dir = crate::target_dir(root).join("fuzz");
     let mut build = cargo();
+    // 16 codegen units (rustc's release default; cargo-fuzz would use 1): the build is most of
+    // the smoke run's time on a small machine.
     build
         .current_dir(&fuzz_dir)
-        .args(["fuzz", "build", "-s", "none", "--target", &triple]);
+        .args(["fuzz", "build", "-s", "none", "--codegen-units", "16"])
+        .arg("--target")
+        .arg(&triple)
+        .arg("--target-dir")
+        .arg(&target_dir);
     status(build)?;
-    let bin_dir: PathBuf = fuzz_dir.join("target").join(&triple).join("release");
+    let bin_dir: PathBuf = target_dir.join(&triple).join("release");
     let corpus = fuzz_dir.join("corpus");
     let mut seeds = Command::new(bin_dir.join("seeds"));
     seeds.env("PYJIT_FUZZ_SEEDS", &corpus);

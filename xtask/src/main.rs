@@ -1,7 +1,8 @@
 //! `cargo xtask`: the project's chores, written in Rust so they run wherever cargo does.
 //!
 //! - `cargo xtask test`             README's test command, what `.ci/run` runs: `cargo test
-//!   --workspace`, then the Python package's pytest suite (see [`python_tests`]).
+//!   --workspace`, then the Python package's pytest suite (see [`python_tests`]), then the fuzz
+//!   smoke (`cargo xtask fuzz --smoke`) when cargo-fuzz is installed (see [`fuzz::smoke_step`]).
 //! - `cargo xtask pytest [ARGS...]` only the Python half (ARGS go to pytest).
 //! - `cargo xtask bench [ARGS...]`  runs the criterion benches (`cargo bench -p pyjit-benches`).
 //! - `cargo xtask bless [ARGS...]`  re-runs the tests with insta snapshots re-blessed
@@ -52,6 +53,15 @@ fn root() -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
     manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
+}
+
+/// The main workspace's target directory: `$CARGO_TARGET_DIR` (relative to the root when
+/// relative), or `ROOT/target`. Built binaries are looked up there, not in a fixed `target/`.
+pub fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(d) if !d.is_empty() => root.join(d),
+        _ => root.join("target"),
+    }
 }
 
 /// The Python package's tests, in a virtual environment of their own:
@@ -143,7 +153,10 @@ fn main() -> ExitCode {
         "test" | "ci" => {
             let mut c = cargo();
             c.args(["test", "--workspace"]);
-            match status(c).and_then(|()| python_tests(&[])) {
+            match status(c)
+                .and_then(|()| python_tests(&[]))
+                .and_then(|()| fuzz::smoke_step(&root()))
+            {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(code) => ExitCode::from(code),
             }

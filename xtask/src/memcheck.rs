@@ -54,7 +54,7 @@ fn memcheck(root: &Path, args: &[String]) -> Result<(), String> {
     if !build.status().is_ok_and(|s| s.success()) {
         return Err("the release build failed".into());
     }
-    let pyjit = root.join("target/release/pyjit");
+    let pyjit = crate::target_dir(root).join("release").join("pyjit");
     let programs_dir = root.join("tests/programs");
     let mut programs: Vec<String> = std::fs::read_dir(&programs_dir)
         .map_err(|e| format!("{}: {e}", programs_dir.display()))?
