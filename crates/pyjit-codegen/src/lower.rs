@@ -106,6 +106,10 @@ pub(crate) struct Lowering<'a, 'b> {
     short_and: HashMap<IrValue, (ir::Value, ir::Value)>,
     /// `size.int` (constant dim) and `numel` of tensors of known rank: read from the view.
     shape_ops: HashMap<Op, ShapeQuery>,
+    /// Whether the function has a loop; the scratch words of `float_const` and how many are used.
+    has_loop: bool,
+    const_slot: Option<ir::StackSlot>,
+    pinned_consts: usize,
 }
 
 #[derive(Clone, Copy)]
@@ -210,6 +214,9 @@ impl<'a, 'b> Lowering<'a, 'b> {
             views: HashMap::new(),
             short_and: HashMap::new(),
             shape_ops,
+            has_loop: f.all_ops().iter().any(|&op| f.op(op).kind == OpKind::Loop),
+            const_slot: None,
+            pinned_consts: 0,
         }
     }
 
@@ -758,7 +765,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let out: Vec<ir::Value> = match &kind {
             OpKind::Const(c) => match c {
                 Const::Int(i) => vec![self.b.ins().iconst(types::I64, *i)],
-                Const::Float(x) => vec![self.b.ins().f64const(*x)],
+                Const::Float(x) => vec![self.float_const(op, *x)],
                 Const::Bool(x) => vec![self.b.ins().iconst(types::I8, *x as i64)],
                 Const::None => vec![],
                 Const::DType(d) => vec![self.b.ins().iconst(types::I64, d.code() as i64)],
@@ -767,7 +774,21 @@ impl<'a, 'b> Lowering<'a, 'b> {
             OpKind::IntBin(o) => {
                 let (a, b) = (arg(self, 0)?, arg(self, 1)?);
                 let divisor = self.const_int(operands[1]);
-                vec![self.int_bin(*o, a, b, divisor, span)?]
+                let lhs = self.const_int(operands[0]);
+                match (o, lhs, divisor) {
+                    // `3 * x` (and 5, 9) is `x + (x << k)`, which x86 computes with one `lea`
+                    // (1-2 cycles) instead of `imul` (3 cycles): Collatz's `3 * x + 1` is on the
+                    // loop-carried dependency chain. Wrapping, like `imul`.
+                    (IntBinOp::Mul, Some(c), _) | (IntBinOp::Mul, _, Some(c))
+                        if matches!(c, 3 | 5 | 9) =>
+                    {
+                        let x = if lhs == Some(c) { b } else { a };
+                        let k = (c - 1).trailing_zeros() as i64;
+                        let sh = self.ins().ishl_imm_u(x, k);
+                        vec![self.ins().iadd(x, sh)]
+                    }
+                    _ => vec![self.int_bin(*o, a, b, divisor, span)?],
+                }
             }
             // Correctly rounded division of the exact integers (and its zero-division error)
             // by pyjit-value.
@@ -1312,6 +1333,43 @@ impl<'a, 'b> Lowering<'a, 'b> {
 
         self.b.switch_to_block(exit_b);
         Ok(self.b.block_params(exit_b).to_vec())
+    }
+
+    /// A float constant. In a function with loops, a constant of the function's body is also
+    /// stored to a scratch stack word nothing reads: Cranelift rematerializes a constant at
+    /// its first use, and where that is inside a loop, everything computed from it counts as
+    /// depending on that loop, so its LICM keeps it inside (mandelbrot's `ci = -1.5 + 3.0 * i /
+    /// n`, sharing `3.0` with the inner loop's `cr`, was recomputed per `j`). The store is a
+    /// use that is not pure, so the constant is first placed here, in front of the loops.
+    /// (Loading the constant back from the word, to keep it in a register, made the register
+    /// allocator spill it around the loops' host calls and reload it in the inner loop.)
+    fn float_const(&mut self, op: Op, x: f64) -> ir::Value {
+        if self.f.op(op).parent != Some(self.f.body) || !self.has_loop {
+            return self.b.ins().f64const(x);
+        }
+        // One word per constant: Cranelift drops a store that a later one to the same address
+        // overwrites.
+        let n = self
+            .f
+            .region_ops(self.f.body)
+            .iter()
+            .filter(|&&o| matches!(self.f.op(o).kind, OpKind::Const(Const::Float(_))))
+            .count();
+        let slot = *self.const_slot.get_or_insert_with(|| {
+            self.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                (8 * n) as u32,
+                3,
+            ))
+        });
+        if self.pinned_consts >= n {
+            return self.b.ins().f64const(x);
+        }
+        let off = (8 * self.pinned_consts) as i32;
+        self.pinned_consts += 1;
+        let v = self.b.ins().f64const(x);
+        self.b.ins().stack_store(types::I64, v, slot, off);
+        v
     }
 
     /// The value of a `bool` constant op, if `v` is one.
