@@ -76,6 +76,7 @@ impl Writer<'_> {
             ClusterKind::Then | ClusterKind::Else => ("dashed,rounded,filled", "#ffffff"),
             ClusterKind::Loop => ("rounded,filled", "#e8f5e9"),
             ClusterKind::Body => ("dashed,rounded,filled", "#ffffff"),
+            ClusterKind::Fused => ("rounded,filled", "#e3f2fd"),
         };
         self.indent(depth);
         let _ = writeln!(self.out, "subgraph cluster_{}c{c} {{", self.prefix);

@@ -46,6 +46,9 @@ pub enum ClusterKind {
     /// A `loop` op: its header node and the `body` cluster.
     Loop,
     Body,
+    /// A `fused` group (docs/fusion.md): its header node (the `fused` op) and, in the same
+    /// box, the body's parameters and ops.
+    Fused,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -313,6 +316,22 @@ impl Builder<'_> {
                     };
                     let inner = self.add_cluster(kind, label.to_string(), outer);
                     self.region(r, inner);
+                }
+                return;
+            }
+            OpKind::Fused if !data.regions.is_empty() => {
+                let outer = self.add_cluster(ClusterKind::Fused, at("fused"), cluster);
+                let id = self.add_node(Node {
+                    cluster: outer,
+                    ..node
+                });
+                self.g.clusters[outer].header = Some(id);
+                self.op_node.insert(op, id);
+                for &v in &data.results {
+                    self.def_node.insert(v, id);
+                }
+                for &r in &data.regions {
+                    self.region(r, outer);
                 }
                 return;
             }

@@ -370,6 +370,7 @@ fn cluster_style(kind: ClusterKind) -> (&'static str, &'static str, &'static str
         ClusterKind::Else => ("else", "#ffffff", " stroke-dasharray=\"4,3\""),
         ClusterKind::Loop => ("loop", "#e8f5e9", ""),
         ClusterKind::Body => ("body", "#ffffff", " stroke-dasharray=\"4,3\""),
+        ClusterKind::Fused => ("fused", "#e3f2fd", ""),
     }
 }
 

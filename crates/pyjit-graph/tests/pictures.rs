@@ -132,3 +132,115 @@ fn side_by_side() {
     let graphs = doc.descendants().filter(|n| has_class(n, "graph")).count();
     assert_eq!(graphs, 2);
 }
+
+/// A function with a fused group (as `fuse` makes it: docs/fusion.md).
+const FUSED_IR: &str = "\
+func @chain(%x: Tensor[float32, 1], %y: Tensor[float32, 1]) -> Tensor[float32, 1] {
+  %0: Tensor[float32, 1] = fused(%x, %y) body(%1: Tensor[float32, 1], %2: Tensor[float32, 1]) {
+    %3: float = const 2.0
+    %4: Tensor[float32, 1] = tensor.mul.Scalar(%1, %3)
+    %5: int = const 1
+    %6: Tensor[float32, 1] = tensor.add.Tensor(%4, %2, %5)
+    %7: Tensor[float32, 1] = tensor.tanh(%6)
+    %8: Tensor[float32, 1] = tensor.sigmoid(%2)
+    %9: Tensor[float32, 1] = tensor.mul.Tensor(%7, %8)
+    yield %9
+  }
+  %10: Tensor[float32, 1] = tensor.neg(%0)
+  return %10
+}
+";
+
+fn fused_graph() -> Graph {
+    let module = pyjit_ir::parse::parse_module(FUSED_IR).expect("parses");
+    let id = module.function_by_name("chain").unwrap();
+    Graph::of_function(&module, id, "fused: chain")
+}
+
+fn rect_of(n: &roxmltree::Node) -> (f64, f64, f64, f64) {
+    let r = n
+        .children()
+        .find(|c| c.tag_name().name() == "rect")
+        .expect("a rect");
+    let v = |a| r.attribute(a).unwrap().parse::<f64>().unwrap();
+    (v("x"), v("y"), v("width"), v("height"))
+}
+
+#[test]
+fn a_fused_group_is_a_box_holding_its_body() {
+    let g = fused_graph();
+    let svg = to_svg(std::slice::from_ref(&g)).expect("lays out");
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+    let boxes: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "g" && has_class(n, "cluster") && has_class(n, "fused"))
+        .collect();
+    assert_eq!(boxes.len(), 1);
+    let (bx, by, bw, bh) = rect_of(&boxes[0]);
+    // Which nodes (op or parameter) the box's rectangle holds.
+    let mut inside: Vec<String> = Vec::new();
+    let mut outside: Vec<String> = Vec::new();
+    for n in doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "g" && (has_class(n, "op") || has_class(n, "param")))
+    {
+        let (x, y, w, h) = rect_of(&n);
+        let name = match n.attribute("data-op") {
+            _ if has_class(&n, "param") => "param".to_string(),
+            Some(o) if o.starts_with("const ") => "const".to_string(),
+            o => o.unwrap_or_default().to_string(),
+        };
+        if x >= bx && y >= by && x + w <= bx + bw && y + h <= by + bh {
+            inside.push(name);
+        } else {
+            outside.push(name);
+        }
+    }
+    inside.sort();
+    outside.sort();
+    // The `fused` op itself, the body's two parameters, its two constants, five tensor ops
+    // and the yield; outside: the function's parameters, the neg and the return.
+    assert_eq!(
+        inside,
+        [
+            "const",
+            "const",
+            "fused",
+            "param",
+            "param",
+            "tensor.add.Tensor",
+            "tensor.mul.Scalar",
+            "tensor.mul.Tensor",
+            "tensor.sigmoid",
+            "tensor.tanh",
+            "yield"
+        ],
+        "outside: {outside:?}"
+    );
+    assert_eq!(outside, ["param", "param", "return", "tensor.neg"]);
+    // The group's input edges enter the box: x and y feed the `fused` op.
+    let labels = doc
+        .descendants()
+        .filter(|n| has_class(n, "edge-label"))
+        .count();
+    assert!(labels >= 1);
+}
+
+#[test]
+fn a_fused_group_is_a_dot_subgraph() {
+    let g = fused_graph();
+    let dot = to_dot(std::slice::from_ref(&g));
+    // The function's cluster and the group's, nested.
+    assert_eq!(dot.matches("subgraph cluster_").count(), 2, "{dot}");
+    let start = dot.find("label=\"fused\"").expect("the group's label");
+    let body = &dot[start..];
+    let end = body.find('}').expect("the group's cluster closes");
+    let nodes: Vec<&str> = body[..end]
+        .lines()
+        .filter(|l| l.contains(" [label="))
+        .collect();
+    // The header, two parameters, two constants, five tensor ops, the yield.
+    assert_eq!(nodes.len(), 11, "{nodes:#?}");
+    assert!(!nodes.iter().any(|l| l.contains("neg")), "{nodes:#?}");
+    assert_eq!(dot.matches('{').count(), dot.matches('}').count());
+}
