@@ -342,11 +342,12 @@ pub enum OpKind {
     /// runs the body while `i < max_trip` and the condition holds; the body yields
     /// `(continue_condition, carried...)`; the results are the final carried values.
     Loop,
-    /// `fused(%in...) body(%p...) { … yield %r }`: a fused group of elementwise tensor ops
-    /// (docs/fusion.md). The body's parameters are the inputs (same types); it holds only
-    /// `const` ops and fusable tensor ops (`pyjit_runtime::ops::fused::fusable`) on values
-    /// defined inside it, and yields the one tensor result. Running it means running the body's
-    /// ops in order (the interpreter does exactly that); native code runs it in one pass.
+    /// `fused(%in...) body(%p...) { … yield %r }`: a fused group of elementwise tensor ops and
+    /// reductions over the last dim (docs/fusion.md). The body's parameters are the inputs
+    /// (same types); it holds only `const` ops and fusable tensor ops
+    /// (`pyjit_runtime::ops::fused::fusable`) on values defined inside it, and yields the one
+    /// tensor result. Running it means running the body's ops in order (the interpreter does
+    /// exactly that); native code runs it in one pass.
     Fused,
     /// `yield ...`: terminates an `if`, `loop` or `fused` region.
     Yield,

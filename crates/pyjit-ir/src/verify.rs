@@ -896,7 +896,7 @@ impl Verifier<'_> {
                 self.err(
                     d.span,
                     format!(
-                        "`{}` inside a `fused` body (only `const` and fusable elementwise tensor ops)",
+                        "`{}` inside a `fused` body (only `const` and fusable tensor ops: elementwise, and reductions over dims)",
                         d.kind.name()
                     ),
                 );

@@ -648,7 +648,7 @@ fn fused_body_is_isolated_and_elementwise() {
   return %r
 }",
         &[
-            "in @f: `tensor.sum` inside a `fused` body (only `const` and fusable elementwise tensor ops)",
+            "in @f: `tensor.sum` inside a `fused` body (only `const` and fusable tensor ops: elementwise, and reductions over dims)",
         ],
     );
     check(

@@ -3,7 +3,9 @@
 //! intermediate.
 //!
 //! A group is a tree of fusable tensor ops (`pyjit_runtime::ops::fused::fusable`: arithmetic,
-//! comparisons, `where`/`clamp`/`maximum`, casts, transcendentals) in one region: an op joins
+//! comparisons, `where`/`clamp`/`maximum`, casts, transcendentals, and `sum`/`mean`/`amax`/
+//! `amin` over the last dim with a constant `keepdim`, which the group runs row by row) in one
+//! region: an op joins
 //! the group of its consumers when every use of its result is inside the group. Scalars and other
 //! values become operands of the group; constants are copied into its body. The group takes
 //! the place of its last op (the root), whose result it gives.
@@ -17,11 +19,13 @@
 //!   would read memory again and run its math twice);
 //! - across an op that may raise or has side effects: moving the group's ops to the root
 //!   would reorder their errors with that op's error or effect;
-//! - for a single op (nothing to fuse).
+//! - for a single op (nothing to fuse);
+//! - for a reduction over another dim than the last, or whose dim, `keepdim` or operand rank is
+//!   not a constant.
 
 use super::util::{const_of, function_writes_memory, op_has_side_effects, op_may_raise};
 use super::{Pass, PassCtx};
-use pyjit_ir::{Function, Module, Op, OpKind, Region, Type, Value};
+use pyjit_ir::{Const, Function, Module, Op, OpKind, Region, Type, Value};
 use std::collections::HashMap;
 
 pub struct Fuse;
@@ -50,7 +54,41 @@ fn is_fusable(f: &Function, op: Op) -> bool {
                 && d.results.len() == 1
                 && matches!(f.value_type(d.results[0]), Type::Tensor(_))
                 && d.regions.is_empty()
+                && (!pyjit_runtime::ops::fused::row_reduction(id) || reduces_last_dim(f, op))
         }
+        _ => false,
+    }
+}
+
+/// Whether reduction `op` (`sum`/`mean`/`amax`/`amin` over dims) reduces exactly the last dim
+/// of its operand, of known rank, with a constant `keepdim`: the reductions a group runs row
+/// by row (docs/fusion.md).
+fn reduces_last_dim(f: &Function, op: Op) -> bool {
+    let d = f.op(op);
+    let rank = match d.operands.first().map(|&v| f.value_type(v)) {
+        Some(Type::Tensor(t)) => t.rank,
+        _ => None,
+    };
+    let dim = d.operands.get(1).and_then(|&v| match const_of(f, v) {
+        Some(Const::Int(i)) => Some(*i),
+        _ => {
+            let def = f.defining_op(v)?;
+            let l = f.op(def);
+            match (&l.kind, l.operands.as_slice()) {
+                (OpKind::ListNew, [e]) => match const_of(f, *e) {
+                    Some(Const::Int(i)) => Some(*i),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+    });
+    let keepdim = d
+        .operands
+        .get(2)
+        .is_some_and(|&v| matches!(const_of(f, v), Some(Const::Bool(_))));
+    match (rank, dim) {
+        (Some(r), Some(i)) => r >= 1 && (i == -1 || i == i64::from(r) - 1) && keepdim,
         _ => false,
     }
 }

@@ -102,9 +102,30 @@ pub fn fusable(id: OpId) -> bool {
             _ => false,
         }
     }
-    kind_ok
+    (kind_ok
         && s.params.iter().any(|p| p.ty == ArgType::Tensor)
-        && s.params.iter().all(|p| simple(&p.ty))
+        && s.params.iter().all(|p| simple(&p.ty)))
+        || row_reduction(id)
+}
+
+/// The reductions a group may hold: `sum`, `mean`, `amax`, `amin` over a list of dims. A group
+/// runs them row by row when they reduce the last dim (see [`run`]); otherwise it runs
+/// unfused.
+pub fn row_reduction(id: OpId) -> bool {
+    let s = schema::schema(id);
+    matches!(
+        (s.name.as_str(), s.overload.as_str()),
+        ("sum", "dim_IntList") | ("mean", "dim") | ("amax", "") | ("amin", "")
+    )
+}
+
+/// The dim a row reduction's `dim` argument names, if it is one dim.
+fn one_dim(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(d) => Some(*d),
+        Value::IntList(l) if l.len() == 1 => Some(l[0]),
+        _ => None,
+    }
 }
 
 /// Ops whose kernels check the divisor's values for zero when they compute in an integer
@@ -134,15 +155,6 @@ fn meta_of(v: &Value) -> Meta {
     }
 }
 
-fn arg_value<'a>(a: &'a Operand, inputs: &'a [Value], steps: &'a [Value]) -> Result<&'a Value> {
-    match a {
-        Operand::Input(i) => inputs.get(*i),
-        Operand::Step(i) => steps.get(*i),
-        Operand::Const(v) => Some(v),
-    }
-    .ok_or_else(|| RuntimeError::Value("fused group: an operand is not defined before use".into()))
-}
-
 /// The result of a step as a tensor.
 fn one_tensor(mut out: Vec<Value>, id: OpId) -> Result<Tensor> {
     match out.pop() {
@@ -167,39 +179,149 @@ fn at<T>(step: usize, r: Result<T>) -> StepResult<T> {
     r.map_err(|error| StepError { step, error })
 }
 
-/// Runs every step on whole tensors: the unfused program.
-pub fn run_unfused(p: &Program, inputs: &[Value]) -> StepResult<Tensor> {
-    let mut vals: Vec<Value> = Vec::with_capacity(p.steps.len());
+/// For each step, the index of the last step reading its result.
+fn last_uses(p: &Program) -> Vec<usize> {
+    let mut last: Vec<usize> = (0..p.steps.len()).collect();
     for (k, s) in p.steps.iter().enumerate() {
-        let args = at(
-            k,
-            s.args
-                .iter()
-                .map(|a| arg_value(a, inputs, &vals).cloned())
-                .collect::<Result<Vec<_>>>(),
-        )?;
-        let r = at(
-            k,
-            dispatch::call(s.op, &args).and_then(|o| one_tensor(o, s.op)),
-        )?;
-        vals.push(Value::Tensor(r));
+        for a in &s.args {
+            if let Operand::Step(i) = a
+                && let Some(l) = last.get_mut(*i)
+            {
+                *l = k;
+            }
+        }
     }
-    match vals.pop() {
-        Some(Value::Tensor(t)) => Ok(t),
-        _ => at(
-            0,
-            Err(RuntimeError::Value("fused group has no steps".into())),
-        ),
+    last
+}
+
+/// Runs step `k` on `inputs` and the earlier steps' results `vals`, giving up the results it
+/// reads for the last time (so that the kernel may write over a dead tile instead of
+/// allocating one: [`dispatch::call_owned`], bit-identical to [`dispatch::call`]).
+fn run_step(
+    s: &Step,
+    k: usize,
+    last: &[usize],
+    inputs: &[Value],
+    vals: &mut [Option<Value>],
+) -> StepResult<Tensor> {
+    let mut args = Vec::with_capacity(s.args.len());
+    for (j, a) in s.args.iter().enumerate() {
+        let v = match a {
+            Operand::Input(i) => inputs.get(*i).cloned(),
+            Operand::Const(v) => Some(v.clone()),
+            Operand::Step(i) => {
+                let dead = last.get(*i) == Some(&k)
+                    && !s.args[j + 1..]
+                        .iter()
+                        .any(|b| matches!(b, Operand::Step(x) if x == i));
+                match vals.get_mut(*i) {
+                    Some(slot) if dead => slot.take(),
+                    Some(slot) => slot.clone(),
+                    None => None,
+                }
+            }
+        };
+        args.push(at(
+            k,
+            v.ok_or_else(|| {
+                RuntimeError::Value("fused group: an operand is not defined before use".into())
+            }),
+        )?);
     }
+    at(
+        k,
+        dispatch::call_owned(s.op, args).and_then(|o| one_tensor(o, s.op)),
+    )
+}
+
+/// Runs the steps in order; the last step's result.
+fn run_steps(p: &Program, last: &[usize], inputs: &[Value]) -> StepResult<Tensor> {
+    let mut vals: Vec<Option<Value>> = vec![None; p.steps.len()];
+    let mut result = None;
+    for (k, s) in p.steps.iter().enumerate() {
+        let r = run_step(s, k, last, inputs, &mut vals)?;
+        if k + 1 == p.steps.len() {
+            result = Some(r);
+        } else {
+            vals[k] = Some(Value::Tensor(r));
+        }
+    }
+    result.ok_or_else(|| StepError {
+        step: 0,
+        error: RuntimeError::Value("fused group has no steps".into()),
+    })
+}
+
+/// Runs every step on whole tensors: the unfused program (each intermediate freed after its
+/// last use, as unfused code frees it).
+pub fn run_unfused(p: &Program, inputs: &[Value]) -> StepResult<Tensor> {
+    run_steps(p, &last_uses(p), inputs)
 }
 
 /// The checks of step 1 (see the module doc): the result shape and dtype of every step, or the
 /// error the unfused program would raise. `None` when the group must run unfused.
-fn check(p: &Program, inputs: &[Value]) -> StepResult<Option<Vec<Meta>>> {
+fn check(p: &Program, inputs: &[Value], group: &[usize]) -> StepResult<Option<Vec<Meta>>> {
     let input_meta: Vec<Meta> = inputs.iter().map(meta_of).collect();
     let mut metas: Vec<Meta> = Vec::with_capacity(p.steps.len());
     let mut unfused = false;
     for (k, s) in p.steps.iter().enumerate() {
+        if row_reduction(s.op) {
+            let self_meta = match s.args.first() {
+                Some(Operand::Input(i)) => input_meta.get(*i),
+                Some(Operand::Step(i)) => metas.get(*i),
+                _ => None,
+            };
+            let value = |j: usize| match s.args.get(j) {
+                Some(Operand::Const(v)) => Some(v),
+                Some(Operand::Input(i)) => inputs.get(*i),
+                _ => None,
+            };
+            let Some(Meta::Tensor { shape, dtype }) = self_meta.cloned() else {
+                return Ok(None);
+            };
+            let (Some(d), Some(&Value::Bool(keepdim))) = (value(1).and_then(one_dim), value(2))
+            else {
+                return Ok(None);
+            };
+            let rank = shape.len() as i64;
+            // Row by row only over the last dim of a value that spans the group's rows, kept
+            // (or the group's result); anything else runs unfused.
+            if rank == 0
+                || (d != -1 && d != rank - 1)
+                || shape.last() != group.last()
+                || (!keepdim && k + 1 != p.steps.len())
+            {
+                unfused = true;
+            }
+            let mut proxies: Vec<Value> = Vec::with_capacity(s.args.len());
+            proxies.push(Value::Tensor(at(
+                k,
+                Tensor::ones(&vec![1; shape.len()], dtype),
+            )?));
+            for j in 1..s.args.len() {
+                match value(j) {
+                    Some(v) => proxies.push(v.clone()),
+                    None => return Ok(None),
+                }
+            }
+            let r = at(
+                k,
+                dispatch::call(s.op, &proxies).and_then(|o| one_tensor(o, s.op)),
+            )?;
+            let mut out = shape.clone();
+            if keepdim {
+                if let Some(l) = out.last_mut() {
+                    *l = 1;
+                }
+            } else {
+                out.pop();
+            }
+            metas.push(Meta::Tensor {
+                shape: out,
+                dtype: r.dtype(),
+            });
+            continue;
+        }
         let mut proxies = Vec::with_capacity(s.args.len());
         let mut shapes: Vec<Vec<usize>> = Vec::new();
         for a in &s.args {
@@ -259,53 +381,117 @@ pub fn run_with_tile(p: &Program, inputs: &[Value], tile: usize) -> StepResult<T
             Err(RuntimeError::Value("fused group has no steps".into())),
         );
     }
-    let Some(metas) = check(p, inputs)? else {
+    // The group's shape is the broadcast of its tensor inputs' shapes (every step feeds the
+    // last one and broadcasts its operands; a row reduction only shrinks the last dim). A
+    // small or failing group runs unfused at once: that raises the unfused error itself, and
+    // skips the checks' cost.
+    let shapes: Vec<&[usize]> = inputs
+        .iter()
+        .filter_map(|v| match v {
+            Value::Tensor(t) => Some(t.shape()),
+            _ => None,
+        })
+        .collect();
+    let group = match super::broadcast_all(&shapes) {
+        Ok(s) if s.iter().product::<usize>() >= MIN_FUSED => s,
+        _ => return run_unfused(p, inputs),
+    };
+    let Some(metas) = check(p, inputs, &group)? else {
         return run_unfused(p, inputs);
     };
     let Some(Meta::Tensor { shape, dtype }) = metas.last().cloned() else {
         return run_unfused(p, inputs);
     };
-    let n: usize = shape.iter().product();
-    if n < MIN_FUSED {
+    let n: usize = group.iter().product();
+    let n_out: usize = shape.iter().product();
+    let rows = p.steps.iter().any(|s| row_reduction(s.op));
+    // Row by row: a tile is whole rows of the group (`row` elements each), and the result
+    // has `out_row` elements per row (`row`, or one after a reduction).
+    let row = if rows {
+        group.last().copied().unwrap_or(1)
+    } else {
+        1
+    };
+    let out_row = if rows { n_out / (n / row).max(1) } else { 1 };
+    let rows_fit = out_row * (n / row) == n_out && (out_row == 1 || out_row == row);
+    if (!rows && n_out != n) || (rows && !rows_fit) {
         return run_unfused(p, inputs);
     }
-    let last = p.steps.len() - 1;
-    // Inputs of the output's shape and row-major are read in place (a flat view per tile);
+    let layout = Layout {
+        group,
+        by_rows: rows,
+        row,
+        out_row,
+        tile: if rows {
+            (tile / row).max(1) * row
+        } else {
+            tile
+        },
+    };
+    // Inputs of the group's shape and row-major are read in place (a flat view per tile);
     // others are gathered per tile.
     let flat: Vec<Option<Tensor>> = inputs
         .iter()
         .map(|v| match v {
             Value::Tensor(t)
-                if t.dim() > 0 && t.shape() == shape.as_slice() && t.is_contiguous() =>
+                if t.dim() > 0 && t.shape() == layout.group.as_slice() && t.is_contiguous() =>
             {
                 t.view(&[-1]).ok()
             }
             _ => None,
         })
         .collect();
-    crate::with_dtype!(dtype, T => run_tiles::<T>(p, inputs, &flat, &shape, n, last, tile))
+    // On a tile of whole rows (`[rows, row]`), a row reduction reduces dim -1.
+    let mut tp = p.clone();
+    if rows {
+        for s in &mut tp.steps {
+            if row_reduction(s.op)
+                && let Some(d) = s.args.get_mut(1)
+            {
+                *d = Operand::Const(Value::IntList(vec![-1]));
+            }
+        }
+    }
+    crate::with_dtype!(dtype, T => run_tiles::<T>(&tp, inputs, &flat, &layout, &shape))
 }
 
-#[allow(clippy::too_many_arguments)]
+/// How a group is cut into tiles.
+struct Layout {
+    /// The group's shape (the broadcast of its inputs).
+    group: Vec<usize>,
+    /// Whether tiles are whole rows, as `[rows, row]` tensors (a group with row reductions).
+    by_rows: bool,
+    /// Elements per row: the group's last dim for a group with row reductions, else 1.
+    row: usize,
+    /// Result elements per row (`row`, or 1 after a reduction).
+    out_row: usize,
+    /// Group elements per tile (whole rows).
+    tile: usize,
+}
+
 fn run_tiles<T: Element>(
     p: &Program,
     inputs: &[Value],
     flat: &[Option<Tensor>],
+    layout: &Layout,
     shape: &[usize],
-    n: usize,
-    last: usize,
-    tile_len: usize,
 ) -> StepResult<Tensor> {
-    let mut out = at(last, crate::bufpool::alloc::<T>(n))?;
+    let last = p.steps.len() - 1;
+    let n: usize = layout.group.iter().product();
+    let n_out: usize = shape.iter().product();
+    let mut out = at(last, crate::bufpool::alloc::<T>(n_out))?;
+    let last_use = last_uses(p);
+    let out_tile = layout.tile / layout.row * layout.out_row;
     let tile = |(k, chunk): (usize, &mut [T])| -> StepResult<()> {
-        let start = k * tile_len;
-        let r = run_tile(p, inputs, flat, shape, start, chunk.len())?;
+        let start = k * layout.tile;
+        let len = chunk.len() / layout.out_row * layout.row;
+        let r = run_tile(p, inputs, flat, layout, start, len, &last_use)?;
         let done = r.with_view::<T, bool>(|v| match v.as_slice() {
             Some(s) if s.len() == chunk.len() => {
                 chunk.copy_from_slice(s);
                 true
             }
-            Some(s) if s.len() == 1 => {
+            Some(s) if s.len() == 1 && !layout.by_rows => {
                 chunk.fill(s[0]);
                 true
             }
@@ -322,23 +508,40 @@ fn run_tiles<T: Element>(
             )
         }
     };
-    if n >= vmath::PAR_MIN && vmath::num_threads() > 1 {
-        vmath::pool().install(|| out.par_chunks_mut(tile_len).enumerate().try_for_each(tile))?;
+    // A group does the work of all its steps per element, so it is split over the pool from
+    // `PAR_MIN` element-steps on (as one elementwise op is from `PAR_MIN` elements), when
+    // there are at least two tiles to share. Tiles are fixed, so which thread runs one does
+    // not change its result.
+    if n.saturating_mul(p.steps.len()) >= vmath::PAR_MIN
+        && n > layout.tile
+        && vmath::num_threads() > 1
+    {
+        vmath::pool().install(|| out.par_chunks_mut(out_tile).enumerate().try_for_each(tile))?;
     } else {
-        out.chunks_mut(tile_len).enumerate().try_for_each(tile)?;
+        out.chunks_mut(out_tile).enumerate().try_for_each(tile)?;
     }
     at(last, Tensor::from_vec(out, shape))
 }
 
-/// The steps over the output elements `start .. start + len`.
+/// The steps over the group elements `start .. start + len` (whole rows, as `[rows, row]`
+/// tiles, when the layout has rows).
 fn run_tile(
     p: &Program,
     inputs: &[Value],
     flat: &[Option<Tensor>],
-    shape: &[usize],
+    layout: &Layout,
     start: usize,
     len: usize,
+    last: &[usize],
 ) -> StepResult<Tensor> {
+    let rows = |t: Tensor| -> Result<Value> {
+        if layout.by_rows {
+            t.view(&[(len / layout.row) as i64, layout.row as i64])
+                .map(Value::Tensor)
+        } else {
+            Ok(Value::Tensor(t))
+        }
+    };
     let tiles: Vec<Value> = at(
         0,
         inputs
@@ -347,34 +550,15 @@ fn run_tile(
             .map(|(v, fl)| match (v, fl) {
                 (_, Some(f)) => f
                     .slice(0, Some(start as i64), Some((start + len) as i64), 1)
-                    .map(Value::Tensor),
+                    .and_then(rows),
                 (Value::Tensor(t), None) if t.dim() > 0 => {
-                    gather(t, shape, start, len).map(Value::Tensor)
+                    gather(t, &layout.group, start, len).and_then(rows)
                 }
                 (other, None) => Ok(other.clone()),
             })
             .collect::<Result<_>>(),
     )?;
-    let mut vals: Vec<Value> = Vec::with_capacity(p.steps.len());
-    let mut args = Vec::new();
-    for (k, s) in p.steps.iter().enumerate() {
-        args.clear();
-        for a in &s.args {
-            args.push(at(k, arg_value(a, &tiles, &vals))?.clone());
-        }
-        let r = at(
-            k,
-            dispatch::call(s.op, &args).and_then(|o| one_tensor(o, s.op)),
-        )?;
-        vals.push(Value::Tensor(r));
-    }
-    match vals.pop() {
-        Some(Value::Tensor(t)) => Ok(t),
-        _ => at(
-            0,
-            Err(RuntimeError::Value("fused group has no steps".into())),
-        ),
-    }
+    run_steps(p, last, &tiles)
 }
 
 /// The elements `start .. start + len` (row-major) of `t` broadcast to `shape`, as a 1-d tensor
@@ -583,6 +767,123 @@ mod tests {
         );
     }
 
+    fn softmax() -> Program {
+        // m = amax(x, [1], keepdim); e = exp(x - m); s = sum(e, [1], keepdim); e / s
+        let one = Operand::Const(Value::Int(1));
+        let dims = Operand::Const(Value::IntList(vec![1]));
+        let keep = Operand::Const(Value::Bool(true));
+        Program {
+            inputs: 1,
+            steps: vec![
+                Step {
+                    op: op("amax"),
+                    args: vec![Operand::Input(0), dims.clone(), keep.clone()],
+                },
+                Step {
+                    op: op("sub.Tensor"),
+                    args: vec![Operand::Input(0), Operand::Step(0), one],
+                },
+                Step {
+                    op: op("exp"),
+                    args: vec![Operand::Step(1)],
+                },
+                Step {
+                    op: op("sum.dim_IntList"),
+                    args: vec![Operand::Step(2), dims, keep, Operand::Const(Value::None)],
+                },
+                Step {
+                    op: op("div.Tensor"),
+                    args: vec![Operand::Step(2), Operand::Step(3)],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn row_reductions_match_unfused_bitwise() {
+        let p = softmax();
+        for (shape, dtype) in [
+            (vec![300, 257], DType::Float32),
+            (vec![40, 1000], DType::Float64),
+            (vec![3, 100, 257], DType::Float32),
+            (vec![70000, 1], DType::Float32),
+        ] {
+            let x = ramp(&shape, dtype, 0.01);
+            let inputs = [Value::Tensor(x)];
+            let reference = run_unfused(&p, &inputs).unwrap();
+            for tile in [1, 1000, TILE, 1 << 20] {
+                same_bits(&run_with_tile(&p, &inputs, tile).unwrap(), &reference);
+            }
+        }
+        // A reduction as the result, kept or not, and mean; the last dim as -1.
+        for (name, keep) in [
+            ("sum.dim_IntList", false),
+            ("mean.dim", true),
+            ("amin", false),
+        ] {
+            let mut args = vec![
+                Operand::Step(0),
+                Operand::Const(Value::Int(-1)),
+                Operand::Const(Value::Bool(keep)),
+            ];
+            if name != "amin" {
+                args.push(Operand::Const(Value::None));
+            }
+            let q = Program {
+                inputs: 1,
+                steps: vec![
+                    Step {
+                        op: op("mul.Tensor"),
+                        args: vec![Operand::Input(0), Operand::Input(0)],
+                    },
+                    Step { op: op(name), args },
+                ],
+            };
+            let x = ramp(&[500, 300], DType::Float32, 0.01);
+            let inputs = [Value::Tensor(x)];
+            let reference = run_unfused(&q, &inputs).unwrap();
+            for tile in [1, 7000, TILE] {
+                same_bits(&run_with_tile(&q, &inputs, tile).unwrap(), &reference);
+            }
+        }
+    }
+
+    #[test]
+    fn row_reductions_of_other_dims_run_unfused() {
+        // amax over dim 0, and a sum over a broadcast last dim: the same results as unfused.
+        for (shape, dim) in [(vec![300, 257], 0), (vec![300, 1], 1)] {
+            let x = ramp(&shape, DType::Float32, 0.01);
+            let y = ramp(&[300, 257], DType::Float32, 0.02);
+            let p = Program {
+                inputs: 2,
+                steps: vec![
+                    Step {
+                        op: op("exp"),
+                        args: vec![Operand::Input(0)],
+                    },
+                    Step {
+                        op: op("sum.dim_IntList"),
+                        args: vec![
+                            Operand::Step(0),
+                            Operand::Const(Value::IntList(vec![dim])),
+                            Operand::Const(Value::Bool(true)),
+                            Operand::Const(Value::None),
+                        ],
+                    },
+                    Step {
+                        op: op("mul.Tensor"),
+                        args: vec![Operand::Step(1), Operand::Input(1)],
+                    },
+                ],
+            };
+            let inputs = [Value::Tensor(x), Value::Tensor(y)];
+            same_bits(
+                &run(&p, &inputs).unwrap(),
+                &run_unfused(&p, &inputs).unwrap(),
+            );
+        }
+    }
+
     #[test]
     fn fusable_ops_are_elementwise() {
         assert!(fusable(op("add.Tensor")));
@@ -591,6 +892,9 @@ mod tests {
         assert!(fusable(op("to.dtype")));
         assert!(!fusable(op("add_.Tensor")));
         assert!(!fusable(op("sum")));
+        assert!(fusable(op("sum.dim_IntList")));
+        assert!(fusable(op("amax")));
+        assert!(!fusable(op("softmax")));
         assert!(!fusable(op("to.other")));
         assert!(!fusable(op("matmul")));
     }
