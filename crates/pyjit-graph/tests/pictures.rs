@@ -152,7 +152,7 @@ func @chain(%x: Tensor[float32, 1], %y: Tensor[float32, 1]) -> Tensor[float32, 1
 ";
 
 fn fused_graph() -> Graph {
-    let module = pyjit_ir::parse::parse_module(FUSED_IR).expect("parses");
+    let module = pyjit_ir::parse_module(FUSED_IR).expect("parses");
     let id = module.function_by_name("chain").unwrap();
     Graph::of_function(&module, id, "fused: chain")
 }
