@@ -108,7 +108,7 @@ pub(crate) struct Lowering<'a, 'b> {
     shape_ops: HashMap<Op, ShapeQuery>,
     /// Whether the function has a loop; the scratch words of `float_const` and how many are used.
     has_loop: bool,
-    const_slot: Option<ir::StackSlot>,
+    const_slot: Option<(ir::StackSlot, usize)>,
     pinned_consts: usize,
 }
 
@@ -1348,20 +1348,25 @@ impl<'a, 'b> Lowering<'a, 'b> {
             return self.b.ins().f64const(x);
         }
         // One word per constant: Cranelift drops a store that a later one to the same address
-        // overwrites.
-        let n = self
-            .f
-            .region_ops(self.f.body)
-            .iter()
-            .filter(|&&o| matches!(self.f.op(o).kind, OpKind::Const(Const::Float(_))))
-            .count();
-        let slot = *self.const_slot.get_or_insert_with(|| {
-            self.b.create_sized_stack_slot(StackSlotData::new(
-                StackSlotKind::ExplicitSlot,
-                (8 * n) as u32,
-                3,
-            ))
-        });
+        // overwrites. The slot (and the count of the body's float constants) is made once.
+        let (slot, n) = match self.const_slot {
+            Some(s) => s,
+            None => {
+                let n = self
+                    .f
+                    .region_ops(self.f.body)
+                    .iter()
+                    .filter(|&&o| matches!(self.f.op(o).kind, OpKind::Const(Const::Float(_))))
+                    .count();
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    (8 * n) as u32,
+                    3,
+                ));
+                self.const_slot = Some((slot, n));
+                (slot, n)
+            }
+        };
         if self.pinned_consts >= n {
             return self.b.ins().f64const(x);
         }
