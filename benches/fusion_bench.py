@@ -4,8 +4,8 @@
     python benches/fusion_bench.py programs [--only prefix,...] [--repeat N]
 
 `workloads` times the peerbench workloads (`$PYJIT_PEERBENCH/workloads`, default
-`../shared/peerbench` beside the checkout) with `pyjit bench` at -O2 (which fuses) and at -O2 with
-`--opt-limit fuse=0` (fusion off), and numpy's twin when numpy is importable. Inputs come from the
+`../shared/peerbench` beside the checkout) with `pyjit bench` at -O2 (no fusion: `fuse` is opt-in) and with
+the -O2 pass list followed by `fuse` (`--passes ...,fuse`), and numpy's twin when numpy is importable. Inputs come from the
 workloads' `cases.py` when numpy is importable; otherwise from Python's `random.gauss` with the
 same shapes, scales and shifts (same sizes and trip counts, other values).
 
@@ -35,7 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = Path(os.environ.get("PYJIT_PEERBENCH", ROOT.parent / "shared" / "peerbench"))
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
 PYJIT = TARGET / "release" / "pyjit"
-OFF = ["--opt-limit", "fuse=0"]
+# -O2's pass list (docs/passes.md) with `fuse` after it: fusion on. Plain -O2: fusion off.
+O2 = "inline,canonicalize,constfold,simplify,tensor-access,dce,cse,licm,unroll,canonicalize,constfold,simplify,cse,licm,dce"
+OFF = []
+ON = ["--passes", O2 + ",fuse"]
 
 # workload, case, arguments: (shape, scale, shift) of a float32 tensor, or a Python scalar
 WORKLOADS = [
@@ -101,7 +104,7 @@ def alternate(file, fn, words, repeat, rounds, cwd=None):
     """(min ns fusion off, min ns fusion on, error) over `rounds` alternating measurements."""
     off, on = [], []
     for _ in range(rounds):
-        for side, extra in ((off, OFF), (on, [])):
+        for side, extra in ((off, OFF), (on, ON)):
             t, err = pyjit_bench(file, fn, words, extra, repeat, cwd)
             if err:
                 return None, None, err
@@ -153,7 +156,7 @@ def first_case(program):
 
 
 def has_fused(file, fn, words, cwd):
-    cmd = [str(PYJIT), "compile", str(file), "-f", fn, *words, "--emit", "ir"]
+    cmd = [str(PYJIT), "compile", str(file), "-f", fn, *words, "--emit", "ir", *ON]
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
     return r.returncode == 0 and " fused" in r.stdout
 

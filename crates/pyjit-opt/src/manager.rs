@@ -72,7 +72,6 @@ impl OptLevel {
                 "cse",
                 "licm",
                 "dce",
-                "fuse",
             ],
         }
     }
