@@ -1,7 +1,7 @@
 //! Native backend benchmarks (issue 5), measured side by side in one run:
 //! (a) the Collatz scalar loop of shared/peerbench/workloads/scalar_loop.py, native vs the
 //!     interpreter (and Numba's time for the same `n`, printed when a Python with numba is found:
-//!     set PYJIT_NUMBA_PYTHON, default /work/pyenv/bin/python; nothing fails without it);
+//!     set PYJIT_NUMBA_PYTHON, default python3; nothing fails without it);
 //! (b) source text → callable native function for a 20-line function;
 //! (c) the cost of one call of a compiled function on small tensors, next to the tensor op
 //!     called directly on the runtime, and of a scalar function (pure call overhead).
@@ -73,8 +73,7 @@ fn compile(src: &str) -> (pyjit_ir::Module, NativeModule) {
 
 /// Numba's time for scalar_loop(N) (compiled once, best of 5), if numba is available.
 fn numba_seconds() -> Option<f64> {
-    let py =
-        std::env::var("PYJIT_NUMBA_PYTHON").unwrap_or_else(|_| "/work/pyenv/bin/python".into());
+    let py = std::env::var("PYJIT_NUMBA_PYTHON").unwrap_or_else(|_| "python3".into());
     let script = format!(
         "import time, numba\n\
          @numba.njit(cache=False)\n\

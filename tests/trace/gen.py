@@ -1,7 +1,7 @@
 """Regenerates tests/trace/expected.json: for every program here, f(*argsK()) run eagerly by
 PyTorch (result and printed output), in the order args0, args1, ... The Rust test
 (crates/pyjit-trace/tests/trace_programs.rs) calls one traced function on the same argument
-sets in the same order and must agree. Run: /work/pyenv/bin/python tests/trace/gen.py"""
+sets in the same order and must agree. Run: python3 tests/trace/gen.py"""
 
 import contextlib
 import io

@@ -17,7 +17,7 @@ no result contradicts its return annotation.
 Everything written is deterministic: inputs come from per-program seeds, .npz archives are
 written with fixed zip timestamps, and paths in messages are made relative to the repository.
 
-Usage: /work/pyenv/bin/python tests/oracle/programs/gen.py [NAME ...]
+Usage: python3 tests/oracle/programs/gen.py [NAME ...]
 (with names, only those programs are regenerated and the manifest entries updated).
 """
 import ast

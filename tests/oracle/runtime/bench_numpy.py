@@ -1,6 +1,6 @@
 """NumPy timings for the same cases as benches/benches/runtime.rs (median of repeats, in µs).
 
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /work/pyenv/bin/python tests/oracle/runtime/bench_numpy.py
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python3 tests/oracle/runtime/bench_numpy.py
 """
 
 import timeit

@@ -2,7 +2,7 @@
 
 Run from the repository root with a Python that has torch and numpy:
 
-    /work/pyenv/bin/python tests/oracle/runtime/gen.py
+    python3 tests/oracle/runtime/gen.py
 
 It writes, next to this file:
   cases.json   the manifest: one entry per case (op name as in the schema table, positional and
