@@ -1702,7 +1702,7 @@ impl Lower<'_, '_, '_> {
     }
 
     /// `xs[a:b]`: a new list of the elements (Python's clamping of the bounds), built by a loop.
-    /// `xs[a:b:k]` for a literal step `k` (≠ 0, ≠ 1), with Python's bounds: negative bounds
+    /// `xs[a:b:k]` for a literal step `k` (≠ 0; 1 is `xs[a:b]`), with Python's bounds: negative bounds
     /// count from the end, then clamp to `[0, n]` (`k > 0`) or `[-1, n - 1]` (`k < 0`); the
     /// defaults are the ends in the step's direction.
     fn list_slice_step(
@@ -1728,13 +1728,14 @@ impl Lower<'_, '_, '_> {
         self.set_span(span);
         let n = self.b.list_len(list);
         let zero = self.b.const_int(0);
-        let one = self.b.const_int(1);
-        let (lo, hi) = if k > 0 {
-            (zero, n)
-        } else {
-            let m1 = self.b.const_int(-1);
-            let last = self.b.int_bin(IntBinOp::Sub, n, one);
-            (m1, last)
+        let one = (k != 1).then(|| self.b.const_int(1));
+        let (lo, hi) = match one {
+            Some(one) if k < 0 => {
+                let m1 = self.b.const_int(-1);
+                let last = self.b.int_bin(IntBinOp::Sub, n, one);
+                (m1, last)
+            }
+            _ => (zero, n),
         };
         let clamp = |this: &mut Self, v: Value| -> Value {
             let neg = this.b.int_cmp(ICmp::Lt, v, zero);
@@ -1754,25 +1755,34 @@ impl Lower<'_, '_, '_> {
             Some(b) => clamp(self, b),
             None => stop_default,
         };
-        // trip = max(0, ceil((stop - start) / k))
-        let kv = self.b.const_int(k.abs());
-        let dist = if k > 0 {
+        // trip = max(0, ceil((stop - start) / k)); for k = 1 just stop - start (a loop with a
+        // negative trip count runs no iteration).
+        let trip = if k == 1 {
             self.b.int_bin(IntBinOp::Sub, stop, start)
         } else {
-            self.b.int_bin(IntBinOp::Sub, start, stop)
+            let kv = self.b.const_int(k.abs());
+            let dist = if k > 0 {
+                self.b.int_bin(IntBinOp::Sub, stop, start)
+            } else {
+                self.b.int_bin(IntBinOp::Sub, start, stop)
+            };
+            let km1 = self.b.const_int(k.abs() - 1);
+            let num = self.b.int_bin(IntBinOp::Add, dist, km1);
+            let q = self.b.int_bin(IntBinOp::FloorDiv, num, kv);
+            let negq = self.b.int_cmp(ICmp::Lt, q, zero);
+            self.b.select(negq, zero, q)
         };
-        let km1 = self.b.const_int(k.abs() - 1);
-        let num = self.b.int_bin(IntBinOp::Add, dist, km1);
-        let q = self.b.int_bin(IntBinOp::FloorDiv, num, kv);
-        let negq = self.b.int_cmp(ICmp::Lt, q, zero);
-        let trip = self.b.select(negq, zero, q);
         let out = self.b.list_new(ir_type(&elem), &[]);
         let t = self.b.const_bool(true);
         let body = self.b.new_region(&[Type::Int]);
         let params = self.b.func.region_params(body).to_vec();
         let saved = self.b.position_at_end(body);
-        let kc = self.b.const_int(k);
-        let off = self.b.int_bin(IntBinOp::Mul, params[0], kc);
+        let off = if k == 1 {
+            params[0]
+        } else {
+            let kc = self.b.const_int(k);
+            self.b.int_bin(IntBinOp::Mul, params[0], kc)
+        };
         let i = self.b.int_bin(IntBinOp::Add, start, off);
         let x = self.b.list_get(list, i);
         self.b.list_append(out, x);
@@ -1786,6 +1796,7 @@ impl Lower<'_, '_, '_> {
         })
     }
 
+    /// `xs[a:b]`: [`Self::list_slice_step`] with step 1.
     fn list_slice(
         &mut self,
         list: Value,
@@ -1794,55 +1805,7 @@ impl Lower<'_, '_, '_> {
         upper: Option<&Expr>,
         span: Span,
     ) -> R<Val> {
-        let bound = |this: &mut Self, e: Option<&Expr>| -> R<Option<Value>> {
-            match e {
-                None => Ok(None),
-                Some(e) => {
-                    let v = this.expr_hint(e, Some(&Ty::Int))?;
-                    Ok(Some(this.expect_int(v, e, "slice bound")?))
-                }
-            }
-        };
-        let a = bound(self, lower)?;
-        let b = bound(self, upper)?;
-        self.set_span(span);
-        let n = self.b.list_len(list);
-        let zero = self.b.const_int(0);
-        // Python: a negative bound counts from the end; then clamp to [0, n].
-        let clamp = |this: &mut Self, v: Value| -> Value {
-            let neg = this.b.int_cmp(ICmp::Lt, v, zero);
-            let plus = this.b.int_bin(IntBinOp::Add, v, n);
-            let v = this.b.select(neg, plus, v);
-            let lo = this.b.int_cmp(ICmp::Lt, v, zero);
-            let v = this.b.select(lo, zero, v);
-            let hi = this.b.int_cmp(ICmp::Gt, v, n);
-            this.b.select(hi, n, v)
-        };
-        let start = match a {
-            Some(a) => clamp(self, a),
-            None => zero,
-        };
-        let stop = match b {
-            Some(b) => clamp(self, b),
-            None => n,
-        };
-        let trip = self.b.int_bin(IntBinOp::Sub, stop, start);
-        let out = self.b.list_new(ir_type(&elem), &[]);
-        let t = self.b.const_bool(true);
-        let body = self.b.new_region(&[Type::Int]);
-        let params = self.b.func.region_params(body).to_vec();
-        let saved = self.b.position_at_end(body);
-        let i = self.b.int_bin(IntBinOp::Add, start, params[0]);
-        let x = self.b.list_get(list, i);
-        self.b.list_append(out, x);
-        let go = self.b.const_bool(true);
-        self.b.yield_(&[go]);
-        self.b.set_insert_point(saved);
-        self.b.loop_(trip, t, &[], body);
-        Ok(Val {
-            v: out,
-            ty: Ty::list(elem),
-        })
+        self.list_slice_step(list, elem, lower, upper, 1, span)
     }
 
     // ---- calls ----
