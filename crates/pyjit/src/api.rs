@@ -34,8 +34,6 @@
 //! assert_eq!(f.signatures(), vec!["(Tensor(float32, rank 1), float)".to_string()]);
 //! ```
 
-#![warn(missing_docs)]
-
 use crate::archive::{Archive, SavedKey};
 use crate::program::{Backend, CallError, Options, Program};
 use crate::traced::{TraceError, TraceOptions, TracedProgram};

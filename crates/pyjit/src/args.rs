@@ -27,11 +27,17 @@ use std::path::{Path, PathBuf};
 pub enum ArgLit {
     /// A `.npy` file to load as a tensor.
     Npy(PathBuf),
+    /// An integer literal (`3`, `-2`).
     Int(i64),
+    /// A float literal (`0.5`, `1e-3`, `inf`, `nan`).
     Float(f64),
+    /// `True` or `False`.
     Bool(bool),
+    /// `None`.
     None,
+    /// `[a, b, ...]`.
     List(Vec<ArgLit>),
+    /// `(a, b, ...)`.
     Tuple(Vec<ArgLit>),
 }
 

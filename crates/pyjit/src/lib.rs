@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! The facade users link: compile a Python source file (parse → script → verify) into a
 //! [`Program`] and call its functions with dynamically typed [`Value`]s.
 //!

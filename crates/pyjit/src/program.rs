@@ -22,6 +22,7 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// The name `--backend` takes (`interp`, `native`).
     pub fn name(self) -> &'static str {
         match self {
             Backend::Interp => "interp",
@@ -33,6 +34,7 @@ impl Backend {
 /// How a [`Program`] runs its calls.
 #[derive(Clone, Debug)]
 pub struct Options {
+    /// What runs the calls.
     pub backend: Backend,
     /// Interpreter settings (recursion limit).
     pub interp: Config,
@@ -96,7 +98,9 @@ pub struct FrontendTimes {
 pub struct Compilation {
     /// The function called.
     pub function: String,
+    /// The signature it was specialized for (the cache key).
     pub signature: Signature,
+    /// The backend it was compiled for.
     pub backend: Backend,
     /// Signature specialization (type refinement), verifier included.
     pub specialize: Duration,
@@ -114,17 +118,28 @@ pub struct Compilation {
 /// tensor its dtype and rank; for every other value its kind (containers recursively).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ArgKey {
+    /// A tensor: its element type and number of dimensions (the sizes are not part of the key).
     Tensor {
+        /// The element type.
         dtype: DType,
+        /// The number of dimensions.
         rank: u32,
     },
+    /// A Python `int`.
     Int,
+    /// A Python `float`.
     Float,
+    /// A Python `bool`.
     Bool,
+    /// `None` (for an `Optional` parameter).
     None,
+    /// A `str`.
     Str,
+    /// A `torch.dtype` value.
     DType,
+    /// A slice or index object passed as a value.
     Index,
+    /// A tuple, keyed element by element.
     Tuple(Vec<ArgKey>),
     /// A list, keyed by its declared element type (elements of one list may differ in rank).
     List(Type),
@@ -215,6 +230,7 @@ impl fmt::Display for ArgKey {
 /// source it was raised.
 #[derive(Clone, Debug)]
 pub struct RunError {
+    /// The exception: class, message, span and call stack.
     pub error: InterpError,
     source: Arc<SourceFile>,
 }
@@ -298,18 +314,22 @@ impl RunError {
         }
     }
 
+    /// The Python exception class (`RuntimeError`, `IndexError`, ...).
     pub fn kind(&self) -> &str {
         self.error.kind.name()
     }
 
+    /// The exception's message, as PyTorch words it.
     pub fn message(&self) -> &str {
         &self.error.message
     }
 
+    /// The source span of the op that raised.
     pub fn span(&self) -> Span {
         self.error.span
     }
 
+    /// The calls that led to the failing op, outermost first (the traceback's frames).
     pub fn call_stack(&self) -> &[CallSite] {
         &self.error.call_stack
     }
@@ -319,6 +339,7 @@ impl RunError {
         self.source.location(self.error.span)
     }
 
+    /// The error as a [`Diagnostic`] (error class and message at the failing op's span).
     pub fn diagnostic(&self) -> Diagnostic {
         self.error.to_diagnostic()
     }
@@ -343,7 +364,9 @@ impl std::error::Error for RunError {}
 pub enum CallError {
     /// No function of that name; carries the names that exist.
     UnknownFunction {
+        /// The name asked for.
         name: String,
+        /// The functions the program defines.
         available: Vec<String>,
     },
     /// The arguments do not fit the parameters (count or type); the message names the parameter.
@@ -407,10 +430,13 @@ pub struct Program {
 
 impl Program {
     /// Parses, scripts and verifies `source`. Errors are diagnostics to render against it.
+    /// Parses and scripts `source` with the default [`Options`] (interpreter, `-O2`); every
+    /// function of the file is checked now, so errors come back as diagnostics before any call.
     pub fn compile(source: SourceFile) -> Result<Program, Vec<Diagnostic>> {
         Program::compile_with(source, Options::default())
     }
 
+    /// [`Program::compile`] with the given options (backend, optimization pipeline, ...).
     pub fn compile_with(source: SourceFile, options: Options) -> Result<Program, Vec<Diagnostic>> {
         let t = Instant::now();
         let ast = pyjit_syntax::parse_module(&source)?;
@@ -475,6 +501,7 @@ impl Program {
         })
     }
 
+    /// The source file the program was compiled from.
     pub fn source(&self) -> &SourceFile {
         &self.source
     }
@@ -484,10 +511,12 @@ impl Program {
         &self.module
     }
 
+    /// The options calls run with.
     pub fn options(&self) -> &Options {
         &self.options
     }
 
+    /// Switches the backend for the calls from now on (each backend keeps its own cache).
     pub fn set_backend(&mut self, backend: Backend) {
         self.options.backend = backend;
     }

@@ -16,13 +16,17 @@ use std::time::{Duration, Instant};
 /// How a function is captured: scripted from source, traced, or evaluated eagerly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Mode {
+    /// Script the function from its source (`--mode script`, the default).
     #[default]
     Script,
+    /// Trace it on the ARGs, with guards (`--mode trace`).
     Trace,
+    /// Evaluate it op by op without compiling (`--mode eager`).
     Eager,
 }
 
 impl Mode {
+    /// The name `--mode` takes.
     pub fn name(self) -> &'static str {
         match self {
             Mode::Script => "script",
@@ -41,6 +45,7 @@ pub struct RunRequest {
     pub args: Vec<String>,
     /// Directory `.npy` paths are relative to.
     pub base_dir: PathBuf,
+    /// How the function is captured.
     pub mode: Mode,
     /// Native code by default, as `pyjit run`.
     pub backend: Backend,
@@ -137,7 +142,12 @@ impl RunReport {
 #[derive(Debug)]
 pub enum RunOutcome {
     /// The call returned; `ty` is the function's return type (the `.npz` writer needs it).
-    Ok { value: Value, ty: Type },
+    Ok {
+        /// What the call returned.
+        value: Value,
+        /// The function's return type.
+        ty: Type,
+    },
     /// The file does not compile.
     CompileError(Vec<Diagnostic>),
     /// The program raised at run time.

@@ -113,6 +113,9 @@ enum Guarded {
 }
 
 impl TracedProgram {
+    /// Prepares function `name` of the parsed `file` for tracing with `opts`; nothing runs
+    /// until the first call, which traces it on that call's arguments and compiles the trace
+    /// for `backend`.
     pub fn new(
         file: SourceFile,
         ast: ast::Module,
@@ -165,6 +168,7 @@ impl TracedProgram {
             .collect()
     }
 
+    /// The source file of the traced function.
     pub fn source(&self) -> &SourceFile {
         &self.file
     }
@@ -462,7 +466,9 @@ pub fn call_once(
 /// chosen, its arguments, and its declared return type when the file also scripts.
 #[derive(Clone, Debug)]
 pub struct DynamicCall {
+    /// The function's name.
     pub name: String,
+    /// The arguments, fitted to the parameters.
     pub args: Vec<Value>,
     /// The declared return type (for `-o X.npz`), when the file scripts; else `None`.
     pub ret: Option<Type>,
