@@ -462,7 +462,11 @@ impl NativeFunction {
                 args.len()
             )));
         }
-        let mut slots = Vec::with_capacity(args.len());
+        // The argument and result slot buffers are reused from call to call on this thread
+        // (taken out while in use, so a nested call just gets fresh ones): the call path
+        // allocates nothing of its own.
+        let (mut slots, mut ret) = SLOT_BUFFERS.with(|b| b.take());
+        slots.clear();
         for (i, (a, t)) in args.iter().zip(&entry.params).enumerate() {
             if let Err(m) = layout::value_to_slots(a, t, &mut slots) {
                 let kinds: Vec<Slot> = entry.params.iter().flat_map(slots_of).collect();
@@ -471,7 +475,8 @@ impl NativeFunction {
             }
         }
         let ret_kinds = &entry.ret_kinds;
-        let mut ret = vec![0u64; ret_kinds.len().max(1)];
+        ret.clear();
+        ret.resize(ret_kinds.len().max(1), 0);
         let mut ctx = Ctx {
             failed: 0,
             depth: 0,
@@ -491,8 +496,11 @@ impl NativeFunction {
                 ret.as_mut_ptr(),
             );
         }
-        if ctx.failed != 0 {
-            return Err(ctx.error.take().unwrap_or_else(|| {
+        let failed = ctx.failed != 0;
+        let error = ctx.error.take();
+        if failed {
+            SLOT_BUFFERS.with(|b| b.set((slots, ret)));
+            return Err(error.unwrap_or_else(|| {
                 InterpError::new(
                     pyjit_value::ExcKind::Internal,
                     "native code failed without an error",
@@ -504,8 +512,16 @@ impl NativeFunction {
         // SAFETY: on success the result slots hold live references owned by us.
         let v = unsafe { layout::slots_to_value(&entry.ret, &ret, &mut pos) };
         layout::release_raw(ret_kinds, &ret);
+        SLOT_BUFFERS.with(|b| b.set((slots, ret)));
         Ok(v)
     }
+}
+
+thread_local! {
+    /// [`NativeFunction::call_with_output`]'s argument and result slot buffers, kept between
+    /// calls.
+    static SLOT_BUFFERS: std::cell::Cell<(Vec<u64>, Vec<u64>)> =
+        const { std::cell::Cell::new((Vec::new(), Vec::new())) };
 }
 
 /// `extern "C" fn(ctx, args: *const u64, ret: *mut u64)`: loads the parameters' slots, calls the

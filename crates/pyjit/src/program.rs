@@ -5,7 +5,8 @@ use pyjit_ir::{EntityRef, FuncId, Module, Type};
 use pyjit_opt::manager::{OptLevel, PassReport, PipelineConfig, run_pipeline};
 use pyjit_runtime::DType;
 use pyjit_syntax::{Diagnostic, SourceFile, Span};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 use std::fmt;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -147,7 +148,7 @@ pub enum ArgKey {
 
 /// The key of one call: one [`ArgKey`] per argument.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Signature(pub Vec<ArgKey>);
+pub struct Signature(pub SmallVec<[ArgKey; 4]>);
 
 impl Signature {
     /// The signature of `args` passed to parameters of types `params`.
@@ -156,6 +157,16 @@ impl Signature {
             args.iter()
                 .zip(params)
                 .map(|(a, t)| ArgKey::of(a, t))
+                .collect(),
+        )
+    }
+
+    /// The signature of `args` passed to the parameters of `f` (without copying their types).
+    fn of_params(args: &[Value], f: &pyjit_ir::Function) -> Signature {
+        Signature(
+            args.iter()
+                .zip(f.params())
+                .map(|(a, &p)| ArgKey::of(a, f.value_type(p)))
                 .collect(),
         )
     }
@@ -408,7 +419,7 @@ impl From<RunError> for CallError {
 
 /// What was made for each function and call signature, or why it could not be made (cached
 /// too, so a failure is reported rather than retried on every call).
-type SignatureCache<T> = Mutex<HashMap<(FuncId, Signature), Result<T, String>>>;
+type SignatureCache<T> = Mutex<FxHashMap<(FuncId, Signature), Result<T, String>>>;
 
 /// A compiled source file: its verified generic IR and the source its spans point into.
 pub struct Program {
@@ -464,8 +475,8 @@ impl Program {
             module,
             options,
             defaults,
-            native: Mutex::new(HashMap::new()),
-            specialized: Mutex::new(HashMap::new()),
+            native: Mutex::new(FxHashMap::default()),
+            specialized: Mutex::new(FxHashMap::default()),
             times: FrontendTimes {
                 parse,
                 frontend: t.elapsed(),
@@ -494,8 +505,8 @@ impl Program {
             module,
             options,
             defaults: Vec::new(),
-            native: Mutex::new(HashMap::new()),
-            specialized: Mutex::new(HashMap::new()),
+            native: Mutex::new(FxHashMap::default()),
+            specialized: Mutex::new(FxHashMap::default()),
             times: FrontendTimes::default(),
             compilations: Mutex::new(Vec::new()),
         })
@@ -732,7 +743,9 @@ impl Program {
     ) -> Result<Value, CallError> {
         let id = self.func_id(name)?;
         let f = self.module.func(id);
-        let params = f.param_types();
+        // The parameters' types by reference: this is the per-call path, so nothing here
+        // allocates unless the call fails.
+        let params = f.params();
         if args.len() != params.len() {
             return Err(CallError::BadArguments(format!(
                 "{name}() takes {} argument(s) ({}) but {} were given",
@@ -741,7 +754,8 @@ impl Program {
                 args.len()
             )));
         }
-        for ((a, t), pname) in args.iter().zip(&params).zip(&f.param_names) {
+        for ((a, &p), pname) in args.iter().zip(params).zip(&f.param_names) {
+            let t = f.value_type(p);
             if !a.has_type(t) {
                 return Err(CallError::BadArguments(format!(
                     "argument for parameter `{pname}` of {name}() must be {t}, got a {}",
@@ -886,12 +900,17 @@ impl Program {
         args: &[Value],
     ) -> Result<pyjit_codegen::NativeFunction, CallError> {
         let f = self.module.func(id);
-        let params = f.param_types();
-        let signature = Signature::of(args, &params);
+        let key = (id, Signature::of_params(args, f));
         // A poisoned lock only means another thread panicked while compiling; the map itself
         // is still consistent (entries are inserted whole).
         let mut cache = self.native.lock().unwrap_or_else(|p| p.into_inner());
-        let entry = cache.entry((id, signature.clone())).or_insert_with(|| {
+        // The hit is the per-call path: one lookup, no clone of the key.
+        if let Some(hit) = cache.get(&key) {
+            return hit.clone().map_err(CallError::Codegen);
+        }
+        let signature = key.1.clone();
+        let params = f.param_types();
+        let entry = cache.entry(key).or_insert_with(|| {
             let types: Vec<Type> = args
                 .iter()
                 .zip(&params)
