@@ -440,7 +440,45 @@ fn pairwise_fixed(acc: &[f64; 16]) -> f64 {
     a[0]
 }
 
-multiversion_fn!(fn sum_f32_serial(v: &[f32]) -> f64 => sum_f32_body);
+/// [`sum_f32_body`] with the AVX2 instructions written out: LLVM's vectorizer packs the sixteen
+/// accumulators into eight 2-lane registers (a convert and an add per two elements), here four
+/// 4-lane ones hold them (lane `i` of register `r` is accumulator `4r + i`: the same additions in
+/// the same order, so the same bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn sum_f32_avx2(v: &[f32]) -> f64 {
+    use std::arch::x86_64::*;
+    let chunks = v.chunks_exact(16);
+    let rest = chunks.remainder();
+    let mut a = [_mm256_setzero_pd(); 4];
+    for c in chunks {
+        let p = c.as_ptr();
+        for (r, acc) in a.iter_mut().enumerate() {
+            // SAFETY: `c` holds 16 elements, so `p + 4r .. p + 4r + 4` is in it.
+            let x = unsafe { _mm_loadu_ps(p.add(4 * r)) };
+            *acc = _mm256_add_pd(*acc, _mm256_cvtps_pd(x));
+        }
+    }
+    let mut acc = [0f64; 16];
+    for (r, x) in a.iter().enumerate() {
+        // SAFETY: `acc[4r..4r + 4]` is in the array.
+        unsafe { _mm256_storeu_pd(acc.as_mut_ptr().add(4 * r), *x) };
+    }
+    let mut s = pairwise_fixed(&acc);
+    for &x in rest {
+        s += x as f64;
+    }
+    s
+}
+
+fn sum_f32_serial(v: &[f32]) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if isa() >= Isa::Avx2Fma {
+        // SAFETY: `isa()` reports only features the running CPU has.
+        return unsafe { sum_f32_avx2(v) };
+    }
+    sum_f32_body(v)
+}
 multiversion_fn!(fn sum_f64_serial(v: &[f64]) -> f64 => sum_f64_body);
 
 /// Pairwise sum of partial sums (in order).

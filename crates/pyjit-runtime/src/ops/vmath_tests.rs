@@ -660,6 +660,21 @@ fn chunked_sums_do_not_depend_on_the_split_across_threads() {
     assert!((sum_f64(&w) - exact).abs() < 1e-9 * exact.abs());
 }
 
+/// The hand-written AVX2 f32 sum adds what the scalar definition adds, in the same order.
+#[test]
+fn avx2_f32_sum_is_the_scalar_sum_bitwise() {
+    for n in [0usize, 5, 16, 31, 1000, 4099] {
+        let v: Vec<f32> = (0..n)
+            .map(|i| ((i * 7919) % 1000) as f32 * 1.37e-3 - 0.61 + (i % 7) as f32 * 1e5)
+            .collect();
+        assert_eq!(
+            sum_f32_serial(&v).to_bits(),
+            sum_f32_body(&v).to_bits(),
+            "n = {n}"
+        );
+    }
+}
+
 #[test]
 #[ignore = "exhaustive: run in release to regenerate docs/kernels.md"]
 fn ulp_table() {
