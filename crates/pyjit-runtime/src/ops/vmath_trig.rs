@@ -128,14 +128,76 @@ pub fn tan_f64<const F: bool>(x: f64) -> f64 {
     }
 }
 
+// Taylor coefficients for float32 results: on |r| <= pi/4 the first omitted terms are
+// r^11/11! (< 2.5e-9 relative to sin r) and r^12/12! (< 1.2e-10), far below an f32 half-ulp.
+const SIN32_P: [f64; 4] = [1.0 / 362_880.0, -1.0 / 5_040.0, 1.0 / 120.0, -1.0 / 6.0];
+const COS32_P: [f64; 6] = [
+    -1.0 / 3_628_800.0,
+    1.0 / 40_320.0,
+    -1.0 / 720.0,
+    1.0 / 24.0,
+    -0.5,
+    1.0,
+];
+
+/// `sin(x + q pi/2)` of an f32 `x`, in f64 with what a float32 result needs: the f64 kernels'
+/// reduction without the tail terms (`x - n PIO2_1` and the products are exact; the two
+/// roundings that follow are ~2^-53 of a value that is at least ~1e-9 for f32 arguments below
+/// `TRIG_MAX`) and short polynomials; one rounding to f32 at the end.
+#[inline(always)]
+fn sin_quadrant_f32<const F: bool>(x: f32, q: i64) -> f32 {
+    let xd = x as f64;
+    let xc = super::clamp64(xd, -TRIG_MAX, TRIG_MAX);
+    let nf = fma64::<F>(xc, TWO_OVER_PI, ROUND64);
+    let ni = (nf.to_bits() as i64).wrapping_sub(ROUND64.to_bits() as i64);
+    let n = nf - ROUND64;
+    let r = ((xc - n * PIO2_1) - n * PIO2_2) - n * PIO2_3;
+    let z = r * r;
+    let s = fma64::<F>(r * z, horner64::<F>(z, &SIN32_P), r);
+    let c = horner64::<F>(z, &COS32_P);
+    let n = ni.wrapping_add(q);
+    let y = if n & 1 == 0 { s } else { c };
+    let y = if n & 2 == 0 { y } else { -y };
+    if xd.is_infinite() { f32::NAN } else { y as f32 }
+}
+
+/// Taylor coefficients of `(sin r - r)/r^3` in `z = r^2` for float32 results on `|r| <= pi/2`
+/// (the first omitted term, `r^17/17!`, is below 2^-33).
+const SIN32_PI_P: [f64; 7] = [
+    -1.0 / 1_307_674_368_000.0,
+    1.0 / 6_227_020_800.0,
+    -1.0 / 39_916_800.0,
+    1.0 / 362_880.0,
+    -1.0 / 5_040.0,
+    1.0 / 120.0,
+    -1.0 / 6.0,
+];
+
+/// float32 `sin`: `x = n pi + r` (the pieces of `pi/2` doubled, so the products stay exact),
+/// `sin x = (-1)^n sin r` with one odd polynomial on `|r| <= pi/2` (cheaper than the sin and
+/// cos polynomials and the quadrant selects of the quarter-period reduction). No clamp: an
+/// infinite `x` makes `r` NaN; arguments beyond `TRIG_MAX` get a meaningless `n` here and their
+/// result from the slow path.
 #[inline(always)]
 pub fn sin_f32<const F: bool>(x: f32) -> f32 {
-    sin_f64::<F>(x as f64) as f32
+    const PI_1: f64 = 2.0 * PIO2_1;
+    const PI_2: f64 = 2.0 * PIO2_2;
+    const PI_3: f64 = 2.0 * PIO2_3;
+    let xd = x as f64;
+    let nf = fma64::<F>(xd, std::f64::consts::FRAC_1_PI, ROUND64);
+    let n = nf - ROUND64;
+    let r = ((xd - n * PI_1) - n * PI_2) - n * PI_3;
+    let z = r * r;
+    let s = fma64::<F>(r * z, horner64::<F>(z, &SIN32_PI_P), r);
+    // The low mantissa bit of `nf` is the parity of `n`: moved to the sign bit.
+    let y = f64::from_bits(s.to_bits() ^ (nf.to_bits() << 63)) as f32;
+    // (The sum above loses the sign of a zero.)
+    if x == 0.0 { x } else { y }
 }
 
 #[inline(always)]
 pub fn cos_f32<const F: bool>(x: f32) -> f32 {
-    cos_f64::<F>(x as f64) as f32
+    sin_quadrant_f32::<F>(x, 1)
 }
 
 #[inline(always)]
