@@ -66,16 +66,91 @@ fn int_gemm<T: Copy + Default>(
 trait Float: Element {
     const ZERO: Self;
     const ONE: Self;
+    /// `self + x * v`, two roundings (no fused multiply-add: the same bits on every ISA).
+    fn add_prod(self, x: Self, v: Self) -> Self;
 }
 
 impl Float for f32 {
     const ZERO: f32 = 0.0;
     const ONE: f32 = 1.0;
+    #[inline(always)]
+    fn add_prod(self, x: f32, v: f32) -> f32 {
+        self + x * v
+    }
 }
 
 impl Float for f64 {
     const ZERO: f64 = 0.0;
     const ONE: f64 = 1.0;
+    #[inline(always)]
+    fn add_prod(self, x: f64, v: f64) -> f64 {
+        self + x * v
+    }
+}
+
+/// `y[j] = Σ_i x[i] b[i, lo + j]` for a `b` with unit column stride: whole rows of `b` streamed
+/// in order, four at a time, into a tile of `y` that stays in L1 (gemm's matrix-vector path
+/// reads `b` column-blocked and ran at ~half the speed of numpy's). Every `y[j]` adds its
+/// products one by one in row order whatever the tiling, so a split of the columns across
+/// threads gives the same bits as one call.
+///
+/// # Safety
+/// `b` must address `x.len()` rows of at least `lo + y.len()` readable columns.
+#[inline(always)]
+unsafe fn gemv_rows_body<T: Float>(x: &[T], b: Mat<T>, lo: usize, y: &mut [T]) {
+    const TILE: usize = 512;
+    for (t, yt) in y.chunks_mut(TILE).enumerate() {
+        let col = (lo + t * TILE) as isize;
+        let w = yt.len();
+        // SAFETY: row `i < x.len()`, columns `col .. col + w` of `b` (the caller's contract).
+        let row = |i: usize| unsafe {
+            std::slice::from_raw_parts(b.ptr.offset(i as isize * b.rs + col), w)
+        };
+        yt.fill(T::ZERO);
+        let quads = x.len() / 4;
+        for q in 0..quads {
+            let i = 4 * q;
+            let (x0, x1, x2, x3) = (x[i], x[i + 1], x[i + 2], x[i + 3]);
+            let rows = yt
+                .iter_mut()
+                .zip(row(i))
+                .zip(row(i + 1))
+                .zip(row(i + 2))
+                .zip(row(i + 3));
+            for ((((o, &v0), &v1), &v2), &v3) in rows {
+                *o = o
+                    .add_prod(x0, v0)
+                    .add_prod(x1, v1)
+                    .add_prod(x2, v2)
+                    .add_prod(x3, v3);
+            }
+        }
+        for (i, &xi) in x.iter().enumerate().skip(4 * quads) {
+            for (o, &v) in yt.iter_mut().zip(row(i)) {
+                *o = o.add_prod(xi, v);
+            }
+        }
+    }
+}
+
+/// [`gemv_rows_body`] compiled for AVX2 (the only difference: wider vectors).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn gemv_rows_v3<T: Float>(x: &[T], b: Mat<T>, lo: usize, y: &mut [T]) {
+    // SAFETY: the caller's contract.
+    unsafe { gemv_rows_body(x, b, lo, y) }
+}
+
+/// # Safety
+/// As [`gemv_rows_body`].
+unsafe fn gemv_rows<T: Float>(x: &[T], b: Mat<T>, lo: usize, y: &mut [T]) {
+    #[cfg(target_arch = "x86_64")]
+    if super::vmath::isa() >= super::vmath::Isa::Avx2Fma {
+        // SAFETY: `isa()` reports only features the running CPU has; the caller's contract.
+        return unsafe { gemv_rows_v3(x, b, lo, y) };
+    }
+    // SAFETY: the caller's contract.
+    unsafe { gemv_rows_body(x, b, lo, y) }
 }
 
 /// A strided matrix operand: base address and row/column strides in elements.
@@ -181,7 +256,30 @@ unsafe fn gemm_into<T: Float>(
             )
         }
     };
-    if t <= 1 {
+    if m == 1 && b.cs == 1 {
+        // One row times a row-major matrix: our row-streaming kernel, its columns split into
+        // one block per thread.
+        // SAFETY: `a` addresses `k` elements of its row.
+        let x: Vec<T> = (0..k)
+            .map(|i| unsafe { *a.ptr.offset(i as isize * a.cs) })
+            .collect();
+        let block = n.div_ceil(t).next_multiple_of(16);
+        let d = DstPtr(dst);
+        let run = |i: usize| {
+            let (lo, hi) = (i * block, ((i + 1) * block).min(n));
+            // SAFETY: columns `lo..hi` of the destination row, written by this block only;
+            // `b` has `k` rows of `n` columns.
+            unsafe {
+                let y = std::slice::from_raw_parts_mut(d.get().add(lo), hi - lo);
+                gemv_rows(&x, b, lo, y);
+            }
+        };
+        if t <= 1 {
+            run(0);
+        } else {
+            pool().install(|| (0..n.div_ceil(block)).into_par_iter().for_each(run));
+        }
+    } else if t <= 1 {
         call(m, n, dst, a, b, gemm::Parallelism::None);
     } else if m == 1 || n == 1 {
         // gemm runs matrix-vector products on one thread: split the long side into `t` blocks.
