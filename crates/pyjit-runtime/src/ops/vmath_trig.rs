@@ -10,7 +10,7 @@
 //! with the `sqrt((1-|x|)/2)` identities; atan: the four breakpoints 0.5, 1, 1.5, inf), the
 //! hyperbolic functions `expm1`/`exp` with a Taylor polynomial near 0.
 
-use super::{ROUND64, exp_f64, expm1_f64, fma64, horner64, log_f64};
+use super::{ROUND64, exp_f64, expm1_f64, fma64, horner64};
 
 /// Largest `|x|` the vector sin/cos/tan reduce (`n = round(x 2/pi) < 2^20`, so every product
 /// `n * PIO2_k` below is exact); larger finite arguments take the slow path.
@@ -498,7 +498,7 @@ fn int_parity(y: f64) -> (bool, bool) {
 pub fn pow_f32<const F: bool>(x: f32, y: f32) -> f32 {
     let (xd, yd) = (x as f64, y as f64);
     let ax = xd.abs();
-    let r = exp_f64::<F>(yd * log_f64::<F>(ax));
+    let r = super::exp_for_f32::<F>(yd * super::log_of_f32_f64::<F>(ax));
     let r = if yd == 2.0 { xd * xd } else { r };
     let (is_int, odd) = int_parity(yd);
     let r = if x.is_sign_negative() & odd { -r } else { r };
