@@ -927,7 +927,9 @@ fn with_float(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
                 } else {
                     softmax_exp_lane(lane, m);
                     let inv = lane_sum(lane) as $ty;
-                    lane.iter_mut().for_each(|x| *x /= inv);
+                    // The dispatched loop (AVX2 division), not a baseline-SSE2 one.
+                    let div = vmath::Right(vmath::arith::Zip(vmath::arith::Div), inv);
+                    vmath::map_inplace(div, lane);
                 }
             })
         };
@@ -944,10 +946,28 @@ trait SoftmaxLane: Sized {
     fn sum(lane: &[Self]) -> f64;
 }
 
+/// `exp(x - m)`: the subtraction inside the vector exp's loop (one pass instead of a baseline
+/// SSE2 subtraction pass and the exp pass; the same roundings, so the same bits).
+#[derive(Clone, Copy)]
+struct ExpMinus<T>(T);
+
+impl vmath::Unary<f32> for ExpMinus<f32> {
+    #[inline(always)]
+    fn eval<const F: bool>(self, x: f32) -> f32 {
+        vmath::exp_f32::<F>(x - self.0)
+    }
+}
+
+impl vmath::Unary<f64> for ExpMinus<f64> {
+    #[inline(always)]
+    fn eval<const F: bool>(self, x: f64) -> f64 {
+        vmath::exp_f64::<F>(x - self.0)
+    }
+}
+
 impl SoftmaxLane for f32 {
     fn exp_shifted(lane: &mut [f32], m: f32) {
-        lane.iter_mut().for_each(|x| *x -= m);
-        super::vmath::map_inplace(super::vmath::k::Exp, lane);
+        vmath::map_inplace(ExpMinus(m), lane);
     }
     fn sum(lane: &[f32]) -> f64 {
         sum_f32_wide(lane)
@@ -956,8 +976,7 @@ impl SoftmaxLane for f32 {
 
 impl SoftmaxLane for f64 {
     fn exp_shifted(lane: &mut [f64], m: f64) {
-        lane.iter_mut().for_each(|x| *x -= m);
-        super::vmath::map_inplace(super::vmath::k::Exp, lane);
+        vmath::map_inplace(ExpMinus(m), lane);
     }
     fn sum(lane: &[f64]) -> f64 {
         sum_f64(lane)
