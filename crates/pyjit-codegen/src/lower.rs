@@ -26,7 +26,7 @@ use cranelift_jit::JITModule;
 use cranelift_module::{FuncId as ClFuncId, Module as _};
 use pyjit_ir::{
     BoolBinOp, CastOp, CmpOp, Const, EntityRef, FloatBinOp, FloatUnOp, IntBinOp, IntUnOp, MathFn,
-    Op, OpKind, Region, Type, Value as IrValue, ValueDef,
+    Op, OpKind, Region, SecondaryMap, Type, Value as IrValue, ValueDef,
 };
 use pyjit_syntax::Span;
 use pyjit_value::{ExcKind, PyErr, scalar};
@@ -1629,26 +1629,49 @@ fn liveness(f: &pyjit_ir::Function) -> (HashMap<IrValue, u32>, HashSet<(Op, IrVa
     };
     let mut last = HashMap::new();
     let mut nested = HashSet::new();
-    for op in f.all_ops() {
+    // A pre-order walk with an explicit stack that knows, for every region on the path from the
+    // body to the current op, the op of that region the path goes through: the ancestor of a
+    // use that lives in the defining region is found in O(1) (climbing to it costs the nesting
+    // depth per use: quadratic in an `elif` chain, whose constants are all defined in the body).
+    let mut on_path: SecondaryMap<Region, Option<Op>> =
+        SecondaryMap::with_capacity(f.regions.len());
+    let mut stack: Vec<(Region, usize)> = vec![(f.body, 0)];
+    while let Some(top_frame) = stack.last_mut() {
+        let (r, i) = *top_frame;
+        top_frame.1 += 1;
+        let Some(&op) = f.region_ops(r).get(i) else {
+            on_path[r] = None;
+            stack.pop();
+            continue;
+        };
+        if f.op(op).parent != Some(r) {
+            continue; // detached
+        }
+        on_path[r] = Some(op);
         for &v in &f.op(op).operands {
             let Some(dr) = def_region(v) else { continue };
-            // Climb from the using op to its ancestor that lives in the defining region.
-            let mut cur = op;
-            let mut guard = 0;
-            while f.op(cur).parent != Some(dr) && guard < 100_000 {
-                guard += 1;
-                let Some(r) = f.op(cur).parent else { break };
-                let Some(owner) = f.regions[r].parent else {
-                    break;
-                };
-                cur = owner;
-                nested.insert((cur, v));
+            let Some(top) = on_path[dr] else { continue };
+            let k = position[&top];
+            let e = last.entry(v).or_insert(k);
+            *e = (*e).max(k);
+            // Which ops a use of `v` is nested in matters only for values holding references
+            // (see `consume`). A climb that reaches an ancestor already recorded for `v` stops:
+            // an earlier use climbed the same path from there.
+            if has_refs(&f.values[v].ty) {
+                let mut cur = op;
+                while cur != top {
+                    let Some(owner) = f.op(cur).parent.and_then(|p| f.regions[p].parent) else {
+                        break;
+                    };
+                    cur = owner;
+                    if !nested.insert((cur, v)) {
+                        break;
+                    }
+                }
             }
-            if f.op(cur).parent == Some(dr) {
-                let k = position[&cur];
-                let e = last.entry(v).or_insert(k);
-                *e = (*e).max(k);
-            }
+        }
+        for &inner in f.op(op).regions.iter().rev() {
+            stack.push((inner, 0));
         }
     }
     (last, nested)
