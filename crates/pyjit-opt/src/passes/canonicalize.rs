@@ -39,39 +39,65 @@ pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
 fn pool_constants(f: &mut Function, ctx: &mut PassCtx) {
     let body = f.body;
     let mut pool: HashMap<(Const, Type), Value> = HashMap::new();
-    // Constants already at the head of the body stay where they are, in order.
-    let mut head = 0;
+    // Constants already at the head of the body stay where they are, in order: the leading run
+    // of `const` ops, which a pre-order walk visits first. A constant there that cannot be
+    // pooled (the budget ran out) ends the head.
+    let leading = f
+        .region_ops(body)
+        .iter()
+        .take_while(|&&op| matches!(f.op(op).kind, OpKind::Const(_)))
+        .count();
+    let mut run_ok = true;
+    // The new head of the body, in order: kept leading constants, then hoisted ones.
+    let mut head: Vec<Op> = Vec::new();
+    let mut in_head = pyjit_ir::SecondaryMap::<Op, bool>::with_capacity(f.ops.len());
     let mut subst = HashMap::new();
-    for op in f.all_ops() {
+    // Removals and moves are batched (each `remove_op`/`insert_op` costs the region's length,
+    // quadratic in a long body): ops are detached now and the region lists rebuilt once.
+    for (i, op) in f.all_ops().into_iter().enumerate() {
         let OpKind::Const(c) = f.op(op).kind.clone() else {
             continue;
         };
         let r = f.result(op);
         let key = (c, f.value_type(r).clone());
-        let at_head = f.op(op).parent == Some(body) && f.position(op) == Some(head);
+        let at_head = i < leading && run_ok;
         if let Some(&prev) = pool.get(&key) {
             if !ctx.allow() {
+                run_ok &= i >= leading;
                 continue;
             }
             subst.insert(r, prev);
-            f.remove_op(op);
+            f.detach_op(op);
             ctx.stats.removed += 1;
             continue;
         }
         if at_head {
             pool.insert(key, r);
-            head += 1;
+            head.push(op);
+            in_head[op] = true;
             continue;
         }
         if !ctx.allow() {
             continue;
         }
-        f.remove_op(op);
-        f.insert_op(body, head, op);
-        head += 1;
+        f.detach_op(op);
+        head.push(op);
+        in_head[op] = true;
         pool.insert(key, r);
         ctx.stats.hoisted += 1;
     }
+    f.flush_detached();
+    let rest: Vec<Op> = f.regions[body]
+        .ops
+        .iter()
+        .copied()
+        .filter(|&op| !in_head[op])
+        .collect();
+    for &op in &head {
+        f.ops[op].parent = Some(body);
+    }
+    head.extend(rest);
+    f.regions[body].ops = head;
     util::apply_substitution(f, &subst);
 }
 
