@@ -57,25 +57,37 @@ pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
         // Counted once per round, not once per `if` (exact for each `if` when it is visited:
         // its results are used only after it, by ops not visited yet).
         let uses = f.use_counts();
+        // Substitutions, removals and new constants are applied once per round (see Edits).
+        let mut edits = util::Edits::default();
         for op in f.all_ops() {
             if !attached.check(f, op) {
                 continue;
             }
-            let Some(rw) = rewrite(f, op, immutable, &uses) else {
+            edits.resolve_operands(f, op);
+            let Some(rw) = rewrite(f, op, immutable, &uses, &edits) else {
                 continue;
             };
-            changed |= apply(f, op, rw, ctx);
+            changed |= apply(f, op, rw, ctx, &mut edits);
+            // A rewrite removes at most the op itself.
+            attached.removed_current(f);
         }
+        edits.finish(f);
         if !changed {
             break;
         }
     }
 }
 
-fn apply(f: &mut Function, op: Op, rw: Rewrite, ctx: &mut PassCtx) -> bool {
+fn apply(
+    f: &mut Function,
+    op: Op,
+    rw: Rewrite,
+    ctx: &mut PassCtx,
+    edits: &mut util::Edits,
+) -> bool {
     match rw {
         Rewrite::Value(v) => {
-            if !util::forward_result(f, op, v, ctx) {
+            if !edits.forward_result(f, op, v, ctx) {
                 return false;
             }
         }
@@ -83,7 +95,7 @@ fn apply(f: &mut Function, op: Op, rw: Rewrite, ctx: &mut PassCtx) -> bool {
             let mut any = false;
             for (r, v) in pairs {
                 if ctx.allow() {
-                    f.replace_uses(r, v);
+                    edits.replace_uses(r, v);
                     ctx.stats.simplified += 1;
                     any = true;
                 }
@@ -91,7 +103,7 @@ fn apply(f: &mut Function, op: Op, rw: Rewrite, ctx: &mut PassCtx) -> bool {
             return any;
         }
         Rewrite::Const(c) => {
-            if !util::replace_with_const(f, op, c, ctx) {
+            if !edits.replace_with_const(f, op, c, ctx) {
                 return false;
             }
         }
@@ -113,7 +125,13 @@ fn def_kind(f: &Function, v: Value) -> Option<(OpKind, Vec<Value>)> {
     Some((f.op(d).kind.clone(), f.op(d).operands.clone()))
 }
 
-fn rewrite(f: &Function, op: Op, immutable: bool, uses: &Uses) -> Option<Rewrite> {
+fn rewrite(
+    f: &Function,
+    op: Op,
+    immutable: bool,
+    uses: &Uses,
+    edits: &util::Edits,
+) -> Option<Rewrite> {
     let data = f.op(op);
     let o = &data.operands;
     let ci = |i: usize| const_int(f, o[i]);
@@ -200,7 +218,7 @@ fn rewrite(f: &Function, op: Op, immutable: bool, uses: &Uses) -> Option<Rewrite
             Some((OpKind::Cast(CastOp::BoolToInt), a)) => Value(a[0]),
             _ => return None,
         },
-        OpKind::If => return if_same_yields(f, op, uses),
+        OpKind::If => return if_same_yields(f, op, uses, edits),
         OpKind::Tensor(id) if immutable => return tensor_rewrite(f, op, *id),
         _ => return None,
     })
@@ -211,18 +229,19 @@ fn self_cmp(c: CmpOp) -> bool {
 }
 
 /// `if` results both branches yield as the same value defined outside the `if`.
-fn if_same_yields(f: &Function, op: Op, uses: &Uses) -> Option<Rewrite> {
+fn if_same_yields(f: &Function, op: Op, uses: &Uses, edits: &util::Edits) -> Option<Rewrite> {
     let pairs: Vec<(Value, Value)> = f
         .results(op)
         .iter()
         .enumerate()
         .filter(|(_, r)| uses[**r] > 0)
-        .filter_map(|(k, &r)| same_yield(f, op, k).map(|v| (r, v)))
+        .filter_map(|(k, &r)| same_yield(f, op, k, edits).map(|v| (r, v)))
         .collect();
     (!pairs.is_empty()).then_some(Rewrite::Results(pairs))
 }
 
-fn same_yield(f: &Function, op: Op, k: usize) -> Option<Value> {
+/// (The yields are read through `edits`: the walk has not reached them yet.)
+fn same_yield(f: &Function, op: Op, k: usize, edits: &util::Edits) -> Option<Value> {
     let data = f.op(op);
     let mut val = None;
     for &r in &data.regions {
@@ -230,7 +249,7 @@ fn same_yield(f: &Function, op: Op, k: usize) -> Option<Value> {
         if f.op(t).kind != OpKind::Yield {
             continue; // a raising branch yields nothing
         }
-        let v = *f.op(t).operands.get(k)?;
+        let v = edits.resolve(*f.op(t).operands.get(k)?);
         if util::defined_within(f, v, r) {
             return None;
         }

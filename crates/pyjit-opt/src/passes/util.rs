@@ -71,6 +71,13 @@ impl AttachCheck {
         }
     }
 
+    /// Keeps what is known across the removals made since the last [`AttachCheck::check`],
+    /// when they removed only the op just checked, in a pre-order walk: none of its regions has
+    /// been checked yet, so every region known to be attached still is.
+    pub fn removed_current(&mut self, f: &Function) {
+        self.epoch = f.detach_epoch();
+    }
+
     pub fn check(&mut self, f: &Function, op: Op) -> bool {
         if self.epoch != f.detach_epoch() {
             self.epoch = f.detach_epoch();
@@ -460,4 +467,128 @@ pub(crate) fn insert_const_before(f: &mut Function, anchor: Op, c: Const) -> Val
     let op = f.create_op(OpKind::Const(c), &[], &[ty], &[], span);
     f.insert_op_before(anchor, op);
     f.result(op)
+}
+
+/// Rewrites a pass makes during one pre-order walk, applied in bulk: each eager
+/// [`Function::replace_uses`] walks the whole function and each [`Function::insert_op_before`] /
+/// [`Function::remove_op`] costs the length of the region, so a pass doing them per op is
+/// quadratic in a long function.
+///
+/// The walk calls [`Edits::resolve_operands`] on each op before looking at it: a value is used
+/// only after its definition (pre-order), so every op the walk reaches sees the substitutions
+/// made before it, exactly as if they had been applied eagerly. Operands of ops the walk has not
+/// reached yet (say, the yields of an `if`'s branches, read while visiting the `if`) must be
+/// read through [`Edits::resolve`]. [`Edits::finish`] applies everything before anything else
+/// walks the function.
+#[derive(Default)]
+pub(crate) struct Edits {
+    subst: HashMap<Value, Value>,
+    /// Per anchor op: its region and the new ops to insert just before it, in order.
+    inserts: HashMap<Op, (Region, Vec<Op>)>,
+    regions: Vec<Region>,
+}
+
+impl Edits {
+    /// `v` after the substitutions made so far.
+    pub fn resolve(&self, v: Value) -> Value {
+        resolve(&self.subst, v)
+    }
+
+    /// Applies the substitutions made so far to `op`'s operands.
+    pub fn resolve_operands(&self, f: &mut Function, op: Op) {
+        if self.subst.is_empty() {
+            return;
+        }
+        for v in &mut f.ops[op].operands {
+            *v = resolve(&self.subst, *v);
+        }
+    }
+
+    /// Every later use of `from` becomes a use of `to` ([`Function::replace_uses`], deferred).
+    pub fn replace_uses(&mut self, from: Value, to: Value) {
+        let to = self.resolve(to);
+        if to != from {
+            self.subst.insert(from, to);
+        }
+    }
+
+    /// Inserts the detached `op` just before the attached `anchor`. It counts as attached at
+    /// once (its `parent` is set); it joins its region's op list in [`Edits::finish`].
+    pub fn insert_before(&mut self, f: &mut Function, anchor: Op, op: Op) {
+        let Some(r) = f.ops[anchor].parent else {
+            return;
+        };
+        f.ops[op].parent = Some(r);
+        self.inserts
+            .entry(anchor)
+            .or_insert_with(|| (r, Vec::new()))
+            .1
+            .push(op);
+        self.regions.push(r);
+    }
+
+    /// [`forward_result`], deferred: `op` is detached in O(1).
+    pub fn forward_result(
+        &mut self,
+        f: &mut Function,
+        op: Op,
+        to: Value,
+        ctx: &mut PassCtx,
+    ) -> bool {
+        let &[r] = f.results(op) else {
+            return false;
+        };
+        if !ctx.allow() {
+            return false;
+        }
+        self.replace_uses(r, to);
+        f.detach_op(op);
+        ctx.stats.removed += 1;
+        true
+    }
+
+    /// [`replace_with_const`], deferred.
+    pub fn replace_with_const(
+        &mut self,
+        f: &mut Function,
+        op: Op,
+        c: Const,
+        ctx: &mut PassCtx,
+    ) -> bool {
+        let &[r] = f.results(op) else {
+            return false;
+        };
+        if c.ty() != *f.value_type(r) || !ctx.allow() {
+            return false;
+        }
+        let ty = c.ty();
+        let span = f.op(op).span;
+        let k = f.create_op(OpKind::Const(c), &[], &[ty], &[], span);
+        self.insert_before(f, op, k);
+        let v = f.result(k);
+        self.replace_uses(r, v);
+        f.detach_op(op);
+        ctx.stats.removed += 1;
+        true
+    }
+
+    /// Applies the insertions, removals and substitutions: one pass over each region concerned
+    /// and one over the function.
+    pub fn finish(mut self, f: &mut Function) {
+        self.regions.sort_unstable();
+        self.regions.dedup();
+        for r in std::mem::take(&mut self.regions) {
+            let old = std::mem::take(&mut f.regions[r].ops);
+            let mut new = Vec::with_capacity(old.len());
+            for op in old {
+                if let Some((_, ins)) = self.inserts.remove(&op) {
+                    new.extend(ins);
+                }
+                new.push(op);
+            }
+            f.regions[r].ops = new;
+        }
+        f.flush_detached();
+        apply_substitution(f, &self.subst);
+    }
 }
