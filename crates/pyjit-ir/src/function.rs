@@ -401,6 +401,21 @@ impl Function {
         }
     }
 
+    /// [`Function::replace_uses`] limited to the ops of region `r` and the regions nested in it:
+    /// the same when every use of `from` is there, as it is when `r` is (or contains) the region
+    /// `from` is defined in. Costs the size of `r`, not of the function.
+    pub fn replace_uses_in(&mut self, r: Region, from: Value, to: Value) {
+        let mut ops = Vec::new();
+        self.walk_region(r, &mut |op| ops.push(op));
+        for op in ops {
+            for v in &mut self.ops[op].operands {
+                if *v == from {
+                    *v = to;
+                }
+            }
+        }
+    }
+
     /// Replaces every use of each key of `map` by its value, in one walk (for passes that
     /// rewrite many values at once; `map` is applied once, not transitively).
     pub fn replace_uses_with(&mut self, map: &HashMap<Value, Value>) {
@@ -580,6 +595,58 @@ impl Function {
             map.insert(v, self.ops[new].results[i]);
         }
         new
+    }
+
+    /// Copies one op (and its regions) of `self` into `self`, detached, as
+    /// [`Function::copy_op_from`] with `src` a clone of `self` would, without the clone (a pass
+    /// copying many small bodies of a big function would clone it once per copy). The copied
+    /// ops are read, never changed, so the result is the same.
+    pub fn copy_op_within(&mut self, op: Op, map: &mut HashMap<Value, Value>) -> Op {
+        pyjit_syntax::grow(|| self.copy_op_within_unbounded(op, map))
+    }
+
+    fn copy_op_within_unbounded(&mut self, op: Op, map: &mut HashMap<Value, Value>) -> Op {
+        let (kind, operands, results, src_regions, span, inlined_at) = {
+            let d = &self.ops[op];
+            (
+                d.kind.clone(),
+                d.operands.clone(),
+                d.results.clone(),
+                d.regions.clone(),
+                d.span,
+                d.inlined_at,
+            )
+        };
+        let regions: Vec<Region> = src_regions
+            .iter()
+            .map(|&r| self.copy_region_within(r, map))
+            .collect();
+        let operands: Vec<Value> = operands.iter().map(|v| *map.get(v).unwrap_or(v)).collect();
+        let types: Vec<Type> = results.iter().map(|&v| self.values[v].ty.clone()).collect();
+        let new = self.create_op(kind, &operands, &types, &regions, span);
+        self.ops[new].inlined_at = inlined_at;
+        for (i, &v) in results.iter().enumerate() {
+            map.insert(v, self.ops[new].results[i]);
+        }
+        new
+    }
+
+    fn copy_region_within(
+        &mut self,
+        src_region: Region,
+        map: &mut HashMap<Value, Value>,
+    ) -> Region {
+        let params = self.regions[src_region].params.clone();
+        let param_types: Vec<Type> = params.iter().map(|&p| self.values[p].ty.clone()).collect();
+        let r = self.new_region(&param_types);
+        for (i, &p) in params.iter().enumerate() {
+            map.insert(p, self.regions[r].params[i]);
+        }
+        for op in self.regions[src_region].ops.clone() {
+            let new = self.copy_op_within(op, map);
+            self.append_op(r, new);
+        }
+        r
     }
 
     /// A copy containing only the attached entities, renumbered densely in pre-order.

@@ -66,6 +66,18 @@ pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
     }
 }
 
+/// The ops of region `r` (and the regions in it) using `v`: all of `v`'s users when `r` is (or
+/// contains) the region `v` is defined in, at the cost of `r`'s size.
+fn users_in(f: &Function, r: pyjit_ir::Region, v: Value) -> Vec<Op> {
+    let mut out = Vec::new();
+    f.walk_region(r, &mut |o| {
+        if f.op(o).operands.contains(&v) {
+            out.push(o);
+        }
+    });
+    out
+}
+
 /// The attached ops using `v`.
 pub fn users(f: &Function, v: Value) -> Vec<Op> {
     f.all_ops()
@@ -230,6 +242,9 @@ fn fold_loop(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
     if f.op(term).kind != OpKind::Yield {
         return false;
     }
+    let Some(outer) = f.op(op).parent else {
+        return false;
+    };
     let params = f.region_params(body).to_vec();
     let mut changed = false;
     for (k, &init) in inits.iter().enumerate() {
@@ -244,16 +259,18 @@ fn fold_loop(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
         }
         let r = data.results[k];
         let in_yield = f.op(term).operands.iter().filter(|&&x| x == param).count();
-        let param_used_elsewhere =
-            users(f, param).iter().any(|&u| u != term) || in_yield > usize::from(y == param);
-        if !param_used_elsewhere && users(f, r).is_empty() {
+        // `param` is used only in the body and `r` only in the loop's region (walking those,
+        // not the function, keeps the pass linear in a function of many loops).
+        let param_used_elsewhere = users_in(f, body, param).iter().any(|&u| u != term)
+            || in_yield > usize::from(y == param);
+        if !param_used_elsewhere && users_in(f, outer, r).is_empty() {
             continue; // nothing to propagate; DCE drops the slot
         }
         if !ctx.allow() {
             continue;
         }
-        f.replace_uses(param, init);
-        f.replace_uses(r, init);
+        f.replace_uses_in(body, param, init);
+        f.replace_uses_in(outer, r, init);
         ctx.stats.folded += 1;
         changed = true;
     }

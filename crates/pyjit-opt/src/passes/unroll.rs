@@ -24,15 +24,27 @@ function_pass!(
 
 pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
     // Innermost first: an unrolled inner loop makes the outer body bigger, which the size
-    // limit then accounts for.
+    // limit then accounts for. The loops' results are replaced once at the end (`subst`); a
+    // body is brought up to date just before it is copied.
+    let mut subst: HashMap<Value, Value> = HashMap::new();
     for lp in util::loops_innermost_first(f) {
         if is_attached(f, lp) {
-            try_unroll(f, lp, ctx);
+            try_unroll(f, lp, ctx, &mut subst);
         }
     }
+    f.flush_detached();
+    util::apply_substitution(f, &subst);
 }
 
-fn try_unroll(f: &mut Function, lp: Op, ctx: &mut PassCtx) -> bool {
+fn try_unroll(
+    f: &mut Function,
+    lp: Op,
+    ctx: &mut PassCtx,
+    subst: &mut HashMap<Value, Value>,
+) -> bool {
+    for v in &mut f.ops[lp].operands {
+        *v = util::resolve(subst, *v);
+    }
     let data = f.op(lp).clone();
     let Some(n) = const_int(f, data.operands[0]) else {
         return false;
@@ -56,31 +68,56 @@ fn try_unroll(f: &mut Function, lp: Op, ctx: &mut PassCtx) -> bool {
     if !ctx.allow() {
         return false;
     }
+    if !subst.is_empty() {
+        let mut inside = Vec::new();
+        f.walk_region(body, &mut |op| inside.push(op));
+        for op in inside {
+            for v in &mut f.ops[op].operands {
+                *v = util::resolve(subst, *v);
+            }
+        }
+    }
     let params = f.region_params(body).to_vec();
     let mut carried: Vec<Value> = data.operands[2..].to_vec();
     let ops = f.region_ops(body).to_vec();
-    // The body is only read while its copies are added, so one snapshot serves every copy.
-    let src = f.clone();
+    // The copies go in just before the loop, all at once (inserting them one by one costs the
+    // length of the region each).
+    let mut copies: Vec<Op> = Vec::new();
     for i in 0..n {
-        let idx = util::insert_const_before(f, lp, Const::Int(i as i64));
+        let ty = Const::Int(i as i64).ty();
+        let k = f.create_op(
+            OpKind::Const(Const::Int(i as i64)),
+            &[],
+            &[ty],
+            &[],
+            data.span,
+        );
+        copies.push(k);
+        let idx = f.result(k);
         let mut map: HashMap<Value, Value> = HashMap::new();
         map.insert(params[0], idx);
         for (p, &c) in params[1..].iter().zip(&carried) {
             map.insert(*p, c);
         }
         for &op in &ops[..ops.len() - 1] {
-            let new = f.copy_op_from(&src, op, &mut map);
-            f.insert_op_before(lp, new);
+            copies.push(f.copy_op_within(op, &mut map));
         }
         carried = f.op(term).operands[1..]
             .iter()
             .map(|v| *map.get(v).unwrap_or(v))
             .collect();
     }
-    for (&r, &c) in data.results.iter().zip(&carried) {
-        f.replace_uses(r, c);
+    if let Some(parent) = f.op(lp).parent {
+        let at = f.position(lp).unwrap_or(0);
+        for &c in &copies {
+            f.ops[c].parent = Some(parent);
+        }
+        f.regions[parent].ops.splice(at..at, copies);
     }
-    f.remove_op(lp);
+    for (&r, &c) in data.results.iter().zip(&carried) {
+        subst.insert(r, c);
+    }
+    f.detach_op(lp);
     ctx.stats.unrolled += 1;
     true
 }
