@@ -643,6 +643,9 @@ impl Function {
             map.insert(p, self.regions[r].params[i]);
         }
         for op in self.regions[src_region].ops.clone() {
+            if self.ops[op].parent != Some(src_region) {
+                continue; // detached by `detach_op`, not flushed yet
+            }
             let new = self.copy_op_within(op, map);
             self.append_op(r, new);
         }

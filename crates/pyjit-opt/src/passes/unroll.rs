@@ -117,7 +117,10 @@ fn try_unroll(
     for (&r, &c) in data.results.iter().zip(&carried) {
         subst.insert(r, c);
     }
+    // Dropped from its region's list now (one pass over that region, as `remove_op`): an outer
+    // loop copies the list of the region this one was in.
     f.detach_op(lp);
+    f.flush_detached();
     ctx.stats.unrolled += 1;
     true
 }
