@@ -15,6 +15,8 @@ pub(crate) struct FusedSite {
     /// The program's inputs: (operand index of the `fused` op, the parameter type it is
     /// converted to, as the unfused tensor op's operand would be).
     pub uses: Vec<(usize, ArgType)>,
+    /// The first slot of each operand of the `fused` op among the host call's operand slots.
+    pub slot_pos: Vec<usize>,
     /// The error site of each step (the span and inlined frames of the body op it came from).
     pub step_sites: Vec<u64>,
 }

@@ -164,18 +164,22 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
         };
         let outcome = match (kind, fused) {
             (OpKind::Fused, Some(fs)) => {
-                let mut pos = 0;
-                let vals: Vec<Value> = operands
-                    .iter()
-                    // SAFETY: the operand slots are live values owned by the calling native code.
-                    .map(|t| unsafe { layout::slots_to_value(t, raw, &mut pos) })
-                    .collect();
+                // Each input straight from its slots, as a tensor op's operand is (no
+                // intermediate interpreter value: a tensor clone costs allocations).
                 let inputs: Vec<pyjit_runtime::Value> = fs
                     .uses
                     .iter()
-                    .map(|(i, ty)| to_runtime(vals.get(*i).unwrap_or(&Value::None), ty))
+                    .map(|(i, ty)| {
+                        let mut pos = fs.slot_pos.get(*i).copied().unwrap_or(nargs);
+                        match operands.get(*i) {
+                            // SAFETY: the operand slots are live values owned by the calling
+                            // native code.
+                            Some(t) => unsafe { runtime_operand(t, raw, &mut pos, Some(ty)) },
+                            None => pyjit_runtime::Value::None,
+                        }
+                    })
                     .collect();
-                match pyjit_runtime::ops::fused::run(&fs.program, &inputs) {
+                match pyjit_runtime::ops::fused::run(&fs.program, inputs) {
                     Ok(t) => Ok(vec![from_runtime(pyjit_runtime::Value::Tensor(t))]),
                     Err(e) => {
                         let at = fs.step_sites.get(e.step).copied().unwrap_or(site);
@@ -234,29 +238,47 @@ unsafe fn run_tensor_op(
     let mut pos = 0;
     let mut rt = Vec::with_capacity(operands.len());
     for (i, t) in operands.iter().enumerate() {
-        rt.push(match t {
-            Type::Tensor(_) => {
-                let h = raw.get(pos).copied().unwrap_or(0) as *const pyjit_runtime::abi::PjTensor;
-                pos += 1;
-                // SAFETY: the caller guarantees the handle is live.
-                match unsafe { pyjit_runtime::abi::tensor_of_handle(h) } {
-                    Some(t) => pyjit_runtime::Value::Tensor(t),
-                    None => pyjit_runtime::Value::None,
-                }
-            }
-            _ => {
-                // SAFETY: the caller guarantees the slots are live.
-                let v = unsafe { layout::slots_to_value(t, raw, &mut pos) };
-                match schema.params.get(i) {
-                    Some(p) => to_runtime(&v, &p.ty),
-                    None => pyjit_value::generic_to_runtime(&v),
-                }
-            }
-        });
+        let param = schema.params.get(i).map(|p| &p.ty);
+        // SAFETY: the caller guarantees the slots are live.
+        rt.push(unsafe { runtime_operand(t, raw, &mut pos, param) });
     }
     let out = pyjit_runtime::dispatch::call(id, &rt)
         .map_err(|e| InterpError::new(e.kind(), e.to_string(), span))?;
     Ok(out.into_iter().map(from_runtime).collect())
+}
+
+/// The runtime value of an operand of type `t` read from its slots at `pos` (advanced past
+/// them), for a tensor-op parameter of type `param` (converted as the interpreter converts
+/// it; `None`: no parameter, converted generically). A tensor goes from its handle to the
+/// runtime's tensor directly.
+///
+/// # Safety
+/// `raw[*pos..]` must hold the live slots of a value of type `t`.
+unsafe fn runtime_operand(
+    t: &Type,
+    raw: &[u64],
+    pos: &mut usize,
+    param: Option<&pyjit_runtime::schema::ArgType>,
+) -> pyjit_runtime::Value {
+    match t {
+        Type::Tensor(_) => {
+            let h = raw.get(*pos).copied().unwrap_or(0) as *const pyjit_runtime::abi::PjTensor;
+            *pos += 1;
+            // SAFETY: the caller guarantees the handle is live.
+            match unsafe { pyjit_runtime::abi::tensor_of_handle(h) } {
+                Some(t) => pyjit_runtime::Value::Tensor(t),
+                None => pyjit_runtime::Value::None,
+            }
+        }
+        _ => {
+            // SAFETY: the caller guarantees the slots are live.
+            let v = unsafe { layout::slots_to_value(t, raw, pos) };
+            match param {
+                Some(p) => to_runtime(&v, p),
+                None => pyjit_value::generic_to_runtime(&v),
+            }
+        }
+    }
 }
 
 /// One value op (lists, strings, subscripts, `print`, `raise`, a failed `check`), with the

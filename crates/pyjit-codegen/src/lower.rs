@@ -1165,9 +1165,16 @@ impl<'a, 'b> Lowering<'a, 'b> {
             step_sites.push((self.sites.len() - 1) as u64);
         }
         self.cur_op = outer;
+        let mut slot_pos = Vec::new();
+        let mut pos = 0;
+        for &v in &self.f.op(op).operands {
+            slot_pos.push(pos);
+            pos += slots_of(self.ty(v)).len();
+        }
         let fused = crate::fused::FusedSite {
             program,
             uses,
+            slot_pos,
             step_sites,
         };
         let results = self.f.op(op).results.clone();

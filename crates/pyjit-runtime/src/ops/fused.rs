@@ -179,14 +179,22 @@ fn at<T>(step: usize, r: Result<T>) -> StepResult<T> {
     r.map_err(|error| StepError { step, error })
 }
 
-/// For each step, the index of the last step reading its result.
-fn last_uses(p: &Program) -> Vec<usize> {
-    let mut last: Vec<usize> = (0..p.steps.len()).collect();
+/// The slot of an operand among the values a group's steps read: the inputs first, then the
+/// steps' results. `None` for a constant.
+fn slot(a: &Operand, inputs: usize) -> Option<usize> {
+    match a {
+        Operand::Input(i) => Some(*i),
+        Operand::Step(i) => Some(inputs + i),
+        Operand::Const(_) => None,
+    }
+}
+
+/// For each slot (see [`slot`]), the index of the last step reading it (`usize::MAX`: none).
+fn last_uses(p: &Program, inputs: usize) -> Vec<usize> {
+    let mut last = vec![usize::MAX; inputs + p.steps.len()];
     for (k, s) in p.steps.iter().enumerate() {
         for a in &s.args {
-            if let Operand::Step(i) = a
-                && let Some(l) = last.get_mut(*i)
-            {
+            if let Some(l) = slot(a, inputs).and_then(|i| last.get_mut(i)) {
                 *l = k;
             }
         }
@@ -194,68 +202,87 @@ fn last_uses(p: &Program) -> Vec<usize> {
     last
 }
 
-/// Runs step `k` on `inputs` and the earlier steps' results `vals`, giving up the results it
-/// reads for the last time (so that the kernel may write over a dead tile instead of
-/// allocating one: [`dispatch::call_owned`], bit-identical to [`dispatch::call`]).
-fn run_step(
-    s: &Step,
-    k: usize,
+/// How [`run_steps`] calls the kernels.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kernels {
+    /// [`dispatch::call`], exactly as unfused code calls each op.
+    Plain,
+    /// [`dispatch::call_owned`] with a dead first operand given up, so that the kernel may
+    /// write over a dead tile instead of allocating one (bit-identical to `call`).
+    Owned,
+}
+
+/// Runs the steps in order on `inputs`, which it owns: each input and each step's result is
+/// given up at its last use (moved into the step's arguments, not cloned), so it is dropped
+/// there as unfused code drops a dead intermediate. The last step's result.
+fn run_steps(
+    p: &Program,
     last: &[usize],
-    inputs: &[Value],
-    vals: &mut [Option<Value>],
+    inputs: Vec<Value>,
+    kernels: Kernels,
 ) -> StepResult<Tensor> {
-    let mut args = Vec::with_capacity(s.args.len());
-    for (j, a) in s.args.iter().enumerate() {
-        let v = match a {
-            Operand::Input(i) => inputs.get(*i).cloned(),
-            Operand::Const(v) => Some(v.clone()),
-            Operand::Step(i) => {
-                let dead = last.get(*i) == Some(&k)
-                    && !s.args[j + 1..]
-                        .iter()
-                        .any(|b| matches!(b, Operand::Step(x) if x == i));
-                match vals.get_mut(*i) {
-                    Some(slot) if dead => slot.take(),
-                    Some(slot) => slot.clone(),
-                    None => None,
+    let n_in = inputs.len();
+    let mut vals: Vec<Option<Value>> = Vec::with_capacity(n_in + p.steps.len());
+    vals.extend(inputs.into_iter().map(Some));
+    vals.extend(p.steps.iter().map(|_| None));
+    let undefined =
+        || RuntimeError::Value("fused group: an operand is not defined before use".into());
+    let width = p.steps.iter().map(|s| s.args.len()).max().unwrap_or(0);
+    let mut args: Vec<Value> = Vec::with_capacity(width);
+    for (k, s) in p.steps.iter().enumerate() {
+        for (j, a) in s.args.iter().enumerate() {
+            let v = match slot(a, n_in) {
+                None => match a {
+                    Operand::Const(v) => Some(v.clone()),
+                    _ => None,
+                },
+                Some(i) => {
+                    let dead = last.get(i) == Some(&k)
+                        && !s.args[j + 1..].iter().any(|b| slot(b, n_in) == Some(i));
+                    match vals.get_mut(i) {
+                        Some(v) if dead => v.take(),
+                        Some(v) => v.clone(),
+                        None => None,
+                    }
                 }
+            };
+            args.push(at(k, v.ok_or_else(undefined))?);
+        }
+        let out = match kernels {
+            Kernels::Plain => {
+                let out = dispatch::call(s.op, &args);
+                args.clear();
+                out
             }
+            Kernels::Owned => dispatch::call_owned(
+                s.op,
+                std::mem::replace(&mut args, Vec::with_capacity(width)),
+            ),
         };
-        args.push(at(
-            k,
-            v.ok_or_else(|| {
-                RuntimeError::Value("fused group: an operand is not defined before use".into())
-            }),
-        )?);
+        let t = at(k, out.and_then(|o| one_tensor(o, s.op)))?;
+        if k + 1 == p.steps.len() {
+            return Ok(t);
+        }
+        if let Some(v) = vals.get_mut(n_in + k) {
+            *v = Some(Value::Tensor(t));
+        }
     }
     at(
-        k,
-        dispatch::call_owned(s.op, args).and_then(|o| one_tensor(o, s.op)),
+        0,
+        Err(RuntimeError::Value("fused group has no steps".into())),
     )
 }
 
-/// Runs the steps in order; the last step's result.
-fn run_steps(p: &Program, last: &[usize], inputs: &[Value]) -> StepResult<Tensor> {
-    let mut vals: Vec<Option<Value>> = vec![None; p.steps.len()];
-    let mut result = None;
-    for (k, s) in p.steps.iter().enumerate() {
-        let r = run_step(s, k, last, inputs, &mut vals)?;
-        if k + 1 == p.steps.len() {
-            result = Some(r);
-        } else {
-            vals[k] = Some(Value::Tensor(r));
-        }
-    }
-    result.ok_or_else(|| StepError {
-        step: 0,
-        error: RuntimeError::Value("fused group has no steps".into()),
-    })
+/// Runs every step on whole tensors: the unfused program, op by op through the kernels
+/// unfused code calls (each intermediate freed after its last use, as unfused code frees it).
+pub fn run_unfused(p: &Program, inputs: &[Value]) -> StepResult<Tensor> {
+    run_unfused_owned(p, inputs.to_vec())
 }
 
-/// Runs every step on whole tensors: the unfused program (each intermediate freed after its
-/// last use, as unfused code frees it).
-pub fn run_unfused(p: &Program, inputs: &[Value]) -> StepResult<Tensor> {
-    run_steps(p, &last_uses(p), inputs)
+/// [`run_unfused`] on inputs given up by the caller (no copy of them).
+fn run_unfused_owned(p: &Program, inputs: Vec<Value>) -> StepResult<Tensor> {
+    let last = last_uses(p, inputs.len());
+    run_steps(p, &last, inputs, Kernels::Plain)
 }
 
 /// The checks of step 1 (see the module doc): the result shape and dtype of every step, or the
@@ -366,14 +393,41 @@ fn check(p: &Program, inputs: &[Value], group: &[usize]) -> StepResult<Option<Ve
     Ok((!unfused).then_some(metas))
 }
 
-/// Runs a fused group (see the module doc).
-pub fn run(p: &Program, inputs: &[Value]) -> StepResult<Tensor> {
-    run_with_tile(p, inputs, TILE)
+/// Runs a fused group (see the module doc) on its inputs, which it owns (a group below
+/// [`MIN_FUSED`] elements moves each input into the step that reads it last instead of
+/// copying it).
+pub fn run(p: &Program, inputs: Vec<Value>) -> StepResult<Tensor> {
+    run_owned(p, inputs, TILE)
 }
 
 /// [`run`] with tiles of `tile` elements (for measuring the tile size; results do not depend
 /// on it).
 pub fn run_with_tile(p: &Program, inputs: &[Value], tile: usize) -> StepResult<Tensor> {
+    run_owned(p, inputs.to_vec(), tile)
+}
+
+/// An upper bound of the number of elements of the broadcast of the tensor inputs' shapes
+/// (exact when they broadcast and none is empty), without allocating: per dim from the
+/// right, the largest size.
+fn broadcast_numel_bound(inputs: &[Value]) -> usize {
+    let shapes = || {
+        inputs.iter().filter_map(|v| match v {
+            Value::Tensor(t) => Some(t.shape()),
+            _ => None,
+        })
+    };
+    let rank = shapes().map(<[usize]>::len).max().unwrap_or(0);
+    (1..=rank)
+        .map(|d| {
+            shapes()
+                .map(|s| s.len().checked_sub(d).map_or(1, |i| s[i]))
+                .max()
+                .unwrap_or(1)
+        })
+        .fold(1usize, usize::saturating_mul)
+}
+
+fn run_owned(p: &Program, inputs: Vec<Value>, tile: usize) -> StepResult<Tensor> {
     let tile = tile.max(1);
     if p.steps.is_empty() {
         return at(
@@ -384,7 +438,11 @@ pub fn run_with_tile(p: &Program, inputs: &[Value], tile: usize) -> StepResult<T
     // The group's shape is the broadcast of its tensor inputs' shapes (every step feeds the
     // last one and broadcasts its operands; a row reduction only shrinks the last dim). A
     // small or failing group runs unfused at once: that raises the unfused error itself, and
-    // skips the checks' cost.
+    // skips the checks' cost. Small groups are known without computing the shape (most
+    // groups of small programs: their cost must stay below the unfused ops' own).
+    if broadcast_numel_bound(&inputs) < MIN_FUSED {
+        return run_unfused_owned(p, inputs);
+    }
     let shapes: Vec<&[usize]> = inputs
         .iter()
         .filter_map(|v| match v {
@@ -394,13 +452,13 @@ pub fn run_with_tile(p: &Program, inputs: &[Value], tile: usize) -> StepResult<T
         .collect();
     let group = match super::broadcast_all(&shapes) {
         Ok(s) if s.iter().product::<usize>() >= MIN_FUSED => s,
-        _ => return run_unfused(p, inputs),
+        _ => return run_unfused_owned(p, inputs),
     };
-    let Some(metas) = check(p, inputs, &group)? else {
-        return run_unfused(p, inputs);
+    let Some(metas) = check(p, &inputs, &group)? else {
+        return run_unfused_owned(p, inputs);
     };
     let Some(Meta::Tensor { shape, dtype }) = metas.last().cloned() else {
-        return run_unfused(p, inputs);
+        return run_unfused_owned(p, inputs);
     };
     let n: usize = group.iter().product();
     let n_out: usize = shape.iter().product();
@@ -415,7 +473,7 @@ pub fn run_with_tile(p: &Program, inputs: &[Value], tile: usize) -> StepResult<T
     let out_row = if rows { n_out / (n / row).max(1) } else { 1 };
     let rows_fit = out_row * (n / row) == n_out && (out_row == 1 || out_row == row);
     if (!rows && n_out != n) || (rows && !rows_fit) {
-        return run_unfused(p, inputs);
+        return run_unfused_owned(p, inputs);
     }
     let layout = Layout {
         group,
@@ -452,7 +510,7 @@ pub fn run_with_tile(p: &Program, inputs: &[Value], tile: usize) -> StepResult<T
             }
         }
     }
-    crate::with_dtype!(dtype, T => run_tiles::<T>(&tp, inputs, &flat, &layout, &shape))
+    crate::with_dtype!(dtype, T => run_tiles::<T>(&tp, &inputs, &flat, &layout, &shape))
 }
 
 /// How a group is cut into tiles.
@@ -480,7 +538,7 @@ fn run_tiles<T: Element>(
     let n: usize = layout.group.iter().product();
     let n_out: usize = shape.iter().product();
     let mut out = at(last, crate::bufpool::alloc::<T>(n_out))?;
-    let last_use = last_uses(p);
+    let last_use = last_uses(p, inputs.len());
     let out_tile = layout.tile / layout.row * layout.out_row;
     let tile = |(k, chunk): (usize, &mut [T])| -> StepResult<()> {
         let start = k * layout.tile;
@@ -558,7 +616,7 @@ fn run_tile(
             })
             .collect::<Result<_>>(),
     )?;
-    run_steps(p, last, &tiles)
+    run_steps(p, last, tiles, Kernels::Owned)
 }
 
 /// The elements `start .. start + len` (row-major) of `t` broadcast to `shape`, as a 1-d tensor
@@ -701,7 +759,7 @@ mod tests {
             }
             let inputs = [Value::Tensor(x), Value::Tensor(y)];
             same_bits(
-                &run(&p, &inputs).unwrap(),
+                &run(&p, inputs.to_vec()).unwrap(),
                 &run_unfused(&p, &inputs).unwrap(),
             );
         }
@@ -714,7 +772,7 @@ mod tests {
         let y = ramp(&[300, 256], DType::Float32, 0.01);
         let inputs = [Value::Tensor(x), Value::Tensor(y)];
         assert_eq!(
-            run(&p, &inputs).unwrap_err(),
+            run(&p, inputs.to_vec()).unwrap_err(),
             run_unfused(&p, &inputs).unwrap_err()
         );
         let b = Tensor::ones(&[300, 257], DType::Bool).unwrap();
@@ -731,7 +789,7 @@ mod tests {
         };
         let inputs = [Value::Tensor(b.clone()), Value::Tensor(b)];
         assert_eq!(
-            run(&sub, &inputs).unwrap_err(),
+            run(&sub, inputs.to_vec()).unwrap_err(),
             run_unfused(&sub, &inputs).unwrap_err()
         );
     }
@@ -758,7 +816,7 @@ mod tests {
         };
         let inputs = [Value::Tensor(x)];
         assert_eq!(
-            run(&p, &inputs).unwrap_err(),
+            run(&p, inputs.to_vec()).unwrap_err(),
             StepError {
                 step: 0,
                 error: RuntimeError::ZeroDivision
@@ -878,7 +936,7 @@ mod tests {
             };
             let inputs = [Value::Tensor(x), Value::Tensor(y)];
             same_bits(
-                &run(&p, &inputs).unwrap(),
+                &run(&p, inputs.to_vec()).unwrap(),
                 &run_unfused(&p, &inputs).unwrap(),
             );
         }
