@@ -4,8 +4,9 @@
     python benches/fusion_bench.py programs [--only prefix,...] [--repeat N]
 
 `workloads` times the peerbench workloads (`$PYJIT_PEERBENCH/workloads`, default
-`../shared/peerbench` beside the checkout) with `pyjit bench` at -O2 (no fusion: `fuse` is opt-in) and with
-the -O2 pass list followed by `fuse` (`--passes ...,fuse`), and numpy's twin when numpy is importable. Inputs come from the
+`../shared/peerbench` beside the checkout) with `pyjit bench` at -O2 (fusion on: `fuse` is its last
+pass) and at -O2 with `--opt-limit fuse=0` (fusion off), and numpy's twin when numpy is
+importable. Inputs come from the
 workloads' `cases.py` when numpy is importable; otherwise from Python's `random.gauss` with the
 same shapes, scales and shifts (same sizes and trip counts, other values).
 
@@ -35,10 +36,10 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = Path(os.environ.get("PYJIT_PEERBENCH", ROOT.parent / "shared" / "peerbench"))
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
 PYJIT = TARGET / "release" / "pyjit"
-# -O2's pass list (docs/passes.md) with `fuse` after it: fusion on. Plain -O2: fusion off.
-O2 = "inline,canonicalize,constfold,simplify,tensor-access,dce,cse,licm,unroll,canonicalize,constfold,simplify,cse,licm,dce"
-OFF = []
-ON = ["--passes", O2 + ",fuse"]
+# -O2 ends with `fuse` (docs/passes.md): fusion on; `--opt-limit fuse=0` applies none of its
+# rewrites: fusion off, every other pass the same.
+OFF = ["--opt-limit", "fuse=0"]
+ON = []
 
 # workload, case, arguments: (shape, scale, shift) of a float32 tensor, or a Python scalar
 WORKLOADS = [

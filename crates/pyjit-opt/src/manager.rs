@@ -72,6 +72,7 @@ impl OptLevel {
                 "cse",
                 "licm",
                 "dce",
+                "fuse",
             ],
         }
     }
