@@ -444,6 +444,47 @@ impl NativeFunction {
         args: &[Value],
         out: &mut dyn Write,
     ) -> Result<Value, InterpError> {
+        self.run(
+            args.len(),
+            |slots| {
+                let entry = &self.inner.funcs[self.index];
+                for (i, (a, t)) in args.iter().zip(&entry.params).enumerate() {
+                    layout::value_to_slots(a, t, slots).map_err(|m| (i, m))?;
+                }
+                Ok(())
+            },
+            out,
+        )
+    }
+
+    /// As [`NativeFunction::call_with_output`], consuming the arguments: a tensor argument
+    /// becomes the callee's reference without a copy.
+    pub fn call_owned_with_output(
+        &self,
+        args: Vec<Value>,
+        out: &mut dyn Write,
+    ) -> Result<Value, InterpError> {
+        self.run(
+            args.len(),
+            |slots| {
+                let entry = &self.inner.funcs[self.index];
+                for (i, (a, t)) in args.into_iter().zip(&entry.params).enumerate() {
+                    layout::value_into_slots(a, t, slots).map_err(|m| (i, m))?;
+                }
+                Ok(())
+            },
+            out,
+        )
+    }
+
+    /// The call: `write_args` fills the parameters' slots (or says which argument does not
+    /// fit), then the trampoline runs and the result slots become the result.
+    fn run(
+        &self,
+        nargs: usize,
+        write_args: impl FnOnce(&mut Vec<u64>) -> Result<(), (usize, String)>,
+        out: &mut dyn Write,
+    ) -> Result<Value, InterpError> {
         let entry = &self.inner.funcs[self.index];
         let bad = |m: String| {
             let mut e = InterpError::new(
@@ -454,12 +495,12 @@ impl NativeFunction {
             e.function = entry.name.clone();
             e
         };
-        if args.len() != entry.params.len() {
+        if nargs != entry.params.len() {
             return Err(bad(format!(
                 "{}() takes {} argument(s) but {} were given",
                 entry.name,
                 entry.params.len(),
-                args.len()
+                nargs
             )));
         }
         // The argument and result slot buffers are reused from call to call on this thread
@@ -467,12 +508,12 @@ impl NativeFunction {
         // allocates nothing of its own.
         let (mut slots, mut ret) = SLOT_BUFFERS.with(|b| b.take());
         slots.clear();
-        for (i, (a, t)) in args.iter().zip(&entry.params).enumerate() {
-            if let Err(m) = layout::value_to_slots(a, t, &mut slots) {
-                let kinds: Vec<Slot> = entry.params.iter().flat_map(slots_of).collect();
-                layout::release_raw(&kinds, &slots);
-                return Err(bad(format!("argument {i} of {}(): {m}", entry.name)));
-            }
+        if let Err((i, m)) = write_args(&mut slots) {
+            // The slots written so far (every earlier argument's) own references.
+            let kinds: Vec<Slot> = entry.params.iter().flat_map(slots_of).collect();
+            layout::release_raw(&kinds, &slots);
+            SLOT_BUFFERS.with(|b| b.set((slots, ret)));
+            return Err(bad(format!("argument {i} of {}(): {m}", entry.name)));
         }
         let ret_kinds = &entry.ret_kinds;
         ret.clear();
@@ -508,10 +549,23 @@ impl NativeFunction {
                 )
             }));
         }
-        let mut pos = 0;
-        // SAFETY: on success the result slots hold live references owned by us.
-        let v = unsafe { layout::slots_to_value(&entry.ret, &ret, &mut pos) };
-        layout::release_raw(ret_kinds, &ret);
+        let v = if let (Type::Tensor(_), [Slot::Tensor]) = (&entry.ret, ret_kinds.as_slice()) {
+            // A tensor result takes over the result slot's reference (no copy of the tensor
+            // when native code holds no other).
+            // SAFETY: on success the result slot holds a live handle owned by us.
+            match unsafe {
+                pyjit_runtime::abi::tensor_from_handle(ret[0] as *mut pyjit_runtime::abi::PjTensor)
+            } {
+                Some(t) => Value::Tensor(t),
+                None => Value::None,
+            }
+        } else {
+            let mut pos = 0;
+            // SAFETY: on success the result slots hold live references owned by us.
+            let v = unsafe { layout::slots_to_value(&entry.ret, &ret, &mut pos) };
+            layout::release_raw(ret_kinds, &ret);
+            v
+        };
         SLOT_BUFFERS.with(|b| b.set((slots, ret)));
         Ok(v)
     }

@@ -105,6 +105,30 @@ pub unsafe fn tensor_of_handle(h: *const PjTensor) -> Option<Tensor> {
     unsafe { h.as_ref().map(|p| p.tensor.clone()) }
 }
 
+/// The tensor behind a handle, taking over the caller's reference: the tensor moves out when
+/// that was the last reference, else it is a cheap clone and the reference is released.
+///
+/// # Safety
+/// `h` must be a live handle returned by this ABI whose reference the caller owns; it must not
+/// be used after this call.
+pub unsafe fn tensor_from_handle(h: *mut PjTensor) -> Option<Tensor> {
+    if h.is_null() {
+        return None;
+    }
+    // SAFETY: the caller passes an owned reference from `Arc::into_raw`.
+    let arc = unsafe { Arc::from_raw(h as *const PjTensor) };
+    match Arc::try_unwrap(arc) {
+        Ok(handle) => {
+            // The handle's Drop only counts it as released: do that, and move the tensor out.
+            let handle = std::mem::ManuallyDrop::new(handle);
+            LIVE.fetch_sub(1, Ordering::SeqCst);
+            // SAFETY: `handle` is never used or dropped again.
+            Some(unsafe { std::ptr::read(&handle.tensor) })
+        }
+        Err(shared) => Some(shared.tensor.clone()),
+    }
+}
+
 thread_local! {
     static LAST_ERROR: RefCell<Option<(PjStatus, CString)>> = const { RefCell::new(None) };
 }

@@ -42,6 +42,7 @@ use pyjit_ir::Type;
 use pyjit_opt::manager::OptLevel;
 use pyjit_runtime::{DType, Tensor};
 use pyjit_syntax::{Diagnostic, SourceFile};
+use smallvec::SmallVec;
 use std::fmt;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -154,26 +155,27 @@ impl Value {
     /// The value fitted to declared type `ty`, or `None` when it does not fit: `int` widens to
     /// `float`, an `Optional` takes `None` or its element, containers fit element-wise.
     /// Tensor dtype and rank are not constrained here (declared tensor types are generic).
-    fn fit(&self, ty: &Type) -> Option<IValue> {
+    /// Consumes the value: a tensor moves into the result rather than being copied.
+    fn fit(self, ty: &Type) -> Option<IValue> {
         Some(match (ty, self) {
             (Type::Optional(_) | Type::None, Value::None) => IValue::None,
             (Type::Optional(inner), v) => v.fit(inner)?,
-            (Type::Tensor(_), Value::Tensor(t)) => IValue::Tensor(t.clone()),
-            (Type::Int, Value::Int(i)) => IValue::Int(*i),
-            (Type::Float, Value::Float(x)) => IValue::Float(*x),
-            (Type::Float, Value::Int(i)) => IValue::Float(*i as f64),
-            (Type::Bool, Value::Bool(b)) => IValue::Bool(*b),
-            (Type::Str, Value::Str(s)) => IValue::str(s),
-            (Type::DType, Value::DType(d)) => IValue::DType(*d),
+            (Type::Tensor(_), Value::Tensor(t)) => IValue::Tensor(t),
+            (Type::Int, Value::Int(i)) => IValue::Int(i),
+            (Type::Float, Value::Float(x)) => IValue::Float(x),
+            (Type::Float, Value::Int(i)) => IValue::Float(i as f64),
+            (Type::Bool, Value::Bool(b)) => IValue::Bool(b),
+            (Type::Str, Value::Str(s)) => IValue::str(&s),
+            (Type::DType, Value::DType(d)) => IValue::DType(d),
             (Type::List(elem), Value::List(items) | Value::Tuple(items)) => IValue::list(
                 items
-                    .iter()
+                    .into_iter()
                     .map(|v| v.fit(elem))
                     .collect::<Option<Vec<_>>>()?,
             ),
             (Type::Tuple(tys), Value::Tuple(items)) if tys.len() == items.len() => IValue::tuple(
                 items
-                    .iter()
+                    .into_iter()
                     .zip(tys)
                     .map(|(v, t)| v.fit(t))
                     .collect::<Option<Vec<_>>>()?,
@@ -557,8 +559,10 @@ impl Function {
                 p.names.join(", ")
             )));
         }
-        let mut slots: Vec<Option<Value>> = args.into_iter().map(Some).collect();
-        slots.resize(n, None);
+        // Slots inline for up to 8 parameters: binding allocates only the result, and each
+        // value moves into it (a tensor is not copied).
+        let mut slots: SmallVec<[Option<Value>; 8]> = args.into_iter().map(Some).collect();
+        slots.resize_with(n, || None);
         for (k, v) in kwargs {
             let Some(i) = p.names.iter().position(|m| *m == k) else {
                 return Err(Error::Argument(format!(
@@ -572,27 +576,27 @@ impl Function {
             }
             slots[i] = Some(v);
         }
-        slots
-            .into_iter()
-            .enumerate()
-            .map(|(i, v)| {
-                let (pname, ty) = (&p.names[i], &p.types[i]);
-                match v {
-                    Some(v) => v.fit(ty).ok_or_else(|| {
+        let mut bound = Vec::with_capacity(n);
+        for (i, v) in slots.into_iter().enumerate() {
+            let (pname, ty) = (&p.names[i], &p.types[i]);
+            bound.push(match v {
+                Some(v) => {
+                    let found = v.type_name();
+                    v.fit(ty).ok_or_else(|| {
                         Error::Argument(format!(
-                            "{name}() Expected a value of type '{ty}' for argument '{pname}' but instead found type '{}'.",
-                            v.type_name()
+                            "{name}() Expected a value of type '{ty}' for argument '{pname}' but instead found type '{found}'."
                         ))
-                    }),
-                    None => p.defaults.get(i).cloned().flatten().ok_or_else(|| {
-                        Error::Argument(format!(
-                            "{name}() is missing value for argument '{pname}'. Declaration: {name}({})",
-                            p.names.join(", ")
-                        ))
-                    }),
+                    })?
                 }
-            })
-            .collect()
+                None => p.defaults.get(i).cloned().flatten().ok_or_else(|| {
+                    Error::Argument(format!(
+                        "{name}() is missing value for argument '{pname}'. Declaration: {name}({})",
+                        p.names.join(", ")
+                    ))
+                })?,
+            });
+        }
+        Ok(bound)
     }
 
     /// Calls the function; its `print`s go to the process's stdout.

@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::fmt;
 use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Which engine runs a call.
@@ -432,6 +432,10 @@ pub struct Program {
     /// The native code cache: one compiled specialization per function and call signature
     /// (Numba's dispatcher). A failed compilation is cached too, so it is reported, not retried.
     native: SignatureCache<pyjit_codegen::NativeFunction>,
+    /// Per function (in [`FuncId`] order): its first natively compiled specialization, set once
+    /// and read without a lock — a function called with one signature (the common case) finds
+    /// its code here by comparing the call's signature, without hashing or locking.
+    native_first: Vec<OnceLock<(Signature, pyjit_codegen::NativeFunction)>>,
     /// Specialized (and optimized) IR per function and signature, for the interpreter.
     specialized: SignatureCache<Arc<(Module, FuncId)>>,
     times: FrontendTimes,
@@ -470,9 +474,11 @@ impl Program {
                 })
                 .collect());
         }
+        let native_first = first_slots(&module);
         Ok(Program {
             source,
             module,
+            native_first,
             options,
             defaults,
             native: Mutex::new(FxHashMap::default()),
@@ -500,9 +506,11 @@ impl Program {
             .source
             .clone()
             .unwrap_or_else(|| Arc::new(SourceFile::new("<ir>", "")));
+        let native_first = first_slots(&module);
         Ok(Program {
             source,
             module,
+            native_first,
             options,
             defaults: Vec::new(),
             native: Mutex::new(FxHashMap::default()),
@@ -784,7 +792,7 @@ impl Program {
             Backend::Native => {
                 let native = self.native_function(id, &args)?;
                 native
-                    .call_with_output(&args, out)
+                    .call_owned_with_output(args, out)
                     .map_err(|error| CallError::Run(RunError::new(error, self.source.clone())))
             }
         }
@@ -894,19 +902,26 @@ impl Program {
 
     /// The machine code for calling `id` with `args`: from the cache, or specialized for their
     /// signature and compiled now.
-    fn native_function(
-        &self,
-        id: FuncId,
-        args: &[Value],
-    ) -> Result<pyjit_codegen::NativeFunction, CallError> {
+    fn native_function(&self, id: FuncId, args: &[Value]) -> Result<NativeRef<'_>, CallError> {
         let f = self.module.func(id);
-        let key = (id, Signature::of_params(args, f));
+        let signature = Signature::of_params(args, f);
+        let first = &self.native_first[id.index()];
+        // The per-call path for a function called with one signature: no lock, no hash, no
+        // clone.
+        if let Some((s, native)) = first.get()
+            && *s == signature
+        {
+            return Ok(NativeRef::Borrowed(native));
+        }
+        let key = (id, signature);
         // A poisoned lock only means another thread panicked while compiling; the map itself
         // is still consistent (entries are inserted whole).
         let mut cache = self.native.lock().unwrap_or_else(|p| p.into_inner());
-        // The hit is the per-call path: one lookup, no clone of the key.
         if let Some(hit) = cache.get(&key) {
-            return hit.clone().map_err(CallError::Codegen);
+            return hit
+                .clone()
+                .map(NativeRef::Owned)
+                .map_err(CallError::Codegen);
         }
         let signature = key.1.clone();
         let params = f.param_types();
@@ -932,12 +947,39 @@ impl Program {
                 .function_by_id(entry)
                 .ok_or_else(|| format!("no compiled function for `{}`", f.name))
         });
-        entry.clone().map_err(CallError::Codegen)
+        let native = entry.clone().map_err(CallError::Codegen)?;
+        // The first signature compiled (under the lock, so exactly once) becomes the
+        // lock-free fast path.
+        let _ = first.set((signature, native.clone()));
+        Ok(NativeRef::Owned(native))
     }
 
     /// How many specializations the native code cache holds (for tests and `--time`).
     pub fn native_cache_len(&self) -> usize {
         self.native.lock().map(|c| c.len()).unwrap_or(0)
+    }
+}
+
+/// One empty first-specialization slot per function of `module`.
+fn first_slots(module: &Module) -> Vec<OnceLock<(Signature, pyjit_codegen::NativeFunction)>> {
+    module.funcs.keys().map(|_| OnceLock::new()).collect()
+}
+
+/// Compiled code found by [`Program::native_function`]: borrowed from the lock-free slot, or a
+/// handle cloned out of the locked cache.
+enum NativeRef<'a> {
+    Borrowed(&'a pyjit_codegen::NativeFunction),
+    Owned(pyjit_codegen::NativeFunction),
+}
+
+impl std::ops::Deref for NativeRef<'_> {
+    type Target = pyjit_codegen::NativeFunction;
+
+    fn deref(&self) -> &pyjit_codegen::NativeFunction {
+        match self {
+            NativeRef::Borrowed(n) => n,
+            NativeRef::Owned(n) => n,
+        }
     }
 }
 
