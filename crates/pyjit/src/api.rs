@@ -42,7 +42,6 @@ use pyjit_ir::Type;
 use pyjit_opt::manager::OptLevel;
 use pyjit_runtime::{DType, Tensor};
 use pyjit_syntax::{Diagnostic, SourceFile};
-use smallvec::SmallVec;
 use std::fmt;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -559,9 +558,40 @@ impl Function {
                 p.names.join(", ")
             )));
         }
-        // Slots inline for up to 8 parameters: binding allocates only the result, and each
-        // value moves into it (a tensor is not copied).
-        let mut slots: SmallVec<[Option<Value>; 8]> = args.into_iter().map(Some).collect();
+        // Each given value moves into its slot (a tensor is not copied); a missing one takes its
+        // default.
+        let fill = |i: usize, v: Option<Value>| -> Result<IValue, Error> {
+            let (pname, ty) = (&p.names[i], &p.types[i]);
+            match v {
+                Some(v) => {
+                    let found = v.type_name();
+                    v.fit(ty).ok_or_else(|| {
+                        Error::Argument(format!(
+                            "{name}() Expected a value of type '{ty}' for argument '{pname}' but instead found type '{found}'."
+                        ))
+                    })
+                }
+                None => p.defaults.get(i).cloned().flatten().ok_or_else(|| {
+                    Error::Argument(format!(
+                        "{name}() is missing value for argument '{pname}'. Declaration: {name}({})",
+                        p.names.join(", ")
+                    ))
+                }),
+            }
+        };
+        let mut bound = Vec::with_capacity(n);
+        if kwargs.is_empty() {
+            // Positional only (the per-call path from Python): no slot table.
+            let given = args.len();
+            for (i, v) in args.into_iter().enumerate() {
+                bound.push(fill(i, Some(v))?);
+            }
+            for i in given..n {
+                bound.push(fill(i, None)?);
+            }
+            return Ok(bound);
+        }
+        let mut slots: Vec<Option<Value>> = args.into_iter().map(Some).collect();
         slots.resize_with(n, || None);
         for (k, v) in kwargs {
             let Some(i) = p.names.iter().position(|m| *m == k) else {
@@ -576,25 +606,8 @@ impl Function {
             }
             slots[i] = Some(v);
         }
-        let mut bound = Vec::with_capacity(n);
         for (i, v) in slots.into_iter().enumerate() {
-            let (pname, ty) = (&p.names[i], &p.types[i]);
-            bound.push(match v {
-                Some(v) => {
-                    let found = v.type_name();
-                    v.fit(ty).ok_or_else(|| {
-                        Error::Argument(format!(
-                            "{name}() Expected a value of type '{ty}' for argument '{pname}' but instead found type '{found}'."
-                        ))
-                    })?
-                }
-                None => p.defaults.get(i).cloned().flatten().ok_or_else(|| {
-                    Error::Argument(format!(
-                        "{name}() is missing value for argument '{pname}'. Declaration: {name}({})",
-                        p.names.join(", ")
-                    ))
-                })?,
-            });
+            bound.push(fill(i, v)?);
         }
         Ok(bound)
     }

@@ -161,6 +161,18 @@ impl Signature {
         )
     }
 
+    /// Whether `args` passed to the parameters of `f` have this signature (without building
+    /// theirs).
+    fn matches_params(&self, args: &[Value], f: &pyjit_ir::Function) -> bool {
+        self.0.len() == args.len()
+            && self
+                .0
+                .iter()
+                .zip(args)
+                .zip(f.params())
+                .all(|((k, a), &p)| k.matches(a, f.value_type(p)))
+    }
+
     /// The signature of `args` passed to the parameters of `f` (without copying their types).
     fn of_params(args: &[Value], f: &pyjit_ir::Function) -> Signature {
         Signature(
@@ -173,6 +185,28 @@ impl Signature {
 }
 
 impl ArgKey {
+    /// Whether `v` passed where type `declared` is expected has this key: `ArgKey::of(v,
+    /// declared) == *self`, without building the key for scalars and tensors.
+    pub fn matches(&self, v: &Value, declared: &Type) -> bool {
+        match (self, v) {
+            (ArgKey::Tensor { dtype, rank }, Value::Tensor(t)) => {
+                *dtype == t.dtype() && *rank as usize == t.dim()
+            }
+            (ArgKey::Int, Value::Int(_))
+            | (ArgKey::Float, Value::Float(_))
+            | (ArgKey::Bool, Value::Bool(_))
+            | (ArgKey::None, Value::None)
+            | (ArgKey::Str, Value::Str(_))
+            | (ArgKey::DType, Value::DType(_))
+            | (ArgKey::Index, Value::Index(_)) => true,
+            (
+                ArgKey::Tuple(_) | ArgKey::List(_),
+                Value::Tuple(_) | Value::List(_) | Value::Dict(_),
+            ) => ArgKey::of(v, declared) == *self,
+            _ => false,
+        }
+    }
+
     /// The key of value `v` passed where type `declared` is expected.
     pub fn of(v: &Value, declared: &Type) -> ArgKey {
         // An optional parameter holding a value is keyed like the value's own type.
@@ -904,16 +938,15 @@ impl Program {
     /// signature and compiled now.
     fn native_function(&self, id: FuncId, args: &[Value]) -> Result<NativeRef<'_>, CallError> {
         let f = self.module.func(id);
-        let signature = Signature::of_params(args, f);
         let first = &self.native_first[id.index()];
         // The per-call path for a function called with one signature: no lock, no hash, no
-        // clone.
+        // key built, no clone.
         if let Some((s, native)) = first.get()
-            && *s == signature
+            && s.matches_params(args, f)
         {
             return Ok(NativeRef::Borrowed(native));
         }
-        let key = (id, signature);
+        let key = (id, Signature::of_params(args, f));
         // A poisoned lock only means another thread panicked while compiling; the map itself
         // is still consistent (entries are inserted whole).
         let mut cache = self.native.lock().unwrap_or_else(|p| p.into_inner());
@@ -1097,5 +1130,58 @@ pub fn static_type_with(v: &Value, declared: &Type, dims: bool) -> Type {
                 .collect(),
         ),
         _ => declared.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pyjit_runtime::Tensor;
+
+    /// `ArgKey::matches` is `ArgKey::of` compared, for every pair of values and declared type.
+    #[test]
+    fn arg_key_matches_agrees_with_of() {
+        let t1 = Tensor::from_vec(vec![1.0f32, 2.0], &[2]).unwrap();
+        let t2 = Tensor::from_vec(vec![1.0f32; 4], &[2, 2]).unwrap();
+        let t3 = Tensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap();
+        let values = vec![
+            Value::Int(1),
+            Value::Float(1.5),
+            Value::Bool(true),
+            Value::None,
+            Value::str("s"),
+            Value::DType(DType::Float32),
+            Value::Tensor(t1.clone()),
+            Value::Tensor(t2.clone()),
+            Value::Tensor(t3),
+            Value::tuple(vec![Value::Int(1), Value::Tensor(t1.clone())]),
+            Value::tuple(vec![Value::Int(1), Value::Tensor(t2.clone())]),
+            Value::list(vec![Value::Tensor(t1), Value::Tensor(t2)]),
+            Value::list(vec![Value::Int(3)]),
+        ];
+        let types = vec![
+            Type::Int,
+            Type::Float,
+            Type::Optional(Box::new(Type::Int)),
+            Type::tensor(),
+            Type::Tuple(vec![Type::Int, Type::tensor()]),
+            Type::List(Box::new(Type::tensor())),
+            Type::List(Box::new(Type::Int)),
+        ];
+        let mut checked = 0;
+        for ty in &types {
+            for a in &values {
+                let key = ArgKey::of(a, ty);
+                for b in &values {
+                    assert_eq!(
+                        key.matches(b, ty),
+                        key == ArgKey::of(b, ty),
+                        "key of {a:?} against {b:?} declared {ty}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, types.len() * values.len() * values.len());
     }
 }
