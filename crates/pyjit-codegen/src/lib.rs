@@ -444,17 +444,7 @@ impl NativeFunction {
         args: &[Value],
         out: &mut dyn Write,
     ) -> Result<Value, InterpError> {
-        self.run(
-            args.len(),
-            |slots| {
-                let entry = &self.inner.funcs[self.index];
-                for (i, (a, t)) in args.iter().zip(&entry.params).enumerate() {
-                    layout::value_to_slots(a, t, slots).map_err(|m| (i, m))?;
-                }
-                Ok(())
-            },
-            out,
-        )
+        self.call_owned_with_output(args.to_vec(), out)
     }
 
     /// As [`NativeFunction::call_with_output`], consuming the arguments: a tensor argument
@@ -464,27 +454,7 @@ impl NativeFunction {
         args: Vec<Value>,
         out: &mut dyn Write,
     ) -> Result<Value, InterpError> {
-        self.run(
-            args.len(),
-            |slots| {
-                let entry = &self.inner.funcs[self.index];
-                for (i, (a, t)) in args.into_iter().zip(&entry.params).enumerate() {
-                    layout::value_into_slots(a, t, slots).map_err(|m| (i, m))?;
-                }
-                Ok(())
-            },
-            out,
-        )
-    }
-
-    /// The call: `write_args` fills the parameters' slots (or says which argument does not
-    /// fit), then the trampoline runs and the result slots become the result.
-    fn run(
-        &self,
-        nargs: usize,
-        write_args: impl FnOnce(&mut Vec<u64>) -> Result<(), (usize, String)>,
-        out: &mut dyn Write,
-    ) -> Result<Value, InterpError> {
+        let nargs = args.len();
         let entry = &self.inner.funcs[self.index];
         let bad = |m: String| {
             let mut e = InterpError::new(
@@ -508,7 +478,14 @@ impl NativeFunction {
         // allocates nothing of its own.
         let (mut slots, mut ret) = SLOT_BUFFERS.with(|b| b.take());
         slots.clear();
-        if let Err((i, m)) = write_args(&mut slots) {
+        let written = args
+            .into_iter()
+            .zip(&entry.params)
+            .enumerate()
+            .try_for_each(|(i, (a, t))| {
+                layout::value_into_slots(a, t, &mut slots).map_err(|m| (i, m))
+            });
+        if let Err((i, m)) = written {
             // The slots written so far (every earlier argument's) own references.
             let kinds: Vec<Slot> = entry.params.iter().flat_map(slots_of).collect();
             layout::release_raw(&kinds, &slots);
