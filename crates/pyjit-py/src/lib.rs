@@ -276,17 +276,19 @@ fn to_value(obj: &Bound<'_, PyAny>, spelling: &mut Spelling) -> PyResult<Value> 
 
 /// The runtime dtype of a NumPy dtype (native byte order only), if it has one.
 fn runtime_dtype(dt: &Bound<'_, numpy::PyArrayDescr>) -> Option<DType> {
-    let py = dt.py();
-    [
-        (numpy::dtype::<f32>(py), DType::Float32),
-        (numpy::dtype::<f64>(py), DType::Float64),
-        (numpy::dtype::<i64>(py), DType::Int64),
-        (numpy::dtype::<i32>(py), DType::Int32),
-        (numpy::dtype::<bool>(py), DType::Bool),
-    ]
-    .into_iter()
-    .find(|(d, _)| dt.is_equiv_to(d))
-    .map(|(_, t)| t)
+    // Read from the descriptor's fields (kind, size, byte order): no dtype objects are made on
+    // the per-call path. A non-native byte order is not a runtime dtype (the caller converts).
+    if dt.is_native_byteorder() == Some(false) || dt.has_fields() || dt.has_subarray() {
+        return None;
+    }
+    match (dt.kind(), dt.itemsize()) {
+        (b'f', 4) => Some(DType::Float32),
+        (b'f', 8) => Some(DType::Float64),
+        (b'i', 8) => Some(DType::Int64),
+        (b'i', 4) => Some(DType::Int32),
+        (b'b', 1) => Some(DType::Bool),
+        _ => None,
+    }
 }
 
 /// A NumPy array as a runtime tensor that views the array's memory (no copy): in-place ops
