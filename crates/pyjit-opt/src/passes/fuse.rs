@@ -23,10 +23,10 @@
 //! - for a reduction over another dim than the last, or whose dim, `keepdim` or operand rank is
 //!   not a constant.
 
-use super::util::{const_of, function_writes_memory, op_has_side_effects, op_may_raise};
+use super::util::{Edits, const_of, function_writes_memory, op_has_side_effects, op_may_raise};
 use super::{Pass, PassCtx};
 use pyjit_ir::{Const, Function, Module, Op, OpKind, Region, Type, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub struct Fuse;
 
@@ -103,91 +103,183 @@ fn run_function(f: &mut Function, ctx: &mut PassCtx) {
             users.entry(v).or_default().push(op);
         }
     }
+    // The fused ops are inserted and the members detached in bulk (one pass over each region
+    // at the end), so a group costs its size, not the length of its region.
+    let mut edits = Edits::default();
     for r in f.all_regions() {
         for group in groups(f, r, &users) {
             if group.len() >= 2 && ctx.allow() {
                 ctx.stats.removed += group.len() as u64 - 1;
-                rewrite(f, &group);
+                rewrite(f, &group, &users, &mut edits);
             }
         }
     }
+    edits.finish(f);
 }
 
-/// The groups of region `r`, each as its members in region order (the root last).
+/// The groups being built in one region: a union-find over group ids, so merging a group of
+/// `k` ops into another costs O(1) amortized, not `k` (a traced loop is one chain of thousands of
+/// ops, all one group).
+struct Groups {
+    /// Union-find parent of each group id (a root is its own parent).
+    parent: Vec<usize>,
+    /// Per root: its first member's position in the region.
+    first: Vec<usize>,
+    /// Per root: the sorted positions of its members that may raise or have effects.
+    loud: Vec<Vec<usize>>,
+    /// Per root: operands of its members produced by another group that could not join yet.
+    pending: Vec<Vec<Value>>,
+}
+
+impl Groups {
+    fn find(&mut self, mut g: usize) -> usize {
+        while self.parent[g] != g {
+            self.parent[g] = self.parent[self.parent[g]];
+            g = self.parent[g];
+        }
+        g
+    }
+
+    /// Merges root `g` into root `into` (which stays the root).
+    fn merge(&mut self, g: usize, into: usize) {
+        self.parent[g] = into;
+        self.first[into] = self.first[into].min(self.first[g]);
+        let mut a = std::mem::take(&mut self.loud[g]);
+        let mut b = std::mem::take(&mut self.loud[into]);
+        if a.len() < b.len() {
+            std::mem::swap(&mut a, &mut b);
+        }
+        // `a` is the longer; `b`'s positions usually all come after `a`'s (the newest op).
+        if a.last().is_none_or(|&l| b.first().is_none_or(|&f| f > l)) {
+            a.extend(b);
+        } else {
+            a.extend(b);
+            a.sort_unstable();
+        }
+        self.loud[into] = a;
+        let p = std::mem::take(&mut self.pending[g]);
+        self.pending[into].extend(p);
+    }
+
+    /// How many of root `g`'s loud members lie strictly between positions `lo` and `hi`.
+    fn loud_between(&self, g: usize, lo: usize, hi: usize) -> usize {
+        let l = &self.loud[g];
+        let a = l.partition_point(|&p| p <= lo);
+        let b = l.partition_point(|&p| p < hi);
+        b.saturating_sub(a)
+    }
+}
+
+/// The groups of region `r`, each as its members in region order (the root last), in the
+/// order of their roots.
 fn groups(f: &Function, r: Region, users: &HashMap<Value, Vec<Op>>) -> Vec<Vec<Op>> {
     let ops = f.region_ops(r).to_vec();
     let pos: HashMap<Op, usize> = ops.iter().enumerate().map(|(i, &o)| (o, i)).collect();
-    // Group id of each fusable op, and each group's members.
+    let is_loud = |x: Op| op_may_raise(f, x) || op_has_side_effects(f, x);
+    // loud_before[k]: how many of the first k ops may raise or have effects.
+    let mut loud_before = Vec::with_capacity(ops.len() + 1);
+    loud_before.push(0usize);
+    for &x in &ops {
+        let n = loud_before.last().copied().unwrap_or(0);
+        loud_before.push(n + usize::from(is_loud(x)));
+    }
+    // Group id of each fusable op (ids are union-find nodes; `find` gives the group).
     let mut group_of: HashMap<Op, usize> = HashMap::new();
-    let mut members: Vec<Vec<Op>> = Vec::new();
+    let mut gs = Groups {
+        parent: Vec::new(),
+        first: Vec::new(),
+        loud: Vec::new(),
+        pending: Vec::new(),
+    };
     for (i, &o) in ops.iter().enumerate() {
         if !is_fusable(f, o) {
             continue;
         }
-        let mut mine = vec![o];
+        let mine = gs.parent.len();
+        gs.parent.push(mine);
+        gs.first.push(i);
+        gs.loud.push(if is_loud(o) { vec![i] } else { Vec::new() });
+        gs.pending.push(Vec::new());
+        group_of.insert(o, mine);
         // Merge producer groups until none can join (a value used twice inside the group, as
-        // in `where(x > 0, x, 0.5)`, joins once both of its users are in).
+        // in `where(x > 0, x, 0.5)`, joins once both of its users are in). Joining only gets
+        // easier as the group grows, so the result does not depend on the order of tries.
+        let mut candidates: Vec<Value> = f.op(o).operands.clone();
         let mut changed = true;
         while changed {
             changed = false;
-            let operands: Vec<Value> = mine
-                .iter()
-                .flat_map(|&m| f.op(m).operands.clone())
-                .collect();
-            for v in operands {
+            let mut kept = Vec::new();
+            let mut k = 0;
+            while k < candidates.len() {
+                let v = candidates[k];
+                k += 1;
                 let Some(p) = f.defining_op(v) else { continue };
-                let Some(&g) = group_of.get(&p) else { continue };
-                if members[g].is_empty() || mine.contains(&p) {
+                let Some(&pg) = group_of.get(&p) else {
+                    continue;
+                };
+                let g = gs.find(pg);
+                if g == mine {
                     continue;
                 }
                 // Every use of the value is inside the merged group: nothing else needs it
                 // materialized.
                 let all_inside = users.get(&v).is_some_and(|us| {
-                    us.iter()
-                        .all(|u| mine.contains(u) || members[g].contains(u))
+                    us.iter().all(|u| {
+                        group_of.get(u).is_some_and(|&ug| {
+                            let x = gs.find(ug);
+                            x == mine || x == g
+                        })
+                    })
                 });
-                if !all_inside {
-                    continue;
-                }
                 // Every op between the producer group's first member and `o` that does not
                 // belong to either group must be quiet: no error, no effect to reorder with.
-                let first = members[g].iter().map(|m| pos[m]).min().unwrap_or(i);
-                let quiet = (first + 1..i).all(|k| {
-                    let x = ops[k];
-                    members[g].contains(&x)
-                        || mine.contains(&x)
-                        || (!op_may_raise(f, x) && !op_has_side_effects(f, x))
-                });
+                let quiet = all_inside && {
+                    let first = gs.first[g];
+                    let loud = loud_before[i] - loud_before[(first + 1).min(i)];
+                    let excused = gs.loud_between(g, first, i) + gs.loud_between(mine, first, i);
+                    loud == excused
+                };
                 if quiet {
-                    let taken = std::mem::take(&mut members[g]);
-                    mine.extend(taken);
+                    let p = std::mem::take(&mut gs.pending[g]);
+                    candidates.extend(p);
+                    gs.merge(g, mine);
                     changed = true;
+                } else {
+                    kept.push(v);
                 }
             }
+            candidates = kept;
         }
-        mine.sort_by_key(|m| pos[m]);
-        let id = members.len();
-        for &m in &mine {
-            group_of.insert(m, id);
-        }
-        members.push(mine);
+        gs.pending[mine] = candidates;
     }
-    members.into_iter().filter(|g| g.len() >= 2).collect()
+    // Members in region order, grouped; groups in the order of their roots (last members).
+    let mut by_root: HashMap<usize, Vec<Op>> = HashMap::new();
+    for &o in &ops {
+        if let Some(&g) = group_of.get(&o) {
+            let g = gs.find(g);
+            by_root.entry(g).or_default().push(o);
+        }
+    }
+    let mut out: Vec<Vec<Op>> = by_root.into_values().filter(|g| g.len() >= 2).collect();
+    out.sort_by_key(|g| g.last().map(|m| pos[m]));
+    out
 }
 
-/// Replaces the group's ops by one `fused` op at the root's place.
-fn rewrite(f: &mut Function, group: &[Op]) {
+/// Replaces the group's ops by one `fused` op at the root's place (inserted and detached
+/// through `edits`; `users` gives the uses of the root's result).
+fn rewrite(f: &mut Function, group: &[Op], users: &HashMap<Value, Vec<Op>>, edits: &mut Edits) {
     let root = *group.last().expect("a group has a root");
     let root_res = f.op(root).results[0];
-    let inside: Vec<Value> = group
+    let inside: HashSet<Value> = group
         .iter()
         .flat_map(|&m| f.op(m).results.clone())
         .collect();
     // Inputs in order of first use; constants are copied into the body instead.
     let mut inputs: Vec<Value> = Vec::new();
+    let mut seen: HashSet<Value> = HashSet::new();
     for &m in group {
         for &v in &f.op(m).operands {
-            if !inside.contains(&v) && const_of(f, v).is_none() && !inputs.contains(&v) {
+            if !inside.contains(&v) && const_of(f, v).is_none() && seen.insert(v) {
                 inputs.push(v);
             }
         }
@@ -200,13 +292,10 @@ fn rewrite(f: &mut Function, group: &[Op]) {
     let ty = f.value_type(root_res).clone();
     let fused = f.create_op(OpKind::Fused, &inputs, &[ty], &[body], span);
     f.op_mut(fused).inlined_at = inlined_at;
-    f.insert_op_before(root, fused);
+    edits.insert_before(f, root, fused);
     let out = f.result(fused);
-    for op in f.all_ops() {
-        if op == fused {
-            continue;
-        }
-        for v in &mut f.ops[op].operands {
+    for &u in users.get(&root_res).map(Vec::as_slice).unwrap_or(&[]) {
+        for v in &mut f.ops[u].operands {
             if *v == root_res {
                 *v = out;
             }
@@ -214,7 +303,7 @@ fn rewrite(f: &mut Function, group: &[Op]) {
     }
     let mut map: HashMap<Value, Value> = inputs.iter().copied().zip(params).collect();
     for &m in group {
-        f.remove_op(m);
+        f.detach_op(m);
         let operands = f.op(m).operands.clone();
         for (j, v) in operands.into_iter().enumerate() {
             let nv = match map.get(&v) {
