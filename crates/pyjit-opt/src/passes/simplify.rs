@@ -59,22 +59,61 @@ pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
         let uses = f.use_counts();
         // Substitutions, removals and new constants are applied once per round (see Edits).
         let mut edits = util::Edits::default();
+        // The attached ops with regions whose regions the walk is in, innermost last. An `if`
+        // is rewritten when the walk leaves it (post-order), so that it sees what its branches'
+        // nested `if`s were rewritten to: a chain of nested `if`s then takes one round, not one
+        // per level. (Only leaf ops are ever removed, so an open op stays attached.)
+        let mut open: Vec<Op> = Vec::new();
         for op in f.all_ops() {
             if !attached.check(f, op) {
                 continue;
             }
+            let owner = f.op(op).parent.and_then(|r| f.regions[r].parent);
+            while let Some(&top) = open.last() {
+                if Some(top) == owner {
+                    break;
+                }
+                open.pop();
+                changed |= rewrite_if(f, top, &uses, ctx, &mut edits);
+            }
             edits.resolve_operands(f, op);
-            let Some(rw) = rewrite(f, op, immutable, &uses, &edits) else {
+            if !f.op(op).regions.is_empty() {
+                open.push(op);
+            }
+            if f.op(op).kind == OpKind::If {
+                continue;
+            }
+            let Some(rw) = rewrite(f, op, immutable) else {
                 continue;
             };
             changed |= apply(f, op, rw, ctx, &mut edits);
             // A rewrite removes at most the op itself.
             attached.removed_current(f);
         }
+        while let Some(top) = open.pop() {
+            changed |= rewrite_if(f, top, &uses, ctx, &mut edits);
+        }
         edits.finish(f);
         if !changed {
             break;
         }
+    }
+}
+
+/// The rewrite of an `if` (other ops with regions have none), once the walk has left it.
+fn rewrite_if(
+    f: &mut Function,
+    op: Op,
+    uses: &Uses,
+    ctx: &mut PassCtx,
+    edits: &mut util::Edits,
+) -> bool {
+    if f.op(op).kind != OpKind::If {
+        return false;
+    }
+    match if_same_yields(f, op, uses, edits) {
+        Some(rw) => apply(f, op, rw, ctx, edits),
+        None => false,
     }
 }
 
@@ -125,13 +164,7 @@ fn def_kind(f: &Function, v: Value) -> Option<(OpKind, Vec<Value>)> {
     Some((f.op(d).kind.clone(), f.op(d).operands.clone()))
 }
 
-fn rewrite(
-    f: &Function,
-    op: Op,
-    immutable: bool,
-    uses: &Uses,
-    edits: &util::Edits,
-) -> Option<Rewrite> {
+fn rewrite(f: &Function, op: Op, immutable: bool) -> Option<Rewrite> {
     let data = f.op(op);
     let o = &data.operands;
     let ci = |i: usize| const_int(f, o[i]);
@@ -218,7 +251,8 @@ fn rewrite(
             Some((OpKind::Cast(CastOp::BoolToInt), a)) => Value(a[0]),
             _ => return None,
         },
-        OpKind::If => return if_same_yields(f, op, uses, edits),
+        // Rewritten once the walk has left its branches ([`rewrite_if`]).
+        OpKind::If => return None,
         OpKind::Tensor(id) if immutable => return tensor_rewrite(f, op, *id),
         _ => return None,
     })
