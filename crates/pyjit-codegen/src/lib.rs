@@ -56,6 +56,10 @@ pub enum OptLevel {
     Speed,
 }
 
+/// Above this many IR ops in one function of a module, the module's functions are compiled
+/// with Cranelift's single-pass register allocator instead of the backtracking one.
+pub const SINGLE_PASS_REGALLOC_OPS: usize = 50_000;
+
 /// Compilation settings.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -195,6 +199,22 @@ impl NativeModule {
         )?;
         // Tuple returns can exceed the return registers.
         set(&mut flags, "enable_multi_ret_implicit_sret", "true")?;
+        // The backtracking register allocator makes better code but grows faster than the
+        // function on huge ones (an `elif` chain of 50,000 branches: 70 s against 25 s in
+        // all, benches/README.md); the single-pass one is linear.
+        let largest = module
+            .funcs
+            .values()
+            .map(|f| {
+                let mut n = 0usize;
+                f.walk(&mut |_| n += 1);
+                n
+            })
+            .max()
+            .unwrap_or(0);
+        if largest > SINGLE_PASS_REGALLOC_OPS {
+            set(&mut flags, "regalloc_algorithm", "single_pass")?;
+        }
         let isa = cranelift_native::builder()
             .map_err(|e| CodegenError::Cranelift(format!("host not supported: {e}")))?
             .finish(cranelift_codegen::settings::Flags::new(flags))
