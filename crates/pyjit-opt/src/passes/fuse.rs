@@ -97,8 +97,14 @@ fn run_function(f: &mut Function, ctx: &mut PassCtx) {
     if function_writes_memory(f) {
         return;
     }
+    let all = f.all_ops();
+    // No group without a fusable op: skip the use map (most of the pass's time on a large
+    // function without tensors).
+    if !all.iter().any(|&o| is_fusable(f, o)) {
+        return;
+    }
     let mut users: HashMap<Value, Vec<Op>> = HashMap::new();
-    for op in f.all_ops() {
+    for op in all {
         for &v in &f.op(op).operands {
             users.entry(v).or_default().push(op);
         }
