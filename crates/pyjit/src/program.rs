@@ -1022,11 +1022,17 @@ fn default_values(ast: &pyjit_syntax::ast::Module, module: &Module) -> Vec<Vec<O
     use pyjit_script::module::{analyze, eval_const, tensor_default};
     let mut ignored = Vec::new();
     let info = analyze(ast, &mut ignored);
+    // Each IR function's `def` by name (the first of a name, as a search in source order
+    // finds it): one pass over the definitions, not one per function.
+    let mut defs: FxHashMap<&str, _> = FxHashMap::default();
+    for d in &info.functions {
+        defs.entry(d.name.name.as_str()).or_insert(d);
+    }
     module
         .funcs
         .values()
         .map(|f| {
-            let Some(def) = info.functions.iter().find(|d| d.name.name == f.name) else {
+            let Some(def) = defs.get(f.name.as_str()) else {
                 return vec![None; f.param_names.len()];
             };
             let p = &def.params;
