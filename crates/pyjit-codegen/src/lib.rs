@@ -108,6 +108,8 @@ struct FuncEntry {
     ret: Type,
     ret_kinds: Vec<Slot>,
     trampoline: *const u8,
+    /// [`pyjit_ir::Function::runs_in_bounded_time`] of the function compiled.
+    bounded: bool,
 }
 
 /// The compiled code and everything it refers to; freed when the last [`NativeModule`] or
@@ -355,6 +357,7 @@ impl NativeModule {
                 ret: f.ret.clone(),
                 ret_kinds: slots_of(&f.ret),
                 trampoline: jit.get_finalized_function(tid),
+                bounded: f.runs_in_bounded_time(),
             })
             .collect();
         Ok(NativeModule {
@@ -451,6 +454,12 @@ impl NativeFunction {
 
     pub fn return_type(&self) -> &Type {
         &self.inner.funcs[self.index].ret
+    }
+
+    /// Whether a call takes a bounded time whatever its arguments (the compiled function has no
+    /// loop, call or tensor kernel: [`pyjit_ir::Function::runs_in_bounded_time`]).
+    pub fn runs_in_bounded_time(&self) -> bool {
+        self.inner.funcs[self.index].bounded
     }
 
     /// Calls the function, writing `print` output to stdout.

@@ -470,6 +470,17 @@ impl Function {
         self.walk_region(self.body, f)
     }
 
+    /// Whether a call of the function runs in bounded time: every op of every region is
+    /// [`crate::OpKind::is_constant_time`] (no loop, call, tensor kernel, list, dict or string
+    /// building), so its time does not depend on its arguments' values or sizes. The Python
+    /// package calls such a function without releasing the GIL, as NumPy keeps it for small
+    /// operations.
+    pub fn runs_in_bounded_time(&self) -> bool {
+        let mut bounded = true;
+        self.walk(&mut |op| bounded &= self.ops[op].kind.is_constant_time());
+        bounded
+    }
+
     /// Every attached op, in pre-order. Reversed, it visits every use before its definition
     /// (what dead-code elimination wants).
     pub fn all_ops(&self) -> Vec<Op> {

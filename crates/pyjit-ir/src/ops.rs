@@ -566,6 +566,71 @@ impl OpKind {
         }
     }
 
+    /// Whether one execution of the op takes a time bounded independently of its operands'
+    /// values and sizes: scalar arithmetic, casts, `math.*`, selects, one tensor element
+    /// (`tensor.load`/`tensor.store`), tuples and optionals, and the structural ops (`if`,
+    /// terminators, `raise`, `check`, guards; their regions are checked separately). Not: tensor
+    /// kernels and fused groups (time grows with the elements), loops and calls (with trip
+    /// counts and callees), list and dict ops (a list built from a variable length, `keys()`),
+    /// string building and `print` (a tensor's text grows with it). A function whose every op
+    /// is constant-time runs in bounded time ([`crate::Function::runs_in_bounded_time`]).
+    ///
+    /// Every kind is listed (no wildcard arm), so a new kind must state its cost to compile.
+    pub fn is_constant_time(&self) -> bool {
+        match self {
+            OpKind::Const(_)
+            | OpKind::IntBin(_)
+            | OpKind::IntUn(_)
+            | OpKind::IntTrueDiv
+            | OpKind::FloatBin(_)
+            | OpKind::FloatUn(_)
+            | OpKind::IntCmp(_)
+            | OpKind::FloatCmp(_)
+            | OpKind::BoolCmp(_)
+            | OpKind::BoolBin(_)
+            | OpKind::Not
+            | OpKind::Cast(_)
+            | OpKind::Math(_)
+            | OpKind::Select
+            | OpKind::Index(_)
+            | OpKind::TensorLoad
+            | OpKind::TensorStore
+            | OpKind::TupleNew
+            | OpKind::TupleGet(_)
+            | OpKind::OptNone
+            | OpKind::OptWrap
+            | OpKind::OptUnwrap
+            | OpKind::OptIsNone
+            | OpKind::Undef
+            | OpKind::If
+            | OpKind::Yield
+            | OpKind::Return
+            | OpKind::Raise(_)
+            | OpKind::Check(_)
+            | OpKind::Guard { .. } => true,
+            OpKind::Tensor(_)
+            | OpKind::Fused
+            | OpKind::Loop
+            | OpKind::Call(_)
+            | OpKind::ListNew
+            | OpKind::ListGet
+            | OpKind::ListSet
+            | OpKind::ListAppend
+            | OpKind::ListLen
+            | OpKind::DictNew
+            | OpKind::DictGet
+            | OpKind::DictSet
+            | OpKind::DictContains
+            | OpKind::DictLen
+            | OpKind::DictKeys
+            | OpKind::DictValues
+            | OpKind::DictItems
+            | OpKind::StrOf(_)
+            | OpKind::StrConcat
+            | OpKind::Print => false,
+        }
+    }
+
     /// No side effects, cannot raise, no fresh mutable result: two instances with equal
     /// operands always give equal results, and an unused one can always be deleted.
     pub fn is_pure(&self) -> bool {

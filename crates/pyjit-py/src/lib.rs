@@ -89,7 +89,15 @@ impl PyFunction {
         let mut spelling = Spelling::default();
         let (args, kwargs) = convert_args(args, kwargs, &mut spelling)?;
         let mut printed = Vec::new();
-        let r = py.detach(|| self.f.call_with_output(args, kwargs, &mut printed));
+        let r = match self.f.prepare(args, kwargs) {
+            // Compiled code that takes a bounded time (no loop, call or tensor kernel) runs
+            // with the GIL held, as NumPy keeps it for small operations: releasing and
+            // retaking it would cost more than the call. Everything else — compiling
+            // included — runs with the GIL released.
+            Ok(call) if call.runs_in_bounded_time() => call.run(&mut printed),
+            Ok(call) => py.detach(|| call.run(&mut printed)),
+            Err(e) => Err(e),
+        };
         write_stdout(py, &printed)?;
         match r {
             Ok(v) => to_py(py, v, &spelling),

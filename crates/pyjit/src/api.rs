@@ -382,6 +382,48 @@ impl Default for TraceConfig {
     }
 }
 
+/// A call of a [`Function`] with bound arguments ([`Function::prepare`]).
+pub struct Call<'a> {
+    f: &'a Function,
+    inner: CallInner<'a>,
+}
+
+enum CallInner<'a> {
+    Script(crate::program::PreparedCall<'a>),
+    Trace(Vec<IValue>),
+}
+
+impl Call<'_> {
+    /// Whether the call runs compiled code whose time is bounded whatever the arguments' values
+    /// and sizes (no loop, call or tensor kernel); false when that code is not compiled yet
+    /// and for traced functions.
+    pub fn runs_in_bounded_time(&self) -> bool {
+        match &self.inner {
+            CallInner::Script(c) => c.runs_in_bounded_time(),
+            CallInner::Trace(_) => false,
+        }
+    }
+
+    /// Runs the call (compiling its specialization first if needed), writing its `print`s to
+    /// `out`.
+    pub fn run(self, out: &mut dyn Write) -> Result<Value, Error> {
+        let f = self.f;
+        let v = match self.inner {
+            CallInner::Script(c) => c.run(out).map_err(|e| Error::from_call(e, &f.name))?,
+            CallInner::Trace(args) => {
+                let Kind::Trace(t) = &f.kind else {
+                    unreachable!("a trace call is prepared only for a traced function")
+                };
+                t.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .call_to(args, out)
+                    .map_err(|e| Error::from_trace(e, &f.file))?
+            }
+        };
+        Value::from_interp(v)
+    }
+}
+
 enum Kind {
     Script(Program),
     /// The traces, behind a lock: a call may record a new trace.
@@ -624,18 +666,26 @@ impl Function {
         kwargs: Vec<(String, Value)>,
         out: &mut dyn Write,
     ) -> Result<Value, Error> {
+        self.prepare(args, kwargs)?.run(out)
+    }
+
+    /// A call with these arguments, bound and checked, ready to [run](Call::run); nothing is
+    /// compiled until then. [`Call::runs_in_bounded_time`] says whether it will take a bounded
+    /// time (the Python package keeps the GIL for those calls).
+    pub fn prepare(
+        &self,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<Call<'_>, Error> {
         let args = self.bind(args, kwargs)?;
-        let v = match &self.kind {
-            Kind::Script(p) => p
-                .call_with_output(&self.name, args, out)
-                .map_err(|e| Error::from_call(e, &self.name))?,
-            Kind::Trace(t) => t
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .call_to(args, out)
-                .map_err(|e| Error::from_trace(e, &self.file))?,
+        let inner = match &self.kind {
+            Kind::Script(p) => CallInner::Script(
+                p.prepare_call(&self.name, args)
+                    .map_err(|e| Error::from_call(e, &self.name))?,
+            ),
+            Kind::Trace(_) => CallInner::Trace(args),
         };
-        Value::from_interp(v)
+        Ok(Call { f: self, inner })
     }
 
     /// Compiles what a call with these arguments runs (its signature's specialization; native
@@ -866,6 +916,30 @@ mod tests {
     fn script(name: &str) -> Function {
         Function::script(&Source::new("m.py", SRC), name, &CompileOptions::default())
             .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn bounded_time_is_known_once_compiled_and_only_without_loops_calls_or_kernels() {
+        const B: &str = "import torch\nfrom torch import Tensor\n\n\ndef ident(n: int) -> int:\n    return n\n\n\ndef branch(n: int, x: float) -> float:\n    if n > 2:\n        return x * 2.0\n    return x - 1.0\n\n\ndef first(x: Tensor) -> Tensor:\n    return x\n\n\ndef total(n: int) -> int:\n    s = 0\n    for i in range(n):\n        s += i\n    return s\n\n\ndef bump(x: Tensor) -> Tensor:\n    return x + 1\n";
+        let cases = [
+            ("ident", vec![Value::Int(3)], true),
+            ("branch", vec![Value::Int(3), Value::Float(1.5)], true),
+            ("first", vec![t(&[1.0, 2.0])], true),
+            ("total", vec![Value::Int(10)], false),
+            ("bump", vec![t(&[1.0, 2.0])], false),
+        ];
+        for (name, args, bounded) in cases {
+            let f = Function::script(&Source::new("b.py", B), name, &CompileOptions::default())
+                .unwrap_or_else(|e| panic!("{e}"));
+            let call = f.prepare(args.clone(), vec![]).unwrap();
+            // Nothing is compiled before the first call: not known to be bounded yet.
+            assert!(!call.runs_in_bounded_time(), "{name} before compiling");
+            let first = call.run(&mut Vec::new()).unwrap();
+            let call = f.prepare(args.clone(), vec![]).unwrap();
+            assert_eq!(call.runs_in_bounded_time(), bounded, "{name}");
+            let again = call.run(&mut Vec::new()).unwrap();
+            assert_eq!(format!("{first:?}"), format!("{again:?}"), "{name}");
+        }
     }
 
     #[test]

@@ -41,8 +41,8 @@ pub mod traced;
 /// users need no ndarray dependency of their own (nor one of a different version).
 pub use ndarray;
 pub use program::{
-    ArgKey, Backend, CallError, Compilation, FrontendTimes, Options, Program, RunError,
-    SPECIALIZED_SUFFIX, Signature, static_type, static_type_with, user_facing_name,
+    ArgKey, Backend, CallError, Compilation, FrontendTimes, Options, PreparedCall, Program,
+    RunError, SPECIALIZED_SUFFIX, Signature, static_type, static_type_with, user_facing_name,
 };
 /// The native backend (Cranelift listings for `pyjit compile --emit clif|asm`).
 pub use pyjit_codegen as codegen;

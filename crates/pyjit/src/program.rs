@@ -783,6 +783,19 @@ impl Program {
         args: Vec<Value>,
         out: &mut dyn Write,
     ) -> Result<Value, CallError> {
+        self.prepare_call(name, args)?.run(out)
+    }
+
+    /// A call of function `name` with `args`, checked against its parameters and ready to run:
+    /// with the compiled code when the native code cache already holds it for their signature
+    /// (nothing is compiled here, that happens in [`PreparedCall::run`]). The Python package
+    /// prepares with the GIL held and runs a call that [runs in bounded
+    /// time](PreparedCall::runs_in_bounded_time) without releasing it.
+    pub fn prepare_call(
+        &self,
+        name: &str,
+        args: Vec<Value>,
+    ) -> Result<PreparedCall<'_>, CallError> {
         let id = self.func_id(name)?;
         let f = self.module.func(id);
         // The parameters' types by reference: this is the per-call path, so nothing here
@@ -805,6 +818,26 @@ impl Program {
                 )));
             }
         }
+        let native = match self.options.backend {
+            Backend::Native => self.cached_native(id, &args),
+            Backend::Interp => None,
+        };
+        Ok(PreparedCall {
+            program: self,
+            id,
+            args,
+            native,
+        })
+    }
+
+    /// Runs function `id` on checked `args`: specializes and compiles what the backend needs
+    /// for their signature first, unless cached.
+    fn run_call(
+        &self,
+        id: FuncId,
+        args: Vec<Value>,
+        out: &mut dyn Write,
+    ) -> Result<Value, CallError> {
         match self.options.backend {
             Backend::Interp if self.options.specializes() => {
                 let spec = self.specialized_module(id, &args)?;
@@ -825,11 +858,21 @@ impl Program {
             }
             Backend::Native => {
                 let native = self.native_function(id, &args)?;
-                native
-                    .call_owned_with_output(args, out)
-                    .map_err(|error| CallError::Run(RunError::new(error, self.source.clone())))
+                self.run_native(&native, args, out)
             }
         }
+    }
+
+    /// Runs compiled code on checked arguments.
+    fn run_native(
+        &self,
+        native: &pyjit_codegen::NativeFunction,
+        args: Vec<Value>,
+        out: &mut dyn Write,
+    ) -> Result<Value, CallError> {
+        native
+            .call_owned_with_output(args, out)
+            .map_err(|error| CallError::Run(RunError::new(error, self.source.clone())))
     }
 
     /// The module in which function `id` is specialized for the signature of `args`: from the
@@ -934,23 +977,39 @@ impl Program {
             .push(c);
     }
 
+    /// The compiled code for calling `id` with `args` if the cache holds it (a compilation that
+    /// failed is not returned: [`Program::native_function`] reports it).
+    fn cached_native(&self, id: FuncId, args: &[Value]) -> Option<NativeRef<'_>> {
+        let f = self.module.func(id);
+        // The per-call path for a function called with one signature: no lock, no hash, no
+        // key built, no clone.
+        if let Some((s, native)) = self.native_first[id.index()].get()
+            && s.matches_params(args, f)
+        {
+            return Some(NativeRef::Borrowed(native));
+        }
+        let key = (id, Signature::of_params(args, f));
+        let cache = self.native.lock().unwrap_or_else(|p| p.into_inner());
+        match cache.get(&key) {
+            Some(Ok(n)) => Some(NativeRef::Owned(n.clone())),
+            _ => None,
+        }
+    }
+
     /// The machine code for calling `id` with `args`: from the cache, or specialized for their
     /// signature and compiled now.
     fn native_function(&self, id: FuncId, args: &[Value]) -> Result<NativeRef<'_>, CallError> {
+        if let Some(n) = self.cached_native(id, args) {
+            return Ok(n);
+        }
         let f = self.module.func(id);
         let first = &self.native_first[id.index()];
-        // The per-call path for a function called with one signature: no lock, no hash, no
-        // key built, no clone.
-        if let Some((s, native)) = first.get()
-            && s.matches_params(args, f)
-        {
-            return Ok(NativeRef::Borrowed(native));
-        }
         let key = (id, Signature::of_params(args, f));
         // A poisoned lock only means another thread panicked while compiling; the map itself
         // is still consistent (entries are inserted whole).
         let mut cache = self.native.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(hit) = cache.get(&key) {
+            // Compiled by another thread since the look above, or a failure (reported again).
             return hit
                 .clone()
                 .map(NativeRef::Owned)
@@ -996,6 +1055,35 @@ impl Program {
 /// One empty first-specialization slot per function of `module`.
 fn first_slots(module: &Module) -> Vec<OnceLock<(Signature, pyjit_codegen::NativeFunction)>> {
     module.funcs.keys().map(|_| OnceLock::new()).collect()
+}
+
+/// A call with checked arguments, ready to run ([`Program::prepare_call`]).
+pub struct PreparedCall<'a> {
+    program: &'a Program,
+    id: FuncId,
+    args: Vec<Value>,
+    /// The compiled code, when the native code cache held it.
+    native: Option<NativeRef<'a>>,
+}
+
+impl PreparedCall<'_> {
+    /// Whether the call runs compiled code that takes a bounded time whatever the arguments'
+    /// values and sizes (no loop, call or tensor kernel: [`pyjit_ir::Function::runs_in_bounded_time`]
+    /// of the specialization). False when the code is not compiled yet.
+    pub fn runs_in_bounded_time(&self) -> bool {
+        self.native
+            .as_ref()
+            .is_some_and(|n| n.runs_in_bounded_time())
+    }
+
+    /// Runs the call (specializing and compiling first if the code is not cached yet), writing
+    /// its `print`s to `out`.
+    pub fn run(self, out: &mut dyn Write) -> Result<Value, CallError> {
+        match self.native {
+            Some(native) => self.program.run_native(&native, self.args, out),
+            None => self.program.run_call(self.id, self.args, out),
+        }
+    }
 }
 
 /// Compiled code found by [`Program::native_function`]: borrowed from the lock-free slot, or a
