@@ -122,14 +122,6 @@ pub(crate) fn value_into_slots(v: Value, ty: &Type, out: &mut Vec<u64>) -> Resul
             out.push(abi::handle_from_tensor(t) as u64);
             Ok(())
         }
-        (Type::Int, Value::Int(i)) => {
-            out.push(i as u64);
-            Ok(())
-        }
-        (Type::Float, Value::Float(f)) => {
-            out.push(f.to_bits());
-            Ok(())
-        }
         (ty, v) => value_to_slots(&v, ty, out),
     }
 }

@@ -390,7 +390,7 @@ pub struct Call<'a> {
 
 enum CallInner<'a> {
     Script(crate::program::PreparedCall<'a>),
-    Trace(Vec<IValue>),
+    Trace(&'a Mutex<TracedProgram>, Vec<IValue>),
 }
 
 impl Call<'_> {
@@ -400,7 +400,7 @@ impl Call<'_> {
     pub fn runs_in_bounded_time(&self) -> bool {
         match &self.inner {
             CallInner::Script(c) => c.runs_in_bounded_time(),
-            CallInner::Trace(_) => false,
+            CallInner::Trace(..) => false,
         }
     }
 
@@ -410,15 +410,11 @@ impl Call<'_> {
         let f = self.f;
         let v = match self.inner {
             CallInner::Script(c) => c.run(out).map_err(|e| Error::from_call(e, &f.name))?,
-            CallInner::Trace(args) => {
-                let Kind::Trace(t) = &f.kind else {
-                    unreachable!("a trace call is prepared only for a traced function")
-                };
-                t.lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .call_to(args, out)
-                    .map_err(|e| Error::from_trace(e, &f.file))?
-            }
+            CallInner::Trace(t, args) => t
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .call_to(args, out)
+                .map_err(|e| Error::from_trace(e, &f.file))?,
         };
         Value::from_interp(v)
     }
@@ -683,7 +679,7 @@ impl Function {
                 p.prepare_call(&self.name, args)
                     .map_err(|e| Error::from_call(e, &self.name))?,
             ),
-            Kind::Trace(_) => CallInner::Trace(args),
+            Kind::Trace(t) => CallInner::Trace(t, args),
         };
         Ok(Call { f: self, inner })
     }
