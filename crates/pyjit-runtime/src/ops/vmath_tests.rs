@@ -616,6 +616,25 @@ fn trig_special_values_are_exact() {
 
 /// The dispatched, vectorized loops compute exactly what the scalar definitions compute.
 #[test]
+fn erfcx_power_form_matches_the_truncated_chebyshev_series() {
+    // ERFCX_T_POLY must be the first ERFCX_TERMS_F32 terms of ERFCX_CHEB (Clenshaw in u).
+    let mut worst = 0f64;
+    for i in 0..=10_000 {
+        let a = 0.5 + 10.5 * i as f64 / 10_000.0;
+        let t = (a - 3.0) / (a + 3.0);
+        let u = (2.0 * t - (ERFCX_T1 + ERFCX_T0)) / (ERFCX_T1 - ERFCX_T0);
+        let (mut b1, mut b2) = (0.0f64, 0.0f64);
+        for &c in ERFCX_CHEB[1..ERFCX_TERMS_F32].iter().rev() {
+            (b1, b2) = (2.0 * u * b1 - b2 + c, b1);
+        }
+        let cheb = u * b1 - b2 + ERFCX_CHEB[0];
+        let power = erfcx_f64::<true>(a);
+        worst = worst.max(((power - cheb) / cheb).abs());
+    }
+    assert!(worst < 1e-14, "relative difference {worst:e}");
+}
+
+#[test]
 fn dispatched_loops_match_the_scalar_kernels_bitwise() {
     let xs = f32_inputs(1 << 20);
     let fma = isa() != Isa::Scalar;
