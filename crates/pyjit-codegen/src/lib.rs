@@ -5,7 +5,8 @@
 //! tuples are several native values. Tensors are the runtime's reference-counted ABI handles;
 //! tensor ops, lists, strings and subscripts go through host functions registered explicitly
 //! with `JITBuilder::symbol` that reuse the interpreter's value conversions, so both backends
-//! share one meaning. Every function has one trampoline (`ctx, *const u64 args, *mut u64 ret`).
+//! share one meaning. Every function callable from Rust (a root, `Options::roots`) has one
+//! trampoline (`ctx, *const u64 args, *mut u64 ret`); only the roots and what they call are compiled.
 //!
 //! This crate is the only one that imports Cranelift. It must never let native code crash the
 //! process on user input: every fallible operation's status is checked, errors come back as
@@ -73,6 +74,11 @@ pub struct Options {
     pub keep_clif: bool,
     /// Keep the disassembly of every function (for `--emit asm`).
     pub keep_asm: bool,
+    /// The functions to make callable: only they get an entry trampoline, and only they and
+    /// the functions they call (transitively) are compiled. `None`: every function of the
+    /// module. The facade passes the one function a call needs, so the callees that inlining
+    /// made unreachable cost nothing.
+    pub roots: Option<Vec<FuncId>>,
 }
 
 impl Default for Options {
@@ -83,6 +89,7 @@ impl Default for Options {
             verify: cfg!(debug_assertions),
             keep_clif: false,
             keep_asm: false,
+            roots: None,
         }
     }
 }
@@ -142,6 +149,8 @@ impl Drop for Compiled {
 #[derive(Clone)]
 pub struct NativeModule {
     inner: Arc<Compiled>,
+    /// Per IR function: its index in `inner.funcs`, if it is callable (one of the roots).
+    by_id: Vec<Option<usize>>,
     clif: Vec<(String, String)>,
     asm: Vec<(String, String)>,
     times: CompileTimes,
@@ -239,10 +248,17 @@ impl NativeModule {
                     .map_err(cl)?,
             );
         }
-        let mut ids = Vec::new();
-        for (id, f) in module.funcs.iter() {
+        let roots: Vec<FuncId> = match &options.roots {
+            Some(roots) => roots.clone(),
+            None => module.funcs.keys().collect(),
+        };
+        let compiled = reachable(module, &roots)?;
+        // Cranelift's id of each compiled function (`None`: not compiled).
+        let mut ids: Vec<Option<ClFuncId>> = vec![None; module.funcs.len()];
+        for &id in &compiled {
+            let f = module.func(id);
             let sig = lower::signature(&jit, f);
-            ids.push(
+            ids[id.index()] = Some(
                 jit.declare_function(&format!("pyjit_f{}", id.as_u32()), Linkage::Local, &sig)
                     .map_err(cl)?,
             );
@@ -253,8 +269,10 @@ impl NativeModule {
             .iter()
             .map(|(name, id)| (id.as_u32(), name.to_string()))
             .collect();
-        for ((_, f), id) in module.funcs.iter().zip(&ids) {
-            callees.insert(id.as_u32(), f.name.clone());
+        for (id, f) in module.funcs.iter() {
+            if let Some(cid) = ids[id.index()] {
+                callees.insert(cid.as_u32(), f.name.clone());
+            }
         }
         let mut sites = Vec::new();
         let mut clif = Vec::new();
@@ -264,8 +282,11 @@ impl NativeModule {
         let mut asm_parts: Vec<AsmPart> = Vec::new();
         let mut fctx = FunctionBuilderContext::new();
         let mut ctx = jit.make_context();
-        let mut tramps = Vec::new();
-        for (id, f) in module.funcs.iter() {
+        for &id in &compiled {
+            let f = module.func(id);
+            let Some(cid) = ids[id.index()] else {
+                continue;
+            };
             let t = Instant::now();
             ctx.func.signature = lower::signature(&jit, f);
             ctx.func.name = UserFuncName::user(0, id.as_u32());
@@ -292,7 +313,7 @@ impl NativeModule {
             times.lower += t.elapsed();
             let t = Instant::now();
             ctx.set_disasm(options.keep_asm);
-            jit.define_function(ids[id.index()], &mut ctx)
+            jit.define_function(cid, &mut ctx)
                 .map_err(|e| CodegenError::Cranelift(format!("{}: {e:?}", f.name)))?;
             if options.keep_asm
                 && let Some(code) = ctx.compiled_code()
@@ -311,12 +332,24 @@ impl NativeModule {
                 ));
             }
             jit.clear_context(&mut ctx);
-
-            // The entry trampoline: one signature for every function.
-            let tid = build_trampoline(&mut jit, &mut ctx, &mut fctx, ids[id.index()], id, f)?;
-            tramps.push(tid);
             times.cranelift += t.elapsed();
         }
+        // The entry trampolines of the roots: one signature for every function.
+        let t = Instant::now();
+        let mut by_id: Vec<Option<usize>> = vec![None; module.funcs.len()];
+        let mut tramps = Vec::new();
+        for &id in &roots {
+            if by_id[id.index()].is_some() {
+                continue;
+            }
+            let inner = ids[id.index()].ok_or_else(|| {
+                CodegenError::Internal(format!("root {id} was not compiled"))
+            })?;
+            let tid = build_trampoline(&mut jit, &mut ctx, &mut fctx, inner, id, module.func(id))?;
+            by_id[id.index()] = Some(tramps.len());
+            tramps.push((id, tid));
+        }
+        times.cranelift += t.elapsed();
         let t = Instant::now();
         jit.finalize_definitions().map_err(cl)?;
         times.cranelift += t.elapsed();
@@ -325,13 +358,17 @@ impl NativeModule {
                 .into_iter()
                 .map(|(name, ptr)| (ptr as u64, name.to_string()))
                 .collect();
-            for ((_, f), &id) in module.funcs.iter().zip(&ids) {
-                symbols.insert(jit.get_finalized_function(id) as u64, f.name.clone());
+            let finalized: Vec<(&pyjit_ir::Function, *const u8)> = compiled
+                .iter()
+                .filter_map(|&id| {
+                    let cid = ids[id.index()]?;
+                    Some((module.func(id), jit.get_finalized_function(cid)))
+                })
+                .collect();
+            for &(f, ptr) in &finalized {
+                symbols.insert(ptr as u64, f.name.clone());
             }
-            for (((_, f), &id), (vcode, len, srclocs)) in
-                module.funcs.iter().zip(&ids).zip(asm_parts)
-            {
-                let ptr = jit.get_finalized_function(id);
+            for (&(f, ptr), (vcode, len, srclocs)) in finalized.iter().zip(asm_parts) {
                 // SAFETY: `ptr` is the start of this function's finalized code, `len` bytes long
                 // (the size Cranelift emitted); the memory is mapped readable and stays alive
                 // as long as `jit`.
@@ -347,11 +384,10 @@ impl NativeModule {
                 asm.push((f.name.clone(), text));
             }
         }
-        let funcs = module
-            .funcs
+        let funcs = tramps
             .iter()
-            .zip(&tramps)
-            .map(|((_, f), &tid)| FuncEntry {
+            .map(|&(id, tid)| (module.func(id), tid))
+            .map(|(f, tid)| FuncEntry {
                 name: f.name.clone(),
                 params: f.param_types(),
                 ret: f.ret.clone(),
@@ -367,6 +403,7 @@ impl NativeModule {
                 sites,
                 max_call_depth: options.max_call_depth,
             }),
+            by_id,
             clif,
             asm,
             times,
@@ -388,9 +425,10 @@ impl NativeModule {
 
     /// The compiled function with IR id `id`.
     pub fn function_by_id(&self, id: FuncId) -> Option<NativeFunction> {
-        (id.index() < self.inner.funcs.len()).then(|| NativeFunction {
+        let index = self.by_id.get(id.index()).copied().flatten()?;
+        Some(NativeFunction {
             inner: self.inner.clone(),
-            index: id.index(),
+            index,
         })
     }
 
@@ -582,6 +620,43 @@ thread_local! {
     /// calls.
     static SLOT_BUFFERS: std::cell::Cell<(Vec<u64>, Vec<u64>)> =
         const { std::cell::Cell::new((Vec::new(), Vec::new())) };
+}
+
+/// The functions reachable from `roots` through calls (the roots included), each once, in
+/// module order; an error if a root or a callee is not a function of `module`.
+fn reachable(module: &pyjit_ir::Module, roots: &[FuncId]) -> Result<Vec<FuncId>, CodegenError> {
+    let n = module.funcs.len();
+    let mut seen = vec![false; n];
+    let mut stack = Vec::new();
+    let unknown = |id: FuncId| CodegenError::Internal(format!("call of unknown function {id}"));
+    for &id in roots {
+        if id.index() >= n {
+            return Err(unknown(id));
+        }
+        if !std::mem::replace(&mut seen[id.index()], true) {
+            stack.push(id);
+        }
+    }
+    let mut bad = None;
+    while let Some(id) = stack.pop() {
+        let f = module.func(id);
+        f.walk(&mut |op| {
+            if let pyjit_ir::OpKind::Call(callee) = f.op(op).kind {
+                match seen.get_mut(callee.index()) {
+                    Some(s) if !*s => {
+                        *s = true;
+                        stack.push(callee);
+                    }
+                    Some(_) => {}
+                    None => bad = Some(callee),
+                }
+            }
+        });
+        if let Some(callee) = bad {
+            return Err(unknown(callee));
+        }
+    }
+    Ok(module.funcs.keys().filter(|id| seen[id.index()]).collect())
 }
 
 /// `extern "C" fn(ctx, args: *const u64, ret: *mut u64)`: loads the parameters' slots, calls the

@@ -85,7 +85,8 @@ pub(crate) struct Lowering<'a, 'b> {
     pub jit: &'a mut JITModule,
     pub host: &'a HashMap<&'static str, ClFuncId>,
     /// Cranelift ids of the module's functions, by `FuncId` index.
-    pub funcs: &'a [ClFuncId],
+    /// Cranelift's id of each IR function (`None`: not compiled, so not callable).
+    pub funcs: &'a [Option<ClFuncId>],
     pub sites: &'a mut Vec<Site>,
     frefs: HashMap<ClFuncId, ir::FuncRef>,
     ctx: ir::Value,
@@ -176,7 +177,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         b: FunctionBuilder<'b>,
         jit: &'a mut JITModule,
         host: &'a HashMap<&'static str, ClFuncId>,
-        funcs: &'a [ClFuncId],
+        funcs: &'a [Option<ClFuncId>],
         sites: &'a mut Vec<Site>,
     ) -> Self {
         let (last_use, nested_use) = liveness(f);
@@ -1014,7 +1015,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 for &v in &operands {
                     args.extend(self.consume(v, k, op)?);
                 }
-                let id = *self.funcs.get(callee.index()).ok_or_else(|| {
+                let id = self.funcs.get(callee.index()).copied().flatten().ok_or_else(|| {
                     CodegenError::Internal(format!("call of unknown function {callee}"))
                 })?;
                 let r = self.fref(id);

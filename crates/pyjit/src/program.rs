@@ -1026,6 +1026,8 @@ impl Program {
             let (m, entry, mut record) = self.cached_specialization(id, &signature, &types)?;
             let options = pyjit_codegen::Options {
                 max_call_depth: self.options.interp.max_call_depth as u64,
+                // Only the entry and what it still calls after inlining.
+                roots: Some(vec![entry]),
                 ..pyjit_codegen::Options::default()
             };
             let compiled = pyjit_codegen::NativeModule::compile(&m, &options);
