@@ -252,7 +252,14 @@ impl NativeModule {
             Some(roots) => roots.clone(),
             None => module.funcs.keys().collect(),
         };
-        let compiled = reachable(module, &roots)?;
+        let (reached, _) = module
+            .reachable_from(&roots)
+            .map_err(|id| CodegenError::Internal(format!("call of unknown function {id}")))?;
+        let compiled: Vec<FuncId> = module
+            .funcs
+            .keys()
+            .filter(|id| reached[id.index()])
+            .collect();
         // Cranelift's id of each compiled function (`None`: not compiled).
         let mut ids: Vec<Option<ClFuncId>> = vec![None; module.funcs.len()];
         for &id in &compiled {
@@ -342,9 +349,8 @@ impl NativeModule {
             if by_id[id.index()].is_some() {
                 continue;
             }
-            let inner = ids[id.index()].ok_or_else(|| {
-                CodegenError::Internal(format!("root {id} was not compiled"))
-            })?;
+            let inner = ids[id.index()]
+                .ok_or_else(|| CodegenError::Internal(format!("root {id} was not compiled")))?;
             let tid = build_trampoline(&mut jit, &mut ctx, &mut fctx, inner, id, module.func(id))?;
             by_id[id.index()] = Some(tramps.len());
             tramps.push((id, tid));
@@ -620,43 +626,6 @@ thread_local! {
     /// calls.
     static SLOT_BUFFERS: std::cell::Cell<(Vec<u64>, Vec<u64>)> =
         const { std::cell::Cell::new((Vec::new(), Vec::new())) };
-}
-
-/// The functions reachable from `roots` through calls (the roots included), each once, in
-/// module order; an error if a root or a callee is not a function of `module`.
-fn reachable(module: &pyjit_ir::Module, roots: &[FuncId]) -> Result<Vec<FuncId>, CodegenError> {
-    let n = module.funcs.len();
-    let mut seen = vec![false; n];
-    let mut stack = Vec::new();
-    let unknown = |id: FuncId| CodegenError::Internal(format!("call of unknown function {id}"));
-    for &id in roots {
-        if id.index() >= n {
-            return Err(unknown(id));
-        }
-        if !std::mem::replace(&mut seen[id.index()], true) {
-            stack.push(id);
-        }
-    }
-    let mut bad = None;
-    while let Some(id) = stack.pop() {
-        let f = module.func(id);
-        f.walk(&mut |op| {
-            if let pyjit_ir::OpKind::Call(callee) = f.op(op).kind {
-                match seen.get_mut(callee.index()) {
-                    Some(s) if !*s => {
-                        *s = true;
-                        stack.push(callee);
-                    }
-                    Some(_) => {}
-                    None => bad = Some(callee),
-                }
-            }
-        });
-        if let Some(callee) = bad {
-            return Err(unknown(callee));
-        }
-    }
-    Ok(module.funcs.keys().filter(|id| seen[id.index()]).collect())
 }
 
 /// `extern "C" fn(ctx, args: *const u64, ret: *mut u64)`: loads the parameters' slots, calls the

@@ -1015,9 +1015,14 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 for &v in &operands {
                     args.extend(self.consume(v, k, op)?);
                 }
-                let id = self.funcs.get(callee.index()).copied().flatten().ok_or_else(|| {
-                    CodegenError::Internal(format!("call of unknown function {callee}"))
-                })?;
+                let id = self
+                    .funcs
+                    .get(callee.index())
+                    .copied()
+                    .flatten()
+                    .ok_or_else(|| {
+                        CodegenError::Internal(format!("call of unknown function {callee}"))
+                    })?;
                 let r = self.fref(id);
                 let inst = self.b.ins().call(r, &args);
                 let res = self.b.inst_results(inst).to_vec();

@@ -134,6 +134,47 @@ impl Module {
         &mut self.funcs[id]
     }
 
+    /// The functions `roots` reach through calls, the roots included (one flag per function,
+    /// indexed by [`FuncId::index`]), and how many attached ops those functions hold. Each
+    /// reached function is walked once. `Err` names a root or callee that is not a function of
+    /// the module.
+    pub fn reachable_from(&self, roots: &[FuncId]) -> Result<(Vec<bool>, usize), FuncId> {
+        let mut seen = vec![false; self.funcs.len()];
+        let mut stack = Vec::new();
+        for &id in roots {
+            match seen.get_mut(id.index()) {
+                Some(s) if !*s => {
+                    *s = true;
+                    stack.push(id);
+                }
+                Some(_) => {}
+                None => return Err(id),
+            }
+        }
+        let mut ops = 0;
+        let mut bad = None;
+        while let Some(id) = stack.pop() {
+            let f = &self.funcs[id];
+            f.walk(&mut |op| {
+                ops += 1;
+                if let OpKind::Call(callee) = f.ops[op].kind {
+                    match seen.get_mut(callee.index()) {
+                        Some(s) if !*s => {
+                            *s = true;
+                            stack.push(callee);
+                        }
+                        Some(_) => {}
+                        None => bad = Some(callee),
+                    }
+                }
+            });
+            if let Some(callee) = bad {
+                return Err(callee);
+            }
+        }
+        Ok((seen, ops))
+    }
+
     /// Adds a compacted copy of function `id` under a new name (for specialization per
     /// signature; calls inside keep pointing at the same callees).
     pub fn clone_function(&mut self, id: FuncId, new_name: impl Into<String>) -> FuncId {

@@ -13,5 +13,5 @@ pub mod manager;
 pub mod passes;
 pub mod specialize;
 
-pub use manager::{OptLevel, PassReport, PipelineConfig, run_pipeline};
+pub use manager::{OptLevel, PassReport, PipelineConfig, run_pipeline, run_pipeline_from};
 pub use specialize::{SpecializeError, join, specialize};

@@ -16,7 +16,7 @@
 //! then calls [`run_pipeline`] and prints [`PassReport::render`].
 
 use crate::passes::{self, PassCtx, PassOptions, PassStats, util};
-use pyjit_ir::{Module, VerifyError, print_module};
+use pyjit_ir::{FuncId, Module, VerifyError, print_module};
 use std::collections::HashMap;
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -320,9 +320,32 @@ impl PassReport {
 /// Runs the configured passes over `m` in order. Unknown pass names in `config.passes` are
 /// skipped (validate them with [`PipelineConfig::parse_pass_list`] first).
 pub fn run_pipeline(m: &mut Module, config: &PipelineConfig) -> PassReport {
+    run_pipeline_from(m, config, None)
+}
+
+/// [`run_pipeline`] for the functions `roots` reach through calls (`None`: every function):
+/// before each pass the reached set is found again (inlining removes calls), and the passes
+/// leave the other functions as they are; the op counts of the report count the reached
+/// functions only. A caller that runs the roots needs no more, and a module of many small
+/// functions that inlining merged is not optimized once per dead callee.
+pub fn run_pipeline_from(
+    m: &mut Module,
+    config: &PipelineConfig,
+    roots: Option<&[FuncId]>,
+) -> PassReport {
     let start = Instant::now();
+    // The functions to optimize and their op count.
+    let reach = |m: &Module| match roots {
+        None => (None, util::module_op_count(m)),
+        Some(roots) => match m.reachable_from(roots) {
+            Ok((live, ops)) => (Some(live), ops),
+            // A call of no function: optimize everything (the verifier reports the call).
+            Err(_) => (None, util::module_op_count(m)),
+        },
+    };
+    let (mut live, mut ops) = reach(m);
     let mut report = PassReport {
-        ops_before: util::module_op_count(m),
+        ops_before: ops,
         ..PassReport::default()
     };
     let mut budgets: HashMap<String, u64> = config.opt_limit.clone();
@@ -335,8 +358,9 @@ pub fn run_pipeline(m: &mut Module, config: &PipelineConfig) -> PassReport {
         };
         let budget = budgets.get(&name).copied();
         let mut ctx = PassCtx::new(config.options.clone(), budget);
+        ctx.live = live.take();
         let backup = config.verify.then(|| m.clone());
-        let ops_before = util::module_op_count(m);
+        let ops_before = ops;
         let t = Instant::now();
         pass.run(m, &mut ctx);
         let time = t.elapsed();
@@ -362,17 +386,18 @@ pub fn run_pipeline(m: &mut Module, config: &PipelineConfig) -> PassReport {
                 *last = now;
             }
         }
+        (live, ops) = reach(m);
         report.runs.push(PassRun {
             pass: name,
             stats: ctx.stats,
             time,
             ops_before,
-            ops_after: util::module_op_count(m),
+            ops_after: ops,
             dump,
             changed,
         });
     }
-    report.ops_after = util::module_op_count(m);
+    report.ops_after = ops;
     report.total_time = start.elapsed();
     report
 }

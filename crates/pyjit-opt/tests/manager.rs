@@ -2,7 +2,7 @@
 //! statistics and the verifier's safety net.
 
 use pyjit_ir::{parse_module, print_module_without_spans};
-use pyjit_opt::manager::{OptLevel, PipelineConfig, run_pipeline};
+use pyjit_opt::manager::{OptLevel, PipelineConfig, run_pipeline, run_pipeline_from};
 use pyjit_opt::passes::ALL_PASSES;
 
 const SRC: &str = "
@@ -145,4 +145,59 @@ fn print_after_and_timings() {
             .iter()
             .any(|(p, s)| p == "constfold" && s.folded == 3)
     );
+}
+
+/// `run_pipeline_from` optimizes what the roots reach, before and after inlining: a helper that
+/// inlining absorbed and a function nothing calls are left as they were; the same module through
+/// `run_pipeline` has all of them optimized.
+#[test]
+fn pipeline_from_roots_leaves_unreached_functions_alone() {
+    let src = "
+func @helper(%x: int) -> int {
+  %a: int = const 2
+  %b: int = const 3
+  %c: int = int.mul(%a, %b)
+  %d: int = int.add(%x, %c)
+  return %d
+}
+
+func @unused(%x: int) -> int {
+  %a: int = const 4
+  %b: int = const 5
+  %c: int = int.mul(%a, %b)
+  %d: int = int.add(%x, %c)
+  return %d
+}
+
+func @main(%x: int) -> int {
+  %r: int = call @helper(%x)
+  return %r
+}
+";
+    let m = parse_module(src).unwrap();
+    let main = m.function_by_name("main").unwrap();
+    let helper = m.function_by_name("helper").unwrap();
+    let unused = m.function_by_name("unused").unwrap();
+    let config = PipelineConfig::for_level(OptLevel::O2);
+    let function_text = |m: &pyjit_ir::Module, id| {
+        let mut one = pyjit_ir::Module::new();
+        one.push_function(m.func(id).clone());
+        print_module_without_spans(&one)
+    };
+
+    let mut rooted = m.clone();
+    let report = run_pipeline_from(&mut rooted, &config, Some(&[main]));
+    let main_text = function_text(&rooted, main);
+    assert!(main_text.contains("const 6"), "{main_text}");
+    assert!(!main_text.contains("call"), "{main_text}");
+    // `unused` is never reached; `helper` is reached until inlining removes its only call.
+    assert_eq!(function_text(&rooted, unused), function_text(&m, unused));
+    assert_eq!(function_text(&rooted, helper), function_text(&m, helper));
+    assert_eq!(report.ops_after, rooted.func(main).all_ops().len());
+
+    let mut all = m.clone();
+    run_pipeline(&mut all, &config);
+    let unused_text = function_text(&all, unused);
+    assert!(unused_text.contains("const 20"), "{unused_text}");
+    assert!(!unused_text.contains("int.mul"), "{unused_text}");
 }

@@ -2,7 +2,7 @@
 
 use pyjit_interp::{CallSite, Config, InterpError, Interpreter, Value};
 use pyjit_ir::{EntityRef, FuncId, Module, Type};
-use pyjit_opt::manager::{OptLevel, PassReport, PipelineConfig, run_pipeline};
+use pyjit_opt::manager::{OptLevel, PassReport, PipelineConfig, run_pipeline, run_pipeline_from};
 use pyjit_runtime::DType;
 use pyjit_syntax::{Diagnostic, SourceFile, Span};
 use rustc_hash::FxHashMap;
@@ -914,7 +914,8 @@ impl Program {
         let t = Instant::now();
         let (mut m, entry) = with_specialization(&self.module, id, types)?;
         let specialize = t.elapsed();
-        let passes = run_pipeline(&mut m, &self.options.opt);
+        // Only what the entry reaches runs: callees that inlining absorbed are left alone.
+        let passes = run_pipeline_from(&mut m, &self.options.opt, Some(&[entry]));
         Ok((
             m,
             entry,

@@ -40,8 +40,10 @@ impl Pass for Fuse {
     }
 
     fn run(&self, m: &mut Module, ctx: &mut PassCtx) {
-        for f in m.funcs.values_mut() {
-            run_function(f, ctx);
+        for (id, f) in m.funcs.iter_mut() {
+            if ctx.is_live(id) {
+                run_function(f, ctx);
+            }
         }
     }
 }

@@ -34,6 +34,9 @@ impl Pass for Inline {
             let mut changed = false;
             let ids: Vec<FuncId> = m.funcs.keys().collect();
             for id in ids {
+                if !ctx.is_live(id) {
+                    continue;
+                }
                 changed |= inline_in(m, id, &recursive, ctx);
             }
             if !changed {

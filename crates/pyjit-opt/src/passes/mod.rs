@@ -11,7 +11,7 @@
 //! - **Every rewrite asks [`PassCtx::allow`] first**, so `--opt-limit PASS=N` can stop a pass
 //!   after its first N rewrites to bisect a miscompile.
 
-use pyjit_ir::Module;
+use pyjit_ir::{EntityRef, FuncId, Module};
 
 /// Declares the pass `$ty` named `$name` that runs `$run` (`fn(&mut Function, &mut PassCtx)`) on
 /// each function of the module in turn, the shape of every pass that looks at one function at a
@@ -28,8 +28,10 @@ macro_rules! function_pass {
                 $description
             }
             fn run(&self, m: &mut pyjit_ir::Module, ctx: &mut $crate::passes::PassCtx) {
-                for f in m.funcs.values_mut() {
-                    $run(f, ctx);
+                for (id, f) in m.funcs.iter_mut() {
+                    if ctx.is_live(id) {
+                        $run(f, ctx);
+                    }
                 }
             }
         }
@@ -140,6 +142,10 @@ pub struct PassCtx {
     /// Rewrites still allowed (`None`: unlimited).
     pub budget: Option<u64>,
     pub stats: PassStats,
+    /// The functions to optimize, indexed by [`FuncId::index`] (`None`: all). The pass
+    /// manager sets it when the pipeline runs for some roots ([`crate::manager::run_pipeline_from`]):
+    /// a function they do not reach is left as it is.
+    pub live: Option<Vec<bool>>,
 }
 
 impl PassCtx {
@@ -148,7 +154,15 @@ impl PassCtx {
             options,
             budget,
             stats: PassStats::default(),
+            live: None,
         }
+    }
+
+    /// Whether the pass should optimize function `id` (see [`PassCtx::live`]).
+    pub fn is_live(&self, id: FuncId) -> bool {
+        self.live
+            .as_ref()
+            .is_none_or(|l| l.get(id.index()).copied().unwrap_or(true))
     }
 
     /// Asks for one rewrite; `false` when the `--opt-limit` budget is exhausted (the pass must
