@@ -39,7 +39,29 @@ use ty::Ty;
 /// Scripts every function of a parsed module into one IR module (functions in source order).
 /// Reports every error it can find (each function is checked on its own), not just the first.
 pub fn script_module(file: &SourceFile, module: &ast::Module) -> Result<Module, Vec<Diagnostic>> {
-    let m = script_module_unverified(file, module)?;
+    script_module_typed(file, module, &ArgTypes::new())
+}
+
+/// The types that a call's arguments give to unannotated parameters, per function name and
+/// parameter index (`None`: keep the parameter's own rule). Only NumPy-style modules
+/// ([`module::ModuleInfo::numpy_mode`]) use them, as Numba's dispatcher does: `def f(n)` called
+/// with an `int` is compiled with `n: int`.
+pub type ArgTypes = std::collections::HashMap<String, Vec<Option<pyjit_ir::Type>>>;
+
+/// Whether unannotated parameters of this module take their types from the call's arguments
+/// (a NumPy-style module) instead of being `Tensor`s (TorchScript's rule).
+pub fn types_from_arguments(module: &ast::Module) -> bool {
+    module::analyze(module, &mut Vec::new()).numpy_mode()
+}
+
+/// [`script_module`] with the unannotated parameters of a NumPy-style module typed by `args`
+/// (see [`ArgTypes`]); in a torch-style module `args` is ignored.
+pub fn script_module_typed(
+    file: &SourceFile,
+    module: &ast::Module,
+    args: &ArgTypes,
+) -> Result<Module, Vec<Diagnostic>> {
+    let m = script_module_unverified_typed(file, module, args)?;
     if let Err(verr) = pyjit_ir::verify_module(&m) {
         return Err(verr
             .into_iter()
@@ -62,8 +84,17 @@ pub fn script_module_unverified(
     file: &SourceFile,
     module: &ast::Module,
 ) -> Result<Module, Vec<Diagnostic>> {
+    script_module_unverified_typed(file, module, &ArgTypes::new())
+}
+
+fn script_module_unverified_typed(
+    file: &SourceFile,
+    module: &ast::Module,
+    args: &ArgTypes,
+) -> Result<Module, Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let info = module::analyze(module, &mut errors);
+    let no_types = Vec::new();
     let n = info.functions.len();
     let mut sigs = Vec::with_capacity(n);
     let mut rets = Vec::with_capacity(n);
@@ -71,7 +102,11 @@ pub fn script_module_unverified(
     for (i, def) in info.functions.iter().enumerate() {
         let before = errors.len();
         check::check_function(def, &file.text, &mut errors);
-        match signature(def, &info, &mut errors) {
+        let arg_types = match info.numpy_mode() {
+            true => args.get(&def.name.name).unwrap_or(&no_types),
+            false => &no_types,
+        };
+        match signature(def, &info, arg_types, &mut errors) {
             Some((sig, ret)) => {
                 sigs.push(Some(sig));
                 rets.push(match ret {
@@ -181,6 +216,7 @@ fn dedup(errors: &mut Vec<Diagnostic>) {
 fn signature(
     def: &FunctionDef,
     info: &module::ModuleInfo,
+    arg_types: &[Option<pyjit_ir::Type>],
     errors: &mut Vec<Diagnostic>,
 ) -> Option<(Sig, Option<Ty>)> {
     let all: Vec<(&ast::Param, bool)> = def
@@ -230,7 +266,11 @@ fn signature(
                 }
             },
             (None, Some(c)) => (c.params[i].clone(), true),
-            (None, None) => (Ty::Tensor, false),
+            // A parameter with a default keeps the default's type (below).
+            (None, None) => match arg_types.get(i).cloned().flatten() {
+                Some(t) if p.default.is_none() => (from_ir_type(&t), true),
+                _ => (Ty::Tensor, false),
+            },
         };
         let mut tensor_default = None;
         let default = match &p.default {

@@ -487,11 +487,59 @@ impl Program {
 
     /// [`Program::compile`] with the given options (backend, optimization pipeline, ...).
     pub fn compile_with(source: SourceFile, options: Options) -> Result<Program, Vec<Diagnostic>> {
+        Program::compile_typed(source, options, None)
+    }
+
+    /// [`Program::compile_with`] for calls of function `name` (`None`: the file's only function)
+    /// with arguments like `args`: in a
+    /// NumPy-style module (`import numpy as np`, no torch) an unannotated parameter of `name`
+    /// without a default takes the type of its argument when that is an `int`, `float` or
+    /// `bool` (Numba's rule: `def f(n)` called with `1000` has `n: int`); tensors and every
+    /// other value keep the parameter's own rule. In a torch-style module this is
+    /// [`Program::compile_with`]. The program serves calls whose scalar arguments have these
+    /// types (a call with others reports the misfit), so a caller keeps one program per such
+    /// signature, as Numba's dispatcher keeps one specialization per signature.
+    pub fn compile_for_call(
+        source: SourceFile,
+        options: Options,
+        name: Option<&str>,
+        args: &[Value],
+    ) -> Result<Program, Vec<Diagnostic>> {
+        let types = args
+            .iter()
+            .map(|a| match a {
+                Value::Int(_) => Some(Type::Int),
+                Value::Float(_) => Some(Type::Float),
+                Value::Bool(_) => Some(Type::Bool),
+                _ => None,
+            })
+            .collect();
+        Program::compile_typed(source, options, Some((name, types)))
+    }
+
+    fn compile_typed(
+        source: SourceFile,
+        options: Options,
+        call: Option<(Option<&str>, Vec<Option<Type>>)>,
+    ) -> Result<Program, Vec<Diagnostic>> {
         let t = Instant::now();
         let ast = pyjit_syntax::parse_module(&source)?;
         let parse = t.elapsed();
         let t = Instant::now();
-        let mut module = pyjit_script::script_module(&source, &ast)?;
+        let arg_types: pyjit_script::ArgTypes = call
+            .and_then(|(name, types)| {
+                let name = match name {
+                    Some(n) => n.to_string(),
+                    None => match pyjit_script::function_names(&ast).as_slice() {
+                        [only] => only.clone(),
+                        _ => return None,
+                    },
+                };
+                Some((name, types))
+            })
+            .into_iter()
+            .collect();
+        let mut module = pyjit_script::script_module_typed(&source, &ast, &arg_types)?;
         let defaults = default_values(&ast, &module);
         let source = Arc::new(source);
         if module.source.is_none() {

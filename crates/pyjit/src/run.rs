@@ -179,7 +179,21 @@ pub fn run_with_report(
         opt: req.opt.clone(),
         ..Options::default()
     };
-    let program = match Program::compile_with(source, options) {
+    // In a NumPy-style module the ARGs' spellings type the unannotated parameters
+    // (`Program::compile_for_call`); a torch-style module ignores them.
+    let spelled: Vec<Value> = req
+        .args
+        .iter()
+        .filter_map(|a| parse_arg(a).ok())
+        .map(|lit| match lit {
+            ArgLit::Int(i) => Value::Int(i),
+            ArgLit::Float(x) => Value::Float(x),
+            ArgLit::Bool(b) => Value::Bool(b),
+            _ => Value::None,
+        })
+        .collect();
+    let compiled = Program::compile_for_call(source, options, req.function.as_deref(), &spelled);
+    let program = match compiled {
         Ok(p) => p,
         Err(d) => return (RunOutcome::CompileError(d), RunReport::default()),
     };
