@@ -212,7 +212,12 @@ pub fn run(args: &BenchArgs) -> u8 {
                 opt: opt.clone(),
                 ..pyjit::Options::default()
             };
-            let program = match Program::compile_with(file.clone(), options) {
+            let program = match pyjit::run::compile_for_args(
+                file.clone(),
+                options,
+                args.function.as_deref(),
+                &args.args,
+            ) {
                 Ok(p) => p,
                 Err(diags) => {
                     for d in &diags {

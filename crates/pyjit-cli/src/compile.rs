@@ -12,8 +12,8 @@
 use crate::opt::OptArgs;
 use crate::run::take_trailing;
 use clap::{Args, ValueEnum};
+use pyjit::Options;
 use pyjit::args::parse_arg;
-use pyjit::{Options, Program};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -176,15 +176,16 @@ pub fn prepare(
         opt,
         ..Options::default()
     };
-    let program = match Program::compile_with(file, options) {
-        Ok(p) => p,
-        Err(diags) => {
-            for d in &diags {
-                eprint!("{}", d.render(&rendered_against));
+    let program =
+        match pyjit::run::compile_for_args(file, options, args.function.as_deref(), &args.args) {
+            Ok(p) => p,
+            Err(diags) => {
+                for d in &diags {
+                    eprint!("{}", d.render(&rendered_against));
+                }
+                return Err(crate::EXIT_PROGRAM_ERROR);
             }
-            return Err(crate::EXIT_PROGRAM_ERROR);
-        }
-    };
+        };
     let name = match pyjit::run::pick_function(&program, args.function.as_deref()) {
         Ok(n) => n,
         Err(e) => {

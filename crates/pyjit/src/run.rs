@@ -179,20 +179,7 @@ pub fn run_with_report(
         opt: req.opt.clone(),
         ..Options::default()
     };
-    // In a NumPy-style module the ARGs' spellings type the unannotated parameters
-    // (`Program::compile_for_call`); a torch-style module ignores them.
-    let spelled: Vec<Value> = req
-        .args
-        .iter()
-        .filter_map(|a| parse_arg(a).ok())
-        .map(|lit| match lit {
-            ArgLit::Int(i) => Value::Int(i),
-            ArgLit::Float(x) => Value::Float(x),
-            ArgLit::Bool(b) => Value::Bool(b),
-            _ => Value::None,
-        })
-        .collect();
-    let compiled = Program::compile_for_call(source, options, req.function.as_deref(), &spelled);
+    let compiled = compile_for_args(source, options, req.function.as_deref(), &req.args);
     let program = match compiled {
         Ok(p) => p,
         Err(d) => return (RunOutcome::CompileError(d), RunReport::default()),
@@ -206,6 +193,28 @@ pub fn run_with_report(
         run_includes: None,
     };
     (outcome, report)
+}
+
+/// Compiles `source` for a call of `function` (`None`: the file's only one) with ARG words
+/// `words`: in a NumPy-style module the scalar ARGs (`1000`, `0.5`, `True`) type the unannotated
+/// parameters they are passed to ([`Program::compile_for_call`]); a torch-style module ignores
+/// them. ARGs that do not parse are left to [`fit_call`] to report.
+pub fn compile_for_args(
+    source: SourceFile,
+    options: Options,
+    function: Option<&str>,
+    words: &[String],
+) -> Result<Program, Vec<Diagnostic>> {
+    let spelled: Vec<Value> = words
+        .iter()
+        .map(|a| match parse_arg(a) {
+            Ok(ArgLit::Int(i)) => Value::Int(i),
+            Ok(ArgLit::Float(x)) => Value::Float(x),
+            Ok(ArgLit::Bool(b)) => Value::Bool(b),
+            _ => Value::None,
+        })
+        .collect();
+    Program::compile_for_call(source, options, function, &spelled)
 }
 
 /// Runs `req` on an already compiled program (with the program's backend and optimization
