@@ -521,12 +521,18 @@ impl NativeFunction {
     }
 
     /// As [`NativeFunction::call_with_output`], consuming the arguments: a tensor argument
-    /// becomes the callee's reference without a copy.
-    pub fn call_owned_with_output(
+    /// becomes the callee's reference without a copy. Any exact-size iterator of values will
+    /// do (the facade's per-call path passes an inline array, so nothing is allocated).
+    pub fn call_owned_with_output<A>(
         &self,
-        args: Vec<Value>,
+        args: A,
         out: &mut dyn Write,
-    ) -> Result<Value, InterpError> {
+    ) -> Result<Value, InterpError>
+    where
+        A: IntoIterator<Item = Value>,
+        A::IntoIter: ExactSizeIterator,
+    {
+        let args = args.into_iter();
         let nargs = args.len();
         let entry = &self.inner.funcs[self.index];
         let bad = |m: String| {
@@ -552,7 +558,6 @@ impl NativeFunction {
         let (mut slots, mut ret) = SLOT_BUFFERS.with(|b| b.take());
         slots.clear();
         let written = args
-            .into_iter()
             .zip(&entry.params)
             .enumerate()
             .try_for_each(|(i, (a, t))| {

@@ -44,7 +44,7 @@ use pyjit_runtime::{DType, Tensor};
 use pyjit_syntax::{Diagnostic, SourceFile};
 use std::fmt;
 use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Python source text and where it came from, for diagnostics.
 #[derive(Clone, Debug)]
@@ -390,6 +390,8 @@ pub struct Call<'a> {
 
 enum CallInner<'a> {
     Script(crate::program::PreparedCall<'a>),
+    /// The function's [`FastPath`] with the positional arguments it matched, not fitted yet.
+    Fast(&'a Program, &'a FastPath, Vec<Value>),
     Trace(&'a Mutex<TracedProgram>, Vec<IValue>),
 }
 
@@ -400,6 +402,7 @@ impl Call<'_> {
     pub fn runs_in_bounded_time(&self) -> bool {
         match &self.inner {
             CallInner::Script(c) => c.runs_in_bounded_time(),
+            CallInner::Fast(_, fast, _) => fast.native.runs_in_bounded_time(),
             CallInner::Trace(..) => false,
         }
     }
@@ -410,6 +413,17 @@ impl Call<'_> {
         let f = self.f;
         let v = match self.inner {
             CallInner::Script(c) => c.run(out).map_err(|e| Error::from_call(e, &f.name))?,
+            CallInner::Fast(p, fast, args) => {
+                let types = f.params.as_ref().map_or(&[][..], |p| &p.types[..]);
+                // Each argument has its parameter's fast kind (checked by `prepare`), which
+                // `fit` takes; a `None` here could only reach native code's own type check.
+                let args = args
+                    .into_iter()
+                    .zip(types)
+                    .map(|(v, t)| v.fit(t).unwrap_or(IValue::None));
+                p.run_native(&fast.native, args, out)
+                    .map_err(|e| Error::from_call(e, &f.name))?
+            }
             CallInner::Trace(t, args) => t
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -436,6 +450,60 @@ pub struct Function {
     /// scripted function; for a traced one only if its file also scripts).
     params: Option<Params>,
     kind: Kind,
+    /// Scripted, native: the compiled code of the first signature called twice with
+    /// positional scalar and tensor arguments, and what each argument must be to take it.
+    fast: OnceLock<FastPath>,
+}
+
+/// The per-call path of a scripted function called with one signature (the common case):
+/// the compiled code and, per parameter, the [`FastArg`] an argument must have. A call that
+/// matches skips binding, the program's argument checks and its code-cache lookup; any other
+/// call (keywords, defaults, another signature, containers) takes the general path.
+struct FastPath {
+    native: pyjit_codegen::NativeFunction,
+    args: smallvec::SmallVec<[FastArg; 4]>,
+}
+
+impl FastPath {
+    /// Whether positional `args` for parameters of declared types `types` take this path.
+    fn matches(&self, args: &[Value], types: &[Type]) -> bool {
+        args.len() == self.args.len()
+            && args
+                .iter()
+                .zip(types)
+                .zip(&self.args)
+                .all(|((v, t), &k)| FastArg::of(v, t) == Some(k))
+    }
+}
+
+/// What an argument of the fast path is: a scalar fitted to its declared type without
+/// conversion (or an `int` widened to a `float` parameter), or a tensor of the dtype and rank
+/// (the code-cache key) the code was compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FastArg {
+    Int,
+    Float,
+    IntAsFloat,
+    Bool,
+    Tensor(DType, usize),
+}
+
+impl FastArg {
+    /// The kind of `v` passed to a parameter declared `ty`, when the fast path can take it
+    /// (a tensor parameter only when its declared type is generic, so that the code-cache
+    /// key, dtype and rank, is all a tensor's fitness depends on).
+    fn of(v: &Value, ty: &Type) -> Option<FastArg> {
+        Some(match (ty, v) {
+            (Type::Int, Value::Int(_)) => FastArg::Int,
+            (Type::Float, Value::Float(_)) => FastArg::Float,
+            (Type::Float, Value::Int(_)) => FastArg::IntAsFloat,
+            (Type::Bool, Value::Bool(_)) => FastArg::Bool,
+            (Type::Tensor(tt), Value::Tensor(t)) if *tt == pyjit_ir::TensorType::generic() => {
+                FastArg::Tensor(t.dtype(), t.dim())
+            }
+            _ => return None,
+        })
+    }
 }
 
 struct Params {
@@ -480,6 +548,7 @@ impl Function {
             file: Arc::new(file),
             params: Some(params),
             kind: Kind::Script(program),
+            fast: OnceLock::new(),
         })
     }
 
@@ -531,6 +600,7 @@ impl Function {
             file: Arc::new(file),
             params,
             kind: Kind::Trace(Mutex::new(traced)),
+            fast: OnceLock::new(),
         };
         if !config.check_inputs.is_empty() {
             let mut sets = vec![f.bind(example_inputs.clone(), Vec::new())?];
@@ -673,15 +743,50 @@ impl Function {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> Result<Call<'_>, Error> {
-        let args = self.bind(args, kwargs)?;
-        let inner = match &self.kind {
-            Kind::Script(p) => CallInner::Script(
-                p.prepare_call(&self.name, args)
-                    .map_err(|e| Error::from_call(e, &self.name))?,
-            ),
-            Kind::Trace(t) => CallInner::Trace(t, args),
+        let p = match &self.kind {
+            Kind::Script(p) => p,
+            Kind::Trace(t) => {
+                return Ok(Call {
+                    f: self,
+                    inner: CallInner::Trace(t, self.bind(args, kwargs)?),
+                });
+            }
         };
-        Ok(Call { f: self, inner })
+        let types = self.params.as_ref().map_or(&[][..], |p| &p.types[..]);
+        let fast = self.fast.get();
+        if let Some(fast) = fast
+            && kwargs.is_empty()
+            && fast.matches(&args, types)
+        {
+            return Ok(Call {
+                f: self,
+                inner: CallInner::Fast(p, fast, args),
+            });
+        }
+        // Until the fast path is set: the kinds of positional arguments that could take it.
+        let kinds = match fast {
+            None if kwargs.is_empty() && args.len() == types.len() => args
+                .iter()
+                .zip(types)
+                .map(|(v, t)| FastArg::of(v, t))
+                .collect::<Option<smallvec::SmallVec<[FastArg; 4]>>>(),
+            _ => None,
+        };
+        let call = p
+            .prepare_call(&self.name, self.bind(args, kwargs)?)
+            .map_err(|e| Error::from_call(e, &self.name))?;
+        if let (Some(kinds), Some(native)) = (kinds, call.native()) {
+            // Compiled already (this is a cache hit): later calls of this signature take the
+            // fast path.
+            let _ = self.fast.set(FastPath {
+                native: native.clone(),
+                args: kinds,
+            });
+        }
+        Ok(Call {
+            f: self,
+            inner: CallInner::Script(call),
+        })
     }
 
     /// Compiles what a call with these arguments runs (its signature's specialization; native

@@ -911,13 +911,20 @@ impl Program {
         }
     }
 
-    /// Runs compiled code on checked arguments.
-    fn run_native(
+    /// Runs compiled code of this program (found by [`PreparedCall::native`]) on arguments
+    /// checked against its parameters — any exact-size iterator of them, so that a caller
+    /// with a per-call path of its own (the facade's [`crate::api::Function`]) need not
+    /// allocate. Errors are located in the program's source.
+    pub fn run_native<A>(
         &self,
         native: &pyjit_codegen::NativeFunction,
-        args: Vec<Value>,
+        args: A,
         out: &mut dyn Write,
-    ) -> Result<Value, CallError> {
+    ) -> Result<Value, CallError>
+    where
+        A: IntoIterator<Item = Value>,
+        A::IntoIter: ExactSizeIterator,
+    {
         native
             .call_owned_with_output(args, out)
             .map_err(|error| CallError::Run(RunError::new(error, self.source.clone())))
@@ -1125,6 +1132,13 @@ impl PreparedCall<'_> {
         self.native
             .as_ref()
             .is_some_and(|n| n.runs_in_bounded_time())
+    }
+
+    /// The compiled code the call runs, when the native code cache held it for the call's
+    /// signature (then [`Program::run_native`] may run it again for arguments of the same
+    /// signature).
+    pub fn native(&self) -> Option<&pyjit_codegen::NativeFunction> {
+        self.native.as_deref()
     }
 
     /// Runs the call (specializing and compiling first if the code is not cached yet), writing
