@@ -4,7 +4,7 @@ in one process; every output is checked against numpy's, and the table gives fir
 (compile + run) and steady-state times with ratios to the best peer. Then pyjit's per-call
 overhead from Python.
 
-    PYTHONPATH=crates/pyjit-py/python python benches/python_peers.py [--workloads a,b] [--quick]
+    PYTHONPATH=crates/pyjit-py/python python benches/python_peers.py [--workloads a,b] [--quick] [--per-call]
 
 Run it with a release build of the package (``maturin develop --release``). The workloads are
 read from ``$PYJIT_PEERBENCH/workloads`` (default: ``../shared/peerbench`` beside the checkout).
@@ -14,6 +14,7 @@ Numbers are only comparable within one run.
 import argparse
 import gc
 import importlib
+import importlib.util
 import math
 import os
 import statistics
@@ -191,10 +192,11 @@ def main():
     ap.add_argument("--workloads", default=",".join(cases.PRIMARY))
     ap.add_argument("--peers", default="", help="comma-separated subset of the peers (default: all installed)")
     ap.add_argument("--quick", action="store_true", help="shorter timing windows")
+    ap.add_argument("--per-call", action="store_true", help="only the per-call overhead table")
     args = ap.parse_args()
     target = 0.3 if args.quick else 1.0
     table = []
-    for wl in args.workloads.split(","):
+    for wl in [] if args.per_call else args.workloads.split(","):
         for case in cases.PRIMARY[wl]:
             a = cases.CASES[wl][case]()
             ref = np.asarray(getattr(importlib.import_module(wl + "_np"), wl)(*a))
@@ -217,17 +219,18 @@ def main():
                     msg = str(e).strip().splitlines()
                     table.append((wl, case, name, None, None, f"{type(e).__name__}: {msg[0] if msg else ''}"[:90]))
                 print(f"  {wl} {case} {name}: done", file=sys.stderr, flush=True)
-    print("| workload | case | peer | first call ms | steady ms | steady / best | check |")
-    print("|---|---|---|---:|---:|---:|---|")
-    for wl, case in dict.fromkeys((r[0], r[1]) for r in table):
-        rows = [r for r in table if r[0] == wl and r[1] == case]
-        good = [r[4] for r in rows if r[4] is not None and not r[5]]
-        best = min(good) if good else None
-        for _, _, name, first, steady, bad in rows:
-            f = f"{first * 1e3:.3f}" if first is not None else "—"
-            s = f"{steady * 1e3:.4f}" if steady is not None else "—"
-            ratio = f"{steady / best:.2f}x" if steady is not None and best else "—"
-            print(f"| {wl} | {case} | {name} | {f} | {s} | {ratio} | {bad or 'ok'} |")
+    if not args.per_call:
+        print("| workload | case | peer | first call ms | steady ms | steady / best | check |")
+        print("|---|---|---|---:|---:|---:|---|")
+        for wl, case in dict.fromkeys((r[0], r[1]) for r in table):
+            rows = [r for r in table if r[0] == wl and r[1] == case]
+            good = [r[4] for r in rows if r[4] is not None and not r[5]]
+            best = min(good) if good else None
+            for _, _, name, first, steady, bad in rows:
+                f = f"{first * 1e3:.3f}" if first is not None else "—"
+                s = f"{steady * 1e3:.4f}" if steady is not None else "—"
+                ratio = f"{steady / best:.2f}x" if steady is not None and best else "—"
+                print(f"| {wl} | {case} | {name} | {f} | {s} | {ratio} | {bad or 'ok'} |")
     print()
     print("| per-call overhead | ns per call |")
     print("|---|---:|")
