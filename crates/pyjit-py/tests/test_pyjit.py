@@ -275,6 +275,36 @@ def test_argument_errors_are_runtime_errors_naming_the_parameter():
         f(object(), 1.0)
 
 
+def test_calls_after_the_first_signature_is_kept():
+    # Two calls of one positional signature set the per-call fast path; every other call must
+    # still bind, convert and re-specialize as the first calls did.
+    s = pyjit.script(scalars)
+    assert s(2, 1.5, True) == (3.0, False)
+    assert s(2, 1.5, True) == (3.0, False)
+    assert s(3, 2.0, False) == (6.0, True)
+    assert s(3, 2, False) == (6.0, True)  # an int for the float parameter
+    assert s(c=True, b=0.5, a=4) == (2.0, False)  # keywords
+    with pytest.raises(RuntimeError, match="argument 'a'"):
+        s(1.5, 1.0, True)  # a float for the int parameter
+    assert s(2, 1.5, True) == (3.0, False)
+
+    f = pyjit.script(uses_helper)
+    x32 = np.array([1.0, 2.0], dtype=np.float32)
+    for _ in range(3):
+        r = f(x32, 3)
+        assert r.dtype == np.float32 and np.array_equal(r, [4.5, 7.5])
+    assert np.array_equal(f(x32), [3.0, 5.0])  # the default
+    r = f(np.array([1.0, 2.0]), 3)  # another dtype
+    assert r.dtype == np.float64 and np.array_equal(r, [4.5, 7.5])
+    r = f(np.ones((2, 2), dtype=np.float32), 2)  # another rank
+    assert r.shape == (2, 2) and np.array_equal(r, np.full((2, 2), 3.0))
+    r = f(np.arange(3, dtype=np.int64), 1)  # an integer tensor
+    assert np.allclose(r, [0.5, 1.5, 2.5])
+    with pytest.raises(RuntimeError, match="argument 'n'"):
+        f(x32, "three")
+    assert np.array_equal(f(x32, 3), [4.5, 7.5])
+
+
 def not_scriptable(x):
     y = [i for i in range(3)]  # noqa: F841
     with open("f") as fh:  # noqa: F841
