@@ -79,6 +79,10 @@ struct Token {
     col: u32,
 }
 
+/// The most blank source text [`parse_module`] makes up for the locations of a module printed
+/// without its source file (64 MiB).
+const MAX_BLANK_SOURCE: u64 = 64 << 20;
+
 fn perr<T>(line: u32, col: u32, message: impl Into<String>) -> Result<T, ParseError> {
     Err(ParseError {
         line,
@@ -876,6 +880,9 @@ fn parse(text: &str, source: Option<Arc<SourceFile>>) -> Result<Module, ParseErr
     }
     // Locations.
     let mut locs: Vec<(LocTarget, u32, u32)> = Vec::new();
+    // The IR line and column of the location comment that asks for the most blank text when
+    // the module comes without its source file (for the error below).
+    let mut widest: Option<(u64, u32, u32)> = None;
     let mut file: Option<String> = None;
     for (target, line) in std::mem::take(&mut p.lines) {
         let Some((comment, ccol)) = p.comments.get(&line) else {
@@ -910,6 +917,10 @@ fn parse(text: &str, source: Option<Arc<SourceFile>>) -> Result<Module, ParseErr
             }
             _ => {}
         }
+        let need = u64::from(l) + u64::from(c);
+        if widest.is_none_or(|(n, _, _)| need > n) {
+            widest = Some((need, line, *ccol));
+        }
         locs.push((target, l, c));
     }
     let Some(file) = file else {
@@ -933,14 +944,39 @@ fn parse(text: &str, source: Option<Arc<SourceFile>>) -> Result<Module, ParseErr
         None => {
             // Blank lines long enough for every location: line L column C is offset
             // start(L) + C - 1.
-            let max_line = locs.iter().map(|l| l.1).max().unwrap_or(1) as usize;
-            let mut widths = vec![0usize; max_line];
+            // Lines without a location stay empty, so the text is one newline per line plus the
+            // widest column of each line that has one. It is refused (rather than allocated)
+            // past MAX_BLANK_SOURCE bytes: no real source file is that long.
+            let mut widths: std::collections::BTreeMap<u32, u32> = Default::default();
             for (_, l, c) in &locs {
-                let w = &mut widths[*l as usize - 1];
-                *w = (*w).max(*c as usize - 1);
+                let w = widths.entry(*l).or_insert(0);
+                *w = (*w).max(*c - 1);
             }
-            let text: Vec<String> = widths.iter().map(|w| " ".repeat(*w)).collect();
-            Arc::new(SourceFile::new(file, text.join("\n")))
+            let max_line = widths.keys().next_back().copied().unwrap_or(1);
+            let size = u64::from(max_line) + widths.values().map(|w| u64::from(*w)).sum::<u64>();
+            if size > MAX_BLANK_SOURCE {
+                let (_, line, col) = widest.unwrap_or((0, 1, 1));
+                return perr(
+                    line,
+                    col,
+                    format!(
+                        "the locations of a module parsed without its source file need {size} \
+                         bytes of blank source text (at most {MAX_BLANK_SOURCE}); check this \
+                         location's line and column, or parse with the source file \
+                         (parse_module_with_source)"
+                    ),
+                );
+            }
+            let mut text = String::with_capacity(size as usize);
+            for line in 1..=max_line {
+                if line > 1 {
+                    text.push('\n');
+                }
+                if let Some(w) = widths.get(&line) {
+                    text.extend(std::iter::repeat_n(' ', *w as usize));
+                }
+            }
+            Arc::new(SourceFile::new(file, text))
         }
     };
     for (target, l, c) in locs {

@@ -127,6 +127,29 @@ fn syntax_errors() {
         "func @f() -> int {  # a.py:0:1\n}",
         "1:21: locations are 1-based",
     );
+    // Far-away locations without the source file are refused, not allocated (a fuzzer found
+    // `# a.py:4000000000:1` asking for 4 GB of blank lines).
+    err(
+        "func @f() -> int {  # a.py:1:1\n  %0: int = const 1  # a.py:4000000000:7\n  return %0\n}",
+        "2:22: the locations of a module parsed without its source file need 4000000006 bytes \
+         of blank source text (at most 67108864); check this location's line and column, or \
+         parse with the source file (parse_module_with_source)",
+    );
+    err(
+        "func @f() -> int {  # a.py:3:4000000000\n}",
+        "1:21: the locations of a module parsed without its source file need 4000000002 bytes \
+         of blank source text (at most 67108864); check this location's line and column, or \
+         parse with the source file (parse_module_with_source)",
+    );
+    // Many locations on far lines still round-trip (the blank text is one newline per line).
+    let text = "func @f() -> int {  # a.py:9000000:3\n  %0: int = const 1  # a.py:2:5\n  return %0  # a.py:9000000:1\n}\n";
+    let m = parse_module(text).unwrap();
+    assert_eq!(
+        parse_module(&print_module(&m))
+            .map(|b| print_module(&b))
+            .unwrap(),
+        print_module(&m)
+    );
 }
 
 #[test]
