@@ -24,6 +24,9 @@ CALLS = [
     ("table", ["3", "0.25"]),
     ("signed", ["a.npy", "True"]),
     ("signed", ["a.npy", "False"]),
+    ("gated", ["a.npy", "a.npy"]),
+    ("row_softmax", ["m.npy"]),
+    ("energy", ["a.npy", "0.1"]),
 ]
 
 

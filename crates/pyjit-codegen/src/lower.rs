@@ -25,8 +25,8 @@ use cranelift_frontend::FunctionBuilder;
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId as ClFuncId, Module as _};
 use pyjit_ir::{
-    BoolBinOp, CastOp, CmpOp, Const, EntityRef, FloatBinOp, FloatUnOp, IntBinOp, IntUnOp, MathFn,
-    Op, OpKind, Region, SecondaryMap, Type, Value as IrValue, ValueDef,
+    BoolBinOp, CastOp, CmpOp, Const, ElemFn, EntityRef, FloatBinOp, FloatUnOp, IntBinOp, IntUnOp,
+    MathFn, Op, OpKind, Prec, Region, SecondaryMap, Type, Value as IrValue, ValueDef,
 };
 use pyjit_syntax::Span;
 use pyjit_value::{ExcKind, PyErr, scalar};
@@ -55,6 +55,8 @@ pub(crate) fn host_signatures() -> Vec<(&'static str, Vec<ir::Type>, Vec<ir::Typ
         ("pjn_float_to_int", vec![I64, I64, F64], vec![I64]),
         ("pjn_math_f", vec![I64, I64, I64, F64, F64], vec![F64]),
         ("pjn_math_i", vec![I64, I64, I64, F64], vec![I64]),
+        ("pjn_elem_f32", vec![I64, F64], vec![F64]),
+        ("pjn_elem_f64", vec![I64, F64], vec![F64]),
         ("pjn_obj_retain", vec![I64], vec![]),
         ("pjn_obj_release", vec![I64], vec![]),
         ("pj_tensor_retain", vec![I64], vec![]),
@@ -881,6 +883,15 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 };
                 vec![self.math(*m, a, b, span)?]
             }
+            OpKind::Elem(f, p) => {
+                let a = arg(self, 0)?;
+                let b = if f.arity() == 2 {
+                    Some(arg(self, 1)?)
+                } else {
+                    None
+                };
+                vec![self.elem(*f, *p, a, b)]
+            }
             OpKind::Select => {
                 let c = arg(self, 0)?;
                 let (a, b) = (self.slots(operands[1])?, self.slots(operands[2])?);
@@ -1565,6 +1576,47 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let r = self.call_host(name, &[ctx, site, a, b])[0];
         self.check_failed(None)?;
         Ok(r)
+    }
+
+    /// `elem.F.P(a[, b])`: the IEEE operations inline (in `f32` registers for `f32`, which
+    /// rounds exactly as [`pyjit_runtime::ops::elem::eval`] does), the others through the
+    /// runtime's per-element kernels.
+    fn elem(&mut self, f: ElemFn, p: Prec, a: ir::Value, b: Option<ir::Value>) -> ir::Value {
+        if !f.is_inline() {
+            let code = ElemFn::ALL.iter().position(|&x| x == f).unwrap_or(0) as i64;
+            let c = self.b.ins().iconst(types::I64, code);
+            let name = match p {
+                Prec::F32 => "pjn_elem_f32",
+                Prec::F64 => "pjn_elem_f64",
+            };
+            return self.call_host(name, &[c, a])[0];
+        }
+        let f32 = p == Prec::F32;
+        let mut narrow = |x: ir::Value| {
+            if f32 {
+                self.b.ins().fdemote(types::F32, x)
+            } else {
+                x
+            }
+        };
+        let a = narrow(a);
+        let b = b.map(narrow);
+        let ins = self.b.ins();
+        let r = match (f, b) {
+            (ElemFn::Neg, _) => ins.fneg(a),
+            (ElemFn::Abs, _) => ins.fabs(a),
+            (ElemFn::Sqrt, _) => ins.sqrt(a),
+            (ElemFn::Add, Some(b)) => ins.fadd(a, b),
+            (ElemFn::Sub, Some(b)) => ins.fsub(a, b),
+            (ElemFn::Mul, Some(b)) => ins.fmul(a, b),
+            (ElemFn::Div, Some(b)) => ins.fdiv(a, b),
+            _ => a,
+        };
+        if f32 {
+            self.b.ins().fpromote(types::F64, r)
+        } else {
+            r
+        }
     }
 
     fn math(&mut self, m: MathFn, a: ir::Value, b: ir::Value, span: Span) -> Res<ir::Value> {

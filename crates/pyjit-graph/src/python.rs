@@ -759,6 +759,20 @@ impl<'a> Printer<'a> {
             }
             OpKind::Math(MathFn::Round) => format!("round({})", e(self, 0)),
             OpKind::Math(m) => format!("math.{}({})", m.name(), self.exprs(&ops)),
+            OpKind::Elem(fe, p) => {
+                // One element of the tensor op, on 0-d tensors of the precision.
+                let dt = match p {
+                    pyjit_ir::Prec::F32 => "torch.float32",
+                    pyjit_ir::Prec::F64 => "torch.float64",
+                };
+                let t = |s: &mut Self, i: usize| format!("torch.tensor({}, dtype={dt})", e(s, i));
+                let body = match (fe, fe.arity()) {
+                    (pyjit_ir::ElemFn::Cast, _) => t(self, 0),
+                    (_, 2) => format!("torch.{}({}, {})", fe.name(), t(self, 0), t(self, 1)),
+                    _ => format!("torch.{}({})", fe.name(), t(self, 0)),
+                };
+                format!("float({body})")
+            }
             OpKind::Select => format!("{} if {} else {}", e(self, 1), e(self, 0), e(self, 2)),
             OpKind::TupleNew if ops.len() == 1 => format!("({},)", e(self, 0)),
             OpKind::TupleNew => format!("({})", self.exprs(&ops)),

@@ -251,6 +251,11 @@ impl<'f> FunctionBuilder<'f> {
         self.insert1(OpKind::Cast(op), &[a], ty)
     }
 
+    /// `elem.F.P(args)`: one element of a float tensor op (see [`OpKind::Elem`]).
+    pub fn elem(&mut self, f: crate::ElemFn, p: crate::Prec, args: &[Value]) -> Value {
+        self.insert1(OpKind::Elem(f, p), args, Type::Float)
+    }
+
     pub fn math(&mut self, f: MathFn, args: &[Value]) -> Value {
         let (_, ty) = f.signature();
         self.insert1(OpKind::Math(f), args, ty)

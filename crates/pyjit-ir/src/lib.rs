@@ -29,6 +29,7 @@ pub use parse::{ParseError, parse_module, parse_module_with_source};
 pub use print::{
     const_text, print_function, print_module, print_module_without_spans, printed_value_names,
 };
+pub use pyjit_runtime::ops::elem::{ElemFn, Prec};
 pub use schema::OpId;
 pub use types::{TensorType, Type};
 pub use verify::{VerifyError, verify_function, verify_module};

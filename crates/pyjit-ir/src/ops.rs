@@ -8,6 +8,7 @@
 use crate::entities::FuncId;
 use crate::schema::DType;
 use crate::schema::OpId;
+pub use pyjit_runtime::ops::elem::{ElemFn, Prec};
 use std::hash::{Hash, Hasher};
 
 /// A constant's value. Floats compare and hash by bit pattern (so `NaN` equals itself and `-0.0`
@@ -272,6 +273,11 @@ pub enum OpKind {
     Cast(CastOp),
     /// `math.sqrt` …
     Math(MathFn),
+    /// `elem.exp.f32(%x)`, `elem.add.f64(%a, %b)`, `elem.cast.f32(%x)`: one element of a float
+    /// tensor op (IEEE results, never raises) on `float` operands, which it first rounds to the
+    /// precision; its result is a value of the precision (an `f32` value is carried as the
+    /// `float` equal to it). [`pyjit_runtime::ops::elem`] defines what each computes.
+    Elem(ElemFn, Prec),
     /// `select(%c, %a, %b)`: `%a if %c else %b` of two values of one type, both already computed.
     Select,
     /// `tensor.NAME(...)`: an op of the runtime's schema table; operands follow the schema's
@@ -418,6 +424,7 @@ impl OpKind {
             | OpKind::Not
             | OpKind::Cast(_)
             | OpKind::Math(_)
+            | OpKind::Elem(..)
             | OpKind::Select
             | OpKind::Index(_)
             | OpKind::TensorLoad
@@ -459,6 +466,7 @@ impl OpKind {
             ),
             OpKind::Cast(c) => *c == CastOp::FloatToInt,
             OpKind::Math(m) => m.may_raise(),
+            OpKind::Elem(..) => false,
             OpKind::Index(k) => *k == IndexKind::Slice,
             OpKind::IntTrueDiv
             | OpKind::Tensor(_)
@@ -536,6 +544,7 @@ impl OpKind {
             | OpKind::Not
             | OpKind::Cast(_)
             | OpKind::Math(_)
+            | OpKind::Elem(..)
             | OpKind::Select
             | OpKind::Index(_)
             | OpKind::TensorLoad
@@ -591,6 +600,7 @@ impl OpKind {
             | OpKind::Not
             | OpKind::Cast(_)
             | OpKind::Math(_)
+            | OpKind::Elem(..)
             | OpKind::Select
             | OpKind::Index(_)
             | OpKind::TensorLoad
@@ -642,6 +652,7 @@ impl OpKind {
         match self {
             OpKind::Tensor(id) => format!("tensor.{}", crate::schema::op_name(*id)),
             OpKind::Math(m) => format!("math.{}", m.name()),
+            OpKind::Elem(f, p) => format!("elem.{}.{}", f.name(), p.name()),
             OpKind::Index(k) => format!("index.{}", k.name()),
             other => simple_name(other).unwrap_or("?").to_string(),
         }
@@ -900,6 +911,13 @@ impl MathFn {
 pub fn builtin_op_names() -> Vec<String> {
     let mut names: Vec<String> = SIMPLE_KINDS.iter().map(|(n, _)| n.to_string()).collect();
     names.extend(MathFn::ALL.iter().map(|m| format!("math.{}", m.name())));
+    for f in ElemFn::ALL {
+        names.extend(
+            Prec::ALL
+                .iter()
+                .map(|p| format!("elem.{}.{}", f.name(), p.name())),
+        );
+    }
     names.extend(IndexKind::ALL.iter().map(|k| format!("index.{}", k.name())));
     names
 }
@@ -909,6 +927,10 @@ pub fn builtin_op_names() -> Vec<String> {
 pub(crate) fn kind_from_name(name: &str) -> Option<OpKind> {
     if let Some(m) = name.strip_prefix("math.") {
         return MathFn::from_name(m).map(OpKind::Math);
+    }
+    if let Some(e) = name.strip_prefix("elem.") {
+        let (f, p) = e.rsplit_once('.')?;
+        return Some(OpKind::Elem(ElemFn::from_name(f)?, Prec::from_name(p)?));
     }
     if let Some(k) = name.strip_prefix("index.") {
         return IndexKind::ALL

@@ -405,6 +405,7 @@ impl Verifier<'_> {
                 let (n, ret) = m.signature();
                 self.fixed(op, &vec![Type::Float; n], &[ret]);
             }
+            OpKind::Elem(f, _) => self.fixed(op, &vec![Type::Float; f.arity()], &[Type::Float]),
             OpKind::Select => {
                 if self.count(op, 3, 1) {
                     self.operand(op, 0, &Type::Bool);

@@ -236,7 +236,9 @@ impl Specializer {
                 // The schema's rules assume every operand is described; given an unknown one
                 // (a tensor of unknown rank, a list of unknown length) they may still answer,
                 // for the operands they do see. Such an answer is not a fact.
-                if infos.iter().all(is_described)
+                if let Some(t) = subscript_type(f, &self.escaping, *id, &data.operands) {
+                    self.set(f, data.results[0], &t);
+                } else if infos.iter().all(is_described)
                     && let Ok(out) = infer(*id, &infos)
                 {
                     let dims = result_dims(f, *id, &data.operands);
@@ -358,6 +360,47 @@ fn is_described(a: &ArgInfo) -> bool {
         a,
         ArgInfo::Unknown | ArgInfo::IntList(None) | ArgInfo::TensorList(None)
     )
+}
+
+/// The type of `t[i, j:k, None]` (`tensor.index` of a `list.new` of `index.int`/`index.slice`/
+/// `index.none` components, read only): the kinds of the components give the rank whatever
+/// their values (an int takes a dim away, `None` adds one); the dtype is `t`'s. `None` for other
+/// subscripts (tensor indices, `...`), for a tensor of unknown rank, or for too many indices
+/// (left to the run-time error).
+fn subscript_type(
+    f: &Function,
+    esc: &HashSet<IrValue>,
+    id: pyjit_ir::OpId,
+    operands: &[IrValue],
+) -> Option<Type> {
+    if pyjit_ir::schema::op_name(id) != "index" {
+        return None;
+    }
+    let [t, l] = operands[..] else {
+        return None;
+    };
+    let tt = f.value_type(t).as_tensor()?;
+    let rank = tt.rank? as usize;
+    let def = f.op(f.defining_op(l)?);
+    if def.kind != OpKind::ListNew || !list_is_read_only(esc, l) {
+        return None;
+    }
+    let (mut ints, mut slices, mut nones) = (0usize, 0usize, 0usize);
+    for &c in &def.operands {
+        match f.op(f.defining_op(c)?).kind {
+            OpKind::Index(pyjit_ir::IndexKind::Int) => ints += 1,
+            OpKind::Index(pyjit_ir::IndexKind::Slice) => slices += 1,
+            OpKind::Index(pyjit_ir::IndexKind::None) => nones += 1,
+            _ => return None,
+        }
+    }
+    if ints + slices > rank {
+        return None;
+    }
+    Some(Type::Tensor(TensorType::ranked(
+        tt.dtype,
+        (rank - ints + nones) as u32,
+    )))
 }
 
 /// What the schema's inference needs to know about an operand.

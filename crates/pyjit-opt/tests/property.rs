@@ -277,7 +277,82 @@ impl Gen<'_, '_> {
         }
         let t = pick(self.rng, &p.tensors);
         let one = self.b.const_int(1);
-        match self.rng.below(8) {
+        match self.rng.below(10) {
+            // Element arithmetic on 0-d tensors (`np.exp(t[i]) + np.float32(a)`, for
+            // `scalarize`), read back as a float and a comparison, or stored into `t[j]`.
+            8 | 9 => {
+                let zero_d =
+                    |dtype| Type::Tensor(pyjit_ir::TensorType::shaped(Some(dtype), vec![]));
+                let f32_0d = zero_d(pyjit_ir::DType::Float32);
+                let i = self.int(p);
+                let c = self.b.index(pyjit_ir::IndexKind::Int, &[i]);
+                let l = self.b.list_new(Type::Index, &[c]);
+                let e = self
+                    .b
+                    .tensor_op1(schema::lookup("index").unwrap(), &[t, l])
+                    .unwrap();
+                self.b.func.set_value_type(e, f32_0d.clone());
+                let a = self.float(p);
+                let dt = self.b.const_dtype(pyjit_ir::DType::Float32);
+                let s = self
+                    .b
+                    .tensor_op1(schema::lookup("scalar_tensor").unwrap(), &[a, dt])
+                    .unwrap();
+                self.b.func.set_value_type(s, f32_0d.clone());
+                let un = ["exp", "tanh", "sigmoid", "neg", "sqrt", "log", "abs"][self.rng.below(7)];
+                let u = self
+                    .b
+                    .tensor_op1(schema::lookup(un).unwrap(), &[e])
+                    .unwrap();
+                self.b.func.set_value_type(u, f32_0d.clone());
+                let w = match self.rng.below(5) {
+                    0 => self
+                        .b
+                        .tensor_op1(schema::lookup("add.Tensor").unwrap(), &[u, s, one]),
+                    1 => self
+                        .b
+                        .tensor_op1(schema::lookup("mul.Tensor").unwrap(), &[u, s]),
+                    2 => self
+                        .b
+                        .tensor_op1(schema::lookup("div.Tensor").unwrap(), &[s, u]),
+                    3 => self
+                        .b
+                        .tensor_op1(schema::lookup("rsub.Scalar").unwrap(), &[u, a, one]),
+                    _ => {
+                        let k = self.int(p);
+                        self.b
+                            .tensor_op1(schema::lookup("sub.Scalar").unwrap(), &[u, k, one])
+                    }
+                }
+                .unwrap();
+                self.b.func.set_value_type(w, f32_0d.clone());
+                if self.rng.chance(50) {
+                    let j = self.int(p);
+                    let c = self.b.index(pyjit_ir::IndexKind::Int, &[j]);
+                    let l = self.b.list_new(Type::Index, &[c]);
+                    self.b
+                        .tensor_op1(schema::lookup("index_put_").unwrap(), &[t, l, w])
+                        .unwrap();
+                } else {
+                    let gt = self
+                        .b
+                        .tensor_op1(schema::lookup("gt.Tensor").unwrap(), &[w, e])
+                        .unwrap();
+                    self.b
+                        .func
+                        .set_value_type(gt, zero_d(pyjit_ir::DType::Bool));
+                    let b = self
+                        .b
+                        .tensor_op1(schema::lookup("Bool.Tensor").unwrap(), &[gt])
+                        .unwrap();
+                    p.bools.push(b);
+                    let v = self
+                        .b
+                        .tensor_op1(schema::lookup("Float.Tensor").unwrap(), &[w])
+                        .unwrap();
+                    p.floats.push(v);
+                }
+            }
             // `t * a + b`: an elementwise chain (for the fuser).
             7 => {
                 let a = self.float(p);

@@ -226,6 +226,15 @@ fn eval_value_op(
             let y = if m.signature().0 == 2 { float(1)? } else { 0.0 };
             one(scalar::math(*m, x, y)?)
         }
+        OpKind::Elem(f, p) => {
+            let y = if f.arity() == 2 { float(1)? } else { 0.0 };
+            one(Value::Float(pyjit_runtime::ops::elem::eval(
+                *f,
+                *p,
+                float(0)?,
+                y,
+            )))
+        }
         OpKind::Select => one(if boolean(0)? {
             arg(1)?.clone()
         } else {

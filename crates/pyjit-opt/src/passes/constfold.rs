@@ -170,6 +170,7 @@ pub fn eval_scalar(kind: &OpKind, c: &[Const]) -> Option<Const> {
             | OpKind::Not
             | OpKind::Cast(_)
             | OpKind::Math(_)
+            | OpKind::Elem(..)
             | OpKind::StrOf(_)
             | OpKind::StrConcat
     );

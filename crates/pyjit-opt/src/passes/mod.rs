@@ -5,7 +5,9 @@
 //! - **Semantics are preserved exactly** on the reference interpreter: results, printed output,
 //!   and errors (class and message) of every input. No pass deletes or reorders an op that may
 //!   raise past another observable effect, and no pass changes a value's type (so no dtype or
-//!   shape changes) or turns one float into another (signed zeros and NaNs included).
+//!   shape changes) or turns one float into another (signed zeros and NaNs included) — except
+//!   `scalarize`, which gives 0-d float tensors that never escape element arithmetic the type
+//!   `float`, computing the same bits.
 //! - **Every output verifies** (the pass manager checks it after every pass in debug builds and
 //!   tests).
 //! - **Every rewrite asks [`PassCtx::allow`] first**, so `--opt-limit PASS=N` can stop a pass
@@ -46,6 +48,7 @@ pub mod dce;
 pub mod fuse;
 pub mod inline;
 pub mod licm;
+pub mod scalarize;
 pub(crate) mod simplify;
 pub mod unroll;
 pub mod util;
@@ -206,6 +209,7 @@ pub const ALL_PASSES: &[&str] = &[
     "licm",
     "unroll",
     "tensor-access",
+    "scalarize",
     "fuse",
 ];
 
@@ -221,6 +225,7 @@ pub fn lookup(name: &str) -> Option<Box<dyn Pass>> {
         "licm" => Box::new(licm::Licm),
         "unroll" => Box::new(unroll::Unroll),
         "tensor-access" => Box::new(access::TensorAccess),
+        "scalarize" => Box::new(scalarize::Scalarize),
         "fuse" => Box::new(fuse::Fuse),
         _ => return None,
     })

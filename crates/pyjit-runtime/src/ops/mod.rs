@@ -5,6 +5,7 @@
 
 mod creation;
 mod einsum;
+pub mod elem;
 mod elementwise;
 pub mod fused;
 mod linalg;

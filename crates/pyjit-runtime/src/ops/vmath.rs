@@ -194,6 +194,26 @@ fn map_chunk_inplace<T: Scalar, K: Unary<T>>(k: K, x: &mut [T]) {
     }
 }
 
+/// `k` applied to one value as [`map`] computes it: the flavour the dispatched loops use (in a
+/// function compiled for those features, so an FMA is one instruction), then the slow path.
+#[inline]
+pub fn eval_unary<T: Scalar, K: Unary<T>>(k: K, x: T) -> T {
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    fn v3<T: Scalar, K: Unary<T>>(k: K, x: T) -> T {
+        k.eval::<true>(x)
+    }
+    if K::HAS_SLOW && k.needs_slow(x) {
+        return k.slow(x);
+    }
+    match isa() {
+        // SAFETY: `isa()` reports only features the running CPU has (AVX-512 implies both).
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 | Isa::Avx2Fma => unsafe { v3(k, x) },
+        _ => k.eval::<false>(x),
+    }
+}
+
 /// `k` applied to one pair of values, with the flavour the dispatched loops use (so that a
 /// scalar fallback computes the vector loops' bits).
 #[inline]

@@ -1,0 +1,757 @@
+//! `scalarize`: computations on 0-d float tensors become `elem` ops on unboxed floats.
+//!
+//! NumPy-style kernels (`xi = x[i]`, `np.exp(-xi)`, `s += e`, `out[i] = v`) and TorchScript code
+//! that subscripts single elements compute on 0-d tensors: each op allocates a tensor and calls a
+//! kernel for one element. This pass finds the 0-d `float32`/`float64` tensors (and the 0-d bool
+//! tensors of their comparisons) whose whole life is such element arithmetic and gives them the
+//! type `float` (`bool`): the ops become `elem.F.P` (`pyjit_runtime::ops::elem`: the tensor
+//! kernel's own function of one element, so results are the tensor program's bits), comparisons
+//! `float.*` comparisons, `x[i, j]` a `tensor.load`, `out[i, j] = v` a `tensor.store`, and
+//! `bool(t)`/`float(t)`/`t.item()` the value itself. Loop-carried values and `if` results change
+//! type with them. This is the one pass that changes value types; what the program computes,
+//! prints and raises does not change.
+//!
+//! A 0-d value is scalarized only when every definition and every use is one of:
+//! - definitions: `x[i, …]` of a float tensor of known dtype and rank with one int per dim;
+//!   `scalar_tensor(c, dtype)` (`np.float32(c)`); `add`/`sub`/`rsub` (alpha 1)/`mul`/`div` (no
+//!   rounding mode)/`neg`/`abs` and the vector-math functions (`exp`, `tanh`, `sigmoid` …) whose
+//!   tensor operands are scalarized and whose number operands are floats or int constants (a
+//!   variable int would round twice on its way to `float32`); their in-place forms (`s += e`)
+//!   when the value written is used by nothing else and comes from no tensor a subscript made
+//!   (so no other name sees the write); comparisons; `if`/`loop` results and loop-carried values
+//!   all of whose incoming values are scalarized;
+//! - uses: the operations above; `bool`/`float`/`.item()`; `out[i, …] = v` into a float tensor
+//!   with one int per dim; `yield` into a scalarized result or carried value.
+//!
+//! `x[i]` is a view in PyTorch: reading its element later sees writes made in between. The
+//! element is read where the subscript was, so a subscript is scalarized only when nothing can
+//! write the tensor in between: either the function writes only tensors it allocated itself
+//! (never the subscripted one, which is a parameter or another fresh tensor), or every use of the
+//! subscript directly follows it in its region with no memory write in between.
+
+use super::PassCtx;
+use super::util::{const_int, region_writes_memory, writes_memory};
+use pyjit_ir::{
+    CmpOp, Const, DType, ElemFn, Function, IndexKind, Op, OpKind, Prec, Type, Value, ValueDef,
+};
+use std::collections::{HashMap, HashSet};
+
+function_pass!(
+    Scalarize,
+    "scalarize",
+    "0-d float tensors whose whole life is element arithmetic to unboxed floats (elem ops)",
+    run_function
+);
+
+/// Where a value is defined, with `usize` positions.
+enum Def {
+    Param(pyjit_ir::Region, usize),
+    Result(Op, usize),
+}
+
+fn def(f: &Function, v: Value) -> Def {
+    match f.value_def(v) {
+        ValueDef::Param(r, i) => Def::Param(r, i as usize),
+        ValueDef::Result(o, i) => Def::Result(o, i as usize),
+    }
+}
+
+/// What a 0-d value becomes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Float(Prec),
+    Bool,
+}
+
+fn kind_of(t: &Type) -> Option<Kind> {
+    let tt = t.as_tensor()?;
+    if tt.rank != Some(0) {
+        return None;
+    }
+    match tt.dtype? {
+        DType::Bool => Some(Kind::Bool),
+        d => Prec::of(d).map(Kind::Float),
+    }
+}
+
+/// How a tensor op's result is computed from one element of each operand.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Form {
+    /// `elem.F.P(a[, b])`; `swap` for `rsub` (`b - a`); `inplace` for `add_` …
+    Elem {
+        f: ElemFn,
+        swap: bool,
+        inplace: bool,
+    },
+    /// A comparison of the two operands.
+    Cmp(CmpOp),
+    /// `scalar_tensor(s, dtype)`.
+    Make,
+    /// `x[i, …]`.
+    Subscript,
+}
+
+fn form(f: &Function, op: Op) -> Option<Form> {
+    let OpKind::Tensor(id) = f.op(op).kind else {
+        return None;
+    };
+    let q = pyjit_ir::schema::op_name(id);
+    let (name, overload) = q.split_once('.').unwrap_or((q.as_str(), ""));
+    let cmp = |c| Some(Form::Cmp(c));
+    match (name, overload) {
+        ("scalar_tensor", "") => Some(Form::Make),
+        ("index", "") => Some(Form::Subscript),
+        ("eq", "Tensor" | "Scalar") => cmp(CmpOp::Eq),
+        ("ne", "Tensor" | "Scalar") => cmp(CmpOp::Ne),
+        ("lt", "Tensor" | "Scalar") => cmp(CmpOp::Lt),
+        ("le", "Tensor" | "Scalar") => cmp(CmpOp::Le),
+        ("gt", "Tensor" | "Scalar") => cmp(CmpOp::Gt),
+        ("ge", "Tensor" | "Scalar") => cmp(CmpOp::Ge),
+        ("rsub", "Tensor" | "Scalar") => Some(Form::Elem {
+            f: ElemFn::Sub,
+            swap: true,
+            inplace: false,
+        }),
+        (n, "Tensor" | "Scalar" | "") => {
+            let (base, inplace) = match n.strip_suffix('_') {
+                Some(b) => (b, true),
+                None => (n, false),
+            };
+            let f = ElemFn::of_tensor_op(base)?;
+            // The binary ones have overloads, the unary ones none.
+            if (f.arity() == 2) == overload.is_empty() {
+                return None;
+            }
+            Some(Form::Elem {
+                f,
+                swap: false,
+                inplace,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Whether tensor op `op` always returns storage of its own (never a view of or the same object
+/// as an operand): the creation ops that allocate, and element arithmetic. (`np.asarray`,
+/// `torch.as_tensor`, `x.to(x.dtype)`, `positive` and views may return their operand.)
+fn allocates(f: &Function, op: Op) -> bool {
+    let OpKind::Tensor(id) = f.op(op).kind else {
+        return false;
+    };
+    let allocating = matches!(
+        pyjit_ir::schema::op_name(id).as_str(),
+        "zeros"
+            | "ones"
+            | "empty"
+            | "full"
+            | "arange"
+            | "linspace"
+            | "eye"
+            | "zeros_like"
+            | "ones_like"
+            | "empty_like"
+            | "full_like"
+            | "scalar_tensor"
+    );
+    allocating
+        || matches!(
+            form(f, op),
+            Some(Form::Elem { inplace: false, .. } | Form::Cmp(_) | Form::Make)
+        )
+}
+
+/// Where a tensor's storage comes from, for the write analysis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Origin {
+    /// A tensor op that returns fresh storage.
+    Fresh(Op),
+    /// A function parameter (parameters may alias each other).
+    Param,
+    /// Anything else (a view, a list element, a call's result …).
+    Unknown,
+}
+
+struct Analysis<'a> {
+    f: &'a Function,
+    /// Every use of every value: (user op, operand index).
+    uses: HashMap<Value, Vec<(Op, usize)>>,
+    /// The storages the function writes; `None` when some write's target is unknown.
+    written: Option<HashSet<Origin>>,
+}
+
+impl<'a> Analysis<'a> {
+    fn new(f: &'a Function) -> Analysis<'a> {
+        let mut uses: HashMap<Value, Vec<(Op, usize)>> = HashMap::new();
+        for op in f.all_ops() {
+            for (i, &v) in f.op(op).operands.iter().enumerate() {
+                uses.entry(v).or_default().push((op, i));
+            }
+        }
+        let mut a = Analysis {
+            f,
+            uses,
+            written: Some(HashSet::new()),
+        };
+        let mut written = HashSet::new();
+        let mut known = true;
+        for op in f.all_ops() {
+            let d = f.op(op);
+            match &d.kind {
+                OpKind::ListSet | OpKind::ListAppend | OpKind::DictSet => {}
+                OpKind::TensorStore | OpKind::Tensor(_) if writes_memory(&d.kind) => {
+                    let mut seen = HashSet::new();
+                    for o in a.origins(d.operands[0], &mut seen) {
+                        known &= o != Origin::Unknown;
+                        written.insert(o);
+                    }
+                }
+                k if writes_memory(k) => known = false,
+                _ => {}
+            }
+        }
+        a.written = known.then_some(written);
+        a
+    }
+
+    fn users(&self, v: Value) -> &[(Op, usize)] {
+        self.uses.get(&v).map_or(&[], Vec::as_slice)
+    }
+
+    /// The storages tensor `v` may be (through loop-carried values, `if` results and in-place
+    /// results).
+    fn origins(&self, v: Value, seen: &mut HashSet<Value>) -> HashSet<Origin> {
+        let f = self.f;
+        let mut out = HashSet::new();
+        if !seen.insert(v) {
+            return out;
+        }
+        match def(f, v) {
+            Def::Param(r, _) if r == f.body => {
+                out.insert(Origin::Param);
+            }
+            Def::Param(r, i) => {
+                // A loop's carried value: its initial value and what the body yields.
+                let owner = f.regions[r].parent;
+                match owner.map(|o| (o, &f.op(o).kind)) {
+                    Some((o, OpKind::Loop)) if i >= 1 => {
+                        let init = f.op(o).operands[i + 1];
+                        out.extend(self.origins(init, seen));
+                        if let Some(y) = f.terminator(r) {
+                            out.extend(self.origins(f.op(y).operands[i], seen));
+                        }
+                    }
+                    _ => {
+                        out.insert(Origin::Unknown);
+                    }
+                }
+            }
+            Def::Result(op, i) => {
+                let d = f.op(op);
+                match &d.kind {
+                    OpKind::If | OpKind::Loop => {
+                        let skip = usize::from(d.kind == OpKind::Loop);
+                        for &r in &d.regions {
+                            if let Some(y) = f.terminator(r)
+                                && f.op(y).kind == OpKind::Yield
+                            {
+                                out.extend(self.origins(f.op(y).operands[i + skip], seen));
+                            }
+                        }
+                    }
+                    OpKind::Tensor(id) if pyjit_ir::schema::is_inplace(*id) => {
+                        out.extend(self.origins(d.operands[0], seen));
+                    }
+                    _ if allocates(f, op) => {
+                        out.insert(Origin::Fresh(op));
+                    }
+                    _ => {
+                        out.insert(Origin::Unknown);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether the function never writes the storage of tensor `t`.
+    fn never_written(&self, t: Value) -> bool {
+        let Some(w) = &self.written else {
+            return false;
+        };
+        let o = self.origins(t, &mut HashSet::new());
+        !o.contains(&Origin::Unknown)
+            && o.iter().all(|x| !w.contains(x))
+            && !(o.contains(&Origin::Param) && w.contains(&Origin::Param))
+    }
+
+    /// Whether each use of `v` directly follows its definition `def` in one region with no
+    /// memory write in between.
+    fn used_right_away(&self, v: Value, def: Op) -> bool {
+        let f = self.f;
+        let Some(r) = f.op(def).parent else {
+            return false;
+        };
+        let Some(a) = f.position(def) else {
+            return false;
+        };
+        self.users(v).iter().all(|&(u, _)| {
+            f.op(u).parent == Some(r)
+                && f.position(u).is_some_and(|b| {
+                    b > a
+                        && f.region_ops(r)[a + 1..b].iter().all(|&o| {
+                            !writes_memory(&f.op(o).kind)
+                                && f.op(o)
+                                    .regions
+                                    .iter()
+                                    .all(|&rr| !region_writes_memory(f, rr))
+                        })
+                })
+        })
+    }
+}
+
+/// The int indices of subscript list `l` when it addresses one element of `t` (known float
+/// dtype and rank, one `index.int` per dim, the list used only by subscripts).
+fn element_indices(a: &Analysis, t: Value, l: Value) -> Option<Vec<Value>> {
+    let f = a.f;
+    let tt = f.value_type(t).as_tensor()?;
+    let rank = tt.rank? as usize;
+    Prec::of(tt.dtype?)?;
+    let d = f.op(f.defining_op(l)?);
+    if d.kind != OpKind::ListNew || d.operands.len() != rank || rank == 0 {
+        return None;
+    }
+    let mut idx = Vec::with_capacity(rank);
+    for &c in &d.operands {
+        let cd = f.op(f.defining_op(c)?);
+        if cd.kind != OpKind::Index(IndexKind::Int) {
+            return None;
+        }
+        idx.push(cd.operands[0]);
+    }
+    let read_only = a.users(l).iter().all(|&(u, i)| {
+        i == 1
+            && matches!(f.op(u).kind, OpKind::Tensor(id)
+                if matches!(pyjit_ir::schema::op_name(id).as_str(),
+                    "index" | "index_put_" | "index_put_.Scalar"))
+    });
+    read_only.then_some(idx)
+}
+
+/// A number operand of an element op at precision `p`: a float (rounded by the op), or an int
+/// constant (its value as a float constant, rounded as the kernel converts it).
+#[derive(Clone, Copy)]
+enum Num {
+    /// A `float` value, used as it is.
+    Float,
+    Const(f64),
+}
+
+fn number(f: &Function, v: Value, p: Prec) -> Option<Num> {
+    match f.value_type(v) {
+        Type::Float => Some(Num::Float),
+        Type::Int => {
+            let i = const_int(f, v)?;
+            Some(Num::Const(match p {
+                Prec::F32 => f64::from(i as f32),
+                Prec::F64 => i as f64,
+            }))
+        }
+        _ => None,
+    }
+}
+
+/// Whether op `op` (defining the 0-d value `r` of kind `k`) can become element ops, given the
+/// current candidate set.
+fn def_ok(a: &Analysis, cand: &HashMap<Value, Kind>, op: Op, k: Kind) -> bool {
+    let f = a.f;
+    let d = f.op(op);
+    let Some(form) = form(f, op) else {
+        return false;
+    };
+    let float_of = |v: Value| match cand.get(&v) {
+        Some(Kind::Float(p)) => Some(*p),
+        _ => None,
+    };
+    match (form, k) {
+        (Form::Subscript, Kind::Float(p)) => {
+            let [t, l] = d.operands[..] else {
+                return false;
+            };
+            let dtype_ok = f
+                .value_type(t)
+                .as_tensor()
+                .and_then(|tt| tt.dtype)
+                .and_then(Prec::of)
+                == Some(p);
+            dtype_ok
+                && element_indices(a, t, l).is_some()
+                && (a.never_written(t) || a.used_right_away(d.results[0], op))
+        }
+        (Form::Make, Kind::Float(p)) => {
+            let [s, dt] = d.operands[..] else {
+                return false;
+            };
+            matches!(super::util::const_of(f, dt), Some(Const::DType(x)) if Prec::of(*x) == Some(p))
+                && number(f, s, p).is_some()
+        }
+        (Form::Elem { f: ef, inplace, .. }, Kind::Float(p)) => {
+            let n = ef.arity();
+            if d.operands.len() < n {
+                return false;
+            }
+            // alpha (add/sub/rsub) must be the constant 1.
+            if d.operands.len() > n
+                && (d.operands.len() != n + 1 || const_int(f, d.operands[n]) != Some(1))
+            {
+                return false;
+            }
+            let ok = d.operands[..n].iter().all(|&v| match float_of(v) {
+                // A tensor operand never wider than the result (so rounding it is exact).
+                Some(q) => q == p || q == Prec::F32,
+                None => !f.value_type(v).is_tensor() && number(f, v, p).is_some(),
+            });
+            ok && float_of(d.operands[0]).is_some() && (!inplace || inplace_ok(a, cand, op))
+        }
+        (Form::Cmp(_), Kind::Bool) => {
+            let [x, y] = d.operands[..] else {
+                return false;
+            };
+            let p = cmp_prec(f, cand, x, y);
+            float_of(x).is_some()
+                && (float_of(y).is_some()
+                    || (!f.value_type(y).is_tensor()
+                        && p.is_some_and(|p| number(f, y, p).is_some())))
+        }
+        _ => false,
+    }
+}
+
+/// The precision a comparison computes in: the wider of its tensor operands.
+fn cmp_prec(f: &Function, cand: &HashMap<Value, Kind>, x: Value, y: Value) -> Option<Prec> {
+    let p = |v: Value| match cand.get(&v) {
+        Some(Kind::Float(p)) => Some(*p),
+        _ => None,
+    };
+    let _ = f;
+    match (p(x), p(y)) {
+        (Some(Prec::F64), _) | (_, Some(Prec::F64)) => Some(Prec::F64),
+        (Some(a), _) => Some(a),
+        (None, b) => b,
+    }
+}
+
+/// An in-place op on a 0-d value can be computed as its functional form when nothing else sees
+/// the storage it writes: the value written is used only here, and each value it may be (its
+/// loop's initial and yielded values, recursively) is used only once and is no subscript.
+fn inplace_ok(a: &Analysis, cand: &HashMap<Value, Kind>, op: Op) -> bool {
+    let f = a.f;
+    let v = f.op(op).operands[0];
+    let mut stack = vec![v];
+    let mut seen = HashSet::new();
+    while let Some(x) = stack.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        if a.users(x).len() != 1 || !cand.contains_key(&x) {
+            return false;
+        }
+        match def(f, x) {
+            Def::Param(r, i) => {
+                let Some(o) = f.regions[r].parent else {
+                    return false;
+                };
+                if f.op(o).kind != OpKind::Loop || i == 0 {
+                    return false;
+                }
+                stack.push(f.op(o).operands[i + 1]);
+                if let Some(y) = f.terminator(r) {
+                    stack.push(f.op(y).operands[i]);
+                }
+            }
+            Def::Result(d, i) => match form(f, d) {
+                Some(Form::Elem { inplace: true, .. }) => {}
+                Some(Form::Subscript) | None
+                    if matches!(f.op(d).kind, OpKind::If | OpKind::Loop) =>
+                {
+                    let skip = usize::from(f.op(d).kind == OpKind::Loop);
+                    for &r in &f.op(d).regions {
+                        if let Some(y) = f.terminator(r)
+                            && f.op(y).kind == OpKind::Yield
+                        {
+                            stack.push(f.op(y).operands[i + skip]);
+                        }
+                    }
+                }
+                Some(Form::Subscript) | None => return false,
+                Some(_) => {}
+            },
+        }
+    }
+    true
+}
+
+/// Whether every use of candidate `v` is one the rewrite handles.
+fn uses_ok(a: &Analysis, cand: &HashMap<Value, Kind>, v: Value, k: Kind) -> bool {
+    let f = a.f;
+    a.users(v).iter().all(|&(u, i)| {
+        let d = f.op(u);
+        match &d.kind {
+            OpKind::Yield => yield_target(f, u, i).is_some_and(|t| cand.get(&t) == Some(&k)),
+            OpKind::Loop => {
+                // An initial carried value (operands: trip count, condition, carried …).
+                i >= 2 && {
+                    let p = f.region_params(d.regions[0])[i - 1];
+                    cand.get(&p) == Some(&k)
+                }
+            }
+            OpKind::Tensor(id) => {
+                let name = pyjit_ir::schema::op_name(*id);
+                match name.as_str() {
+                    "Bool.Tensor" => k == Kind::Bool,
+                    "Float.Tensor" => matches!(k, Kind::Float(_)),
+                    "item" => {
+                        let want = match k {
+                            Kind::Bool => Type::Bool,
+                            Kind::Float(_) => Type::Float,
+                        };
+                        *f.value_type(d.results[0]) == want
+                    }
+                    "index_put_" => {
+                        let [t, l, val] = d.operands[..] else {
+                            return false;
+                        };
+                        val == v
+                            && i == 2
+                            && matches!(k, Kind::Float(_))
+                            && element_indices(a, t, l).is_some()
+                            && a.users(d.results[0]).is_empty()
+                    }
+                    _ => d.results.first().is_some_and(|r| cand.contains_key(r)),
+                }
+            }
+            _ => false,
+        }
+    })
+}
+
+/// The value a `yield`'s operand `i` becomes: an `if` result or a loop's carried value.
+fn yield_target(f: &Function, y: Op, i: usize) -> Option<Value> {
+    let r = f.op(y).parent?;
+    let owner = f.regions[r].parent?;
+    match f.op(owner).kind {
+        OpKind::If => f.op(owner).results.get(i).copied(),
+        // Loop yields: the continuation condition, then the carried values.
+        OpKind::Loop if i >= 1 => f.region_params(r).get(i).copied(),
+        _ => None,
+    }
+}
+
+/// Whether the incoming values of a structured value (an `if` result, a loop's carried value
+/// or result) are all candidates of kind `k`.
+fn structured_ok(f: &Function, cand: &HashMap<Value, Kind>, v: Value, k: Kind) -> Option<bool> {
+    let is = |x: Value| cand.get(&x) == Some(&k);
+    let yields = |o: Op, idx: usize| {
+        f.op(o).regions.iter().all(|&r| match f.terminator(r) {
+            Some(y) if f.op(y).kind == OpKind::Yield => is(f.op(y).operands[idx]),
+            // A branch ending in `raise`/`return` gives nothing.
+            _ => true,
+        })
+    };
+    match def(f, v) {
+        Def::Param(r, i) => {
+            let o = f.regions[r].parent?;
+            (f.op(o).kind == OpKind::Loop && i >= 1)
+                .then(|| is(f.op(o).operands[i + 1]) && yields(o, i))
+        }
+        Def::Result(o, i) => match f.op(o).kind {
+            OpKind::If => Some(yields(o, i)),
+            OpKind::Loop => Some(is(f.op(o).operands[i + 2]) && yields(o, i + 1)),
+            _ => None,
+        },
+    }
+}
+
+pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
+    let cand = {
+        let a = Analysis::new(f);
+        let mut cand: HashMap<Value, Kind> = HashMap::new();
+        for (v, data) in f.values.iter() {
+            if let Some(k) = kind_of(&data.ty) {
+                cand.insert(v, k);
+            }
+        }
+        // Drop the candidates whose definition or uses do not fit until nothing changes.
+        loop {
+            let drop: Vec<Value> = cand
+                .iter()
+                .filter(|&(&v, &k)| {
+                    let def = match structured_ok(f, &cand, v, k) {
+                        Some(ok) => ok,
+                        None => match def(f, v) {
+                            Def::Result(op, 0) => def_ok(&a, &cand, op, k),
+                            _ => false,
+                        },
+                    };
+                    !def || !uses_ok(&a, &cand, v, k)
+                })
+                .map(|(&v, _)| v)
+                .collect();
+            if drop.is_empty() {
+                break;
+            }
+            for v in drop {
+                cand.remove(&v);
+            }
+        }
+        cand
+    };
+    if cand.is_empty() || !ctx.allow() {
+        return;
+    }
+    rewrite(f, &cand);
+    ctx.stats.simplified += cand.len() as u64;
+}
+
+fn rewrite(f: &mut Function, cand: &HashMap<Value, Kind>) {
+    let scalar = |k: Kind| match k {
+        Kind::Bool => Type::Bool,
+        Kind::Float(_) => Type::Float,
+    };
+    // Structured values keep their identity and change type.
+    for (&v, &k) in cand {
+        let structured = match def(f, v) {
+            Def::Param(..) => true,
+            Def::Result(o, _) => matches!(f.op(o).kind, OpKind::If | OpKind::Loop),
+        };
+        if structured {
+            f.set_value_type(v, scalar(k));
+        }
+    }
+    let mut map: HashMap<Value, Value> = HashMap::new();
+    let mut dead: Vec<Op> = Vec::new();
+    for op in f.all_ops() {
+        let d = f.op(op).clone();
+        let Some(&r) = d.results.first() else {
+            // index_put_ with no result: not produced by the frontend.
+            continue;
+        };
+        let get = |map: &HashMap<Value, Value>, v: Value| map.get(&v).copied().unwrap_or(v);
+        if let Some(&k) = cand.get(&r) {
+            if matches!(d.kind, OpKind::If | OpKind::Loop) {
+                continue;
+            }
+            let new = build(f, op, &d, k, cand, &|v| get(&map, v));
+            map.insert(r, new);
+            dead.push(op);
+            continue;
+        }
+        // Sinks.
+        let OpKind::Tensor(id) = d.kind else { continue };
+        let name = pyjit_ir::schema::op_name(id);
+        match name.as_str() {
+            "Bool.Tensor" | "Float.Tensor" | "item" if cand.contains_key(&d.operands[0]) => {
+                map.insert(r, get(&map, d.operands[0]));
+                dead.push(op);
+            }
+            "index_put_" if cand.contains_key(&d.operands[2]) => {
+                let [t, l, val] = d.operands[..] else {
+                    continue;
+                };
+                let Some(lop) = f.defining_op(l) else {
+                    continue;
+                };
+                let idx: Vec<Value> = f
+                    .op(lop)
+                    .operands
+                    .iter()
+                    .filter_map(|&c| f.defining_op(c).map(|o| f.op(o).operands[0]))
+                    .collect();
+                let mut operands = vec![t];
+                operands.extend(idx);
+                operands.push(get(&map, val));
+                let st = f.create_op(OpKind::TensorStore, &operands, &[], &[], d.span);
+                f.insert_op_before(op, st);
+                dead.push(op);
+            }
+            _ => {}
+        }
+    }
+    for (from, to) in &map {
+        f.replace_uses(*from, *to);
+    }
+    for op in dead.into_iter().rev() {
+        f.remove_op(op);
+    }
+    f.flush_detached();
+}
+
+/// The scalar ops computing candidate result `r` of `op`, inserted before `op`; returns the
+/// new value.
+fn build(
+    f: &mut Function,
+    op: Op,
+    d: &pyjit_ir::OpData,
+    k: Kind,
+    cand: &HashMap<Value, Kind>,
+    get: &dyn Fn(Value) -> Value,
+) -> Value {
+    let span = d.span;
+    let insert = |f: &mut Function, kind: OpKind, operands: &[Value], ty: Type| -> Value {
+        let o = f.create_op(kind, operands, &[ty], &[], span);
+        f.insert_op_before(op, o);
+        f.result(o)
+    };
+    let num = |f: &mut Function, v: Value, p: Prec| -> Value {
+        if cand.contains_key(&v) {
+            return get(v);
+        }
+        match number(f, v, p) {
+            Some(Num::Const(x)) => insert(f, OpKind::Const(Const::Float(x)), &[], Type::Float),
+            _ => v,
+        }
+    };
+    let form = form(f, op).expect("checked by def_ok");
+    match (form, k) {
+        (Form::Subscript, _) => {
+            let (t, l) = (d.operands[0], d.operands[1]);
+            let lop = f.defining_op(l).expect("checked by def_ok");
+            let mut operands = vec![t];
+            for c in f.op(lop).operands.clone() {
+                let io = f.defining_op(c).expect("checked by def_ok");
+                operands.push(f.op(io).operands[0]);
+            }
+            insert(f, OpKind::TensorLoad, &operands, Type::Float)
+        }
+        (Form::Make, Kind::Float(p)) => {
+            let s = num(f, d.operands[0], p);
+            insert(f, OpKind::Elem(ElemFn::Cast, p), &[s], Type::Float)
+        }
+        (Form::Elem { f: ef, swap, .. }, Kind::Float(p)) => {
+            let mut args: Vec<Value> = d.operands[..ef.arity()]
+                .iter()
+                .map(|&v| num(f, v, p))
+                .collect();
+            if swap {
+                args.swap(0, 1);
+            }
+            insert(f, OpKind::Elem(ef, p), &args, Type::Float)
+        }
+        (Form::Cmp(c), Kind::Bool) => {
+            let (x, y) = (d.operands[0], d.operands[1]);
+            let p = cmp_prec(f, cand, x, y).unwrap_or(Prec::F64);
+            let side = |f: &mut Function, v: Value| {
+                let s = num(f, v, p);
+                if cand.contains_key(&v) {
+                    s
+                } else {
+                    insert(f, OpKind::Elem(ElemFn::Cast, p), &[s], Type::Float)
+                }
+            };
+            let (a, b) = (side(f, x), side(f, y));
+            insert(f, OpKind::FloatCmp(c), &[a, b], Type::Bool)
+        }
+        _ => unreachable!("def_ok pairs forms with kinds"),
+    }
+}

@@ -1,0 +1,270 @@
+//! One element of a float elementwise tensor op: what the tensor kernels compute for each element
+//! of a `float32` or `float64` tensor, as a function of plain numbers.
+//!
+//! The optimizer's `scalarize` pass turns computations on 0-d tensors (`x[i]` of a 1-D array,
+//! `np.float32(1.0)`, `np.exp(x[i])` …) into `elem` ops on unboxed floats; the interpreter and
+//! native code evaluate those with [`eval`], which runs the very kernel functions the tensor
+//! loops run ([`vmath::k`], with the FMA flavour [`vmath::map`] dispatches to), so a scalarized
+//! program gives the tensor program's bits. Values of a `float32` computation are carried as
+//! `f64`s that are exactly `f32` values; each op rounds its operands to the precision first
+//! (what the tensor kernels do to a Python scalar operand) and its result after.
+
+use super::vmath::{self, k as vk};
+
+/// The precision of an `elem` op: the dtype of the tensors whose element it computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Prec {
+    F32,
+    F64,
+}
+
+impl Prec {
+    pub const ALL: [Prec; 2] = [Prec::F32, Prec::F64];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Prec::F32 => "f32",
+            Prec::F64 => "f64",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Prec> {
+        Prec::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// The precision of a tensor dtype, for the float dtypes.
+    pub fn of(dtype: crate::DType) -> Option<Prec> {
+        match dtype {
+            crate::DType::Float32 => Some(Prec::F32),
+            crate::DType::Float64 => Some(Prec::F64),
+            _ => None,
+        }
+    }
+
+    pub fn dtype(self) -> crate::DType {
+        match self {
+            Prec::F32 => crate::DType::Float32,
+            Prec::F64 => crate::DType::Float64,
+        }
+    }
+}
+
+macro_rules! elem_fns {
+    (
+        binary { $($bv:ident $bn:literal $bop:tt;)* }
+        unary { $($uv:ident $un:literal => $k:ident;)* }
+    ) => {
+        /// A per-element float function. `Cast` rounds to the precision (the conversion of a
+        /// Python float, or of a wider tensor, to the dtype); the others are the tensor ops of
+        /// the same name (`add`, `exp` …) on one element.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum ElemFn {
+            Cast,
+            Neg,
+            Abs,
+            $($bv,)*
+            $($uv,)*
+        }
+
+        impl ElemFn {
+            pub const ALL: &'static [ElemFn] = &[ElemFn::Cast, ElemFn::Neg, ElemFn::Abs, $(ElemFn::$bv,)* $(ElemFn::$uv,)*];
+
+            /// The name in the IR (`elem.NAME.f32`), which is also the tensor op's name.
+            pub fn name(self) -> &'static str {
+                match self {
+                    ElemFn::Cast => "cast",
+                    ElemFn::Neg => "neg",
+                    ElemFn::Abs => "abs",
+                    $(ElemFn::$bv => $bn,)*
+                    $(ElemFn::$uv => $un,)*
+                }
+            }
+
+            /// The number of operands.
+            pub fn arity(self) -> usize {
+                match self {
+                    $(ElemFn::$bv => 2,)*
+                    _ => 1,
+                }
+            }
+
+            fn eval32(self, a: f32, b: f32) -> f32 {
+                match self {
+                    ElemFn::Cast => a,
+                    ElemFn::Neg => -a,
+                    ElemFn::Abs => a.abs(),
+                    $(ElemFn::$bv => a $bop b,)*
+                    $(ElemFn::$uv => vmath::eval_unary(vk::$k, a),)*
+                }
+            }
+
+            fn eval64(self, a: f64, b: f64) -> f64 {
+                match self {
+                    ElemFn::Cast => a,
+                    ElemFn::Neg => -a,
+                    ElemFn::Abs => a.abs(),
+                    $(ElemFn::$bv => a $bop b,)*
+                    $(ElemFn::$uv => vmath::eval_unary(vk::$k, a),)*
+                }
+            }
+        }
+    };
+}
+
+elem_fns! {
+    binary {
+        Add "add" +;
+        Sub "sub" -;
+        Mul "mul" *;
+        Div "div" /;
+    }
+    unary {
+        Exp "exp" => Exp;
+        Expm1 "expm1" => Expm1;
+        Log "log" => Log;
+        Log1p "log1p" => Log1p;
+        Log2 "log2" => Log2;
+        Log10 "log10" => Log10;
+        Sqrt "sqrt" => Sqrt;
+        Rsqrt "rsqrt" => Rsqrt;
+        Tanh "tanh" => Tanh;
+        Sigmoid "sigmoid" => Sigmoid;
+        Sin "sin" => Sin;
+        Cos "cos" => Cos;
+        Tan "tan" => Tan;
+        Asin "asin" => Asin;
+        Acos "acos" => Acos;
+        Atan "atan" => Atan;
+        Sinh "sinh" => Sinh;
+        Cosh "cosh" => Cosh;
+    }
+}
+
+impl ElemFn {
+    pub fn from_name(name: &str) -> Option<ElemFn> {
+        ElemFn::ALL.iter().copied().find(|f| f.name() == name)
+    }
+
+    /// The per-element definition of the tensor op `name` (a schema name, any overload) on
+    /// float tensors, when it has one here. `add`/`sub` mean `alpha == 1`; `div` without a
+    /// rounding mode. `Cast` is no tensor op's.
+    pub fn of_tensor_op(name: &str) -> Option<ElemFn> {
+        match name {
+            "cast" => None,
+            _ => ElemFn::from_name(name),
+        }
+    }
+
+    /// Whether native code computes it with an instruction or two (no call): the IEEE
+    /// operations, which give the same bits in either precision's registers.
+    pub fn is_inline(self) -> bool {
+        matches!(
+            self,
+            ElemFn::Cast
+                | ElemFn::Neg
+                | ElemFn::Abs
+                | ElemFn::Add
+                | ElemFn::Sub
+                | ElemFn::Mul
+                | ElemFn::Div
+                | ElemFn::Sqrt
+        )
+    }
+}
+
+/// `f` at precision `p` of `a` (and `b` for the binary ones; ignored otherwise). Operands are
+/// first rounded to `p`; the result is a value of `p`.
+pub fn eval(f: ElemFn, p: Prec, a: f64, b: f64) -> f64 {
+    match p {
+        Prec::F32 => f.eval32(a as f32, b as f32) as f64,
+        Prec::F64 => f.eval64(a, b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DType, Tensor, Value};
+
+    fn unary(name: &str, t: Tensor) -> Vec<f64> {
+        let r = crate::call_by_name(name, vec![Value::Tensor(t)], vec![]).unwrap();
+        let Some(Value::Tensor(r)) = r.into_iter().next() else {
+            panic!("{name} gave no tensor")
+        };
+        r.to_dtype(DType::Float64).unwrap().to_vec::<f64>()
+    }
+
+    /// Each function gives, for one element, the bits the tensor op gives for a 0-d tensor and
+    /// for an element of a long (vectorized) tensor.
+    #[test]
+    fn elements_match_the_tensor_kernels() {
+        let xs: Vec<f64> = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.75,
+            1.0,
+            2.5,
+            -3.25,
+            10.0,
+            88.5,
+            -100.0,
+            1e-7,
+            0.3,
+            0.999,
+            1.5e30,
+            f64::INFINITY,
+            -f64::INFINITY,
+            f64::NAN,
+            1e300,
+        ];
+        for &p in &Prec::ALL {
+            for &f in ElemFn::ALL {
+                let Some(name) = (f.arity() == 1 && f != ElemFn::Cast).then(|| f.name()) else {
+                    continue;
+                };
+                let long: Vec<f64> = xs.iter().cycle().take(xs.len() * 8).copied().collect();
+                let t = Tensor::from_vec(long.clone(), &[long.len()])
+                    .unwrap()
+                    .to_dtype(p.dtype())
+                    .unwrap();
+                let got = unary(name, t);
+                for (i, &x) in long.iter().enumerate() {
+                    let want = got[i];
+                    let x = eval(ElemFn::Cast, p, x, 0.0);
+                    let e = eval(f, p, x, 0.0);
+                    assert!(
+                        e.to_bits() == want.to_bits() || (e.is_nan() && want.is_nan()),
+                        "{}.{}({x}) = {e}, the tensor kernel gives {want}",
+                        name,
+                        p.name()
+                    );
+                }
+                let zero_d = Tensor::from_vec(vec![xs[3]], &[])
+                    .unwrap()
+                    .to_dtype(p.dtype())
+                    .unwrap();
+                let want = unary(name, zero_d)[0];
+                let e = eval(f, p, eval(ElemFn::Cast, p, xs[3], 0.0), 0.0);
+                assert!(e.to_bits() == want.to_bits() || (e.is_nan() && want.is_nan()));
+            }
+        }
+    }
+
+    #[test]
+    fn f32_arithmetic_rounds_operands_and_result() {
+        let third = eval(ElemFn::Div, Prec::F32, 1.0, 3.0);
+        assert_eq!(third, (1.0f32 / 3.0f32) as f64);
+        // A Python float operand is rounded to float32 first, as `t * 0.1` does.
+        assert_eq!(
+            eval(ElemFn::Mul, Prec::F32, 3.0, 0.1),
+            (3.0f32 * 0.1f32) as f64
+        );
+        assert_eq!(eval(ElemFn::Cast, Prec::F32, 0.1, 0.0), 0.1f32 as f64);
+        assert_eq!(eval(ElemFn::Cast, Prec::F64, 0.1, 0.0), 0.1);
+        assert!(eval(ElemFn::Div, Prec::F64, 1.0, 0.0).is_infinite());
+        for &f in ElemFn::ALL {
+            assert_eq!(ElemFn::from_name(f.name()), Some(f));
+        }
+    }
+}
