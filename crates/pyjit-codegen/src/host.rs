@@ -7,7 +7,7 @@
 //! from the *site* table, so it reads exactly like the interpreter's.
 
 use crate::layout::{self, Slot};
-use pyjit_ir::{ElemFn, MathFn, OpKind, Prec, Type};
+use pyjit_ir::{MathFn, OpKind, Type};
 use pyjit_syntax::Span;
 use pyjit_value::{
     CallSite, ExcKind, InterpError, PyErr, Value, from_runtime, ops, scalar, to_runtime,
@@ -366,29 +366,12 @@ pub(crate) extern "C" fn pjn_math_i(ctx: *mut Ctx<'_>, site: u64, code: i64, x: 
     scalar_fn(ctx, site, || scalar::math_int(math_fn(code), x))
 }
 
-/// `elem.F.f32` for the kernels native code does not inline (`code` indexes
-/// [`ElemFn::ALL`]).
-pub(crate) extern "C" fn pjn_elem_f32(code: i64, x: f64) -> f64 {
-    elem_call(code, Prec::F32, x)
-}
-
-/// `elem.F.f64`, as [`pjn_elem_f32`].
-pub(crate) extern "C" fn pjn_elem_f64(code: i64, x: f64) -> f64 {
-    elem_call(code, Prec::F64, x)
-}
-
-fn elem_call(code: i64, p: Prec, x: f64) -> f64 {
-    let f = usize::try_from(code)
-        .ok()
-        .and_then(|i| ElemFn::ALL.get(i))
-        .copied()
-        .unwrap_or(ElemFn::Cast);
-    pyjit_runtime::ops::elem::eval(f, p, x, 0.0)
-}
-
 /// The address of every host function, by the name native code imports it under.
 pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
-    vec![
+    let elem = pyjit_runtime::ops::elem::entries()
+        .into_iter()
+        .map(|e| (e.name, e.address));
+    elem.chain([
         ("pjn_error", pjn_error as *const u8),
         ("pjn_note_call", pjn_note_call as *const u8),
         ("pjn_op", pjn_op as *const u8),
@@ -400,8 +383,6 @@ pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
         ("pjn_float_to_int", pjn_float_to_int as *const u8),
         ("pjn_math_f", pjn_math_f as *const u8),
         ("pjn_math_i", pjn_math_i as *const u8),
-        ("pjn_elem_f32", pjn_elem_f32 as *const u8),
-        ("pjn_elem_f64", pjn_elem_f64 as *const u8),
         ("pjn_obj_retain", layout::pjn_obj_retain as *const u8),
         ("pjn_obj_release", layout::pjn_obj_release as *const u8),
         (
@@ -416,5 +397,6 @@ pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
             "pj_tensor_view",
             pyjit_runtime::abi::pj_tensor_view as *const u8,
         ),
-    ]
+    ])
+    .collect()
 }

@@ -43,7 +43,14 @@ pub(crate) fn clif_type(s: Slot) -> ir::Type {
 /// The Cranelift signatures of the host functions: (name, params, returns).
 pub(crate) fn host_signatures() -> Vec<(&'static str, Vec<ir::Type>, Vec<ir::Type>)> {
     use types::{F64, I64};
-    vec![
+    let elem = pyjit_runtime::ops::elem::entries().into_iter().map(|e| {
+        let t = match e.prec {
+            Prec::F32 => types::F32,
+            Prec::F64 => F64,
+        };
+        (e.name, vec![t], vec![t])
+    });
+    elem.chain([
         ("pjn_error", vec![I64, I64], vec![]),
         ("pjn_note_call", vec![I64, I64], vec![]),
         ("pjn_op", vec![I64, I64, I64, I64], vec![]),
@@ -55,14 +62,13 @@ pub(crate) fn host_signatures() -> Vec<(&'static str, Vec<ir::Type>, Vec<ir::Typ
         ("pjn_float_to_int", vec![I64, I64, F64], vec![I64]),
         ("pjn_math_f", vec![I64, I64, I64, F64, F64], vec![F64]),
         ("pjn_math_i", vec![I64, I64, I64, F64], vec![I64]),
-        ("pjn_elem_f32", vec![I64, F64], vec![F64]),
-        ("pjn_elem_f64", vec![I64, F64], vec![F64]),
         ("pjn_obj_retain", vec![I64], vec![]),
         ("pjn_obj_release", vec![I64], vec![]),
         ("pj_tensor_retain", vec![I64], vec![]),
         ("pj_tensor_release", vec![I64], vec![]),
         ("pj_tensor_view", vec![I64, I64], vec![types::I32]),
-    ]
+    ])
+    .collect()
 }
 
 /// What a `yield` does in the region being lowered.
@@ -109,6 +115,9 @@ pub(crate) struct Lowering<'a, 'b> {
     short_and: HashMap<IrValue, (ir::Value, ir::Value)>,
     /// `size.int` (constant dim) and `numel` of tensors of known rank: read from the view.
     shape_ops: HashMap<Op, ShapeQuery>,
+    /// `f64` values that are the exact promotion of an `f32` value (an `f32` element load, an
+    /// `elem.*.f32` result), with that value: narrowing one again is free.
+    narrowed: HashMap<ir::Value, ir::Value>,
     /// Whether the function has a loop; the scratch words of `float_const` and how many are used.
     has_loop: bool,
     const_slot: Option<(ir::StackSlot, usize)>,
@@ -217,6 +226,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             views: HashMap::new(),
             short_and: HashMap::new(),
             shape_ops,
+            narrowed: HashMap::new(),
             has_loop: f.all_ops().iter().any(|&op| f.op(op).kind == OpKind::Loop),
             const_slot: None,
             pinned_consts: 0,
@@ -609,7 +619,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             D::Int64 => self.b.ins().load(types::I64, flags, addr, 0),
             D::Float32 => {
                 let x = self.b.ins().load(types::F32, flags, addr, 0);
-                self.b.ins().fpromote(types::F64, x)
+                self.widen(x)
             }
             D::Float64 => self.b.ins().load(types::F64, flags, addr, 0),
         };
@@ -655,7 +665,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             (Type::Int, D::Float64) => self.b.ins().fcvt_from_sint(types::F64, v),
             (Type::Int, D::Float32) => self.b.ins().fcvt_from_sint(types::F32, v),
             (Type::Int, D::Bool) => self.b.ins().icmp_imm_s(IntCC::NotEqual, v, 0),
-            (Type::Float, D::Float32) => self.b.ins().fdemote(types::F32, v),
+            (Type::Float, D::Float32) => self.narrow(v),
             (Type::Float, D::Bool) => {
                 let z = self.b.ins().f64const(0.0);
                 self.b.ins().fcmp(FloatCC::NotEqual, v, z)
@@ -1582,41 +1592,46 @@ impl<'a, 'b> Lowering<'a, 'b> {
     /// rounds exactly as [`pyjit_runtime::ops::elem::eval`] does), the others through the
     /// runtime's per-element kernels.
     fn elem(&mut self, f: ElemFn, p: Prec, a: ir::Value, b: Option<ir::Value>) -> ir::Value {
-        if !f.is_inline() {
-            let code = ElemFn::ALL.iter().position(|&x| x == f).unwrap_or(0) as i64;
-            let c = self.b.ins().iconst(types::I64, code);
-            let name = match p {
-                Prec::F32 => "pjn_elem_f32",
-                Prec::F64 => "pjn_elem_f64",
-            };
-            return self.call_host(name, &[c, a])[0];
-        }
         let f32 = p == Prec::F32;
-        let mut narrow = |x: ir::Value| {
-            if f32 {
-                self.b.ins().fdemote(types::F32, x)
-            } else {
-                x
+        let a = if f32 { self.narrow(a) } else { a };
+        let b = b.map(|b| if f32 { self.narrow(b) } else { b });
+        let r = if f.is_inline() {
+            let ins = self.b.ins();
+            match (f, b) {
+                (ElemFn::Neg, _) => ins.fneg(a),
+                (ElemFn::Abs, _) => ins.fabs(a),
+                (ElemFn::Sqrt, _) => ins.sqrt(a),
+                (ElemFn::Add, Some(b)) => ins.fadd(a, b),
+                (ElemFn::Sub, Some(b)) => ins.fsub(a, b),
+                (ElemFn::Mul, Some(b)) => ins.fmul(a, b),
+                (ElemFn::Div, Some(b)) => ins.fdiv(a, b),
+                _ => a,
             }
-        };
-        let a = narrow(a);
-        let b = b.map(narrow);
-        let ins = self.b.ins();
-        let r = match (f, b) {
-            (ElemFn::Neg, _) => ins.fneg(a),
-            (ElemFn::Abs, _) => ins.fabs(a),
-            (ElemFn::Sqrt, _) => ins.sqrt(a),
-            (ElemFn::Add, Some(b)) => ins.fadd(a, b),
-            (ElemFn::Sub, Some(b)) => ins.fsub(a, b),
-            (ElemFn::Mul, Some(b)) => ins.fmul(a, b),
-            (ElemFn::Div, Some(b)) => ins.fdiv(a, b),
-            _ => a,
-        };
-        if f32 {
-            self.b.ins().fpromote(types::F64, r)
         } else {
-            r
+            let name = pyjit_runtime::ops::elem::entries()
+                .into_iter()
+                .find(|e| e.f == f && e.prec == p)
+                .map(|e| e.name)
+                .unwrap_or("pjn_elem_exp_f64");
+            self.call_host(name, &[a])[0]
+        };
+        if f32 { self.widen(r) } else { r }
+    }
+
+    /// `x` (an `f64` holding an `f32` value) as an `f32`: the value it was widened from when
+    /// there is one, else a conversion (exact).
+    fn narrow(&mut self, x: ir::Value) -> ir::Value {
+        match self.narrowed.get(&x) {
+            Some(&n) => n,
+            None => self.b.ins().fdemote(types::F32, x),
         }
+    }
+
+    /// `x` (an `f32`) as the `f64` the IR's `float` is, remembering where it came from.
+    fn widen(&mut self, x: ir::Value) -> ir::Value {
+        let w = self.b.ins().fpromote(types::F64, x);
+        self.narrowed.insert(w, x);
+        w
     }
 
     fn math(&mut self, m: MathFn, a: ir::Value, b: ir::Value, span: Span) -> Res<ir::Value> {

@@ -108,7 +108,80 @@ macro_rules! elem_fns {
                 }
             }
         }
+
+        /// One C-ABI function per kernel and precision for native code to call: the plain
+        /// flavour, and (x86-64) the FMA flavour compiled for AVX2+FMA.
+        #[allow(non_snake_case)]
+        mod c_entries {
+            use super::super::vmath::{k as vk, Unary};
+            $(
+                pub mod $uv {
+                    use super::*;
+                    fn run<T: Copy, K: Unary<T>, const F: bool>(k: K, x: T) -> T {
+                        if K::HAS_SLOW && k.needs_slow(x) {
+                            return k.slow(x);
+                        }
+                        k.eval::<F>(x)
+                    }
+                    pub extern "C" fn f32_plain(x: f32) -> f32 {
+                        run::<f32, _, false>(vk::$k, x)
+                    }
+                    pub extern "C" fn f64_plain(x: f64) -> f64 {
+                        run::<f64, _, false>(vk::$k, x)
+                    }
+                    /// # Safety
+                    /// Only on a CPU with AVX2 and FMA.
+                    #[cfg(target_arch = "x86_64")]
+                    #[target_feature(enable = "avx2,fma")]
+                    pub unsafe extern "C" fn f32_fma(x: f32) -> f32 {
+                        run::<f32, _, true>(vk::$k, x)
+                    }
+                    /// # Safety
+                    /// Only on a CPU with AVX2 and FMA.
+                    #[cfg(target_arch = "x86_64")]
+                    #[target_feature(enable = "avx2,fma")]
+                    pub unsafe extern "C" fn f64_fma(x: f64) -> f64 {
+                        run::<f64, _, true>(vk::$k, x)
+                    }
+                }
+            )*
+        }
+
+        /// The C-ABI functions native code calls for the element functions it does not
+        /// inline: `f(x)` at precision `prec`, taking and returning an `f32` (for
+        /// [`Prec::F32`]) or an `f64`, with the bits [`eval`] gives (the flavour [`vmath::isa`]
+        /// selects, as the tensor loops).
+        pub fn entries() -> Vec<Entry> {
+            let fma = vmath::isa() != vmath::Isa::Scalar;
+            let mut out = Vec::new();
+            $(
+                #[cfg(target_arch = "x86_64")]
+                let (a32, a64) = if fma {
+                    (c_entries::$uv::f32_fma as *const u8, c_entries::$uv::f64_fma as *const u8)
+                } else {
+                    (c_entries::$uv::f32_plain as *const u8, c_entries::$uv::f64_plain as *const u8)
+                };
+                #[cfg(not(target_arch = "x86_64"))]
+                let (a32, a64) = {
+                    let _ = fma;
+                    (c_entries::$uv::f32_plain as *const u8, c_entries::$uv::f64_plain as *const u8)
+                };
+                out.push(Entry { f: ElemFn::$uv, prec: Prec::F32, name: concat!("pjn_elem_", $un, "_f32"), address: a32 });
+                out.push(Entry { f: ElemFn::$uv, prec: Prec::F64, name: concat!("pjn_elem_", $un, "_f64"), address: a64 });
+            )*
+            out
+        }
     };
+}
+
+/// A C-ABI function computing one element function (see [`entries`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    pub f: ElemFn,
+    pub prec: Prec,
+    /// The symbol name native code imports it under.
+    pub name: &'static str,
+    pub address: *const u8,
 }
 
 elem_fns! {
@@ -247,6 +320,39 @@ mod tests {
                 let want = unary(name, zero_d)[0];
                 let e = eval(f, p, eval(ElemFn::Cast, p, xs[3], 0.0), 0.0);
                 assert!(e.to_bits() == want.to_bits() || (e.is_nan() && want.is_nan()));
+            }
+        }
+    }
+
+    #[test]
+    fn c_entries_give_evals_bits() {
+        let entries = entries();
+        // Every function native code does not inline has both entries.
+        for f in ElemFn::ALL.iter().filter(|f| !f.is_inline()) {
+            assert_eq!(entries.iter().filter(|e| e.f == *f).count(), 2, "{f:?}");
+        }
+        for e in entries {
+            for x in [0.3f64, -2.5, 100.0, 1e-30, 7.25e5] {
+                let want = eval(e.f, e.prec, x, 0.0);
+                let got = match e.prec {
+                    Prec::F32 => {
+                        // SAFETY: `entries` gives each function's C ABI: f32 -> f32 here.
+                        let f: extern "C" fn(f32) -> f32 =
+                            unsafe { std::mem::transmute(e.address) };
+                        f64::from(f(x as f32))
+                    }
+                    Prec::F64 => {
+                        // SAFETY: as above, f64 -> f64.
+                        let f: extern "C" fn(f64) -> f64 =
+                            unsafe { std::mem::transmute(e.address) };
+                        f(x)
+                    }
+                };
+                assert!(
+                    got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                    "{}({x})",
+                    e.name
+                );
             }
         }
     }
