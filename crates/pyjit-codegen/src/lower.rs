@@ -628,7 +628,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
     }
 
     /// Whether index `idx` of dim `d` of tensor `t` is in range by construction: it is the
-    /// iteration index of a loop whose trip count is `t.size(d)` (the same view's size).
+    /// iteration index of a loop whose trip count is `t.size(d)` (the same view's size, or the
+    /// size of the tensor `t` was made like: `out = np.empty_like(x)` has `x`'s sizes).
     fn index_proven(&self, t: IrValue, d: usize, idx: IrValue) -> bool {
         let ValueDef::Param(r, 0) = self.f.values[idx].def else {
             return false;
@@ -644,7 +645,23 @@ impl<'a, 'b> Lowering<'a, 'b> {
             return false;
         };
         matches!(self.shape_ops.get(&size_op), Some(ShapeQuery::Size(k)) if *k == d)
-            && self.f.op(size_op).operands[0] == t
+            && self.shape_source(self.f.op(size_op).operands[0]) == self.shape_source(t)
+    }
+
+    /// The tensor whose sizes `t` was created with: through `empty_like`/`zeros_like`/
+    /// `ones_like`/`full_like` (whose results have their operand's sizes) to the first tensor
+    /// that is not one.
+    fn shape_source(&self, mut t: IrValue) -> IrValue {
+        while let Some(op) = self.f.defining_op(t)
+            && let OpKind::Tensor(id) = self.f.op(op).kind
+            && matches!(
+                pyjit_ir::schema::op_name(id).as_str(),
+                "empty_like" | "zeros_like" | "ones_like" | "full_like"
+            )
+        {
+            t = self.f.op(op).operands[0];
+        }
+        t
     }
 
     /// Stores scalar `v` (of IR type `vt`) into a `dtype` element at `addr`, converted as the

@@ -4,7 +4,8 @@
 //! and out-of-range indices. Native code at -O2 (where the `tensor-access` pass turns the
 //! subscripts into inline loads and stores) must give exactly what the interpreter gives at -O0
 //! (the runtime's own subscripts) and at -O2: values, tensors written, errors (class, message,
-//! span).
+//! span). Element arithmetic on 0-d tensors (`torch.exp(y[i, j]) * 2.0`, `s += …`) becomes
+//! `elem` ops (the `scalarize` pass), which must give the tensor kernels' bits.
 
 #[path = "native_common/mod.rs"]
 mod common;
@@ -46,7 +47,19 @@ fn program(seed: u64) -> String {
     let idx = ["i", "j", "-1", "i - 2", "j + 1", "0", "1"];
     for _ in 0..5 {
         let (a, c) = (g.of(&idx), g.of(&idx));
-        body.push_str(&match g.pick(10) {
+        body.push_str(&match g.pick(13) {
+            // Element arithmetic on 0-d tensors (the `scalarize` pass): one expression, an
+            // in-place accumulator carried through a loop, a tensor made like `x` written
+            // through a range over `x`'s size (bounds proven by `x`'s size).
+            10 => format!(
+                "    acc += float(torch.exp(y[{a}, {c}]) * 2.0 - torch.tanh(y[{c}, {a}]) / (y[0, 0] + 0.5))\n"
+            ),
+            11 => format!(
+                "    s = x[0, 0] * 0.0\n    for k in range(x.size(1)):\n        s += torch.sigmoid(x[{a}, k]) - v\n    acc += float(s)\n"
+            ),
+            12 => format!(
+                "    o = torch.zeros_like(x)\n    for k in range(x.size(1)):\n        o[{a}, k] = torch.sqrt(torch.abs(x[{a}, k])) + 1.0\n    acc += float(o[{a}, {c}] > 0.5)\n"
+            ),
             0 => format!("    acc += float(y[{a}, {c}])\n"),
             1 => format!("    y[{a}, {c}] = v * {}.0\n", g.pick(5)),
             2 => format!("    z[{a}, {c}] = {} * i\n", g.of(&["3", "-7", "1000003"])),
@@ -118,6 +131,7 @@ proptest! {
 fn generated_programs_use_element_ops() {
     let mut loads = 0;
     let mut stores = 0;
+    let mut elems = 0;
     for seed in 0..64u64 {
         let src = program(seed);
         let p = Program::compile_with(
@@ -135,6 +149,10 @@ fn generated_programs_use_element_ops() {
         let text = pyjit::ir::print_module(&m);
         loads += text.matches("tensor.load").count();
         stores += text.matches("tensor.store").count();
+        elems += text.matches("= elem.").count();
     }
-    assert!(loads > 20 && stores > 20, "loads {loads}, stores {stores}");
+    assert!(
+        loads > 20 && stores > 20 && elems > 20,
+        "loads {loads}, stores {stores}, elem ops {elems}"
+    );
 }
