@@ -628,24 +628,54 @@ impl<'a, 'b> Lowering<'a, 'b> {
     }
 
     /// Whether index `idx` of dim `d` of tensor `t` is in range by construction: it is the
-    /// iteration index of a loop whose trip count is `t.size(d)` (the same view's size, or the
+    /// iteration index of a loop whose trip count is `t.size(d)`, or that index plus a constant
+    /// k >= 0 of a loop running `t.size(d) - k` times (`range(k, n)`) (the same view's size, or the
     /// size of the tensor `t` was made like: `out = np.empty_like(x)` has `x`'s sizes).
     fn index_proven(&self, t: IrValue, d: usize, idx: IrValue) -> bool {
-        let ValueDef::Param(r, 0) = self.f.values[idx].def else {
+        let f = self.f;
+        let const_int = |v: IrValue| match f.defining_op(v).map(|o| &f.op(o).kind) {
+            Some(OpKind::Const(Const::Int(k))) => Some(*k),
+            _ => None,
+        };
+        // The index is the counter, or the counter plus k >= 0 (`range(k, n)`).
+        let (counter, k) = match f.values[idx].def {
+            ValueDef::Param(..) => (idx, 0),
+            ValueDef::Result(op, 0) => match (&f.op(op).kind, &f.op(op).operands[..]) {
+                (OpKind::IntBin(IntBinOp::Add), &[c, kv]) => match const_int(kv) {
+                    Some(k) if k >= 0 => (c, k),
+                    _ => return false,
+                },
+                _ => return false,
+            },
+            _ => return false,
+        };
+        let ValueDef::Param(r, 0) = f.values[counter].def else {
             return false;
         };
-        let Some(lp) = self.f.regions[r].parent else {
+        let Some(lp) = f.regions[r].parent else {
             return false;
         };
-        let ld = self.f.op(lp);
+        let ld = f.op(lp);
         if ld.kind != OpKind::Loop {
             return false;
         }
-        let Some(size_op) = self.f.defining_op(ld.operands[0]) else {
+        // The trip count: `t.size(d)`, or `t.size(d) - k` for an index offset by k (counters
+        // then run below size - k, so indices stay below the size).
+        let mut size = ld.operands[0];
+        if k != 0 {
+            let Some(sub) = f.defining_op(size) else {
+                return false;
+            };
+            match (&f.op(sub).kind, &f.op(sub).operands[..]) {
+                (OpKind::IntBin(IntBinOp::Sub), &[s, kv]) if const_int(kv) == Some(k) => size = s,
+                _ => return false,
+            }
+        }
+        let Some(size_op) = f.defining_op(size) else {
             return false;
         };
-        matches!(self.shape_ops.get(&size_op), Some(ShapeQuery::Size(k)) if *k == d)
-            && self.shape_source(self.f.op(size_op).operands[0]) == self.shape_source(t)
+        matches!(self.shape_ops.get(&size_op), Some(ShapeQuery::Size(q)) if *q == d)
+            && self.shape_source(f.op(size_op).operands[0]) == self.shape_source(t)
     }
 
     /// The tensor whose sizes `t` was created with: through `empty_like`/`zeros_like`/

@@ -118,6 +118,19 @@ pub(crate) fn alloc<T: Element>(n: usize) -> crate::error::Result<Vec<T>> {
     }
 }
 
+/// `n` copies of `v` in a pooled buffer when one of the size class is free (filled: cheaper
+/// than page-faulting a fresh one in), else in a fresh one (`torch.zeros/full/empty` and their
+/// `_like` forms).
+pub(crate) fn alloc_filled<T: Element>(n: usize, v: T) -> crate::error::Result<Vec<T>> {
+    match take::<T>(n) {
+        Some(mut buf) => {
+            buf.fill(v);
+            Ok(buf)
+        }
+        None => crate::tensor::alloc_filled(n, v),
+    }
+}
+
 /// Offers a dead storage's owned buffer to the pool (dropped if it is small, external, or the
 /// pool is full).
 pub(crate) fn give(buf: Buffer, dtype: DType) {

@@ -383,7 +383,7 @@ impl Tensor {
     pub fn full(shape: &[usize], value: Scalar, dtype: DType) -> Result<Tensor> {
         let n = check_alloc(shape, dtype)?;
         Ok(with_dtype!(dtype, T => Tensor::from_buffer(
-            T::into_buffer(alloc_filled(n, scalar_to::<T>(value))?),
+            T::into_buffer(crate::bufpool::alloc_filled(n, scalar_to::<T>(value))?),
             shape.to_vec()
         )))
     }

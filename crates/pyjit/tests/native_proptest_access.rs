@@ -47,7 +47,11 @@ fn program(seed: u64) -> String {
     let idx = ["i", "j", "-1", "i - 2", "j + 1", "0", "1"];
     for _ in 0..5 {
         let (a, c) = (g.of(&idx), g.of(&idx));
-        body.push_str(&match g.pick(13) {
+        body.push_str(&match g.pick(14) {
+            // `range(k, n)` over a size: indices proven in bounds too.
+            13 => format!(
+                "    for k in range(1, y.size(1)):\n        acc += float(y[{a}, k] * 0.5)\n    for k in range(2, z.size(0)):\n        z[k, {c}] = k\n"
+            ),
             // Element arithmetic on 0-d tensors (the `scalarize` pass): one expression, an
             // in-place accumulator carried through a loop, a tensor made like `x` written
             // through a range over `x`'s size (bounds proven by `x`'s size).
