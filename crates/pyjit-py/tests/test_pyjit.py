@@ -41,6 +41,22 @@ def add(x, y):
     return x + y
 
 
+def np_ramp(n, step):
+    # A Numba-style kernel: no annotations; the call's arguments type the parameters.
+    out = np.zeros((n, 2), dtype=np.float64)
+    for i in range(n):
+        out[i, 0] = i * step
+        out[i, 1] = np.float64(i) - step
+    return out
+
+
+def np_scaled(a, k):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        out[i] = np.tanh(a[i]) * k
+    return out
+
+
 def int_div(a: int, b: int) -> int:
     return a // b
 
@@ -135,6 +151,25 @@ def test_decorator_and_call_form():
     np.testing.assert_array_equal(local_scaled(x), [3.0, 6.0])
     assert f.__name__ == "cond"
     assert "scripted" in repr(f)
+
+
+def test_numba_style_kernels_take_their_arguments_types():
+    ramp = pyjit.script(np_ramp)
+    np.testing.assert_array_equal(ramp(3, 2), np_ramp(3, 2))
+    np.testing.assert_allclose(ramp(2, 0.5), np_ramp(2, 0.5))
+    np.testing.assert_allclose(ramp(n=2, step=1.5), np_ramp(2, 1.5))
+    assert ramp(3, 2).dtype == np.float64
+    sigs = ramp.signatures
+    assert any("int, int" in s for s in sigs) and any("float" in s for s in sigs), sigs
+    # `range(n)` needs an int: a tensor for `n` reports the compile error.
+    with pytest.raises(pyjit.CompileError, match="range"):
+        ramp(np.array([3]), 2)
+    scaled = pyjit.script(np_scaled)
+    a = np.array([0.5, -1.0, 2.0], dtype=np.float32)
+    for k in (3, 0.25):
+        got = scaled(a, k)
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, np_scaled(a, k), rtol=1e-6)
 
 
 def test_module_functions_and_constants_come_along():

@@ -54,6 +54,28 @@ pub fn types_from_arguments(module: &ast::Module) -> bool {
     module::analyze(module, &mut Vec::new()).numpy_mode()
 }
 
+/// Which parameters of function `name` take their type from the call's argument when it is an
+/// `int`, `float` or `bool` (see [`ArgTypes`]): in a NumPy-style module, the parameters with
+/// neither an annotation nor a default (and no type comment on the function). All `false` in a
+/// torch-style module; empty when there is no such function. With each parameter's name.
+pub fn argument_typed_params(module: &ast::Module, name: &str) -> Vec<(String, bool)> {
+    let info = module::analyze(module, &mut Vec::new());
+    let Some(def) = info.functions.iter().find(|d| d.name.name == name) else {
+        return Vec::new();
+    };
+    let numpy = info.numpy_mode() && def.type_comment.is_none();
+    def.params
+        .posonly
+        .iter()
+        .chain(&def.params.args)
+        .chain(&def.params.kwonly)
+        .map(|p| {
+            let typed = numpy && p.annotation.is_none() && p.default.is_none();
+            (p.name.name.clone(), typed)
+        })
+        .collect()
+}
+
 /// [`script_module`] with the unannotated parameters of a NumPy-style module typed by `args`
 /// (see [`ArgTypes`]); in a torch-style module `args` is ignored.
 pub fn script_module_typed(

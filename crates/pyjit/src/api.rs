@@ -393,6 +393,9 @@ enum CallInner<'a> {
     /// The function's [`FastPath`] with the positional arguments it matched, not fitted yet.
     Fast(&'a Program, &'a FastPath, Vec<Value>),
     Trace(&'a Mutex<TracedProgram>, Vec<IValue>),
+    /// A NumPy-style function called with scalars for parameters that take their argument's
+    /// type: the function compiled for those types, and the call's arguments.
+    Typed(Arc<Function>, Vec<Value>, Vec<(String, Value)>),
 }
 
 impl Call<'_> {
@@ -403,7 +406,7 @@ impl Call<'_> {
         match &self.inner {
             CallInner::Script(c) => c.runs_in_bounded_time(),
             CallInner::Fast(_, fast, _) => fast.native.runs_in_bounded_time(),
-            CallInner::Trace(..) => false,
+            CallInner::Trace(..) | CallInner::Typed(..) => false,
         }
     }
 
@@ -429,6 +432,9 @@ impl Call<'_> {
                 .unwrap_or_else(|p| p.into_inner())
                 .call_to(args, out)
                 .map_err(|e| Error::from_trace(e, &f.file))?,
+            CallInner::Typed(typed, args, kwargs) => {
+                return typed.call_with_output(args, kwargs, out);
+            }
         };
         Value::from_interp(v)
     }
@@ -436,6 +442,10 @@ impl Call<'_> {
 
 enum Kind {
     Script(Program),
+    /// A NumPy-style function that compiles only once its argument-typed parameters have their
+    /// arguments' types (`range(n)` of a parameter `n`): every call must give them `int`,
+    /// `float` or `bool` values; the error of compiling it with them as tensors.
+    ArgTyped(Error),
     /// The traces, behind a lock: a call may record a new trace.
     Trace(Mutex<TracedProgram>),
 }
@@ -453,7 +463,23 @@ pub struct Function {
     /// Scripted, native: the compiled code of the first signature called twice with
     /// positional scalar and tensor arguments, and what each argument must be to take it.
     fast: OnceLock<FastPath>,
+    /// Scripted from a NumPy-style module with parameters that take their argument's type
+    /// ([`pyjit_script::argument_typed_params`]): how to compile it again, and the function
+    /// compiled for each combination of those types seen so far (Numba's dispatcher).
+    by_arg_types: Option<ByArgTypes>,
 }
+
+/// The per-argument-type versions of a NumPy-style function.
+struct ByArgTypes {
+    options: CompileOptions,
+    /// The parameters' names, and whether each takes its argument's type.
+    names: Vec<String>,
+    from_args: Vec<bool>,
+    compiled: Mutex<Vec<(ArgTypesKey, Arc<Function>)>>,
+}
+
+/// Per parameter: the type its argument gave it (`None`: the parameter's own rule).
+type ArgTypesKey = Vec<Option<Type>>;
 
 /// The per-call path of a scripted function called with one signature (the common case):
 /// the compiled code and, per parameter, the [`FastArg`] an argument must have. A call that
@@ -532,9 +558,69 @@ impl Function {
         name: &str,
         options: &CompileOptions,
     ) -> Result<Function, Error> {
+        Function::script_for(source, name, options, None)
+    }
+
+    /// [`Function::script`]; with `arg_types`, the version of a NumPy-style function whose
+    /// argument-typed parameters have these types (`None`: the parameter's own rule).
+    fn script_for(
+        source: &Source,
+        name: &str,
+        options: &CompileOptions,
+        arg_types: Option<&[Option<Type>]>,
+    ) -> Result<Function, Error> {
         let file = source.file();
-        let program = Program::compile_with(file.clone(), options.program_options())
-            .map_err(|d| Error::compile(&d, &file))?;
+        let compiled = match arg_types {
+            None => Program::compile_with(file.clone(), options.program_options()),
+            Some(types) => {
+                // Example values of the types: the program reads only their kinds.
+                let examples: Vec<IValue> = types
+                    .iter()
+                    .map(|t| match t {
+                        Some(Type::Int) => IValue::Int(0),
+                        Some(Type::Float) => IValue::Float(0.0),
+                        Some(Type::Bool) => IValue::Bool(false),
+                        _ => IValue::None,
+                    })
+                    .collect();
+                Program::compile_for_call(
+                    file.clone(),
+                    options.program_options(),
+                    Some(name),
+                    &examples,
+                )
+            }
+        };
+        let by_arg_types = match arg_types {
+            Some(_) => None,
+            None => pyjit_syntax::parse_module(&file)
+                .ok()
+                .map(|ast| pyjit_script::argument_typed_params(&ast, name))
+                .filter(|params| params.iter().any(|(_, typed)| *typed))
+                .map(|params| ByArgTypes {
+                    options: options.clone(),
+                    names: params.iter().map(|(n, _)| n.clone()).collect(),
+                    from_args: params.iter().map(|(_, t)| *t).collect(),
+                    compiled: Mutex::new(Vec::new()),
+                }),
+        };
+        let program = match compiled {
+            Ok(p) => p,
+            // Calls with scalars for the argument-typed parameters compile their own version.
+            Err(d) if by_arg_types.is_some() => {
+                let e = Error::compile(&d, &file);
+                return Ok(Function {
+                    name: name.to_string(),
+                    origin: source.clone(),
+                    file: Arc::new(file),
+                    params: None,
+                    kind: Kind::ArgTyped(e),
+                    fast: OnceLock::new(),
+                    by_arg_types,
+                });
+            }
+            Err(d) => return Err(Error::compile(&d, &file)),
+        };
         let params = Params::of(&program, name).ok_or_else(|| {
             Error::Usage(format!(
                 "no function `{name}` in {}; it defines: {}",
@@ -549,7 +635,55 @@ impl Function {
             params: Some(params),
             kind: Kind::Script(program),
             fast: OnceLock::new(),
+            by_arg_types,
         })
+    }
+
+    /// For a call of a NumPy-style function with an `int`, `float` or `bool` argument for a
+    /// parameter that takes its argument's type: the function compiled for those types
+    /// (compiled on the first such call).
+    fn typed_version(
+        &self,
+        args: &[Value],
+        kwargs: &[(String, Value)],
+    ) -> Result<Option<Arc<Function>>, Error> {
+        let Some(by) = &self.by_arg_types else {
+            return Ok(None);
+        };
+        let kind = |v: &Value| match v {
+            Value::Int(_) => Some(Type::Int),
+            Value::Float(_) => Some(Type::Float),
+            Value::Bool(_) => Some(Type::Bool),
+            _ => None,
+        };
+        let mut key: Vec<Option<Type>> = vec![None; by.from_args.len()];
+        for (i, v) in args.iter().enumerate() {
+            if by.from_args.get(i) == Some(&true) {
+                key[i] = kind(v);
+            }
+        }
+        for (k, v) in kwargs {
+            if let Some(i) = by.names.iter().position(|n| n == k)
+                && by.from_args.get(i) == Some(&true)
+            {
+                key[i] = kind(v);
+            }
+        }
+        if key.iter().all(Option::is_none) {
+            return Ok(None);
+        }
+        let mut compiled = by.compiled.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, f)) = compiled.iter().find(|(k, _)| *k == key) {
+            return Ok(Some(f.clone()));
+        }
+        let f = Arc::new(Function::script_for(
+            &self.origin,
+            &self.name,
+            &by.options,
+            Some(&key),
+        )?);
+        compiled.push((key, f.clone()));
+        Ok(Some(f))
     }
 
     /// Traces function `name` of `source` on `example_inputs` (running it once, as
@@ -601,6 +735,7 @@ impl Function {
             params,
             kind: Kind::Trace(Mutex::new(traced)),
             fast: OnceLock::new(),
+            by_arg_types: None,
         };
         if !config.check_inputs.is_empty() {
             let mut sets = vec![f.bind(example_inputs.clone(), Vec::new())?];
@@ -743,8 +878,15 @@ impl Function {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> Result<Call<'_>, Error> {
+        if let Some(typed) = self.typed_version(&args, &kwargs)? {
+            return Ok(Call {
+                f: self,
+                inner: CallInner::Typed(typed, args, kwargs),
+            });
+        }
         let p = match &self.kind {
             Kind::Script(p) => p,
+            Kind::ArgTyped(e) => return Err(e.clone()),
             Kind::Trace(t) => {
                 return Ok(Call {
                     f: self,
@@ -792,11 +934,15 @@ impl Function {
     /// Compiles what a call with these arguments runs (its signature's specialization; native
     /// code by default) without calling it. Traced functions compile when called.
     pub fn compile_for(&self, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Result<(), Error> {
+        if let Some(typed) = self.typed_version(&args, &kwargs)? {
+            return typed.compile_for(args, kwargs);
+        }
         let args = self.bind(args, kwargs)?;
         match &self.kind {
             Kind::Script(p) => p
                 .prepare(&self.name, &args)
                 .map_err(|e| Error::from_call(e, &self.name)),
+            Kind::ArgTyped(e) => Err(e.clone()),
             Kind::Trace(_) => Err(Error::Usage(format!(
                 "{}() is traced: it compiles when called",
                 self.name
@@ -809,6 +955,7 @@ impl Function {
     pub fn signatures(&self) -> Vec<String> {
         let compilations = match &self.kind {
             Kind::Script(p) => p.compilations(),
+            Kind::ArgTyped(_) => Vec::new(),
             Kind::Trace(t) => t.lock().unwrap_or_else(|p| p.into_inner()).compilations(),
         };
         let mut out: Vec<String> = Vec::new();
@@ -819,6 +966,17 @@ impl Function {
                 out.push(s);
             }
         }
+        // The versions compiled for argument types (NumPy-style functions), in order.
+        if let Some(by) = &self.by_arg_types {
+            let compiled = by.compiled.lock().unwrap_or_else(|p| p.into_inner());
+            for (_, f) in compiled.iter() {
+                for s in f.signatures() {
+                    if !out.contains(&s) {
+                        out.push(s);
+                    }
+                }
+            }
+        }
         out
     }
 
@@ -826,6 +984,7 @@ impl Function {
     pub fn cache_hits(&self) -> usize {
         let compilations = match &self.kind {
             Kind::Script(p) => p.compilations(),
+            Kind::ArgTyped(_) => Vec::new(),
             Kind::Trace(t) => t.lock().unwrap_or_else(|p| p.into_inner()).compilations(),
         };
         compilations.iter().filter(|c| c.cached).count()
@@ -839,6 +998,7 @@ impl Function {
                 Some(id) => pyjit_ir::print_function(p.module(), id),
                 None => String::new(),
             },
+            Kind::ArgTyped(_) => String::new(),
             Kind::Trace(t) => {
                 let t = t.lock().unwrap_or_else(|p| p.into_inner());
                 t.traces()
@@ -858,9 +1018,13 @@ impl Function {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> Result<(pyjit_ir::Module, pyjit_ir::FuncId), Error> {
+        if let Some(typed) = self.typed_version(&args, &kwargs)? {
+            return typed.specialized(args, kwargs);
+        }
         let args = self.bind(args, kwargs)?;
         let r = match &self.kind {
             Kind::Script(p) => p.specialize_optimized(&self.name, &args),
+            Kind::ArgTyped(e) => return Err(e.clone()),
             Kind::Trace(t) => {
                 let t = t.lock().unwrap_or_else(|p| p.into_inner());
                 let Some((p, entry)) = t.program_for(&args) else {
@@ -906,11 +1070,20 @@ impl Function {
     /// and the signatures compiled so far. Traced functions cannot be saved (a trace is made by
     /// running the function; save the source and trace it again).
     pub fn save(&self) -> Result<Vec<u8>, Error> {
-        let Kind::Script(p) = &self.kind else {
-            return Err(Error::Usage(format!(
-                "{}() is traced; only scripted functions can be saved",
-                self.name
-            )));
+        let p = match &self.kind {
+            Kind::Script(p) => p,
+            Kind::ArgTyped(_) => {
+                return Err(Error::Usage(format!(
+                    "{}() compiles only for its arguments' types (a NumPy-style function); save its source instead",
+                    self.name
+                )));
+            }
+            Kind::Trace(_) => {
+                return Err(Error::Usage(format!(
+                    "{}() is traced; only scripted functions can be saved",
+                    self.name
+                )));
+            }
         };
         let mut signatures = Vec::new();
         for c in p.compilations() {
@@ -972,7 +1145,7 @@ impl Function {
     /// TracerWarnings of the traces recorded so far, rendered (empty for scripted functions).
     pub fn warnings(&self) -> Vec<String> {
         match &self.kind {
-            Kind::Script(_) => Vec::new(),
+            Kind::Script(_) | Kind::ArgTyped(_) => Vec::new(),
             Kind::Trace(t) => {
                 let t = t.lock().unwrap_or_else(|p| p.into_inner());
                 t.warnings.iter().map(|w| w.render(&self.file)).collect()
@@ -1017,6 +1190,59 @@ mod tests {
     fn script(name: &str) -> Function {
         Function::script(&Source::new("m.py", SRC), name, &CompileOptions::default())
             .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn numpy_style_parameters_take_their_arguments_types() {
+        // One source each (as the Python package gives a function with only what it uses): a
+        // whole module compiles every function, and `count`'s `range(n)` needs `n: int`.
+        const SCALE: &str = "import numpy as np\n\n\ndef scale(a, k):\n    out = np.empty_like(a)\n    for i in range(a.shape[0]):\n        out[i] = a[i] * k\n    return out\n";
+        const COUNT: &str = "import numpy as np\n\n\ndef count(n, step):\n    s = 0\n    for i in range(0, n, step):\n        s += i\n    return s\n";
+        let f = |src: &str, name: &str| {
+            Function::script(&Source::new("k.py", src), name, &CompileOptions::default())
+                .unwrap_or_else(|e| panic!("{e}"))
+        };
+        let count = f(COUNT, "count");
+        // With a tensor for `n` it does not compile: the error says why.
+        let e = count
+            .call(vec![t(&[1.0]), Value::Int(1)], vec![])
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("`range` argument must be an `int`"),
+            "{e}"
+        );
+        let int = |v: Value| match v {
+            Value::Int(i) => i,
+            other => panic!("not an int: {other:?}"),
+        };
+        assert_eq!(
+            int(count
+                .call(vec![Value::Int(10), Value::Int(3)], vec![])
+                .unwrap()),
+            18
+        );
+        // Keywords too, and a second call reuses the version compiled for (int, int).
+        let kw = vec![("step".to_string(), Value::Int(2))];
+        assert_eq!(int(count.call(vec![Value::Int(5)], kw).unwrap()), 6);
+        let scale = f(SCALE, "scale");
+        let a = t(&[1.0, -2.0]);
+        for (k, want) in [
+            (Value::Int(3), [3.0f32, -6.0]),
+            (Value::Float(0.5), [0.5, -1.0]),
+        ] {
+            let Value::Tensor(r) = scale.call(vec![a.clone(), k], vec![]).unwrap() else {
+                panic!("not a tensor")
+            };
+            assert_eq!(r.to_vec::<f32>(), want);
+        }
+        let sigs = scale.signatures();
+        assert!(
+            sigs.iter().any(|s| s.contains("int")) && sigs.iter().any(|s| s.contains("float")),
+            "{sigs:?}"
+        );
+        // A tensor for an argument-typed parameter keeps TorchScript's rule (a Tensor).
+        let k0 = Value::Tensor(Tensor::from_vec(vec![2.0f32], &[]).unwrap());
+        assert_eq!(vals(&scale.call(vec![a, k0], vec![]).unwrap()), [2.0, -4.0]);
     }
 
     #[test]
