@@ -105,6 +105,18 @@ fn users(f: &Function, v: Value) -> Vec<Op> {
 /// The int indices of subscript `l` when it addresses one element of tensor `t` (known dtype and
 /// rank, one `index.int` per dim) and the list is only ever read by subscripts.
 fn element_indices(f: &Function, t: Value, l: Value) -> Option<Vec<Value>> {
+    let idx = int_subscript(f, t, l)?;
+    let read_only = users(f, l).iter().all(|&u| {
+        let ops = &f.op(u).operands;
+        (0..ops.len()).all(|i| ops[i] != l || reads_as_subscript(f, u, i))
+    });
+    read_only.then_some(idx)
+}
+
+/// The int indices of subscript list `l` when it is a `list.new` of one `index.int` per dim of
+/// `t` (known dtype and rank). Whether the list is only read by subscripts (so it cannot change)
+/// is the caller's to check, with [`reads_as_subscript`].
+pub(crate) fn int_subscript(f: &Function, t: Value, l: Value) -> Option<Vec<Value>> {
     let tt = f.value_type(t).as_tensor()?;
     let rank = tt.rank? as usize;
     tt.dtype?;
@@ -121,14 +133,15 @@ fn element_indices(f: &Function, t: Value, l: Value) -> Option<Vec<Value>> {
         }
         idx.push(cd.operands[0]);
     }
-    let read_only = users(f, l).iter().all(|&u| {
-        let ud = f.op(u);
-        ud.operands[0] != l
-            && matches!(ud.kind, OpKind::Tensor(id)
-                if matches!(pyjit_ir::schema::op_name(id).as_str(),
-                    "index" | "index_put_" | "index_put_.Scalar"))
-    });
-    read_only.then_some(idx)
+    Some(idx)
+}
+
+/// Whether operand `i` of `op` is read as the index list of a subscript (`index`, `index_put_`).
+pub(crate) fn reads_as_subscript(f: &Function, op: Op, i: usize) -> bool {
+    i == 1
+        && matches!(f.op(op).kind, OpKind::Tensor(id)
+            if matches!(pyjit_ir::schema::op_name(id).as_str(),
+                "index" | "index_put_" | "index_put_.Scalar"))
 }
 
 fn store(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {

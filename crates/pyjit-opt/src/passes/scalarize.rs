@@ -30,10 +30,9 @@
 //! subscript directly follows it in its region with no memory write in between.
 
 use super::PassCtx;
+use super::access::{int_subscript, reads_as_subscript};
 use super::util::{const_int, region_writes_memory, writes_memory};
-use pyjit_ir::{
-    CmpOp, Const, DType, ElemFn, Function, IndexKind, Op, OpKind, Prec, Type, Value, ValueDef,
-};
+use pyjit_ir::{CmpOp, Const, DType, ElemFn, Function, Op, OpKind, Prec, Type, Value, ValueDef};
 use std::collections::{HashMap, HashSet};
 
 function_pass!(
@@ -191,7 +190,7 @@ impl<'a> Analysis<'a> {
         let mut a = Analysis {
             f,
             uses,
-            written: Some(HashSet::new()),
+            written: None,
         };
         let mut written = HashSet::new();
         let mut known = true;
@@ -312,31 +311,13 @@ impl<'a> Analysis<'a> {
 }
 
 /// The int indices of subscript list `l` when it addresses one element of `t` (known float
-/// dtype and rank, one `index.int` per dim, the list used only by subscripts).
+/// dtype and rank ≥ 1, one `index.int` per dim, the list used only by subscripts).
 fn element_indices(a: &Analysis, t: Value, l: Value) -> Option<Vec<Value>> {
     let f = a.f;
-    let tt = f.value_type(t).as_tensor()?;
-    let rank = tt.rank? as usize;
-    Prec::of(tt.dtype?)?;
-    let d = f.op(f.defining_op(l)?);
-    if d.kind != OpKind::ListNew || d.operands.len() != rank || rank == 0 {
-        return None;
-    }
-    let mut idx = Vec::with_capacity(rank);
-    for &c in &d.operands {
-        let cd = f.op(f.defining_op(c)?);
-        if cd.kind != OpKind::Index(IndexKind::Int) {
-            return None;
-        }
-        idx.push(cd.operands[0]);
-    }
-    let read_only = a.users(l).iter().all(|&(u, i)| {
-        i == 1
-            && matches!(f.op(u).kind, OpKind::Tensor(id)
-                if matches!(pyjit_ir::schema::op_name(id).as_str(),
-                    "index" | "index_put_" | "index_put_.Scalar"))
-    });
-    read_only.then_some(idx)
+    Prec::of(f.value_type(t).as_tensor()?.dtype?)?;
+    let idx = int_subscript(f, t, l)?;
+    let read_only = a.users(l).iter().all(|&(u, i)| reads_as_subscript(f, u, i));
+    (!idx.is_empty() && read_only).then_some(idx)
 }
 
 /// A number operand of an element op at precision `p`: a float (rounded by the op), or an int
@@ -418,7 +399,7 @@ fn def_ok(a: &Analysis, cand: &HashMap<Value, Kind>, op: Op, k: Kind) -> bool {
             let [x, y] = d.operands[..] else {
                 return false;
             };
-            let p = cmp_prec(f, cand, x, y);
+            let p = cmp_prec(cand, x, y);
             float_of(x).is_some()
                 && (float_of(y).is_some()
                     || (!f.value_type(y).is_tensor()
@@ -429,12 +410,11 @@ fn def_ok(a: &Analysis, cand: &HashMap<Value, Kind>, op: Op, k: Kind) -> bool {
 }
 
 /// The precision a comparison computes in: the wider of its tensor operands.
-fn cmp_prec(f: &Function, cand: &HashMap<Value, Kind>, x: Value, y: Value) -> Option<Prec> {
+fn cmp_prec(cand: &HashMap<Value, Kind>, x: Value, y: Value) -> Option<Prec> {
     let p = |v: Value| match cand.get(&v) {
         Some(Kind::Float(p)) => Some(*p),
         _ => None,
     };
-    let _ = f;
     match (p(x), p(y)) {
         (Some(Prec::F64), _) | (_, Some(Prec::F64)) => Some(Prec::F64),
         (Some(a), _) => Some(a),
@@ -659,15 +639,9 @@ fn rewrite(f: &mut Function, cand: &HashMap<Value, Kind>) {
                 let [t, l, val] = d.operands[..] else {
                     continue;
                 };
-                let Some(lop) = f.defining_op(l) else {
+                let Some(idx) = int_subscript(f, t, l) else {
                     continue;
                 };
-                let idx: Vec<Value> = f
-                    .op(lop)
-                    .operands
-                    .iter()
-                    .filter_map(|&c| f.defining_op(c).map(|o| f.op(o).operands[0]))
-                    .collect();
                 let mut operands = vec![t];
                 operands.extend(idx);
                 operands.push(get(&map, val));
@@ -716,12 +690,8 @@ fn build(
     match (form, k) {
         (Form::Subscript, _) => {
             let (t, l) = (d.operands[0], d.operands[1]);
-            let lop = f.defining_op(l).expect("checked by def_ok");
             let mut operands = vec![t];
-            for c in f.op(lop).operands.clone() {
-                let io = f.defining_op(c).expect("checked by def_ok");
-                operands.push(f.op(io).operands[0]);
-            }
+            operands.extend(int_subscript(f, t, l).expect("checked by def_ok"));
             insert(f, OpKind::TensorLoad, &operands, Type::Float)
         }
         (Form::Make, Kind::Float(p)) => {
@@ -740,7 +710,7 @@ fn build(
         }
         (Form::Cmp(c), Kind::Bool) => {
             let (x, y) = (d.operands[0], d.operands[1]);
-            let p = cmp_prec(f, cand, x, y).unwrap_or(Prec::F64);
+            let p = cmp_prec(cand, x, y).unwrap_or(Prec::F64);
             let side = |f: &mut Function, v: Value| {
                 let s = num(f, v, p);
                 if cand.contains_key(&v) {
