@@ -517,7 +517,8 @@ impl NativeFunction {
         args: &[Value],
         out: &mut dyn Write,
     ) -> Result<Value, InterpError> {
-        self.call_owned_with_output(args.to_vec(), out)
+        // Cloned one by one into the slots: no argument vector is allocated per call.
+        self.call_owned_with_output(args.iter().cloned(), out)
     }
 
     /// As [`NativeFunction::call_with_output`], consuming the arguments: a tensor argument
