@@ -57,7 +57,7 @@ pub enum OptLevel {
     Speed,
 }
 
-/// Above this many IR ops in one function of a module, the module's functions are compiled
+/// Above this many IR ops in one compiled function of a module, the module's functions are compiled
 /// with Cranelift's single-pass register allocator instead of the backtracking one.
 pub const SINGLE_PASS_REGALLOC_OPS: usize = 50_000;
 
@@ -167,20 +167,48 @@ pub struct NativeFunction {
 type Trampoline = unsafe extern "C" fn(*mut Ctx<'static>, *const u64, *mut u64);
 
 impl NativeModule {
-    /// Compiles every function of `module` (verified first).
+    /// Compiles the functions of `module` that [`Options::roots`] reach (each verified first).
     pub fn compile(
         module: &pyjit_ir::Module,
         options: &Options,
     ) -> Result<NativeModule, CodegenError> {
         let t0 = Instant::now();
-        pyjit_ir::verify_module(module).map_err(|errs| {
+        let verify_error = |errs: Vec<pyjit_ir::VerifyError>| {
             CodegenError::Verify(
                 errs.iter()
                     .map(|e| format!("{e:?}"))
                     .collect::<Vec<_>>()
                     .join("; "),
             )
-        })?;
+        };
+        let roots: Vec<FuncId> = match &options.roots {
+            Some(roots) => roots.clone(),
+            None => module.funcs.keys().collect(),
+        };
+        // Only what is compiled is verified: the functions the roots reach (a caller's generic
+        // functions, verified when they were made, are as big as its specialization).
+        let reached = match module.reachable_from(&roots) {
+            Ok((reached, _)) => reached,
+            Err(id) => {
+                pyjit_ir::verify_module(module).map_err(verify_error)?;
+                return Err(CodegenError::Internal(format!(
+                    "call of unknown function {id}"
+                )));
+            }
+        };
+        let compiled: Vec<FuncId> = module
+            .funcs
+            .keys()
+            .filter(|id| reached[id.index()])
+            .collect();
+        let errs: Vec<pyjit_ir::VerifyError> = compiled
+            .iter()
+            .filter_map(|&id| pyjit_ir::verify_function(module, id).err())
+            .flatten()
+            .collect();
+        if !errs.is_empty() {
+            return Err(verify_error(errs));
+        }
         let mut times = CompileTimes {
             verify: t0.elapsed(),
             ..CompileTimes::default()
@@ -213,12 +241,11 @@ impl NativeModule {
         // The backtracking register allocator makes better code but grows faster than the
         // function on huge ones (an `elif` chain of 50,000 branches: 70 s against 25 s in
         // all, benches/README.md); the single-pass one is linear.
-        let largest = module
-            .funcs
-            .values()
-            .map(|f| {
+        let largest = compiled
+            .iter()
+            .map(|&id| {
                 let mut n = 0usize;
-                f.walk(&mut |_| n += 1);
+                module.func(id).walk(&mut |_| n += 1);
                 n
             })
             .max()
@@ -248,18 +275,6 @@ impl NativeModule {
                     .map_err(cl)?,
             );
         }
-        let roots: Vec<FuncId> = match &options.roots {
-            Some(roots) => roots.clone(),
-            None => module.funcs.keys().collect(),
-        };
-        let (reached, _) = module
-            .reachable_from(&roots)
-            .map_err(|id| CodegenError::Internal(format!("call of unknown function {id}")))?;
-        let compiled: Vec<FuncId> = module
-            .funcs
-            .keys()
-            .filter(|id| reached[id.index()])
-            .collect();
         // Cranelift's id of each compiled function (`None`: not compiled).
         let mut ids: Vec<Option<ClFuncId>> = vec![None; module.funcs.len()];
         for &id in &compiled {

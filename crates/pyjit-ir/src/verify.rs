@@ -122,6 +122,16 @@ struct Verifier<'a> {
     id: crate::FuncId,
 }
 
+/// An op kind's name for a message, spelled only when a message is formatted: the verifier runs
+/// over every op several times per compile, and valid IR needs no names.
+struct KindName<'a>(&'a OpKind);
+
+impl fmt::Display for KindName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.name())
+    }
+}
+
 /// Where a region sits, which decides its terminators.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum RegionRole {
@@ -272,7 +282,7 @@ impl Verifier<'_> {
     fn op(&mut self, op: Op) {
         let f = self.f;
         let od = &f.ops[op];
-        let name = od.kind.name();
+        let name = KindName(&od.kind);
         let span = od.span;
         for (i, &v) in od.operands.iter().enumerate() {
             if f.values.get(v).is_none() {
@@ -316,7 +326,7 @@ impl Verifier<'_> {
 
     fn count(&mut self, op: Op, operands: usize, results: usize) -> bool {
         let od = &self.f.ops[op];
-        let name = od.kind.name();
+        let name = KindName(&od.kind);
         let mut ok = true;
         if od.operands.len() != operands {
             self.err(
@@ -370,7 +380,7 @@ impl Verifier<'_> {
         let f = self.f;
         let od = &f.ops[op];
         let span = od.span;
-        let name = od.kind.name();
+        let name = KindName(&od.kind);
         let operand_ty = |i: usize| od.operands.get(i).map(|&v| f.values[v].ty.clone());
         match &od.kind {
             OpKind::Const(c) => {

@@ -17,6 +17,7 @@
 use super::PassCtx;
 use super::util;
 use pyjit_ir::{Function, Op, OpKind, Region, Type, Value};
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 
 function_pass!(
@@ -59,7 +60,7 @@ fn eligible(f: &Function, op: Op, immutable: bool) -> bool {
 /// entered, removed when it closes. A lookup costs O(1) whatever the nesting depth.
 #[derive(Default)]
 struct Scopes {
-    table: HashMap<Key, Value>,
+    table: FxHashMap<Key, Value>,
     entered: Vec<Vec<Key>>,
 }
 
