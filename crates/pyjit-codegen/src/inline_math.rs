@@ -151,10 +151,16 @@ impl Emit<'_, '_> {
         self.b.ins().select(below, lo, upper)
     }
 
-    /// `if c { a } else { b }` of the comparison `x cc y`.
+    /// `if c { a } else { b }` of the comparison `x cc y`, selected as integers: Cranelift
+    /// lowers a float `select` to a branch, which data-dependent picks (tanh's two forms)
+    /// mispredict; an integer one is a `cmov`. The same bits either way.
     fn pick(&mut self, cc: FloatCC, x: Value, y: Value, a: Value, b: Value) -> Value {
         let c = self.b.ins().fcmp(cc, x, y);
-        self.b.ins().select(c, a, b)
+        let (ity, fty) = (self.ity(), self.fty());
+        let ai = self.b.ins().bitcast(ity, MemFlagsData::new(), a);
+        let bi = self.b.ins().bitcast(ity, MemFlagsData::new(), b);
+        let r = self.b.ins().select(c, ai, bi);
+        self.b.ins().bitcast(fty, MemFlagsData::new(), r)
     }
 
     /// `reduce_ln2_f32`/`reduce_ln2_f64`: `(n, r)`, `n` an integer of the precision's width.
