@@ -16,6 +16,7 @@
 
 mod fused;
 mod host;
+mod inline_math;
 mod layout;
 mod listing;
 mod lower;

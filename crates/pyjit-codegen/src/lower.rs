@@ -1636,8 +1636,9 @@ impl<'a, 'b> Lowering<'a, 'b> {
     }
 
     /// `elem.F.P(a[, b])`: the IEEE operations inline (in `f32` registers for `f32`, which
-    /// rounds exactly as [`pyjit_runtime::ops::elem::eval`] does), the others through the
-    /// runtime's per-element kernels.
+    /// rounds exactly as [`pyjit_runtime::ops::elem::eval`] does), the exponential family
+    /// inline too (`inline_math`: the runtime kernels' operations on their constants), the
+    /// others through the runtime's per-element kernels.
     fn elem(&mut self, f: ElemFn, p: Prec, a: ir::Value, b: Option<ir::Value>) -> ir::Value {
         let f32 = p == Prec::F32;
         let a = if f32 { self.narrow(a) } else { a };
@@ -1654,6 +1655,10 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 (ElemFn::Div, Some(b)) => ins.fdiv(a, b),
                 _ => a,
             }
+        } else if let Some(r) =
+            crate::inline_math::emit(&mut self.b, f, p, crate::inline_math::fma_flavour(), a)
+        {
+            r
         } else {
             let name = pyjit_runtime::ops::elem::entries()
                 .into_iter()

@@ -149,10 +149,10 @@ macro_rules! elem_fns {
 
         /// The C-ABI functions native code calls for the element functions it does not
         /// inline: `f(x)` at precision `prec`, taking and returning an `f32` (for
-        /// [`Prec::F32`]) or an `f64`, with the bits [`eval`] gives (the flavour [`vmath::isa`]
-        /// selects, as the tensor loops).
+        /// [`Prec::F32`]) or an `f64`, with the bits [`eval`] gives (the flavour
+        /// [`vmath::fma_flavour`] selects, as the tensor loops).
         pub fn entries() -> Vec<Entry> {
-            let fma = vmath::isa() != vmath::Isa::Scalar;
+            let fma = vmath::fma_flavour();
             let mut out = Vec::new();
             $(
                 #[cfg(target_arch = "x86_64")]

@@ -53,6 +53,14 @@ pub fn isa() -> Isa {
     })
 }
 
+/// Whether the kernels run their FMA flavour (`mul_add` a fused multiply-add) rather than the
+/// plain one (`a * b + c`): on AVX2+FMA and AVX-512 CPUs. Every scalar evaluation of a kernel
+/// ([`eval_unary`], [`super::elem`]'s C entries, native code's inline copies) picks the flavour
+/// by this, so it gives the tensor loops' bits.
+pub fn fma_flavour() -> bool {
+    isa() != Isa::Scalar
+}
+
 fn detected() -> Isa {
     #[cfg(target_arch = "x86_64")]
     {
@@ -218,10 +226,10 @@ pub fn eval_unary<T: Scalar, K: Unary<T>>(k: K, x: T) -> T {
 /// scalar fallback computes the vector loops' bits).
 #[inline]
 pub fn eval_binary<T, K: Binary<T>>(k: K, x: T, y: T) -> T {
-    if isa() == Isa::Scalar {
-        k.eval::<false>(x, y)
-    } else {
+    if fma_flavour() {
         k.eval::<true>(x, y)
+    } else {
+        k.eval::<false>(x, y)
     }
 }
 
@@ -753,122 +761,177 @@ fn clamp64(x: f64, lo: f64, hi: f64) -> f64 {
 const ROUND32: f32 = 12_582_912.0;
 const ROUND64: f64 = 6_755_399_441_055_744.0;
 
-/// `(n, r)` with `x = n ln2 + r`, `|r| <= ln2/2` (Cody-Waite; `LN2_HI` has few enough bits that
-/// `n * LN2_HI` is exact for every `n` the callers produce).
+// The constants of the exponential family below are public: native code computes `exp`,
+// `expm1`, `tanh` and `sigmoid` inline (pyjit-codegen's `inline_math.rs`), with the same
+// operations on the same constants, and must give these kernels' bits (its test
+// `inline_math_matches_the_kernels` compares them over all of float32's exponents).
+
+/// Cody-Waite reduction by ln 2 ([`reduce_ln2_f32`], [`reduce_ln2_f64`]): `nf = x log2e + round`
+/// (one FMA in the FMA flavour) rounds `x log2e` to the integer `n`, which the low mantissa bits
+/// of `nf` hold (`n = bits(nf) - bits(round)`); `r = (x - n ln2_hi) - n ln2_lo` (each step an
+/// FMA in the FMA flavour).
+#[derive(Clone, Copy, Debug)]
+pub struct Ln2Reduction<T> {
+    pub log2e: T,
+    pub round: T,
+    /// Few enough bits that `n * ln2_hi` is exact for every `n` the callers produce.
+    pub ln2_hi: T,
+    pub ln2_lo: T,
+}
+
+pub const LN2_REDUCTION_F32: Ln2Reduction<f32> = Ln2Reduction {
+    log2e: std::f32::consts::LOG2_E,
+    round: ROUND32,
+    ln2_hi: 0.693_359_4, // 355/512
+    ln2_lo: -2.121_944_4e-4,
+};
+
+pub const LN2_REDUCTION_F64: Ln2Reduction<f64> = Ln2Reduction {
+    log2e: std::f64::consts::LOG2_E,
+    round: ROUND64,
+    // fdlibm's split: ln2_hi has 32 trailing zero bits.
+    ln2_hi: 6.931_471_803_691_238_164_90e-1,
+    ln2_lo: 1.908_214_929_270_587_700_02e-10,
+};
+
+/// `(n, r)` with `x = n ln2 + r`, `|r| <= ln2/2` ([`Ln2Reduction`]).
 #[inline(always)]
 fn reduce_ln2_f32<const F: bool>(x: f32) -> (i32, f32) {
-    const LN2_HI: f32 = 0.693_359_4; // 355/512
-    const LN2_LO: f32 = -2.121_944_4e-4;
-    let nf = fma32::<F>(x, std::f32::consts::LOG2_E, ROUND32);
-    let ni = (nf.to_bits() as i32).wrapping_sub(ROUND32.to_bits() as i32);
-    let n = nf - ROUND32;
-    let r = fma32::<F>(-n, LN2_HI, x);
-    (ni, fma32::<F>(-n, LN2_LO, r))
+    let c = LN2_REDUCTION_F32;
+    let nf = fma32::<F>(x, c.log2e, c.round);
+    let ni = (nf.to_bits() as i32).wrapping_sub(c.round.to_bits() as i32);
+    let n = nf - c.round;
+    let r = fma32::<F>(-n, c.ln2_hi, x);
+    (ni, fma32::<F>(-n, c.ln2_lo, r))
 }
 
 #[inline(always)]
 fn reduce_ln2_f64<const F: bool>(x: f64) -> (i64, f64) {
-    // fdlibm's split: LN2_HI has 32 trailing zero bits.
-    const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
-    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
-    let nf = fma64::<F>(x, std::f64::consts::LOG2_E, ROUND64);
-    let ni = (nf.to_bits() as i64).wrapping_sub(ROUND64.to_bits() as i64);
-    let n = nf - ROUND64;
-    let r = fma64::<F>(-n, LN2_HI, x);
-    (ni, fma64::<F>(-n, LN2_LO, r))
+    let c = LN2_REDUCTION_F64;
+    let nf = fma64::<F>(x, c.log2e, c.round);
+    let ni = (nf.to_bits() as i64).wrapping_sub(c.round.to_bits() as i64);
+    let n = nf - c.round;
+    let r = fma64::<F>(-n, c.ln2_hi, x);
+    (ni, fma64::<F>(-n, c.ln2_lo, r))
 }
 
-/// `e^r - 1` for `|r| <= 0.7` (Taylor to r^11: truncation < 2^-34 relative).
+/// `e^r - 1 = r + r^2 P(r)` for `|r| <= 0.7`, f32: the coefficients of `P`, highest first
+/// (Taylor to r^11: truncation < 2^-34 relative).
+pub const EXPM1_POLY_F32: [f32; 10] = [
+    1.0 / 39_916_800.0,
+    1.0 / 3_628_800.0,
+    1.0 / 362_880.0,
+    1.0 / 40320.0,
+    1.0 / 5040.0,
+    1.0 / 720.0,
+    1.0 / 120.0,
+    1.0 / 24.0,
+    1.0 / 6.0,
+    0.5,
+];
+
+/// `e^r - 1` for `|r| <= 0.7`, f64 (Taylor to r^18: truncation < 2^-60 relative).
+pub const EXPM1_POLY_WIDE_F64: [f64; 17] = [
+    1.0 / 6_402_373_705_728_000.0,
+    1.0 / 355_687_428_096_000.0,
+    1.0 / 20_922_789_888_000.0,
+    1.0 / 1_307_674_368_000.0,
+    1.0 / 87_178_291_200.0,
+    1.0 / 6_227_020_800.0,
+    1.0 / 479_001_600.0,
+    1.0 / 39_916_800.0,
+    1.0 / 3_628_800.0,
+    1.0 / 362_880.0,
+    1.0 / 40_320.0,
+    1.0 / 5_040.0,
+    1.0 / 720.0,
+    1.0 / 120.0,
+    1.0 / 24.0,
+    1.0 / 6.0,
+    0.5,
+];
+
+/// `e^r - 1` for `|r| <= ln2/2`, f64 (Taylor to r^13: truncation < 2^-57 relative).
+pub const EXPM1_POLY_F64: [f64; 12] = [
+    1.0 / 6_227_020_800.0,
+    1.0 / 479_001_600.0,
+    1.0 / 39_916_800.0,
+    1.0 / 3_628_800.0,
+    1.0 / 362_880.0,
+    1.0 / 40_320.0,
+    1.0 / 5_040.0,
+    1.0 / 720.0,
+    1.0 / 120.0,
+    1.0 / 24.0,
+    1.0 / 6.0,
+    0.5,
+];
+
+/// `r + r^2 P(r)` (`P` by Horner's rule from `c`, highest first; then one FMA).
 #[inline(always)]
-fn expm1_poly_f32<const F: bool>(r: f32) -> f32 {
-    const C: [f32; 10] = [
-        1.0 / 39_916_800.0,
-        1.0 / 3_628_800.0,
-        1.0 / 362_880.0,
-        1.0 / 40320.0,
-        1.0 / 5040.0,
-        1.0 / 720.0,
-        1.0 / 120.0,
-        1.0 / 24.0,
-        1.0 / 6.0,
-        0.5,
-    ];
-    fma32::<F>(horner32::<F>(r, &C), r * r, r)
+fn expm1_poly32<const F: bool>(r: f32, c: &[f32]) -> f32 {
+    fma32::<F>(horner32::<F>(r, c), r * r, r)
 }
 
-/// `e^r - 1` for `|r| <= 0.7` (Taylor to r^18: truncation < 2^-60 relative).
 #[inline(always)]
-fn expm1_poly_wide_f64<const F: bool>(r: f64) -> f64 {
-    const C: [f64; 17] = [
-        1.0 / 6_402_373_705_728_000.0,
-        1.0 / 355_687_428_096_000.0,
-        1.0 / 20_922_789_888_000.0,
-        1.0 / 1_307_674_368_000.0,
-        1.0 / 87_178_291_200.0,
-        1.0 / 6_227_020_800.0,
-        1.0 / 479_001_600.0,
-        1.0 / 39_916_800.0,
-        1.0 / 3_628_800.0,
-        1.0 / 362_880.0,
-        1.0 / 40_320.0,
-        1.0 / 5_040.0,
-        1.0 / 720.0,
-        1.0 / 120.0,
-        1.0 / 24.0,
-        1.0 / 6.0,
-        0.5,
-    ];
-    fma64::<F>(horner64::<F>(r, &C), r * r, r)
-}
-
-/// `e^r - 1` for `|r| <= ln2/2` (Taylor to r^13: truncation < 2^-57 relative).
-#[inline(always)]
-fn expm1_poly_f64<const F: bool>(r: f64) -> f64 {
-    const C: [f64; 12] = [
-        1.0 / 6_227_020_800.0,
-        1.0 / 479_001_600.0,
-        1.0 / 39_916_800.0,
-        1.0 / 3_628_800.0,
-        1.0 / 362_880.0,
-        1.0 / 40_320.0,
-        1.0 / 5_040.0,
-        1.0 / 720.0,
-        1.0 / 120.0,
-        1.0 / 24.0,
-        1.0 / 6.0,
-        0.5,
-    ];
-    fma64::<F>(horner64::<F>(r, &C), r * r, r)
+fn expm1_poly64<const F: bool>(r: f64, c: &[f64]) -> f64 {
+    fma64::<F>(horner64::<F>(r, c), r * r, r)
 }
 
 // ------------------------------------------------------------------------------ exp
 
-/// `e^x`, f32. The result is scaled by two powers of two so that results in the subnormal range
-/// round once.
-#[inline(always)]
-pub fn exp_f32<const F: bool>(x: f32) -> f32 {
-    let xc = clamp32(x, -104.0, 89.0);
-    let (n, r) = reduce_ln2_f32::<F>(xc);
-    // Cephes' expf polynomial for e^r = 1 + r + r^2 P(r).
-    const P: [f32; 6] = [
+/// The constants of `e^x` ([`exp_f32`], [`exp_f64`]): `x` clamped to `[lo, hi]` (past overflow
+/// and past underflow to zero), reduced by ln 2 (`reduce`), `e^r = 1 + (r + r^2 P(r))` with
+/// `P`'s coefficients `poly` (highest first), scaled by `2^(n >> 1) 2^(n - (n >> 1))` (two
+/// factors so that results in the subnormal range round once).
+#[derive(Clone, Copy, Debug)]
+pub struct ExpConsts<T: 'static> {
+    pub lo: T,
+    pub hi: T,
+    pub reduce: Ln2Reduction<T>,
+    pub poly: &'static [T],
+}
+
+pub const EXP_F32: ExpConsts<f32> = ExpConsts {
+    lo: -104.0,
+    hi: 89.0,
+    reduce: LN2_REDUCTION_F32,
+    // Cephes' expf polynomial.
+    poly: &[
         1.987_569_1e-4,
         1.398_199_9e-3,
         8.333_452e-3,
         4.166_579_6e-2,
         1.666_666_5e-1,
         0.5,
-    ];
-    let y = fma32::<F>(horner32::<F>(r, &P), r * r, r) + 1.0;
+    ],
+};
+
+pub const EXP_F64: ExpConsts<f64> = ExpConsts {
+    lo: -746.0,
+    hi: 710.0,
+    reduce: LN2_REDUCTION_F64,
+    poly: &EXPM1_POLY_F64,
+};
+
+/// `e^x`, f32 ([`EXP_F32`]).
+#[inline(always)]
+pub fn exp_f32<const F: bool>(x: f32) -> f32 {
+    let c = EXP_F32;
+    let xc = clamp32(x, c.lo, c.hi);
+    let (n, r) = reduce_ln2_f32::<F>(xc);
+    let y = expm1_poly32::<F>(r, c.poly) + 1.0;
     let n1 = n >> 1;
     y * pow2i_f32(n1) * pow2i_f32(n - n1)
 }
 
-/// `e^x`, f64.
+/// `e^x`, f64 ([`EXP_F64`]).
 #[inline(always)]
 pub fn exp_f64<const F: bool>(x: f64) -> f64 {
-    let xc = clamp64(x, -746.0, 710.0);
+    let c = EXP_F64;
+    let xc = clamp64(x, c.lo, c.hi);
     let (n, r) = reduce_ln2_f64::<F>(xc);
-    let y = 1.0 + expm1_poly_f64::<F>(r);
+    let y = 1.0 + expm1_poly64::<F>(r, c.poly);
     let n1 = n >> 1;
     y * pow2i_f64(n1) * pow2i_f64(n - n1)
 }
@@ -889,33 +952,62 @@ fn exp_for_f32<const F: bool>(t: f64) -> f64 {
     ];
     let tc = clamp64(t, -200.0, 200.0);
     let (n, r) = reduce_ln2_f64::<F>(tc);
-    let y = 1.0 + fma64::<F>(horner64::<F>(r, &C), r * r, r);
+    let y = 1.0 + expm1_poly64::<F>(r, &C);
     y * pow2i_f64(n)
 }
 
-/// `e^x - 1`, f32: `2^n (e^r - 1) + (2^n - 1)`, computed as `2 (t p + (t - 1/2))` with
-/// `t = 2^(n-1)` so that `n = 128` needs no unrepresentable `2^128`.
+/// The constants of `e^x - 1` ([`expm1_f32`], [`expm1_f64`]): `x` clamped to `[lo, hi]`,
+/// reduced by ln 2 unless `|x| < near` (where the `n = ±1` recombination would round twice),
+/// `e^r - 1 = r + r^2 P(r)` with `poly`; then `2^n (e^r - 1) + (2^n - 1)`.
+#[derive(Clone, Copy, Debug)]
+pub struct Expm1Consts<T: 'static> {
+    pub lo: T,
+    pub hi: T,
+    pub near: T,
+    pub reduce: Ln2Reduction<T>,
+    pub poly: &'static [T],
+}
+
+pub const EXPM1_F32: Expm1Consts<f32> = Expm1Consts {
+    lo: -18.0,
+    hi: 89.0,
+    near: 0.7,
+    reduce: LN2_REDUCTION_F32,
+    poly: &EXPM1_POLY_F32,
+};
+
+pub const EXPM1_F64: Expm1Consts<f64> = Expm1Consts {
+    lo: -40.0,
+    hi: 709.8,
+    near: 0.7,
+    reduce: LN2_REDUCTION_F64,
+    poly: &EXPM1_POLY_WIDE_F64,
+};
+
+/// `e^x - 1`, f32 ([`EXPM1_F32`]): `2^n (e^r - 1) + (2^n - 1)`, computed as
+/// `2 (t p + (t - 1/2))` with `t = 2^(n-1)` so that `n = 128` needs no unrepresentable `2^128`.
 #[inline(always)]
 pub fn expm1_f32<const F: bool>(x: f32) -> f32 {
-    let xc = clamp32(x, -18.0, 89.0);
+    let c = EXPM1_F32;
+    let xc = clamp32(x, c.lo, c.hi);
     let (n, r) = reduce_ln2_f32::<F>(xc);
-    // No reduction below 0.7: the n = ±1 recombination would round twice.
-    let near = x.abs() < 0.7;
+    let near = x.abs() < c.near;
     let (n, r) = if near { (0, x) } else { (n, r) };
-    let p = expm1_poly_f32::<F>(r);
+    let p = expm1_poly32::<F>(r, c.poly);
     let t = pow2i_f32(n - 1);
     let y = 2.0 * fma32::<F>(t, p, t - 0.5);
     if x == 0.0 { x } else { y }
 }
 
-/// `e^x - 1`, f64.
+/// `e^x - 1`, f64 ([`EXPM1_F64`]).
 #[inline(always)]
 pub fn expm1_f64<const F: bool>(x: f64) -> f64 {
-    let xc = clamp64(x, -40.0, 709.8);
+    let c = EXPM1_F64;
+    let xc = clamp64(x, c.lo, c.hi);
     let (n, r) = reduce_ln2_f64::<F>(xc);
-    let near = x.abs() < 0.7;
+    let near = x.abs() < c.near;
     let (n, r) = if near { (0, x) } else { (n, r) };
-    let p = expm1_poly_wide_f64::<F>(r);
+    let p = expm1_poly64::<F>(r, c.poly);
     let t = pow2i_f64(n - 1);
     let y = 2.0 * fma64::<F>(t, p, t - 0.5);
     if x == 0.0 { x } else { y }
@@ -1044,26 +1136,32 @@ pub fn log1p_f64<const F: bool>(x: f64) -> f64 {
 
 // ------------------------------------------------------------------------------ tanh, sigmoid
 
-/// `tanh x`, f32: Cephes' odd polynomial below 0.625, `1 - 2/(e^(2|x|) + 1)` above (where the
-/// error of `e^(2|x|)` is damped by the quotient).
+/// The constants of `tanh x`, f32 ([`tanh_f32`]): below `small`, `x + x^3 P(x^2)` with `poly`
+/// (Cephes' odd polynomial, highest first).
+pub const TANH_F32_SMALL: f32 = 0.625;
+pub const TANH_F32_POLY: [f32; 5] = [
+    -5.704_988_7e-3,
+    2.063_908_9e-2,
+    -5.373_971_6e-2,
+    1.333_144_2e-1,
+    -3.333_328_2e-1,
+];
+/// Below this `|x|`, [`tanh_f64`] takes its `-e/(e+2)` form.
+pub const TANH_F64_SMALL: f64 = 0.55;
+
+/// `tanh x`, f32: Cephes' odd polynomial below [`TANH_F32_SMALL`], `1 - 2/(e^(2|x|) + 1)` above
+/// (where the error of `e^(2|x|)` is damped by the quotient).
 #[inline(always)]
 pub fn tanh_f32<const F: bool>(x: f32) -> f32 {
     let a = x.abs();
     let z = x * x;
-    const P: [f32; 5] = [
-        -5.704_988_7e-3,
-        2.063_908_9e-2,
-        -5.373_971_6e-2,
-        1.333_144_2e-1,
-        -3.333_328_2e-1,
-    ];
-    let small = fma32::<F>(horner32::<F>(z, &P) * z, x, x);
+    let small = fma32::<F>(horner32::<F>(z, &TANH_F32_POLY) * z, x, x);
     let big = 1.0 - 2.0 / (exp_f32::<F>(2.0 * a) + 1.0);
-    (if a < 0.625 { small } else { big }).copysign(x)
+    (if a < TANH_F32_SMALL { small } else { big }).copysign(x)
 }
 
-/// `tanh x`, f64: `-e/(e+2)` with `e = expm1(-2|x|)` below 0.55, `1 - 2/(expm1(2|x|) + 2)`
-/// above (fdlibm's two forms).
+/// `tanh x`, f64: `-e/(e+2)` with `e = expm1(-2|x|)` below [`TANH_F64_SMALL`],
+/// `1 - 2/(expm1(2|x|) + 2)` above (fdlibm's two forms).
 #[inline(always)]
 pub fn tanh_f64<const F: bool>(x: f64) -> f64 {
     let a = x.abs();
@@ -1081,7 +1179,7 @@ pub fn tanh_f64<const F: bool>(x: f64) -> f64 {
         q
     };
     let big = 1.0 - 2.0 / (expm1_f64::<F>(2.0 * a) + 2.0);
-    (if a < 0.55 { small } else { big }).copysign(x)
+    (if a < TANH_F64_SMALL { small } else { big }).copysign(x)
 }
 
 /// `1/(1+e^-x)`, computed from `t = e^-|x|` (never overflows) as `1/(1+t)` or `t/(1+t)`.

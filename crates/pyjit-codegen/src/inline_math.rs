@@ -1,0 +1,321 @@
+//! Native code's inline copies of the runtime's exponential-family kernels (`exp`, `expm1`,
+//! `tanh`, `sigmoid`, float32 and float64): the same operations, in the same order, on the
+//! same constants (`pyjit_runtime::ops::vmath`'s public `EXP_F32`, `LN2_REDUCTION_F64` …, never
+//! retyped here), so that an `elem` op computed inline gives the bits of
+//! `pyjit_runtime::ops::elem::eval`, that is of the tensor kernels. Where the kernel's FMA
+//! flavour fuses (`mul_add`), this emits Cranelift's `fma` (`vfmadd` with the ISA's `has_fma`);
+//! in the plain flavour a multiply and an add. The flavour is the runtime's
+//! ([`vmath::fma_flavour`]), as for the C entries the other functions are called through.
+//!
+//! These kernels are branch-free (clamps and special cases are selects), so inline they are a
+//! few dozen instructions with no call: a loop around one keeps its values in registers (SysV
+//! preserves no XMM register across a call). `tests/inline_math.rs` compares them with the
+//! runtime over every float32 exponent and the specials, in both flavours.
+
+use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value, types};
+use cranelift_frontend::FunctionBuilder;
+use pyjit_runtime::ops::elem::{ElemFn, Prec};
+use pyjit_runtime::ops::vmath::{
+    self, EXP_F32, EXP_F64, EXPM1_F32, EXPM1_F64, ExpConsts, Expm1Consts, Ln2Reduction,
+    TANH_F32_POLY, TANH_F32_SMALL, TANH_F64_SMALL,
+};
+
+/// The flavour native code computes the kernels in: the runtime's.
+pub(crate) fn fma_flavour() -> bool {
+    vmath::fma_flavour()
+}
+
+/// `f(x)` at precision `p` (`x` an `f32` for [`Prec::F32`], else an `f64`), in the FMA flavour
+/// when `fma`; `None` for the functions it does not inline.
+pub(crate) fn emit(
+    b: &mut FunctionBuilder<'_>,
+    f: ElemFn,
+    p: Prec,
+    fma: bool,
+    x: Value,
+) -> Option<Value> {
+    let mut e = Emit { b, fma, p };
+    Some(match (f, p) {
+        (ElemFn::Exp, Prec::F32) => e.exp(x, &EXP_F32),
+        (ElemFn::Exp, Prec::F64) => e.exp(x, &EXP_F64),
+        (ElemFn::Expm1, Prec::F32) => e.expm1(x, &EXPM1_F32),
+        (ElemFn::Expm1, Prec::F64) => e.expm1(x, &EXPM1_F64),
+        (ElemFn::Tanh, Prec::F32) => e.tanh_f32(x),
+        (ElemFn::Tanh, Prec::F64) => e.tanh_f64(x),
+        (ElemFn::Sigmoid, Prec::F32) => e.sigmoid_f32(x),
+        (ElemFn::Sigmoid, Prec::F64) => e.sigmoid_f64(x),
+        _ => return None,
+    })
+}
+
+/// A float constant of either precision (the runtime's `f32` constants widen exactly).
+trait Num: Copy + Into<f64> {}
+impl Num for f32 {}
+impl Num for f64 {}
+
+struct Emit<'a, 'b> {
+    b: &'a mut FunctionBuilder<'b>,
+    fma: bool,
+    p: Prec,
+}
+
+impl Emit<'_, '_> {
+    fn fty(&self) -> Type {
+        match self.p {
+            Prec::F32 => types::F32,
+            Prec::F64 => types::F64,
+        }
+    }
+
+    fn ity(&self) -> Type {
+        match self.p {
+            Prec::F32 => types::I32,
+            Prec::F64 => types::I64,
+        }
+    }
+
+    /// The float constant `v` (exactly a value of the precision).
+    fn k(&mut self, v: impl Num) -> Value {
+        let v: f64 = v.into();
+        match self.p {
+            Prec::F32 => self.b.ins().f32const(v as f32),
+            Prec::F64 => self.b.ins().f64const(v),
+        }
+    }
+
+    /// The integer constant `v` of the integer type as wide as the precision.
+    fn int(&mut self, v: i64) -> Value {
+        let ty = self.ity();
+        let v = if ty == types::I32 {
+            i64::from(v as i32 as u32)
+        } else {
+            v
+        };
+        self.b.ins().iconst(ty, v)
+    }
+
+    /// The bits of the float constant `v`, as an integer constant.
+    fn bits_of(&mut self, v: impl Num) -> Value {
+        let v: f64 = v.into();
+        let bits = match self.p {
+            Prec::F32 => i64::from((v as f32).to_bits()),
+            Prec::F64 => v.to_bits() as i64,
+        };
+        self.int(bits)
+    }
+
+    fn add(&mut self, a: Value, b: Value) -> Value {
+        self.b.ins().fadd(a, b)
+    }
+
+    fn sub(&mut self, a: Value, b: Value) -> Value {
+        self.b.ins().fsub(a, b)
+    }
+
+    fn mul(&mut self, a: Value, b: Value) -> Value {
+        self.b.ins().fmul(a, b)
+    }
+
+    fn div(&mut self, a: Value, b: Value) -> Value {
+        self.b.ins().fdiv(a, b)
+    }
+
+    /// The kernels' `fma32::<F>` / `fma64::<F>`: `a b + c`, fused in the FMA flavour.
+    fn fma(&mut self, a: Value, b: Value, c: Value) -> Value {
+        if self.fma {
+            self.b.ins().fma(a, b, c)
+        } else {
+            let m = self.b.ins().fmul(a, b);
+            self.b.ins().fadd(m, c)
+        }
+    }
+
+    /// `horner32`/`horner64`: `c` highest coefficient first.
+    fn horner<T: Num>(&mut self, x: Value, c: &[T]) -> Value {
+        let mut p = self.k(c[0]);
+        for &k in &c[1..] {
+            let k = self.k(k);
+            p = self.fma(p, x, k);
+        }
+        p
+    }
+
+    /// `clamp32`/`clamp64`: `lo` if `x < lo`, else `hi` if `x > hi`, else `x` (NaN passes).
+    fn clamp<T: Num>(&mut self, x: Value, lo: T, hi: T) -> Value {
+        let lo = self.k(lo);
+        let hi = self.k(hi);
+        let below = self.b.ins().fcmp(FloatCC::LessThan, x, lo);
+        let above = self.b.ins().fcmp(FloatCC::GreaterThan, x, hi);
+        let upper = self.b.ins().select(above, hi, x);
+        self.b.ins().select(below, lo, upper)
+    }
+
+    /// `if c { a } else { b }` of the comparison `x cc y`, selected as integers: Cranelift
+    /// lowers a float `select` to a branch, which data-dependent picks (tanh's two forms)
+    /// mispredict; an integer one is a `cmov`. The same bits either way.
+    fn pick(&mut self, cc: FloatCC, x: Value, y: Value, a: Value, b: Value) -> Value {
+        let c = self.b.ins().fcmp(cc, x, y);
+        let (ity, fty) = (self.ity(), self.fty());
+        let ai = self.b.ins().bitcast(ity, MemFlagsData::new(), a);
+        let bi = self.b.ins().bitcast(ity, MemFlagsData::new(), b);
+        let r = self.b.ins().select(c, ai, bi);
+        self.b.ins().bitcast(fty, MemFlagsData::new(), r)
+    }
+
+    /// `reduce_ln2_f32`/`reduce_ln2_f64`: `(n, r)`, `n` an integer of the precision's width.
+    fn reduce<T: Num>(&mut self, x: Value, c: &Ln2Reduction<T>) -> (Value, Value) {
+        let log2e = self.k(c.log2e);
+        let round = self.k(c.round);
+        let nf = self.fma(x, log2e, round);
+        let ity = self.ity();
+        let nbits = self.b.ins().bitcast(ity, MemFlagsData::new(), nf);
+        let rbits = self.bits_of(c.round);
+        let ni = self.b.ins().isub(nbits, rbits);
+        let n = self.sub(nf, round);
+        let neg_n = self.b.ins().fneg(n);
+        let hi = self.k(c.ln2_hi);
+        let r = self.fma(neg_n, hi, x);
+        let lo = self.k(c.ln2_lo);
+        (ni, self.fma(neg_n, lo, r))
+    }
+
+    /// `pow2i_f32`/`pow2i_f64`: `2^n` from its exponent bits.
+    fn pow2i(&mut self, n: Value) -> Value {
+        let (bias, shift) = match self.p {
+            Prec::F32 => (127, 23),
+            Prec::F64 => (1023, 52),
+        };
+        let bias = self.int(bias);
+        let e = self.b.ins().iadd(n, bias);
+        let bits = self.b.ins().ishl_imm_u(e, shift);
+        let fty = self.fty();
+        self.b.ins().bitcast(fty, MemFlagsData::new(), bits)
+    }
+
+    /// `expm1_poly32`/`expm1_poly64`: `r + r^2 P(r)`.
+    fn expm1_poly<T: Num>(&mut self, r: Value, c: &[T]) -> Value {
+        let h = self.horner(r, c);
+        let r2 = self.mul(r, r);
+        self.fma(h, r2, r)
+    }
+
+    /// `exp_f32`/`exp_f64`.
+    fn exp<T: Num>(&mut self, x: Value, c: &ExpConsts<T>) -> Value {
+        let xc = self.clamp(x, c.lo, c.hi);
+        let (n, r) = self.reduce(xc, &c.reduce);
+        let p = self.expm1_poly(r, c.poly);
+        let one = self.k(1.0f32);
+        let y = self.add(p, one);
+        let n1 = self.b.ins().sshr_imm_u(n, 1);
+        let n2 = self.b.ins().isub(n, n1);
+        let s1 = self.pow2i(n1);
+        let s2 = self.pow2i(n2);
+        let y = self.mul(y, s1);
+        self.mul(y, s2)
+    }
+
+    /// `expm1_f32`/`expm1_f64`.
+    fn expm1<T: Num>(&mut self, x: Value, c: &Expm1Consts<T>) -> Value {
+        let xc = self.clamp(x, c.lo, c.hi);
+        let (n, r) = self.reduce(xc, &c.reduce);
+        let a = self.b.ins().fabs(x);
+        let near_bound = self.k(c.near);
+        let near = self.b.ins().fcmp(FloatCC::LessThan, a, near_bound);
+        let zero = self.int(0);
+        let n = self.b.ins().select(near, zero, n);
+        let r = self.b.ins().select(near, x, r);
+        let p = self.expm1_poly(r, c.poly);
+        let one = self.int(1);
+        let nm1 = self.b.ins().isub(n, one);
+        let t = self.pow2i(nm1);
+        let half = self.k(0.5f32);
+        let th = self.sub(t, half);
+        let f = self.fma(t, p, th);
+        let two = self.k(2.0f32);
+        let y = self.mul(two, f);
+        let z = self.k(0.0f32);
+        self.pick(FloatCC::Equal, x, z, x, y)
+    }
+
+    /// `tanh_f32`.
+    fn tanh_f32(&mut self, x: Value) -> Value {
+        let a = self.b.ins().fabs(x);
+        let z = self.mul(x, x);
+        let h = self.horner(z, &TANH_F32_POLY);
+        let hz = self.mul(h, z);
+        let small = self.fma(hz, x, x);
+        let two = self.k(2.0f32);
+        let a2 = self.mul(two, a);
+        let e = self.exp(a2, &EXP_F32);
+        let one = self.k(1.0f32);
+        let d = self.add(e, one);
+        let q = self.div(two, d);
+        let big = self.sub(one, q);
+        let bound = self.k(TANH_F32_SMALL);
+        let y = self.pick(FloatCC::LessThan, a, bound, small, big);
+        self.b.ins().fcopysign(y, x)
+    }
+
+    /// `tanh_f64`.
+    fn tanh_f64(&mut self, x: Value) -> Value {
+        let a = self.b.ins().fabs(x);
+        let m2 = self.k(-2.0f32);
+        let ma2 = self.mul(m2, a);
+        let e = self.expm1(ma2, &EXPM1_F64);
+        let two = self.k(2.0f32);
+        let s = self.add(two, e);
+        let ts = self.sub(two, s);
+        let es = self.add(ts, e);
+        let neg_e = self.b.ins().fneg(e);
+        let q = self.div(neg_e, s);
+        let small = if self.fma {
+            let neg_q = self.b.ins().fneg(q);
+            let res = self.fma(neg_q, s, neg_e);
+            let c = self.fma(neg_q, es, res);
+            let c = self.div(c, s);
+            self.add(q, c)
+        } else {
+            q
+        };
+        let a2 = self.mul(two, a);
+        let e2 = self.expm1(a2, &EXPM1_F64);
+        let d = self.add(e2, two);
+        let q2 = self.div(two, d);
+        let one = self.k(1.0f32);
+        let big = self.sub(one, q2);
+        let bound = self.k(TANH_F64_SMALL);
+        let y = self.pick(FloatCC::LessThan, a, bound, small, big);
+        self.b.ins().fcopysign(y, x)
+    }
+
+    /// `sigmoid_f32`: `1/(1+t)` or `t/(1+t)` with `t = e^-|x|`, the rounding of `1 + t` fed
+    /// back.
+    fn sigmoid_f32(&mut self, x: Value) -> Value {
+        let a = self.b.ins().fabs(x);
+        let na = self.b.ins().fneg(a);
+        let t = self.exp(na, &EXP_F32);
+        let one = self.k(1.0f32);
+        let zero = self.k(0.0f32);
+        let num = self.pick(FloatCC::GreaterThanOrEqual, x, zero, one, t);
+        let s = self.add(one, t);
+        let d = self.sub(one, s);
+        let err = self.add(d, t);
+        let q = self.div(num, s);
+        let neg_q = self.b.ins().fneg(q);
+        let es = self.div(err, s);
+        self.fma(neg_q, es, q)
+    }
+
+    /// `sigmoid_f64`.
+    fn sigmoid_f64(&mut self, x: Value) -> Value {
+        let a = self.b.ins().fabs(x);
+        let na = self.b.ins().fneg(a);
+        let t = self.exp(na, &EXP_F64);
+        let one = self.k(1.0f32);
+        let zero = self.k(0.0f32);
+        let num = self.pick(FloatCC::GreaterThanOrEqual, x, zero, one, t);
+        let s = self.add(one, t);
+        self.div(num, s)
+    }
+}
