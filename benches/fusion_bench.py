@@ -1,7 +1,7 @@
 """Fusion on and off, side by side in one run (docs/fusion.md).
 
     python benches/fusion_bench.py workloads [--only a,b] [--repeat N]
-    python benches/fusion_bench.py programs [--only prefix,...] [--repeat N]
+    python benches/fusion_bench.py programs [--only prefix,...] [--repeat N] [--instructions]
 
 `workloads` times the peerbench workloads (`$PYJIT_PEERBENCH/workloads`, default
 `../shared/peerbench` beside the checkout) with `pyjit bench` at -O2 (fusion on: `fuse` is its last
@@ -12,7 +12,11 @@ same shapes, scales and shifts (same sizes and trip counts, other values).
 
 `programs` times the first non-raising case of every program of `tests/programs/` both ways and
 prints the ratio fused / unfused for each program whose optimized IR holds a `fused` op (the
-others compile to the same code either way and are counted).
+others compile to the same code either way and are counted). With `--instructions` it counts
+instructions per call instead of timing (valgrind's callgrind, collecting only inside
+`Program::call_with_output`; the count of `--repeat` calls subtracted from that of twice as many,
+so compiling and the first calls drop out): on a small program that is all CPU work, and it does
+not depend on what else the machine runs.
 
 Each pair of measurements is taken in alternation (off, on, off, on) and the minimum per side is
 reported, so that load from other processes on the machine shifts both sides alike. The pyjit
@@ -156,6 +160,23 @@ def first_case(program):
     return None
 
 
+def instructions(file, fn, words, extra, calls, cwd):
+    """(instructions per call, error) of `pyjit bench` under callgrind (see the module doc)."""
+    counts = []
+    for n in (calls, 2 * calls):
+        with tempfile.TemporaryDirectory() as d:
+            out = Path(d) / "callgrind.out"
+            cmd = ["valgrind", "--tool=callgrind", "--toggle-collect=*Program::call_with_output*",
+                   f"--callgrind-out-file={out}", str(PYJIT), "bench", str(file), "-f", fn, *words,
+                   "--json", "--repeat", str(n), "--warmup", "0", *extra]
+            r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
+            if r.returncode != 0:
+                return None, r.stderr.strip().splitlines()[-1:] or [f"exit {r.returncode}"]
+            total = [ln for ln in out.read_text().splitlines() if ln.startswith("summary:")]
+            counts.append(int(total[0].split()[1]))
+    return (counts[1] - counts[0]) / calls, None
+
+
 def has_fused(file, fn, words, cwd):
     cmd = [str(PYJIT), "compile", str(file), "-f", fn, *words, "--emit", "ir", *ON]
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
@@ -166,7 +187,8 @@ def programs(opts):
     """Programs whose optimized IR has a `fused` op are timed both ways; the others compile to
     the same code with and without fusion and are only counted."""
     ratios, same = [], []
-    print("| program | unfused | fused | fused / unfused |")
+    unit = "instructions per call" if opts.instructions else "time per call"
+    print(f"| program ({unit}) | unfused | fused | fused / unfused |")
     print("|---|---|---|---|")
     for py in sorted((ROOT / "tests" / "programs").glob("*.py")):
         name = py.stem
@@ -179,12 +201,18 @@ def programs(opts):
         if not has_fused(py, fn, words, case):
             same.append(name)
             continue
-        off, on, err = alternate(py, fn, words, opts.repeat, opts.rounds, cwd=case)
+        if opts.instructions:
+            off, err = instructions(py, fn, words, OFF, opts.repeat, case)
+            on, err = (None, err) if err else instructions(py, fn, words, ON, opts.repeat, case)
+            show = lambda x: f"{x:,.0f}"
+        else:
+            off, on, err = alternate(py, fn, words, opts.repeat, opts.rounds, cwd=case)
+            show = fmt
         if err:
             print(f"| {name} | error: {err[0]} | | |")
             continue
         ratios.append((on / off, name))
-        print(f"| {name} | {fmt(off)} | {fmt(on)} | {on / off:.3f} |")
+        print(f"| {name} | {show(off)} | {show(on)} | {on / off:.3f} |")
         sys.stdout.flush()
     print(f"\n{len(same)} programs have no fused group (the same code either way)")
     if ratios:
@@ -200,6 +228,8 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--instructions", action="store_true",
+                    help="programs: count instructions per call under callgrind instead of timing")
     opts = ap.parse_args()
     if not PYJIT.exists():
         sys.exit(f"{PYJIT} not found: cargo build --release -p pyjit-cli")

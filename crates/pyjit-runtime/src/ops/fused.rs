@@ -210,6 +210,11 @@ enum Kernels {
     /// [`dispatch::call_owned`] with a dead first operand given up, so that the kernel may
     /// write over a dead tile instead of allocating one (bit-identical to `call`).
     Owned,
+    /// [`dispatch::call_owned`] when the first operand is an earlier step's float result dying
+    /// there (which only the group holds: the kernel may write over it), else
+    /// [`dispatch::call`] (no argument list given up per step, and integer ops keep the plain
+    /// kernels' fast paths).
+    OwnedDeadFloat,
 }
 
 /// Runs the steps in order on `inputs`, which it owns: each input and each step's result is
@@ -230,6 +235,7 @@ fn run_steps(
     let width = p.steps.iter().map(|s| s.args.len()).max().unwrap_or(0);
     let mut args: Vec<Value> = Vec::with_capacity(width);
     for (k, s) in p.steps.iter().enumerate() {
+        let mut first_dead_step = false;
         for (j, a) in s.args.iter().enumerate() {
             let v = match slot(a, n_in) {
                 None => match a {
@@ -239,6 +245,7 @@ fn run_steps(
                 Some(i) => {
                     let dead = last.get(i) == Some(&k)
                         && !s.args[j + 1..].iter().any(|b| slot(b, n_in) == Some(i));
+                    first_dead_step |= j == 0 && dead && i >= n_in;
                     match vals.get_mut(i) {
                         Some(v) if dead => v.take(),
                         Some(v) => v.clone(),
@@ -248,13 +255,21 @@ fn run_steps(
             };
             args.push(at(k, v.ok_or_else(undefined))?);
         }
-        let out = match kernels {
-            Kernels::Plain => {
+        let owned = match kernels {
+            Kernels::Plain => false,
+            Kernels::Owned => true,
+            Kernels::OwnedDeadFloat => {
+                first_dead_step
+                    && matches!(args.first(), Some(Value::Tensor(t)) if t.dtype().is_float())
+            }
+        };
+        let out = match owned {
+            false => {
                 let out = dispatch::call(s.op, &args);
                 args.clear();
                 out
             }
-            Kernels::Owned => dispatch::call_owned(
+            true => dispatch::call_owned(
                 s.op,
                 std::mem::replace(&mut args, Vec::with_capacity(width)),
             ),
@@ -276,13 +291,17 @@ fn run_steps(
 /// Runs every step on whole tensors: the unfused program, op by op through the kernels
 /// unfused code calls (each intermediate freed after its last use, as unfused code frees it).
 pub fn run_unfused(p: &Program, inputs: &[Value]) -> StepResult<Tensor> {
-    run_unfused_owned(p, inputs.to_vec())
+    let last = last_uses(p, inputs.len());
+    run_steps(p, &last, inputs.to_vec(), Kernels::Plain)
 }
 
-/// [`run_unfused`] on inputs given up by the caller (no copy of them).
+/// [`run_unfused`] on inputs given up by the caller (no copy of them), where a float step whose
+/// first operand is an earlier step's result dying there may write its result over it ([`dispatch::call_owned`]: the same
+/// bits and errors as [`dispatch::call`]), so an elementwise float step of a small group
+/// allocates no tensor for its result where the unfused op allocates one.
 fn run_unfused_owned(p: &Program, inputs: Vec<Value>) -> StepResult<Tensor> {
     let last = last_uses(p, inputs.len());
-    run_steps(p, &last, inputs, Kernels::Plain)
+    run_steps(p, &last, inputs, Kernels::OwnedDeadFloat)
 }
 
 /// The checks of step 1 (see the module doc): the result shape and dtype of every step, or the
