@@ -851,21 +851,20 @@ pub const EXPM1_POLY_WIDE_F64: [f64; 17] = [
     0.5,
 ];
 
-/// `e^r - 1` for `|r| <= ln2/2`, f64 (Taylor to r^13: truncation < 2^-57 relative).
-pub const EXPM1_POLY_F64: [f64; 12] = [
-    1.0 / 6_227_020_800.0,
-    1.0 / 479_001_600.0,
-    1.0 / 39_916_800.0,
-    1.0 / 3_628_800.0,
-    1.0 / 362_880.0,
-    1.0 / 40_320.0,
-    1.0 / 5_040.0,
-    1.0 / 720.0,
-    1.0 / 120.0,
-    1.0 / 24.0,
-    1.0 / 6.0,
-    0.5,
-];
+/// `e^r - 1` for `|r| <= ln2/2`, f64 (Taylor to r^13: truncation < 2^-57 relative): the last
+/// twelve coefficients of [`EXPM1_POLY_WIDE_F64`].
+pub const EXPM1_POLY_F64: [f64; 12] = last_n(&EXPM1_POLY_WIDE_F64);
+
+/// The last `M` entries of `a`.
+const fn last_n<const N: usize, const M: usize>(a: &[f64; N]) -> [f64; M] {
+    let mut out = [0.0; M];
+    let mut i = 0;
+    while i < M {
+        out[i] = a[N - M + i];
+        i += 1;
+    }
+    out
+}
 
 /// `r + r^2 P(r)` (`P` by Horner's rule from `c`, highest first; then one FMA).
 #[inline(always)]
