@@ -2,7 +2,7 @@
 //! size from 2^12 to 2^20 f32 elements, the median time per call on 1 thread and on
 //! `PYJIT_NUM_THREADS` (default 2) threads, as JSON lines `{"case", "n", "t1_ns", "tn_ns"}`
 //! (docs/kernels.md, "Threads"). The kernels split only above `vmath::PAR_MIN`, so this example
-//! calls the chunked entry points directly with a pool of each size.
+//! splits them itself, through the runtime's fork/join (`pyjit_runtime::par`), whatever the size.
 //!
 //! `cargo run --release -p pyjit-runtime --example par_threshold`
 
@@ -12,7 +12,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use pyjit_runtime::ops::vmath::{self, PAR_CHUNK, k};
-use rayon::prelude::*;
+use pyjit_runtime::par;
 
 /// One kernel: `(out, parallel)`.
 type Case<'a> = dyn FnMut(&mut [f32], bool) + 'a;
@@ -21,13 +21,19 @@ fn time(f: impl FnMut()) -> f64 {
     common::median_ns(f, 2e6, Duration::from_millis(150), 7)
 }
 
-/// The parallel form of `vmath::map` (fixed chunks on the pool), whatever the size.
-fn par_map<K: vmath::Unary<f32>>(k: K, x: &[f32], out: &mut [f32]) {
-    vmath::pool().install(|| {
-        out.par_chunks_mut(PAR_CHUNK / 8)
-            .zip(x.par_chunks(PAR_CHUNK / 8))
-            .for_each(|(o, i)| vmath::map(k, i, o))
-    });
+/// Elements per task here (smaller than the kernels' `PAR_CHUNK`, so small sizes split too).
+const C: usize = PAR_CHUNK / 8;
+
+/// `vmath::map` over fixed chunks (each below `PAR_MIN`, so each runs on one thread), on the
+/// caller alone or through the runtime's fork/join, whatever the size.
+fn chunked_map<K: vmath::Unary<f32>>(k: K, x: &[f32], out: &mut [f32], par: bool) {
+    if par {
+        par::for_each_chunk_mut(out, C, |i, o| vmath::map(k, &x[i * C..][..o.len()], o));
+    } else {
+        for (o, i) in out.chunks_mut(C).zip(x.chunks(C)) {
+            vmath::map(k, i, o);
+        }
+    }
 }
 
 fn main() {
@@ -42,30 +48,18 @@ fn main() {
         let y = x.clone();
         let mut out = vec![0f32; n];
         let cases: [(&str, &mut Case); 3] = [
-            ("exp", &mut |o, par| {
-                if par {
-                    par_map(k::Exp, &x, o)
-                } else {
-                    vmath::map(k::Exp, &x, o)
-                }
-            }),
-            ("tanh", &mut |o, par| {
-                if par {
-                    par_map(k::Tanh, &x, o)
-                } else {
-                    vmath::map(k::Tanh, &x, o)
-                }
-            }),
+            ("exp", &mut |o, par| chunked_map(k::Exp, &x, o, par)),
+            ("tanh", &mut |o, par| chunked_map(k::Tanh, &x, o, par)),
             ("add", &mut |o, par| {
                 let add = vmath::arith::Zip(vmath::arith::Add);
                 if par {
-                    vmath::pool().install(|| {
-                        o.par_chunks_mut(PAR_CHUNK / 8)
-                            .zip(x.par_chunks(PAR_CHUNK / 8).zip(y.par_chunks(PAR_CHUNK / 8)))
-                            .for_each(|(o, (a, b))| vmath::zip(add, a, b, o))
+                    par::for_each_chunk_mut(o, C, |i, o| {
+                        vmath::zip(add, &x[i * C..][..o.len()], &y[i * C..][..o.len()], o)
                     })
                 } else {
-                    vmath::zip(add, &x, &y, o)
+                    for ((o, a), b) in o.chunks_mut(C).zip(x.chunks(C)).zip(y.chunks(C)) {
+                        vmath::zip(add, a, b, o);
+                    }
                 }
             }),
         ];
@@ -77,12 +71,15 @@ fn main() {
             );
         }
         let s1 = time(|| {
-            black_box(x.chunks(PAR_CHUNK / 8).map(vmath::sum_f32).sum::<f64>());
+            black_box(x.chunks(C).map(vmath::sum_f32).sum::<f64>());
         });
         let sn = time(|| {
             black_box(
-                vmath::pool()
-                    .install(|| x.par_chunks(PAR_CHUNK / 8).map(vmath::sum_f32).sum::<f64>()),
+                par::map_collect(x.len().div_ceil(C), |i| {
+                    vmath::sum_f32(&x[i * C..((i + 1) * C).min(x.len())])
+                })
+                .iter()
+                .sum::<f64>(),
             );
         });
         println!("{{\"case\": \"sum\", \"n\": {n}, \"t1_ns\": {s1:.0}, \"tn_ns\": {sn:.0}}}");

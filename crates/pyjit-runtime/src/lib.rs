@@ -31,6 +31,7 @@ pub mod index;
 pub mod npy;
 pub mod numpy;
 pub mod ops;
+pub mod par;
 pub mod print;
 pub mod promotion;
 pub mod schema;

@@ -23,8 +23,6 @@
 //! values (integer division and remainder check every divisor for zero first), run unfused:
 //! each step on whole tensors, exactly as the unfused program would.
 
-use rayon::prelude::*;
-
 use super::vmath;
 use crate::dispatch;
 use crate::dtype::DType;
@@ -593,7 +591,19 @@ fn run_tiles<T: Element>(
         && n > layout.tile
         && vmath::num_threads() > 1
     {
-        vmath::pool().install(|| out.par_chunks_mut(out_tile).enumerate().try_for_each(tile))?;
+        // The first failing tile's error (by index, as the serial loop would return it).
+        let first = parking_lot::Mutex::new(None);
+        crate::par::for_each_chunk_mut(&mut out, out_tile, |k, chunk| {
+            if let Err(e) = tile((k, chunk)) {
+                let mut f = first.lock();
+                if f.as_ref().is_none_or(|(j, _)| k < *j) {
+                    *f = Some((k, e));
+                }
+            }
+        });
+        if let Some((_, e)) = first.into_inner() {
+            return Err(e);
+        }
     } else {
         out.chunks_mut(out_tile).enumerate().try_for_each(tile)?;
     }

@@ -5,7 +5,6 @@
 //! (exact: PyTorch wraps on overflow too).
 
 use ndarray::{Array2, ArrayView2, ArrayViewD, Ix2};
-use rayon::prelude::*;
 
 use super::vmath::{num_threads, pool};
 
@@ -92,20 +91,27 @@ impl Float for f64 {
 /// in order, four at a time, into a tile of `y` that stays in L1 (gemm's matrix-vector path
 /// reads `b` column-blocked and ran at ~half the speed of numpy's). Every `y[j]` adds its
 /// products one by one in row order whatever the tiling, so a split of the columns across
-/// threads gives the same bits as one call.
+/// threads gives the same bits as one call. The sums build up in a local, cache-line aligned
+/// tile, copied into `y` at the end: adding into `y` itself made the threads of a split write
+/// the cache line their blocks share (when `y` is not 64-byte aligned) ~k/4 times each, which
+/// took 1×1024 @ 1024×256 on two threads from 13 µs (one thread) to 40 µs.
 ///
 /// # Safety
 /// `b` must address `x.len()` rows of at least `lo + y.len()` readable columns.
 #[inline(always)]
 unsafe fn gemv_rows_body<T: Float>(x: &[T], b: Mat<T>, lo: usize, y: &mut [T]) {
     const TILE: usize = 512;
-    for (t, yt) in y.chunks_mut(TILE).enumerate() {
+    #[repr(align(64))]
+    struct Tile<T>([T; TILE]);
+    let mut acc = Tile([T::ZERO; TILE]);
+    for (t, y_out) in y.chunks_mut(TILE).enumerate() {
         let col = (lo + t * TILE) as isize;
-        let w = yt.len();
+        let w = y_out.len();
         // SAFETY: row `i < x.len()`, columns `col .. col + w` of `b` (the caller's contract).
         let row = |i: usize| unsafe {
             std::slice::from_raw_parts(b.ptr.offset(i as isize * b.rs + col), w)
         };
+        let yt = &mut acc.0[..w];
         yt.fill(T::ZERO);
         let quads = x.len() / 4;
         for q in 0..quads {
@@ -130,6 +136,7 @@ unsafe fn gemv_rows_body<T: Float>(x: &[T], b: Mat<T>, lo: usize, y: &mut [T]) {
                 *o = o.add_prod(xi, v);
             }
         }
+        y_out.copy_from_slice(yt);
     }
 }
 
@@ -181,23 +188,14 @@ impl<T> Mat<T> {
     }
 }
 
-/// A destination pointer shared by parallel tasks that write disjoint blocks.
-#[derive(Clone, Copy)]
-struct DstPtr<T>(*mut T);
-// SAFETY: every task writes a disjoint block (see `gemm_into`).
-unsafe impl<T: Send> Send for DstPtr<T> {}
-unsafe impl<T: Send> Sync for DstPtr<T> {}
-
-impl<T> DstPtr<T> {
-    /// The pointer (a method, so closures capture the `Send` wrapper, not the raw field).
-    fn get(self) -> *mut T {
-        self.0
-    }
-}
-
-/// Products with at least this many multiply-adds run on the pool (gemm's own threading
-/// threshold is 48·48·256; below ~2^18 the fork/join costs more than it saves here).
+/// Products with at least this many multiply-adds are split across threads: matrix-vector
+/// shapes and batches of small products through the runtime's fork/join ([`crate::par`]).
 const GEMM_PAR_MIN: usize = 1 << 18;
+/// Other products (gemm's own blocking and threading, which forks through rayon) split from
+/// this many: rayon's fork/join costs 10-40 µs on the 2-vCPU VM of docs/kernels.md, so
+/// 32×128 @ 128×128 (2^19, 6 µs on one thread) took 20-30 µs on two; 64×1024 @ 1024×256 (2^24)
+/// gains (183 → 120-130 µs).
+const GEMM_RAYON_MIN: usize = 1 << 22;
 
 /// `dst (m×n, row stride dst_rs, column stride 1) = a (m×k) · b (k×n)`.
 ///
@@ -264,7 +262,7 @@ unsafe fn gemm_into<T: Float>(
             .map(|i| unsafe { *a.ptr.offset(i as isize * a.cs) })
             .collect();
         let block = n.div_ceil(t).next_multiple_of(16);
-        let d = DstPtr(dst);
+        let d = crate::par::SyncPtr(dst);
         let run = |i: usize| {
             let (lo, hi) = (i * block, ((i + 1) * block).min(n));
             // SAFETY: columns `lo..hi` of the destination row, written by this block only;
@@ -277,7 +275,7 @@ unsafe fn gemm_into<T: Float>(
         if t <= 1 {
             run(0);
         } else {
-            pool().install(|| (0..n.div_ceil(block)).into_par_iter().for_each(run));
+            crate::par::for_each(n.div_ceil(block), run);
         }
     } else if t <= 1 {
         call(m, n, dst, a, b, gemm::Parallelism::None);
@@ -285,21 +283,21 @@ unsafe fn gemm_into<T: Float>(
         // gemm runs matrix-vector products on one thread: split the long side into `t` blocks.
         let long = m.max(n);
         let block = long.div_ceil(t).next_multiple_of(16);
-        let d = DstPtr(dst);
-        pool().install(|| {
-            (0..long.div_ceil(block)).into_par_iter().for_each(|i| {
-                let (lo, hi) = (i * block, ((i + 1) * block).min(long));
-                if m == 1 {
-                    let dp = d.get().wrapping_add(lo);
-                    call(1, hi - lo, dp, a, b.offset(0, lo), gemm::Parallelism::None);
-                } else {
-                    let dp = d.get().wrapping_offset(lo as isize * dst_rs);
-                    call(hi - lo, 1, dp, a.offset(lo, 0), b, gemm::Parallelism::None);
-                }
-            })
+        let d = crate::par::SyncPtr(dst);
+        crate::par::for_each(long.div_ceil(block), |i| {
+            let (lo, hi) = (i * block, ((i + 1) * block).min(long));
+            if m == 1 {
+                let dp = d.get().wrapping_add(lo);
+                call(1, hi - lo, dp, a, b.offset(0, lo), gemm::Parallelism::None);
+            } else {
+                let dp = d.get().wrapping_offset(lo as isize * dst_rs);
+                call(hi - lo, 1, dp, a.offset(lo, 0), b, gemm::Parallelism::None);
+            }
         });
+    } else if m.saturating_mul(n).saturating_mul(k) < GEMM_RAYON_MIN {
+        call(m, n, dst, a, b, gemm::Parallelism::None);
     } else {
-        let d = DstPtr(dst);
+        let d = crate::par::SyncPtr(dst);
         pool().install(|| call(m, n, d.get(), a, b, gemm::Parallelism::Rayon(t)));
     }
 }
@@ -361,11 +359,7 @@ fn float_bmm<T: Float>(a: &Tensor, b: &Tensor) -> Result<Vec<T>> {
             };
             let work = n * m * k;
             if bt > 1 && work < GEMM_PAR_MIN && work * bt >= GEMM_PAR_MIN && num_threads() > 1 {
-                pool().install(|| {
-                    out.par_chunks_mut(n * m)
-                        .enumerate()
-                        .for_each(|(i, d)| one(i, d, false))
-                });
+                crate::par::for_each_chunk_mut(&mut out, n * m, |i, d| one(i, d, false));
             } else {
                 for (i, d) in out.chunks_mut(n * m).enumerate() {
                     one(i, d, true);

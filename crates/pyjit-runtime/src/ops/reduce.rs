@@ -7,8 +7,8 @@ use crate::tensor::{Tensor, check_alloc, wrap_dim};
 use crate::value::Scalar;
 use crate::with_dtype;
 
-use super::vmath::{self, PAR_MIN, multiversion_fn, pool};
-use rayon::prelude::*;
+use super::vmath::{self, PAR_MIN, multiversion_fn};
+use crate::par;
 
 /// Which dims a reduction removes: `None` or an empty list means all of them (PyTorch's rule for
 /// `sum(dim=[])`). Duplicates are an error.
@@ -91,7 +91,17 @@ fn reduce_lanes<T: Element, D: Element>(
         if inner == 0 {
             (0..n_out).map(|_| f(&[])).collect()
         } else if data.len() >= PAR_MIN && n_out > 1 && vmath::num_threads() > 1 {
-            pool().install(|| data.par_chunks_exact(inner).map(&f).collect())
+            // Tasks of whole lanes, about `PAR_CHUNK` elements each.
+            let lanes = (vmath::PAR_CHUNK / inner).max(1);
+            let n_lanes = data.len() / inner;
+            par::map_collect(n_lanes.div_ceil(lanes), |t| {
+                let hi = ((t + 1) * lanes).min(n_lanes);
+                data[t * lanes * inner..hi * inner]
+                    .chunks_exact(inner)
+                    .map(&f)
+                    .collect::<Vec<D>>()
+            })
+            .concat()
         } else {
             data.chunks_exact(inner).map(&f).collect()
         }
@@ -278,20 +288,21 @@ fn column_sums_of<T: Sync>(
     add_rows: fn(&mut [f64], &[T], usize, usize),
 ) -> Vec<f64> {
     let mut out = vec![0f64; outer * inner];
-    let mut tasks: Vec<(usize, usize, &mut [f64])> = Vec::new();
-    for (o, row) in out.chunks_mut(inner).enumerate() {
-        for (c, chunk) in row.chunks_mut(COLUMN_CHUNK).enumerate() {
-            tasks.push((o, c * COLUMN_CHUNK, chunk));
-        }
-    }
-    let run = |(o, j0, acc): (usize, usize, &mut [f64])| {
-        let block = &s[o * red * inner + j0..];
-        add_rows(acc, block, red, inner);
+    // Task `t`: columns `c·COLUMN_CHUNK ..` of output row `o` (`t = o·per_row + c`).
+    let per_row = inner.div_ceil(COLUMN_CHUNK);
+    let tasks = outer * per_row;
+    let base = par::SyncPtr(out.as_mut_ptr());
+    let run = |t: usize| {
+        let (o, j0) = (t / per_row, (t % per_row) * COLUMN_CHUNK);
+        let w = COLUMN_CHUNK.min(inner - j0);
+        // SAFETY: `o·inner + j0 .. + w` is in `out` and belongs to task `t` alone.
+        let acc = unsafe { std::slice::from_raw_parts_mut(base.get().add(o * inner + j0), w) };
+        add_rows(acc, &s[o * red * inner + j0..], red, inner);
     };
-    if s.len() >= PAR_MIN && tasks.len() > 1 && vmath::num_threads() > 1 {
-        pool().install(|| tasks.into_par_iter().for_each(run));
+    if s.len() >= PAR_MIN && tasks > 1 && vmath::num_threads() > 1 {
+        par::for_each(tasks, run);
     } else {
-        tasks.into_iter().for_each(run);
+        (0..tasks).for_each(run);
     }
     out
 }
@@ -867,7 +878,11 @@ fn scan_lanes<T: Element>(t: &Tensor, dim: i64, f: impl Fn(&mut [T]) + Sync) -> 
     let n = t.shape()[d];
     if n > 0 {
         if data.len() >= PAR_MIN && data.len() > n && vmath::num_threads() > 1 {
-            pool().install(|| data.par_chunks_exact_mut(n).for_each(&f));
+            // Tasks of whole lanes, about `PAR_CHUNK` elements each.
+            let lanes = (vmath::PAR_CHUNK / n).max(1);
+            par::for_each_chunk_mut(&mut data, lanes * n, |_, piece| {
+                piece.chunks_exact_mut(n).for_each(&f)
+            });
         } else {
             for lane in data.chunks_exact_mut(n) {
                 f(lane);

@@ -10,8 +10,9 @@
 //! arithmetic, the AVX-512 and AVX2 builds compute bit-identical results (both use FMA), and the
 //! SSE2 build differs from them only by the fused roundings: the ulp test measures both flavours.
 //!
-//! Above [`PAR_MIN`] elements the slice is split into fixed [`PAR_CHUNK`]-element chunks spread
-//! over the runtime's thread pool ([`pool`]); elementwise results do not depend on the split.
+//! Above [`PAR_MIN`] elements the slice is split into fixed chunks ([`ELEM_CHUNK`] elements for
+//! elementwise kernels, [`PAR_CHUNK`] for sums) spread over threads by [`crate::par`];
+//! elementwise results do not depend on the split, sums only on the fixed chunks.
 //!
 //! Accuracy (max ulp over all of f32 / a dense f64 sample, measured by the `ulp` tests in this
 //! file and tabulated in docs/kernels.md): see [`ULP_BOUNDS`]. Special values (NaN, ±inf, ±0,
@@ -26,7 +27,7 @@ use std::sync::{Arc, OnceLock};
 
 use parking_lot::RwLock;
 
-use rayon::prelude::*;
+use crate::par;
 
 /// The instruction set the kernels run with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -81,12 +82,16 @@ fn detected() -> Isa {
 
 // ------------------------------------------------------------------------------ threads
 
-/// Elementwise ops on at least this many elements are split across the pool (measured on the
-/// 2-vCPU Zen 4 of docs/kernels.md: below ~128k f32 the fork/join costs more than it saves).
-pub const PAR_MIN: usize = 1 << 17;
-/// Elements per parallel task: fixed, so that chunk boundaries (and with them every reduction's
-/// association order) do not depend on the number of threads.
+/// Elementwise ops and reductions on at least this many elements are split across threads
+/// through [`crate::par`] (the `par_threshold` example, 2-vCPU Zen 4 VM of docs/kernels.md: two
+/// threads take 0.5-0.8 of one thread's time from 16k f32 on for exp, tanh, add and sum).
+pub const PAR_MIN: usize = 1 << 15;
+/// Elements per parallel task of the reductions: fixed, so that chunk boundaries (and with
+/// them every reduction's association order) do not depend on the number of threads.
 pub const PAR_CHUNK: usize = 1 << 15;
+/// Elements per parallel task of the elementwise kernels (no association to keep: smaller
+/// than [`PAR_CHUNK`] so that a [`PAR_MIN`]-element op is split at all).
+pub const ELEM_CHUNK: usize = 1 << 13;
 
 /// The runtime's thread pool: `PYJIT_NUM_THREADS` threads (default: the machine's cores), or
 /// the count last given to [`set_num_threads`]. Built on first use; gemm's parallel products
@@ -328,10 +333,9 @@ impl Scalar for f64 {}
 /// equal `x.len()` (extra elements of the longer slice are left alone).
 pub fn map<T: Scalar, K: Unary<T>>(k: K, x: &[T], out: &mut [T]) {
     if x.len() >= PAR_MIN && num_threads() > 1 {
-        pool().install(|| {
-            out.par_chunks_mut(PAR_CHUNK)
-                .zip(x.par_chunks(PAR_CHUNK))
-                .for_each(|(o, i)| map_chunk(k, i, o))
+        let n = x.len().min(out.len());
+        par::for_each_chunk_mut(&mut out[..n], ELEM_CHUNK, |i, o| {
+            map_chunk(k, &x[i * ELEM_CHUNK..][..o.len()], o)
         });
     } else {
         map_chunk(k, x, out);
@@ -341,10 +345,7 @@ pub fn map<T: Scalar, K: Unary<T>>(k: K, x: &[T], out: &mut [T]) {
 /// `x[i] = k(x[i])` in place.
 pub fn map_inplace<T: Scalar, K: Unary<T>>(k: K, x: &mut [T]) {
     if x.len() >= PAR_MIN && num_threads() > 1 {
-        pool().install(|| {
-            x.par_chunks_mut(PAR_CHUNK)
-                .for_each(|c| map_chunk_inplace(k, c))
-        });
+        par::for_each_chunk_mut(x, ELEM_CHUNK, |_, c| map_chunk_inplace(k, c));
     } else {
         map_chunk_inplace(k, x);
     }
@@ -353,10 +354,10 @@ pub fn map_inplace<T: Scalar, K: Unary<T>>(k: K, x: &mut [T]) {
 /// `out[i] = k(x[i], y[i])`.
 pub fn zip<T: Scalar, K: Binary<T>>(k: K, x: &[T], y: &[T], out: &mut [T]) {
     if x.len() >= PAR_MIN && num_threads() > 1 {
-        pool().install(|| {
-            out.par_chunks_mut(PAR_CHUNK)
-                .zip(x.par_chunks(PAR_CHUNK).zip(y.par_chunks(PAR_CHUNK)))
-                .for_each(|(o, (a, b))| zip_serial(k, a, b, o))
+        let n = x.len().min(y.len()).min(out.len());
+        par::for_each_chunk_mut(&mut out[..n], ELEM_CHUNK, |i, o| {
+            let lo = i * ELEM_CHUNK;
+            zip_serial(k, &x[lo..][..o.len()], &y[lo..][..o.len()], o)
         });
     } else {
         zip_serial(k, x, y, out);
@@ -366,10 +367,9 @@ pub fn zip<T: Scalar, K: Binary<T>>(k: K, x: &[T], y: &[T], out: &mut [T]) {
 /// `x[i] = k(x[i], y[i])` in place (the left operand overwritten).
 pub fn zip_inplace<T: Scalar, K: Binary<T>>(k: K, x: &mut [T], y: &[T]) {
     if x.len() >= PAR_MIN && num_threads() > 1 {
-        pool().install(|| {
-            x.par_chunks_mut(PAR_CHUNK)
-                .zip(y.par_chunks(PAR_CHUNK))
-                .for_each(|(a, b)| zip_serial_inplace(k, a, b))
+        let n = x.len().min(y.len());
+        par::for_each_chunk_mut(&mut x[..n], ELEM_CHUNK, |i, a| {
+            zip_serial_inplace(k, a, &y[i * ELEM_CHUNK..][..a.len()])
         });
     } else {
         zip_serial_inplace(k, x, y);
@@ -525,7 +525,9 @@ fn chunked_sum<T: Sync>(v: &[T], serial: impl Fn(&[T]) -> f64 + Sync) -> f64 {
         return serial(v);
     }
     let partials: Vec<f64> = if v.len() >= PAR_MIN && num_threads() > 1 {
-        pool().install(|| v.par_chunks(PAR_CHUNK).map(&serial).collect())
+        par::map_collect(v.len().div_ceil(PAR_CHUNK), |i| {
+            serial(&v[i * PAR_CHUNK..((i + 1) * PAR_CHUNK).min(v.len())])
+        })
     } else {
         v.chunks(PAR_CHUNK).map(&serial).collect()
     };

@@ -1,0 +1,405 @@
+//! Fork/join for the runtime's own parallel loops (elementwise kernels, reductions, fused
+//! groups, matrix-vector products): the calling thread and a small team of helper threads
+//! claim the indices `0..n` of a section from one counter.
+//!
+//! Why not rayon's `install` (which gemm's parallel products still use): on the 2-vCPU VM of
+//! docs/kernels.md an empty `pool.install` of two tasks cost 11-40 µs (median, 2,000 calls), an
+//! idle vCPU being slow to wake, and the caller slept through the section. Here the caller
+//! works too, and a helper, after a section, spins for [`SPIN`] before it parks, so the next
+//! section of a run of kernels finds it awake (libgomp and OpenBLAS also spin this way).
+//!
+//! Results never depend on which thread ran an index or on the thread count: callers give
+//! each index a fixed piece of work (`vmath::ELEM_CHUNK` or `PAR_CHUNK` elements, a tile, a
+//! block) and combine per-index results in index order ([`map_collect`]).
+//!
+//! One section runs at a time; a section started while another runs (another calling thread,
+//! or a kernel inside a section) runs on its caller alone.
+
+use std::cell::UnsafeCell;
+use std::mem::MaybeUninit;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use parking_lot::RwLock;
+
+/// How long a helper keeps polling for the next section before it parks.
+pub const SPIN: Duration = Duration::from_micros(200);
+
+/// `state`: the section's epoch in the high 32 bits, [`CLOSED`], and how many helpers joined.
+const CLOSED: u64 = 1 << 31;
+const JOINED: u64 = CLOSED - 1;
+
+type Job<'a> = dyn Fn(usize) + Sync + 'a;
+
+struct Shared {
+    state: AtomicU64,
+    /// The open section's job: written by the caller before it opens the section, read by
+    /// helpers that joined it, valid until the caller has closed it and seen every joined
+    /// helper done.
+    job: UnsafeCell<Option<*const Job<'static>>>,
+    n: UnsafeCell<usize>,
+    /// One claim counter per participant (the caller is 0, helper `k` is `k`), each over its
+    /// own contiguous block of the indices, on its own cache line: a participant claims its
+    /// block's indices first, so with a steady thread count each thread gets the same block
+    /// in every section (its data stays in that core's cache), then helps with the others.
+    next: Box<[Padded]>,
+    done: AtomicUsize,
+    panicked: AtomicBool,
+    sleepers: AtomicUsize,
+    busy: AtomicBool,
+    shutdown: AtomicBool,
+}
+
+// SAFETY: `job` and `n` are written only by the thread that holds `busy` while no helper is
+// joined (the previous section closed and all its helpers done), and read only by helpers that
+// joined the open section (the join's acquire sees the writes released by the opening store).
+unsafe impl Sync for Shared {}
+unsafe impl Send for Shared {}
+
+/// The helpers of one thread count.
+struct Team {
+    shared: Arc<Shared>,
+    helpers: Vec<std::thread::Thread>,
+}
+
+impl Drop for Team {
+    fn drop(&mut self) {
+        self.shared.shutdown.store(true, Ordering::SeqCst);
+        for h in &self.helpers {
+            h.unpark();
+        }
+    }
+}
+
+static TEAM: RwLock<Option<Arc<Team>>> = RwLock::new(None);
+
+/// The team for the runtime's current thread count (rebuilt when it changes).
+fn team() -> Arc<Team> {
+    let threads = crate::ops::vmath::num_threads();
+    if let Some(t) = TEAM.read().as_ref()
+        && t.helpers.len() + 1 == threads
+    {
+        return t.clone();
+    }
+    let mut w = TEAM.write();
+    if let Some(t) = w.as_ref()
+        && t.helpers.len() + 1 == threads
+    {
+        return t.clone();
+    }
+    let t = Arc::new(build(threads.saturating_sub(1)));
+    *w = Some(t.clone());
+    t
+}
+
+fn build(helpers: usize) -> Team {
+    let shared = Arc::new(Shared {
+        state: AtomicU64::new(0),
+        job: UnsafeCell::new(None),
+        n: UnsafeCell::new(0),
+        next: (0..=helpers).map(|_| Padded(AtomicUsize::new(0))).collect(),
+        done: AtomicUsize::new(0),
+        panicked: AtomicBool::new(false),
+        sleepers: AtomicUsize::new(0),
+        busy: AtomicBool::new(false),
+        shutdown: AtomicBool::new(false),
+    });
+    let mut threads = Vec::new();
+    for i in 0..helpers {
+        let s = shared.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("pyjit-team-{}", i + 1))
+            .spawn(move || helper(&s, i + 1));
+        match spawned {
+            Ok(h) => threads.push(h.thread().clone()),
+            // Resource limits: the sections run on fewer threads (same results).
+            Err(_) => break,
+        }
+    }
+    Team {
+        shared,
+        helpers: threads,
+    }
+}
+
+/// A counter alone on its cache line.
+#[repr(align(128))]
+struct Padded(AtomicUsize);
+
+/// The indices of block `b` of `p` blocks over `0..n`.
+fn block(b: usize, p: usize, n: usize) -> (usize, usize) {
+    (b * n / p, (b + 1) * n / p)
+}
+
+/// Claims and runs indices of the open section until none is left: participant `me`'s own
+/// block first, then the others' in turn.
+fn work(s: &Shared, job: &Job<'_>, n: usize, me: usize) {
+    let p = s.next.len();
+    for k in 0..p {
+        let b = (me + k) % p;
+        let (lo, hi) = block(b, p, n);
+        loop {
+            let i = lo + s.next[b].0.fetch_add(1, Ordering::Relaxed);
+            if i >= hi {
+                break;
+            }
+            job(i);
+        }
+    }
+}
+
+fn helper(s: &Shared, me: usize) {
+    let mut seen = 0u64;
+    loop {
+        let Some(state) = wait_for_section(s, seen) else {
+            return;
+        };
+        seen = state >> 32;
+        if join(s, state) {
+            // SAFETY: joined: the caller keeps the job alive until this helper reports done.
+            let (job, n) = unsafe {
+                (
+                    (*s.job.get()).expect("an open section has a job"),
+                    *s.n.get(),
+                )
+            };
+            // SAFETY: as above.
+            let r = catch_unwind(AssertUnwindSafe(|| work(s, unsafe { &*job }, n, me)));
+            if r.is_err() {
+                s.panicked.store(true, Ordering::Relaxed);
+            }
+            s.done.fetch_add(1, Ordering::Release);
+        }
+    }
+}
+
+/// Joins the section of `state` unless it closed meanwhile.
+fn join(s: &Shared, mut state: u64) -> bool {
+    let epoch = state >> 32;
+    loop {
+        if state >> 32 != epoch || state & CLOSED != 0 {
+            return false;
+        }
+        match s
+            .state
+            .compare_exchange_weak(state, state + 1, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => return true,
+            Err(now) => state = now,
+        }
+    }
+}
+
+/// The state once a section newer than `seen` is open (or was, briefly), polling for [`SPIN`]
+/// and then parked; `None` when the team shuts down.
+fn wait_for_section(s: &Shared, seen: u64) -> Option<u64> {
+    let fresh = |st: u64| st >> 32 != seen;
+    let start = Instant::now();
+    let mut polls = 0u32;
+    loop {
+        let st = s.state.load(Ordering::Acquire);
+        if fresh(st) {
+            return Some(st);
+        }
+        if s.shutdown.load(Ordering::Relaxed) {
+            return None;
+        }
+        std::hint::spin_loop();
+        polls = polls.wrapping_add(1);
+        if polls.is_multiple_of(256) && start.elapsed() >= SPIN {
+            break;
+        }
+    }
+    s.sleepers.fetch_add(1, Ordering::SeqCst);
+    let out = loop {
+        let st = s.state.load(Ordering::SeqCst);
+        if fresh(st) {
+            break Some(st);
+        }
+        if s.shutdown.load(Ordering::SeqCst) {
+            break None;
+        }
+        std::thread::park();
+    };
+    s.sleepers.fetch_sub(1, Ordering::SeqCst);
+    out
+}
+
+/// Runs `f(i)` for every `i` in `0..n`, on the calling thread and the team's helpers; returns
+/// when all have run. A panic of `f` is re-raised here once no thread runs `f` any more.
+pub fn for_each(n: usize, f: impl Fn(usize) + Sync) {
+    if n <= 1 || crate::ops::vmath::num_threads() <= 1 {
+        (0..n).for_each(f);
+        return;
+    }
+    let team = team();
+    let s = &*team.shared;
+    if team.helpers.is_empty()
+        || s.busy
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+    {
+        (0..n).for_each(f);
+        return;
+    }
+    let job: &Job<'_> = &f;
+    // SAFETY: only the lifetime is erased. The pointer is read by helpers that join this
+    // section, and this function returns (or unwinds) only after closing the section and seeing
+    // every joined helper done, while `f` is still alive.
+    let erased: *const Job<'static> =
+        unsafe { std::mem::transmute::<&Job<'_>, &Job<'static>>(job) };
+    // SAFETY: `busy` is ours and no helper is joined (see `Shared`'s Sync note).
+    unsafe {
+        *s.job.get() = Some(erased);
+        *s.n.get() = n;
+    }
+    for c in &s.next[..] {
+        c.0.store(0, Ordering::Relaxed);
+    }
+    s.done.store(0, Ordering::Relaxed);
+    s.panicked.store(false, Ordering::Relaxed);
+    let epoch = (s.state.load(Ordering::Relaxed) >> 32).wrapping_add(1) & 0xffff_ffff;
+    s.state.store(epoch << 32, Ordering::SeqCst);
+    if s.sleepers.load(Ordering::SeqCst) > 0 {
+        for h in &team.helpers {
+            h.unpark();
+        }
+    }
+    let mine = catch_unwind(AssertUnwindSafe(|| work(s, job, n, 0)));
+    let joined = (s.state.fetch_or(CLOSED, Ordering::AcqRel) & JOINED) as usize;
+    let mut polls = 0u32;
+    while s.done.load(Ordering::Acquire) < joined {
+        std::hint::spin_loop();
+        polls = polls.wrapping_add(1);
+        if polls.is_multiple_of(1024) {
+            std::thread::yield_now();
+        }
+    }
+    // SAFETY: as above; no helper reads the job any more.
+    unsafe { *s.job.get() = None };
+    let helper_panicked = s.panicked.load(Ordering::Relaxed);
+    s.busy.store(false, Ordering::Release);
+    if let Err(p) = mine {
+        resume_unwind(p);
+    }
+    assert!(!helper_panicked, "a parallel kernel task panicked");
+}
+
+/// `f(i)` for every `i` in `0..n` in parallel, the results in index order.
+pub fn map_collect<R: Send>(n: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
+    let mut out: Vec<MaybeUninit<R>> = Vec::with_capacity(n);
+    // SAFETY: `MaybeUninit` needs no initialization.
+    unsafe { out.set_len(n) };
+    let base = SyncPtr(out.as_mut_ptr());
+    for_each(n, |i| {
+        // SAFETY: index `i < n` of `out`, written by this index only.
+        unsafe { base.get().add(i).write(MaybeUninit::new(f(i))) };
+    });
+    // SAFETY: `for_each` returned, so every index was written (a panic would have unwound,
+    // leaking the written elements, which is safe).
+    let mut out = std::mem::ManuallyDrop::new(out);
+    unsafe { Vec::from_raw_parts(out.as_mut_ptr().cast::<R>(), n, out.capacity()) }
+}
+
+/// `f(i, chunk)` for the `chunk`-element pieces of `data` (the last one shorter), in parallel.
+pub fn for_each_chunk_mut<T: Send>(
+    data: &mut [T],
+    chunk: usize,
+    f: impl Fn(usize, &mut [T]) + Sync,
+) {
+    let len = data.len();
+    let chunk = chunk.max(1);
+    let base = SyncPtr(data.as_mut_ptr());
+    for_each(len.div_ceil(chunk), |i| {
+        let lo = i * chunk;
+        let hi = (lo + chunk).min(len);
+        // SAFETY: `lo..hi` is in `data` and belongs to index `i` alone.
+        let piece = unsafe { std::slice::from_raw_parts_mut(base.get().add(lo), hi - lo) };
+        f(i, piece);
+    });
+}
+
+/// A pointer that parallel tasks share, each writing its own elements.
+pub struct SyncPtr<T>(pub *mut T);
+
+impl<T> Clone for SyncPtr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SyncPtr<T> {}
+// SAFETY: users write disjoint elements and join before the owner reads them.
+unsafe impl<T: Send> Send for SyncPtr<T> {}
+unsafe impl<T: Send> Sync for SyncPtr<T> {}
+
+impl<T> SyncPtr<T> {
+    /// The pointer (a method, so closures capture the `Sync` wrapper, not the raw field).
+    pub fn get(self) -> *mut T {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_index_runs_once_and_results_keep_index_order() {
+        for n in [0, 1, 2, 3, 17, 1000] {
+            let hits: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+            for_each(n, |i| {
+                hits[i].fetch_add(1, Ordering::Relaxed);
+            });
+            assert!(
+                hits.iter().all(|h| h.load(Ordering::Relaxed) == 1),
+                "n = {n}"
+            );
+            let v = map_collect(n, |i| i * i);
+            assert_eq!(v, (0..n).map(|i| i * i).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn chunks_cover_the_slice() {
+        let mut v = vec![0usize; 1003];
+        for_each_chunk_mut(&mut v, 100, |i, c| {
+            for (j, x) in c.iter_mut().enumerate() {
+                *x = i * 100 + j;
+            }
+        });
+        assert_eq!(v, (0..1003).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn sections_from_many_threads_and_nested_sections_complete() {
+        std::thread::scope(|sc| {
+            for t in 0..4 {
+                sc.spawn(move || {
+                    for k in 0..200 {
+                        let v = map_collect(8, |i| {
+                            // A nested section runs on its caller alone.
+                            map_collect(3, |j| i + j + k + t).iter().sum::<usize>()
+                        });
+                        let want: Vec<usize> = (0..8).map(|i| 3 * (i + k + t) + 3).collect();
+                        assert_eq!(v, want);
+                    }
+                });
+            }
+        });
+    }
+
+    #[test]
+    fn a_panicking_task_is_re_raised_and_the_team_stays_usable() {
+        let r = catch_unwind(|| {
+            for_each(64, |i| {
+                if i == 40 {
+                    panic!("task 40");
+                }
+            })
+        });
+        assert!(r.is_err());
+        assert_eq!(map_collect(5, |i| i + 1), vec![1, 2, 3, 4, 5]);
+    }
+}
