@@ -219,12 +219,15 @@ pub(crate) fn check_alloc(shape: &[usize], dtype: DType) -> Result<usize> {
 
 /// Row-major (C-contiguous) strides of `shape`.
 pub(crate) fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
-    let mut strides = vec![0; shape.len()];
+    // Built from the last dim and reversed, not in a `vec![0; n]` (glibc's calloc, which skips
+    // its per-thread cache): every new tensor computes its strides.
+    let mut strides = Vec::with_capacity(shape.len());
     let mut acc = 1usize;
-    for i in (0..shape.len()).rev() {
-        strides[i] = acc;
-        acc = acc.saturating_mul(shape[i].max(1));
+    for &d in shape.iter().rev() {
+        strides.push(acc);
+        acc = acc.saturating_mul(d.max(1));
     }
+    strides.reverse();
     strides
 }
 
@@ -582,6 +585,19 @@ impl Tensor {
             return None;
         }
         T::vec_mut(buf)?.get_mut(offset..offset + n)
+    }
+
+    /// Calls `f` with the elements as one row-major slice, if the tensor is contiguous and `T`
+    /// is its element type: [`Tensor::with_view`] without building an ndarray view (the
+    /// per-op cost of small tensors). The storage is read-locked (recursively) for the
+    /// duration of `f`.
+    pub(crate) fn with_slice<T: Element, R>(&self, f: impl FnOnce(&[T]) -> R) -> Option<R> {
+        if !self.is_contiguous() {
+            return None;
+        }
+        let guard = self.storage.buf.read_recursive();
+        let v = T::vec_ref(&guard)?;
+        v.get(self.offset..self.offset + self.numel()).map(f)
     }
 
     /// Calls `f` with an ndarray view of the elements, if `T` is this tensor's element type.

@@ -7,6 +7,7 @@ use crate::error::{Result, RuntimeError};
 use crate::promotion::{Operand, result_type};
 use crate::tensor::Tensor;
 use crate::value::Scalar;
+use std::borrow::Cow;
 
 /// A binary op operand: a tensor or a Python scalar (weak in promotion).
 #[derive(Clone, Copy, Debug)]
@@ -30,12 +31,12 @@ impl Input<'_> {
         }
     }
 
-    /// As a tensor of `dtype` (a scalar becomes a 0-d tensor; a tensor is left as is and
+    /// As a tensor of `dtype` (a scalar becomes a 0-d tensor; a tensor is borrowed as is and
     /// converted lazily by the kernels).
-    fn tensor(&self, dtype: DType) -> Tensor {
+    fn tensor(&self, dtype: DType) -> Cow<'_, Tensor> {
         match self {
-            Input::T(t) => (*t).clone(),
-            Input::S(s) => Tensor::scalar_typed(*s, dtype),
+            Input::T(t) => Cow::Borrowed(*t),
+            Input::S(s) => Cow::Owned(Tensor::scalar_typed(*s, dtype)),
         }
     }
 }
@@ -497,11 +498,8 @@ where
         Err(e) => return Some(Err(e)),
     };
     let done = x
-        .with_view::<T, bool>(|xv| {
-            y.with_view::<T, bool>(|yv| {
-                let (Some(xs), Some(ys)) = (xv.as_slice(), yv.as_slice()) else {
-                    return false;
-                };
+        .with_slice::<T, bool>(|xs| {
+            y.with_slice::<T, bool>(|ys| {
                 if same {
                     vmath::zip(k, xs, ys, &mut out);
                 } else if y_one {
@@ -514,7 +512,7 @@ where
             .unwrap_or(false)
         })
         .unwrap_or(false);
-    done.then(|| Tensor::from_vec(out, &shape))
+    done.then(|| Ok(Tensor::from_buffer(T::into_buffer(out), shape)))
 }
 
 #[inline]
@@ -748,16 +746,8 @@ where
     let n = crate::tensor::check_alloc(t.shape(), T::DTYPE)?;
     let out = if t.is_contiguous() {
         let mut out = crate::bufpool::alloc::<T>(n)?;
-        let done = t
-            .with_view::<T, bool>(|v| match v.as_slice() {
-                Some(x) => {
-                    vmath::map(k, x, &mut out);
-                    true
-                }
-                None => false,
-            })
-            .unwrap_or(false);
-        done.then_some(out)
+        t.with_slice::<T, ()>(|x| vmath::map(k, x, &mut out))
+            .map(|()| out)
     } else {
         None
     };

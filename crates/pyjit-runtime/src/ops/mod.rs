@@ -39,8 +39,13 @@ use crate::value::{Scalar, Value};
 
 /// NumPy/PyTorch broadcasting of two shapes.
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+    if a == b {
+        return Ok(a.to_vec());
+    }
     let n = a.len().max(b.len());
-    let mut out = vec![0; n];
+    // Built from the last dim and reversed, not in a `vec![0; n]`: a zeroed allocation is
+    // glibc's calloc, which skips its per-thread cache (this runs once per elementwise op).
+    let mut out = Vec::with_capacity(n);
     // From the last dim, as PyTorch's `infer_size`: with several mismatches the error names the
     // innermost one.
     for i in (0..n).rev() {
@@ -54,7 +59,7 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
         } else {
             1
         };
-        out[i] = if da == db || db == 1 {
+        out.push(if da == db || db == 1 {
             da
         } else if da == 1 {
             db
@@ -64,8 +69,9 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
                 b: db,
                 dim: i,
             });
-        };
+        });
     }
+    out.reverse();
     Ok(out)
 }
 
