@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 mod common;
 
-use common::{pyjit, scratch_dir};
+use common::{NATIVE_SCRIPT_PHASES, pyjit, pyjit_ok, pyjit_words, scratch_dir};
 
 const SRC: &str = "\
 import torch
@@ -106,19 +106,7 @@ fn compare_draws_scripted_and_traced_side_by_side() {
     // The TracerWarning still reaches stderr.
     assert!(err.contains("TracerWarning"), "{err}");
     // DOT of the same: two top-level clusters.
-    let (code, dot, err) = pyjit(
-        &dir,
-        &[
-            "graph",
-            "--compare",
-            "cond.py",
-            "x.npy",
-            "0.5",
-            "--format",
-            "dot",
-        ],
-    );
-    assert_eq!(code, Some(0), "{err}");
+    let (dot, _) = pyjit_ok(&dir, "graph --compare cond.py x.npy 0.5 --format dot");
     assert!(dot.contains("subgraph cluster_g0_c0") && dot.contains("subgraph cluster_g1_c0"));
     assert!(
         dot.contains("fillcolor=\"#ffcc80\""),
@@ -127,11 +115,7 @@ fn compare_draws_scripted_and_traced_side_by_side() {
     // Usage errors: tracing needs ARGs; a bad format.
     assert_eq!(pyjit(&dir, &["graph", "--compare", "cond.py"]).0, Some(64));
     assert_eq!(
-        pyjit(
-            &dir,
-            &["graph", "cond.py", "x.npy", "0.5", "--format", "png"]
-        )
-        .0,
+        pyjit_words(&dir, "graph cond.py x.npy 0.5 --format png").0,
         Some(64)
     );
     let _ = std::fs::remove_dir_all(&dir);
@@ -156,18 +140,11 @@ fn compile_emit_dot() {
 #[test]
 fn print_changed_shows_only_passes_that_changed_something() {
     let dir = workdir("changed");
-    let (code, _, err) = pyjit(
-        &dir,
-        &["compile", "cond.py", "x.npy", "0.5", "--print-changed"],
-    );
-    assert_eq!(code, Some(0), "{err}");
+    let (_, err) = pyjit_ok(&dir, "compile cond.py x.npy 0.5 --print-changed");
     assert!(err.contains("; ---- IR at start ----"), "{err}");
     let dumps = err.matches("; ---- IR after ").count();
     let omitted = err.matches(" omitted: no change ----").count();
-    let (_, _, all) = pyjit(
-        &dir,
-        &["compile", "cond.py", "x.npy", "0.5", "--print-after-all"],
-    );
+    let (_, _, all) = pyjit_words(&dir, "compile cond.py x.npy 0.5 --print-after-all");
     // Every pass --print-after-all dumps is either dumped or noted as unchanged.
     let passes = all.matches("; ---- IR after ").count();
     assert!(passes >= 10, "{all}");
@@ -206,11 +183,7 @@ fn asm_is_real_x86_64_with_symbols_and_source_lines() {
         return;
     }
     let dir = workdir("asm");
-    let (code, asm, err) = pyjit(
-        &dir,
-        &["compile", "cond.py", "x.npy", "0.5", "--emit", "asm"],
-    );
-    assert_eq!(code, Some(0), "{err}");
+    let (asm, _) = pyjit_ok(&dir, "compile cond.py x.npy 0.5 --emit asm");
     let lines = function_listing(&asm, "conditional_op.specialized:");
     assert!(!lines.is_empty(), "{asm}");
     // Every line is an instruction `offset:  mnemonic operands`, a label, a source marker or the
@@ -273,11 +246,7 @@ fn asm_is_real_x86_64_with_symbols_and_source_lines() {
 #[test]
 fn clif_names_callees_and_source_lines() {
     let dir = workdir("clif");
-    let (code, clif, err) = pyjit(
-        &dir,
-        &["compile", "cond.py", "x.npy", "0.5", "--emit", "clif"],
-    );
-    assert_eq!(code, Some(0), "{err}");
+    let (clif, _) = pyjit_ok(&dir, "compile cond.py x.npy 0.5 --emit clif");
     assert!(
         clif.contains("function %\"conditional_op.specialized\"("),
         "{clif}"
@@ -321,14 +290,7 @@ fn bench_json_line_parses() {
             (f("iqr_ns") - (f("q3_ns") - f("q1_ns"))).abs() < 1e-6,
             "{v}"
         );
-        for phase in [
-            "parse",
-            "frontend",
-            "specialize",
-            "passes",
-            "codegen",
-            "cranelift",
-        ] {
+        for phase in &NATIVE_SCRIPT_PHASES[..6] {
             assert!(v["compile_ms"][phase].is_number(), "{phase}: {v}");
         }
         // Eager evaluation compiles nothing; the other modes compile for the call's signature.
@@ -372,18 +334,7 @@ fn time_reports_every_mode() {
             .map(|l| l.split_whitespace().nth(1).unwrap().to_string())
             .collect::<Vec<_>>()
     };
-    assert_eq!(
-        lines("script"),
-        [
-            "parse",
-            "frontend",
-            "specialize",
-            "passes",
-            "codegen",
-            "cranelift",
-            "run"
-        ]
-    );
+    assert_eq!(lines("script"), NATIVE_SCRIPT_PHASES);
     // Traced on the native backend: the trace's compilation, and a run that says what it holds.
     assert_eq!(
         lines("trace"),
@@ -397,12 +348,7 @@ fn time_reports_every_mode() {
         ]
     );
     assert_eq!(lines("eager"), ["parse", "run"]);
-    let (_, _, err) = pyjit(
-        &dir,
-        &[
-            "run", "cond.py", "x.npy", "0.5", "--mode", "trace", "--time",
-        ],
-    );
+    let (_, _, err) = pyjit_words(&dir, "run cond.py x.npy 0.5 --mode trace --time");
     assert!(
         err.contains("recording and compiling the trace included"),
         "{err}"

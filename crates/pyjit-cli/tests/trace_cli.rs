@@ -9,7 +9,7 @@ use pyjit::runtime::Tensor;
 use std::path::{Path, PathBuf};
 mod common;
 
-use common::{pyjit, scratch_dir};
+use common::{pyjit, pyjit_words, scratch_dir};
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs")
@@ -55,6 +55,18 @@ fn assert_close(got: &Tensor, want: &Tensor) {
     }
 }
 
+/// Runs `pyjit trace conditional_op.py X THRESHOLD EXTRA...` in `dir`.
+fn trace_conditional(
+    dir: &Path,
+    x: &str,
+    threshold: &str,
+    extra: &[&str],
+) -> (Option<i32>, String, String) {
+    let mut args = vec!["trace", "conditional_op.py", x, threshold];
+    args.extend_from_slice(extra);
+    pyjit(dir, &args)
+}
+
 /// The graph part of stdout (up to and including the guard lines).
 fn graph(stdout: &str) -> String {
     stdout
@@ -67,18 +79,9 @@ fn graph(stdout: &str) -> String {
 #[test]
 fn trace_prints_graph_guards_and_warnings_and_runs_the_trace() {
     let dir = workdir("basic");
-    let (code, out, err) = pyjit(
+    let (code, out, err) = pyjit_words(
         &dir,
-        &[
-            "trace",
-            "conditional_op.py",
-            "-f",
-            "conditional_op",
-            "x0.npy",
-            "0.0",
-            "-o",
-            "r.npy",
-        ],
+        "trace conditional_op.py -f conditional_op x0.npy 0.0 -o r.npy",
     );
     assert_eq!(code, Some(0), "{err}");
     insta::assert_snapshot!(graph(&out), @r#"
@@ -115,17 +118,8 @@ fn trace_prints_graph_guards_and_warnings_and_runs_the_trace() {
 #[test]
 fn check_inputs_reports_the_divergence_and_the_guard_line() {
     let dir = workdir("check");
-    let (code, _, err) = pyjit(
-        &dir,
-        &[
-            "trace",
-            "conditional_op.py",
-            "x0.npy",
-            "0.0",
-            "--check-inputs",
-            "x4.npy 1000.0",
-        ],
-    );
+    let (code, _, err) =
+        trace_conditional(&dir, "x0.npy", "0.0", &["--check-inputs", "x4.npy 1000.0"]);
     assert_eq!(code, Some(3), "{err}");
     let report = &err[err.find("warning: check_trace").expect("a check report")..];
     insta::assert_snapshot!(report, @r#"
@@ -149,34 +143,15 @@ fn check_inputs_reports_the_divergence_and_the_guard_line() {
         +   return %6
     "#);
     // An input set that takes the same branch agrees: exit 0.
-    let (code, _, err) = pyjit(
-        &dir,
-        &[
-            "trace",
-            "conditional_op.py",
-            "x0.npy",
-            "0.0",
-            "--check-inputs",
-            "x0.npy -1.5",
-        ],
-    );
+    let (code, _, err) =
+        trace_conditional(&dir, "x0.npy", "0.0", &["--check-inputs", "x0.npy -1.5"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(
         err.contains("check_trace: 2 input sets trace the same graph and agree"),
         "{err}"
     );
     // A bad input set is a usage error.
-    let (code, _, err) = pyjit(
-        &dir,
-        &[
-            "trace",
-            "conditional_op.py",
-            "x0.npy",
-            "0.0",
-            "--check-inputs",
-            "x0.npy [1",
-        ],
-    );
+    let (code, _, err) = trace_conditional(&dir, "x0.npy", "0.0", &["--check-inputs", "x0.npy [1"]);
     assert_eq!(code, Some(64), "{err}");
     assert!(err.contains("--check-inputs"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -185,17 +160,7 @@ fn check_inputs_reports_the_divergence_and_the_guard_line() {
 #[test]
 fn emit_shows_the_native_code_of_the_trace_specialized_for_the_args() {
     let dir = workdir("emit");
-    let (code, out, err) = pyjit(
-        &dir,
-        &[
-            "trace",
-            "conditional_op.py",
-            "x0.npy",
-            "0.0",
-            "--emit",
-            "clif",
-        ],
-    );
+    let (code, out, err) = trace_conditional(&dir, "x0.npy", "0.0", &["--emit", "clif"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(
         out.contains("; function conditional_op.specialized\n"),
@@ -209,19 +174,13 @@ fn emit_shows_the_native_code_of_the_trace_specialized_for_the_args() {
         !out.contains("func @conditional_op"),
         "no IR listing with --emit clif"
     );
-    let (code, out, _) = pyjit(
-        &dir,
-        &["trace", "--emit=asm", "conditional_op.py", "x0.npy", "0.0"],
-    );
+    let (code, out, _) = pyjit_words(&dir, "trace --emit=asm conditional_op.py x0.npy 0.0");
     assert_eq!(code, Some(0));
     assert!(
         out.contains("; function conditional_op.specialized"),
         "{out}"
     );
-    let (code, _, err) = pyjit(
-        &dir,
-        &["trace", "conditional_op.py", "x0.npy", "0.0", "--emit", "x"],
-    );
+    let (code, _, err) = pyjit_words(&dir, "trace conditional_op.py x0.npy 0.0 --emit x");
     assert_eq!(code, Some(64), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -229,18 +188,8 @@ fn emit_shows_the_native_code_of_the_trace_specialized_for_the_args() {
 #[test]
 fn no_guards_says_so_and_records_no_guard() {
     let dir = workdir("noguards");
-    let (code, out, err) = pyjit(
-        &dir,
-        &[
-            "trace",
-            "conditional_op.py",
-            "x4.npy",
-            "1000.0",
-            "--no-guards",
-            "-o",
-            "r.npy",
-        ],
-    );
+    let (code, out, err) =
+        trace_conditional(&dir, "x4.npy", "1000.0", &["--no-guards", "-o", "r.npy"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(!out.contains("guard["), "{out}");
     assert!(
@@ -364,11 +313,7 @@ fn docs_tracing_listings_are_real_output() {
     write("x.npy", Tensor::from_slice(&[1.0f32, 2.0, 3.0]));
     write("y.npy", Tensor::from_slice(&[-1.0f32, -2.0, 0.5]));
     write("big.npy", Tensor::from_slice(&[4.0f32, -3.0]));
-    let run = |cmd: &str| {
-        let words: Vec<&str> = cmd.split(' ').collect();
-        let (code, out, err) = pyjit(&dir, &words);
-        (code, out, err)
-    };
+    let run = |cmd: &str| pyjit_words(&dir, cmd);
     let contains = |what: &str, text: &str| {
         assert!(
             doc.contains(text),
@@ -394,17 +339,7 @@ fn docs_tracing_listings_are_real_output() {
         let (graph, result) = out.trim_end().rsplit_once('\n').unwrap();
         contains(cmd, &format!("$ pyjit {cmd}\n{graph}\n{err}{result}\n```"));
     }
-    let (code, _, err) = pyjit(
-        &dir,
-        &[
-            "trace",
-            "conditional_op.py",
-            "x.npy",
-            "0.0",
-            "--check-inputs",
-            "y.npy 0.0",
-        ],
-    );
+    let (code, _, err) = trace_conditional(&dir, "x.npy", "0.0", &["--check-inputs", "y.npy 0.0"]);
     assert_eq!(code, Some(3));
     let report = &err[err.find("warning: check_trace").unwrap()..];
     contains(

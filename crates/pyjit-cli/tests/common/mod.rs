@@ -30,3 +30,29 @@ pub fn pyjit(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
         String::from_utf8(stderr).unwrap(),
     )
 }
+
+/// [`pyjit`] with the arguments of `cmd`, a command line whose words are separated by single
+/// spaces (no word holds a space).
+pub fn pyjit_words(dir: &Path, cmd: &str) -> (Option<i32>, String, String) {
+    let words: Vec<&str> = cmd.split(' ').collect();
+    pyjit(dir, &words)
+}
+
+/// [`pyjit_words`] for a command that must succeed (exit 0): its stdout and stderr.
+pub fn pyjit_ok(dir: &Path, cmd: &str) -> (String, String) {
+    let (code, out, err) = pyjit_words(dir, cmd);
+    assert_eq!(code, Some(0), "{cmd}: {err}");
+    (out, err)
+}
+
+/// The `time:` phases of a scripted call compiled for the native backend, in the order printed:
+/// the compilation's phases, then `run`.
+pub const NATIVE_SCRIPT_PHASES: [&str; 7] = [
+    "parse",
+    "frontend",
+    "specialize",
+    "passes",
+    "codegen",
+    "cranelift",
+    "run",
+];
