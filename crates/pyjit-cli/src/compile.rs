@@ -107,8 +107,7 @@ fn take_trailing_options(args: &mut CompileArgs) -> Result<(), String> {
 
 /// The value of `--emit`.
 pub fn parse_emit(value: &str) -> Result<Emit, String> {
-    Emit::from_str(value, false)
-        .map_err(|_| format!("--emit must be ir, clif, asm, dot or python, not `{value}`"))
+    crate::run::parse_choice("--emit", value)
 }
 
 pub fn run(args: &CompileArgs) -> u8 {

@@ -10,7 +10,7 @@
 
 use crate::compile::{CompileArgs, Emit};
 use crate::opt::OptArgs;
-use crate::run::take_trailing;
+use crate::run::{parse_choice, take_trailing};
 use clap::{Args, ValueEnum};
 use pyjit::Backend;
 use pyjit::traced::{TraceOptions, TracedProgram, dynamic_call};
@@ -71,16 +71,8 @@ fn take_trailing_options(args: &mut GraphArgs) -> Result<(), String> {
             match flag {
                 "-f" | "--function" => args.function = Some(value),
                 "-o" | "--output" => args.output = Some(PathBuf::from(value)),
-                "--mode" => {
-                    args.mode = GraphMode::from_str(&value, false)
-                        .map_err(|_| format!("--mode must be script or trace, not `{value}`"))?
-                }
-                _ => {
-                    args.format = Some(
-                        Format::from_str(&value, false)
-                            .map_err(|_| format!("--format must be svg or dot, not `{value}`"))?,
-                    )
-                }
+                "--mode" => args.mode = parse_choice("--mode", &value)?,
+                _ => args.format = Some(parse_choice("--format", &value)?),
             }
             Ok(())
         },

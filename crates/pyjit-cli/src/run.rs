@@ -201,16 +201,32 @@ pub fn take_trailing(
     Ok(())
 }
 
+/// The value of `flag`, one of `E`'s names; else the usage message that lists them
+/// ("--mode must be script, trace or eager, not `x`").
+pub fn parse_choice<E: ValueEnum>(flag: &str, value: &str) -> Result<E, String> {
+    E::from_str(value, false).map_err(|_| {
+        let names: Vec<String> = E::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value())
+            .map(|p| p.get_name().to_string())
+            .collect();
+        let choices = match names.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        format!("{flag} must be {choices}, not `{value}`")
+    })
+}
+
 /// The value of `--mode`.
 pub fn parse_mode(value: &str) -> Result<ModeArg, String> {
-    ModeArg::from_str(value, false)
-        .map_err(|_| format!("--mode must be script, trace or eager, not `{value}`"))
+    parse_choice("--mode", value)
 }
 
 /// The value of `--backend`.
 pub fn parse_backend(value: &str) -> Result<BackendArg, String> {
-    BackendArg::from_str(value, false)
-        .map_err(|_| format!("--backend must be native or interp, not `{value}`"))
+    parse_choice("--backend", value)
 }
 
 pub fn run(args: &RunArgs) -> u8 {

@@ -12,7 +12,7 @@
 //! 3 `--check-inputs` found an input set that traces a different graph (torch.jit.trace's
 //! `check_trace` raises `TracingCheckError` there), 64 bad usage.
 
-use crate::run::{BackendArg, parse_backend, take_trailing};
+use crate::run::{BackendArg, parse_backend, parse_choice, take_trailing};
 use clap::{Args, ValueEnum};
 use pyjit::SourceFile;
 use pyjit::traced::{TraceError, TraceOptions, TracedProgram, check_trace, dynamic_call};
@@ -86,11 +86,7 @@ fn take_trailing_options(args: &mut TraceArgs) -> Result<(), String> {
                 "-f" | "--function" => args.function = Some(value),
                 "-o" | "--output" => args.output = Some(PathBuf::from(value)),
                 "--check-inputs" => args.check_inputs.push(value),
-                "--emit" => {
-                    args.emit = Emit::from_str(&value, false).map_err(|_| {
-                        format!("--emit must be ir, clif, asm, dot or python, not `{value}`")
-                    })?
-                }
+                "--emit" => args.emit = parse_choice("--emit", &value)?,
                 _ => args.backend = parse_backend(&value)?,
             }
             Ok(())
