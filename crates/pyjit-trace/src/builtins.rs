@@ -454,11 +454,7 @@ fn is_instance(v: &PyVal, t: &PyVal) -> bool {
 /// `float(t)`/`int(t)`, with a guard), then pyjit-value's `math` module computes the result.
 fn math(ev: &mut Evaluator, m: &str, args: &[PyVal], span: Span) -> R<PyVal> {
     let Some(arity) = scalar::math_arity(m) else {
-        return Err(TraceError::new(
-            ExcKind::AttributeError,
-            format!("module 'math' has no attribute '{m}'"),
-            span,
-        ));
+        return Err(TraceError::no_module_attribute("math", m, span));
     };
     if !arity.contains(&args.len()) {
         return Err(type_err(
@@ -523,12 +519,11 @@ fn library_op(
         Lib::Method => s.spelling.method,
     });
     if !spelled {
-        let msg = match lib {
-            Lib::Torch => format!("module 'torch' has no attribute '{name}'"),
-            Lib::Functional => format!("module 'torch.nn.functional' has no attribute '{name}'"),
-            Lib::Method => format!("'Tensor' object has no attribute '{name}'"),
-        };
-        return Err(TraceError::new(ExcKind::AttributeError, msg, span));
+        return Err(match lib {
+            Lib::Torch => TraceError::no_module_attribute("torch", name, span),
+            Lib::Functional => TraceError::no_module_attribute("torch.nn.functional", name, span),
+            Lib::Method => TraceError::no_attribute("Tensor", name, span),
+        });
     }
     ev.call_op(name, args, kw, span)
 }
@@ -584,11 +579,7 @@ fn numpy_op(
         return convert_scalar(ev, d, &args, span);
     }
     let Some(op) = schema::numpy_function(name) else {
-        return Err(TraceError::new(
-            ExcKind::AttributeError,
-            format!("module 'numpy' has no attribute '{name}'"),
-            span,
-        ));
+        return Err(TraceError::no_module_attribute("numpy", name, span));
     };
     numpy_conventions(op, &args, &mut kw);
     if op == "tensor"
@@ -825,20 +816,12 @@ pub(crate) fn call_method(
                     PyVal::None
                 }
                 _ => {
-                    return Err(TraceError::new(
-                        ExcKind::AttributeError,
-                        format!("'dict' object has no attribute '{name}'"),
-                        span,
-                    ));
+                    return Err(TraceError::no_attribute("dict", name, span));
                 }
             })
         }
         PyVal::Str(s) => str_method(ev, s, name, args, span),
-        other => Err(TraceError::new(
-            ExcKind::AttributeError,
-            format!("'{}' object has no attribute '{name}'", other.type_name()),
-            span,
-        )),
+        other => Err(TraceError::no_attribute(other.type_name(), name, span)),
     }
 }
 
@@ -1035,11 +1018,7 @@ fn list_method(
             PyVal::None
         }
         _ => {
-            return Err(TraceError::new(
-                ExcKind::AttributeError,
-                format!("'list' object has no attribute '{name}'"),
-                span,
-            ));
+            return Err(TraceError::no_attribute("list", name, span));
         }
     })
 }
@@ -1079,11 +1058,7 @@ fn str_method(ev: &mut Evaluator, s: &str, name: &str, args: Vec<PyVal>, span: S
             )
         }
         _ => {
-            return Err(TraceError::new(
-                ExcKind::AttributeError,
-                format!("'str' object has no attribute '{name}'"),
-                span,
-            ));
+            return Err(TraceError::no_attribute("str", name, span));
         }
     })
 }
