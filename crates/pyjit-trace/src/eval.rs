@@ -289,10 +289,13 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             defaults: &defaults,
         };
         let mut frame = self.bind_params(callee, args, kwargs, span)?;
-        let r = self.deeper(span, |this| grow(|| this.exec_block(&mut frame, &def.body)));
-        let r = r.map_err(|mut e| {
-            e.call_stack.push(span);
-            e
+        // The call site joins the stack of an error raised inside the body (not of the
+        // RecursionError refusing to enter it).
+        let r = self.deeper(span, |this| {
+            grow(|| this.exec_block(&mut frame, &def.body)).map_err(|mut e| {
+                e.call_stack.push(span);
+                e
+            })
         })?;
         Ok(match r {
             Flow::Return(v) => v,
