@@ -294,18 +294,14 @@ impl Unparser {
                 }
                 line
             }
-            StmtKind::Import(names) => format!("import {}", aliases(names)),
+            StmtKind::Import(names) => format!("import {}", aliases_text(names)),
             StmtKind::ImportFrom {
                 module,
                 names,
                 level,
-            } => {
-                let m = module.as_ref().map(|m| m.name.as_str()).unwrap_or("");
-                let dots = ".".repeat(*level as usize);
-                format!("from {dots}{m} import {}", aliases(names))
-            }
-            StmtKind::Global(ns) => format!("global {}", idents(ns)),
-            StmtKind::Nonlocal(ns) => format!("nonlocal {}", idents(ns)),
+            } => format!("from {}", import_from_text(module, *level, names)),
+            StmtKind::Global(ns) => format!("global {}", idents_text(ns)),
+            StmtKind::Nonlocal(ns) => format!("nonlocal {}", idents_text(ns)),
             StmtKind::Del(ts) => {
                 let ts: Vec<String> = ts.iter().map(|t| self.expr_str(t, P_BOR)).collect();
                 format!("del {}", ts.join(", "))
@@ -731,25 +727,6 @@ fn float_repr(v: f64) -> String {
     }
     // Rust's shortest round-trip form is valid Python (`0.5`, `1e-6`, `1.0`).
     format!("{v:?}")
-}
-
-fn aliases(names: &[Alias]) -> String {
-    names
-        .iter()
-        .map(|a| match &a.asname {
-            Some(s) => format!("{} as {}", a.name.name, s.name),
-            None => a.name.name.clone(),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn idents(names: &[Ident]) -> String {
-    names
-        .iter()
-        .map(|n| n.name.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Python source for a module.
