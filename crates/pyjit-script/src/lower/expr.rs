@@ -2,7 +2,7 @@
 //! calls of module functions and builtins, `math.*`, lists, tuples, messages.
 
 use super::tensor::{SArg, ScalarTy};
-use super::{Binding, Lower, R, Val, ir_type, unify};
+use super::{Binding, Lower, R, Val, ir_type, unify, unsupported_operands};
 use crate::module::Const as MConst;
 use crate::ty::{Ty, parse_annotation};
 use pyjit_ir::{
@@ -139,7 +139,7 @@ impl Lower<'_, '_, '_> {
                 let l = self.expr_hint(left, h.as_ref())?;
                 let r = self.expr_hint(right, h.as_ref())?;
                 self.set_span(e.span);
-                self.binop(*op, l, r, left.span, right.span, e.span)
+                self.binop(*op, l, r, e.span)
             }
             ExprKind::UnaryOp { op, operand } => self.unary(*op, operand, e.span),
             ExprKind::BoolOp { .. } | ExprKind::Compare { .. } => {
@@ -1281,27 +1281,12 @@ impl Lower<'_, '_, '_> {
 
     // ---- arithmetic ----
 
-    pub fn binop(
-        &mut self,
-        op: BinOp,
-        l: Val,
-        r: Val,
-        lspan: Span,
-        rspan: Span,
-        span: Span,
-    ) -> R<Val> {
+    pub fn binop(&mut self, op: BinOp, l: Val, r: Val, span: Span) -> R<Val> {
         if l.ty == Ty::Tensor || r.ty == Ty::Tensor {
-            return self.tensor_binop(op, l, r, lspan, rspan, span);
+            return self.tensor_binop(op, l, r, span);
         }
         let bad = |_: &Self| {
-            Diagnostic::error(format!(
-                "unsupported operand types for `{}`: `{}` and `{}`",
-                op.symbol(),
-                l.ty,
-                r.ty
-            ))
-            .with_primary(span, format!("`{}` {} `{}`", l.ty, op.symbol(), r.ty))
-            .with_help(match (&l.ty, &r.ty) {
+            unsupported_operands(op, &l.ty, &r.ty, span).with_help(match (&l.ty, &r.ty) {
                 (Ty::List(_), _) | (_, Ty::List(_)) => {
                     "lists only support `+` with a list of the same type; for element-wise arithmetic use a tensor (`torch.tensor(xs)`)"
                 }
@@ -2235,36 +2220,15 @@ impl Lower<'_, '_, '_> {
                 }
             }
             "pow" => match vals.as_slice() {
-                [a, b] => self.binop(
-                    BinOp::Pow,
-                    a.clone(),
-                    b.clone(),
-                    args[0].span,
-                    args[1].span,
-                    e.span,
-                ),
+                [a, b] => self.binop(BinOp::Pow, a.clone(), b.clone(), e.span),
                 _ => Err(arity_err(
                     "2 arguments (three-argument `pow` is not supported)",
                 )),
             },
             "divmod" => match vals.as_slice() {
                 [a, b] => {
-                    let q = self.binop(
-                        BinOp::FloorDiv,
-                        a.clone(),
-                        b.clone(),
-                        args[0].span,
-                        args[1].span,
-                        e.span,
-                    )?;
-                    let r = self.binop(
-                        BinOp::Mod,
-                        a.clone(),
-                        b.clone(),
-                        args[0].span,
-                        args[1].span,
-                        e.span,
-                    )?;
+                    let q = self.binop(BinOp::FloorDiv, a.clone(), b.clone(), e.span)?;
+                    let r = self.binop(BinOp::Mod, a.clone(), b.clone(), e.span)?;
                     let v = self.b.tuple_new(&[q.v, r.v]);
                     Ok(Val {
                         v,
@@ -2365,7 +2329,7 @@ impl Lower<'_, '_, '_> {
         };
         let xv = Val { v: x, ty: elem };
         let r = match fold {
-            Fold::Sum => self.binop(BinOp::Add, acc, xv, span, span, span),
+            Fold::Sum => self.binop(BinOp::Add, acc, xv, span),
             Fold::Max => self.scalar_minmax(true, acc, xv, span, span),
             Fold::Min => self.scalar_minmax(false, acc, xv, span, span),
         };

@@ -25,7 +25,7 @@ mod tensor;
 use crate::module::{Const as MConst, ModuleInfo};
 use crate::ty::Ty;
 use pyjit_ir::{Function, FunctionBuilder, Region, Type, Value};
-use pyjit_syntax::ast::{FunctionDef, Stmt};
+use pyjit_syntax::ast::{BinOp, FunctionDef, Stmt};
 use pyjit_syntax::{Diagnostic, SourceFile, Span};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -832,6 +832,15 @@ fn set_flag(st: &mut State, i: usize, f: Flag) {
         1 => st.brk = f,
         _ => st.cont = f,
     }
+}
+
+/// `a OP b` on operand types `OP` does not take (`span`: the whole operation).
+pub(crate) fn unsupported_operands(op: BinOp, l: &Ty, r: &Ty, span: Span) -> Diagnostic {
+    Diagnostic::error(format!(
+        "unsupported operand types for `{}`: `{l}` and `{r}`",
+        op.symbol()
+    ))
+    .with_primary(span, format!("`{l}` {} `{r}`", op.symbol()))
 }
 
 /// The common type of two types for `return`s and ternaries.

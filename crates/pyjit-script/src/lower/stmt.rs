@@ -464,7 +464,7 @@ impl Lower<'_, '_, '_> {
                     .with_primary(span, "list operand")
                     .with_help("`+=` extends a list; for other operators use a loop"));
                 }
-                let r = self.binop(op, cur, rhs, target.span, value.span, span)?;
+                let r = self.binop(op, cur, rhs, span)?;
                 self.set_span(span);
                 self.assign_name(n, target.span, r, None, span)
             }
@@ -494,7 +494,7 @@ impl Lower<'_, '_, '_> {
                         let r = if vt == Ty::Tensor {
                             self.tensor_inplace(op, cur, rhs, span)?
                         } else {
-                            self.binop(op, cur, rhs, target.span, value.span, span)?
+                            self.binop(op, cur, rhs, span)?
                         };
                         let r = self.coerce(r, &vt, span, |got, want| {
                             format!("dict value has type `{want}`, but the result is `{got}`")
@@ -519,7 +519,7 @@ impl Lower<'_, '_, '_> {
                         let r = if elem == Ty::Tensor {
                             self.tensor_inplace(op, cur, rhs, span)?
                         } else {
-                            self.binop(op, cur, rhs, target.span, value.span, span)?
+                            self.binop(op, cur, rhs, span)?
                         };
                         let r = self.coerce(r, &elem, span, |got, want| {
                             format!("list element has type `{want}`, but the result is `{got}`")

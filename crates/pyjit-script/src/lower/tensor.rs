@@ -3,7 +3,7 @@
 //! schema table: arguments are bound and overloads resolved by the table's own [`resolve`]
 //! (TorchScript's first-match order), so there is no hand-written case per op.
 
-use super::{Lower, R, Val, from_ir_type, ir_type};
+use super::{Lower, R, Val, from_ir_type, ir_type, unsupported_operands};
 use crate::ty::Ty;
 use pyjit_ir::{IndexKind, Type, Value};
 use pyjit_runtime::DType;
@@ -356,25 +356,9 @@ impl Lower<'_, '_, '_> {
 
     // ---- operators ----
 
-    pub(crate) fn tensor_binop(
-        &mut self,
-        op: BinOp,
-        l: Val,
-        r: Val,
-        _lspan: Span,
-        _rspan: Span,
-        span: Span,
-    ) -> R<Val> {
+    pub(crate) fn tensor_binop(&mut self, op: BinOp, l: Val, r: Val, span: Span) -> R<Val> {
         let pyop = py_operator(op);
-        let bad = |l: &Val, r: &Val| {
-            Diagnostic::error(format!(
-                "unsupported operand types for `{}`: `{}` and `{}`",
-                op.symbol(),
-                l.ty,
-                r.ty
-            ))
-            .with_primary(span, format!("`{}` {} `{}`", l.ty, op.symbol(), r.ty))
-        };
+        let bad = |l: &Val, r: &Val| unsupported_operands(op, &l.ty, &r.ty, span);
         let (form, ok) = if l.ty == Ty::Tensor {
             (
                 OperatorForm::Forward,
@@ -480,14 +464,14 @@ impl Lower<'_, '_, '_> {
     /// `x op= y` on a tensor: in place (keeps `x`'s dtype, visible through aliases); `@=` rebinds.
     pub(crate) fn tensor_inplace(&mut self, op: BinOp, x: Val, rhs: Val, span: Span) -> R<Val> {
         if x.ty != Ty::Tensor {
-            return self.binop(op, x, rhs, span, span, span);
+            return self.binop(op, x, rhs, span);
         }
         match rs::operator_target(py_operator(op), OperatorForm::InPlace) {
             Some(t) => {
                 let what = format!("operator {}=", op.symbol());
                 self.schema_call(t.name, vec![SArg::V(x), SArg::V(rhs)], vec![], &what, span)
             }
-            None => self.tensor_binop(op, x, rhs, span, span, span),
+            None => self.tensor_binop(op, x, rhs, span),
         }
     }
 
