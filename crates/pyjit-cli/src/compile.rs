@@ -256,10 +256,16 @@ mod tests {
         (code, String::from_utf8(out).unwrap())
     }
 
+    /// [`compile`] of a listing that must succeed (exit 0).
+    fn compile_ok(emit: Emit, words: &[&str]) -> String {
+        let (code, out) = compile(emit, words);
+        assert_eq!(code, 0, "{words:?}");
+        out
+    }
+
     #[test]
     fn generic_and_specialized_ir() {
-        let (code, generic) = compile(Emit::Ir, &[]);
-        assert_eq!(code, 0);
+        let generic = compile_ok(Emit::Ir, &[]);
         assert!(
             generic.starts_with("func @f(%x: Tensor, %t: float) -> Tensor {"),
             "{generic}"
@@ -268,15 +274,13 @@ mod tests {
             generic.contains("if "),
             "both branches stay in one graph: {generic}"
         );
-        let (code, special) = compile(Emit::Ir, &["DIR/x.npy", "0.5"]);
-        assert_eq!(code, 0);
+        let special = compile_ok(Emit::Ir, &["DIR/x.npy", "0.5"]);
         assert!(
             special
                 .starts_with(r#"func @"f.specialized"(%x: Tensor[float64, 1], %t: float) -> Tensor[float64, 1] {"#),
             "{special}"
         );
-        let (code, clif) = compile(Emit::Ir, &["DIR/x.npy", "0.5", "--emit", "clif"]);
-        assert_eq!(code, 0);
+        let clif = compile_ok(Emit::Ir, &["DIR/x.npy", "0.5", "--emit", "clif"]);
         assert!(clif.contains("function "), "{clif}");
         assert_eq!(
             compile(Emit::Ir, &["DIR/x.npy", "true"]).0,
@@ -290,8 +294,7 @@ mod tests {
 
     #[test]
     fn python_of_the_generic_and_the_specialized_ir() {
-        let (code, generic) = compile(Emit::Python, &[]);
-        assert_eq!(code, 0);
+        let generic = compile_ok(Emit::Python, &[]);
         assert!(
             generic.starts_with("import math\nimport torch\n"),
             "{generic}"
@@ -300,8 +303,7 @@ mod tests {
             generic.contains("def f(x: Tensor, t: float) -> Tensor:\n"),
             "{generic}"
         );
-        let (code, special) = compile(Emit::Ir, &["DIR/x.npy", "0.5", "--emit", "python"]);
-        assert_eq!(code, 0);
+        let special = compile_ok(Emit::Ir, &["DIR/x.npy", "0.5", "--emit", "python"]);
         // Specialized and optimized: the user's name, one `if` with its result assigned in
         // both branches.
         assert!(

@@ -39,17 +39,14 @@ fn kwarg(kw: &mut Vec<(String, PyVal)>, name: &str) -> Option<PyVal> {
     Some(kw.remove(i).1)
 }
 
-/// A Python number as f64 for `math.*` (one-element tensors convert like `float(t)`).
+/// A Python number as f64 for `math.*` (one-element tensors convert like `float(t)`; a symbolic
+/// scalar is guarded to its example value).
 fn to_f64(ev: &mut Evaluator, v: &PyVal, span: Span) -> R<f64> {
-    match v {
-        PyVal::Sym(_) => {
-            let c = ev.concrete(v.clone());
-            to_f64(ev, &c, span)
-        }
-        PyVal::Bool(b) => Ok(*b as u8 as f64),
-        PyVal::Int(i) => Ok(*i as f64),
-        PyVal::Float(x) => Ok(*x),
-        PyVal::Tensor(t) => match ev.tensor_to_scalar(t, "Float", GuardReason::Float, span)? {
+    match ev.concrete(v.clone()) {
+        PyVal::Bool(b) => Ok(b as u8 as f64),
+        PyVal::Int(i) => Ok(i as f64),
+        PyVal::Float(x) => Ok(x),
+        PyVal::Tensor(t) => match ev.tensor_to_scalar(&t, "Float", GuardReason::Float, span)? {
             PyVal::Float(x) => Ok(x),
             _ => Err(type_err("must be real number", span)),
         },
@@ -60,15 +57,13 @@ fn to_f64(ev: &mut Evaluator, v: &PyVal, span: Span) -> R<f64> {
     }
 }
 
+/// A Python int (bools and one-element integer tensors convert; a symbolic scalar is guarded to
+/// its example value).
 fn to_i64(ev: &mut Evaluator, v: &PyVal, span: Span) -> R<i64> {
-    match v {
-        PyVal::Sym(_) => {
-            let c = ev.concrete(v.clone());
-            to_i64(ev, &c, span)
-        }
-        PyVal::Bool(b) => Ok(*b as i64),
-        PyVal::Int(i) => Ok(*i),
-        PyVal::Tensor(t) => match ev.tensor_to_scalar(t, "Int", GuardReason::Int, span)? {
+    match ev.concrete(v.clone()) {
+        PyVal::Bool(b) => Ok(b as i64),
+        PyVal::Int(i) => Ok(i),
+        PyVal::Tensor(t) => match ev.tensor_to_scalar(&t, "Int", GuardReason::Int, span)? {
             PyVal::Int(i) => Ok(i),
             _ => Err(type_err("an integer is required", span)),
         },
