@@ -490,6 +490,27 @@ impl Lower<'_, '_, '_> {
 
     // ---- structured if with SSA merge ----
 
+    /// Raises `exc` with the message `msg` builds when `cond` holds (a failing path that ends
+    /// in the raise, and an empty passing path).
+    pub(crate) fn raise_if(
+        &mut self,
+        cond: Value,
+        exc: &str,
+        mut msg: impl FnMut(&mut Self) -> R<Value>,
+    ) -> R<()> {
+        self.lower_if(
+            cond,
+            &mut |s| {
+                let m = msg(s)?;
+                s.b.raise(exc, m);
+                s.st.unreachable = true;
+                Ok(())
+            },
+            &mut |_| Ok(()),
+            ("failing path", "passing path"),
+        )
+    }
+
     /// Emits `if cond { then } else { else }`, merging the environments. `names` names the two
     /// paths in "not defined" reasons (`"true branch"`, `"false branch"`).
     pub(crate) fn lower_if(

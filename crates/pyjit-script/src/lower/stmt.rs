@@ -1404,18 +1404,11 @@ impl Lower<'_, '_, '_> {
             Some(m) if !matches!(m.kind, ExprKind::Str(_)) => {
                 self.set_span(test.span);
                 let failed = self.b.not(c.v);
-                self.lower_if(
-                    failed,
-                    &mut |s| {
-                        let mv = s.message(m)?;
-                        s.set_span(test.span);
-                        s.b.raise("AssertionError", mv);
-                        s.st.unreachable = true;
-                        Ok(())
-                    },
-                    &mut |_| Ok(()),
-                    ("failing path", "passing path"),
-                )?;
+                self.raise_if(failed, "AssertionError", |s| {
+                    let mv = s.message(m)?;
+                    s.set_span(test.span);
+                    Ok(mv)
+                })?;
             }
             _ => {
                 let m = match msg {

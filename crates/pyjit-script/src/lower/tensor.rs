@@ -520,20 +520,12 @@ impl Lower<'_, '_, '_> {
         let n = self.schema_call("numel", vec![SArg::V(tv)], vec![], "item", span)?;
         let one = self.b.const_int(1);
         let bad = self.b.int_cmp(pyjit_ir::CmpOp::Ne, n.v, one);
-        self.lower_if(
-            bad,
-            &mut |s| {
-                let a = s.b.const_str("a Tensor with ");
-                let c = s.b.str_of(n.v, "");
-                let z = s.b.const_str(" elements cannot be converted to Scalar");
-                let msg = s.b.str_concat(&[a, c, z]);
-                s.b.raise("RuntimeError", msg);
-                s.st.unreachable = true;
-                Ok(())
-            },
-            &mut |_| Ok(()),
-            ("failing path", "passing path"),
-        )?;
+        self.raise_if(bad, "RuntimeError", |s| {
+            let a = s.b.const_str("a Tensor with ");
+            let c = s.b.str_of(n.v, "");
+            let z = s.b.const_str(" elements cannot be converted to Scalar");
+            Ok(s.b.str_concat(&[a, c, z]))
+        })?;
         self.set_span(span);
         self.scalar_of(k, t)
     }
