@@ -52,6 +52,13 @@ fn programs(dir: &str) -> Vec<(String, SourceFile)> {
         .collect()
 }
 
+/// [`programs`], which must be at least `min` (`what` names them in the failure).
+fn programs_at_least(dir: &str, min: usize, what: &str) -> Vec<(String, SourceFile)> {
+    let files = programs(dir);
+    assert!(files.len() >= min, "expected {what}, found {}", files.len());
+    files
+}
+
 /// The valid programs the mutation tests start from: the IR snapshot programs, then the corpus.
 fn mutation_bases() -> Vec<PathBuf> {
     let mut files = py_files(&root().join("tests/script/ir"));
@@ -96,12 +103,7 @@ fn render_all(file: &SourceFile, diags: &[pyjit_syntax::Diagnostic]) -> String {
 
 #[test]
 fn ir_snapshots() {
-    let files = programs("tests/script/ir");
-    assert!(
-        files.len() >= 20,
-        "expected the IR snapshot programs, found {}",
-        files.len()
-    );
+    let files = programs_at_least("tests/script/ir", 20, "the IR snapshot programs");
     let mut failures = Vec::new();
     for (stem, file) in files {
         match pyjit_script::script_source(&file) {
@@ -121,12 +123,7 @@ fn ir_snapshots() {
 
 #[test]
 fn error_snapshots() {
-    let files = programs("tests/script/errors");
-    assert!(
-        files.len() >= 60,
-        "expected at least 60 rejected programs, found {}",
-        files.len()
-    );
+    let files = programs_at_least("tests/script/errors", 60, "at least 60 rejected programs");
     let mut accepted = Vec::new();
     for (stem, file) in files {
         match pyjit_script::script_source(&file) {
