@@ -952,35 +952,25 @@ impl Lower<'_, '_, '_> {
     /// `index_put_`, which converts to the destination's dtype.
     fn convert_like(&mut self, c: Val, like: Val, span: Span) -> R<Val> {
         self.set_span(span);
-        let flat = self.schema_call("flatten", vec![SArg::V(like)], vec![], "dtype", span)?;
+        // Every step is a schema op without keywords.
+        let op = |s: &mut Self, name: &str, args: Vec<SArg>| {
+            s.schema_call(name, args, vec![], "dtype", span)
+        };
+        let flat = op(self, "flatten", vec![SArg::V(like)])?;
         let zero = self.b.const_int(0);
         let one = self.b.const_int(1);
         let first = self.encode_indices(vec![IndexItem::Slice(Some(zero), Some(one), None)]);
-        let head = self.schema_call(
-            "index",
-            vec![SArg::V(flat), SArg::Indices(first)],
-            vec![],
-            "dtype",
-            span,
-        )?;
-        let z = self.schema_call("zeros_like", vec![SArg::V(head)], vec![], "dtype", span)?;
-        let z = self.schema_call("squeeze", vec![SArg::V(z)], vec![], "dtype", span)?;
-        let shape = self.schema_call("size", vec![SArg::V(c.clone())], vec![], "dtype", span)?;
-        let e = self.schema_call(
-            "expand",
-            vec![SArg::V(z), SArg::V(shape)],
-            vec![],
-            "dtype",
-            span,
-        )?;
-        let base = self.schema_call("clone", vec![SArg::V(e)], vec![], "dtype", span)?;
+        let head = op(self, "index", vec![SArg::V(flat), SArg::Indices(first)])?;
+        let z = op(self, "zeros_like", vec![SArg::V(head)])?;
+        let z = op(self, "squeeze", vec![SArg::V(z)])?;
+        let shape = op(self, "size", vec![SArg::V(c.clone())])?;
+        let e = op(self, "expand", vec![SArg::V(z), SArg::V(shape)])?;
+        let base = op(self, "clone", vec![SArg::V(e)])?;
         let all = self.encode_indices(vec![IndexItem::Ellipsis]);
-        self.schema_call(
+        op(
+            self,
             "index_put_",
             vec![SArg::V(base), SArg::Indices(all), SArg::V(c)],
-            vec![],
-            "dtype",
-            span,
         )
     }
 
