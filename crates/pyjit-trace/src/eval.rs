@@ -4,7 +4,7 @@
 
 use crate::error::{TraceError, from_runtime};
 use crate::record::{Arg, GuardReason, Recorder};
-use crate::value::{Callable, ClosureBody, PyVal, TVal};
+use crate::value::{Callable, ClosureBody, PyVal, TVal, scalar_to_runtime};
 use pyjit_ir::{Const, OpKind, Type};
 use pyjit_runtime::schema::{self, OperatorForm, PyOperator};
 use pyjit_runtime::{DType, OpId, Scalar, TensorIndex, Value as RtValue};
@@ -1088,13 +1088,10 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         hs: &mut Vec<Option<pyjit_ir::Value>>,
         span: Span,
     ) -> R<RtValue> {
+        if let Some(rv) = scalar_to_runtime(v) {
+            return Ok(rv);
+        }
         Ok(match v {
-            PyVal::None => RtValue::None,
-            PyVal::Bool(b) => RtValue::Bool(*b),
-            PyVal::Int(i) => RtValue::Int(*i),
-            PyVal::Float(x) => RtValue::Float(*x),
-            PyVal::Str(s) => RtValue::Str(s.to_string()),
-            PyVal::DType(d) => RtValue::DType(*d),
             PyVal::Tensor(t) => {
                 hs.push(t.ir);
                 RtValue::Tensor(t.t.clone())
@@ -2488,7 +2485,9 @@ impl Evaluator<'_, '_> {
             .rec
             .as_mut()
             .ok_or_else(|| TraceError::unsupported("not recording", span))?;
-        let mut b = rec.builder(span);
+        if let Some(rv) = scalar_to_runtime(v) {
+            return rec.emit_const(&rv, span);
+        }
         Ok(match v {
             PyVal::Tensor(t) => t.ir.ok_or_else(|| {
                 TraceError::unsupported(
@@ -2498,12 +2497,6 @@ impl Evaluator<'_, '_> {
             })?,
             // A scalar argument that is still a graph input.
             PyVal::Sym(sym) => sym.ir,
-            PyVal::None => b.const_none(),
-            PyVal::Bool(x) => b.const_bool(*x),
-            PyVal::Int(x) => b.const_int(*x),
-            PyVal::Float(x) => b.const_float(*x),
-            PyVal::Str(s) => b.const_str(s.to_string()),
-            PyVal::DType(d) => b.const_dtype(*d),
             PyVal::Tuple(items) => {
                 let inner = match empty {
                     Type::List(e) => (**e).clone(),
