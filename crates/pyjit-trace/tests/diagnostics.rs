@@ -3,9 +3,8 @@
 
 mod common;
 
-use common::{t, trace_of};
+use common::{parsed, t, trace_of};
 use pyjit_interp::Value;
-use pyjit_syntax::SourceFile;
 use pyjit_trace::{TraceOptions, eval_function_to};
 
 const GUARDS: &str = r#"import torch
@@ -24,8 +23,7 @@ def f(x, n: int):
 
 #[test]
 fn every_guard_kind_warns_with_its_source_line() {
-    let file = SourceFile::new("guards.py", GUARDS);
-    let m = pyjit_syntax::parse_module(&file).expect("parses");
+    let (file, m) = parsed("guards.py", GUARDS);
     let args = vec![t(&[1.0, 3.0, 2.0]), Value::Int(4)];
     let tr = trace_of(&file, &m, "f", args, TraceOptions::default()).expect("traces");
     insta::assert_snapshot!("guard_kinds_warnings", tr.render_warnings(&file));
@@ -38,8 +36,7 @@ fn every_guard_kind_warns_with_its_source_line() {
 }
 
 fn eager_error(src: &str, args: Vec<Value>) -> String {
-    let file = SourceFile::new("err.py", src);
-    let m = pyjit_syntax::parse_module(&file).expect("parses");
+    let (file, m) = parsed("err.py", src);
     let mut out = Vec::new();
     match eval_function_to(&file, &m, "f", args, &mut out) {
         Ok(v) => panic!("expected an error, got {v:?}"),

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{t, trace_of};
+use common::{parsed, t, trace_of};
 
 use pyjit_interp::Value;
 use pyjit_runtime::Tensor;
@@ -13,8 +13,13 @@ use pyjit_syntax::ast::Module;
 use pyjit_trace::{CheckReport, TraceOptions, TracedFunction, check_trace, compare_values};
 
 fn program(name: &str) -> SourceFile {
+    parsed_program(name).0
+}
+
+/// `tests/programs/NAME.py` (as `NAME.py`) and its module.
+fn parsed_program(name: &str) -> (SourceFile, Module) {
     let path = common::repo_root().join(format!("tests/programs/{name}.py"));
-    SourceFile::new(
+    parsed(
         format!("{name}.py"),
         std::fs::read_to_string(path).expect("program"),
     )
@@ -162,8 +167,7 @@ fn cache_is_bounded_then_eager() {
 
 #[test]
 fn trace_ir_and_warnings_snapshot() {
-    let file = program("conditional_op");
-    let m = pyjit_syntax::parse_module(&file).expect("parses");
+    let (file, m) = parsed_program("conditional_op");
     let trace = |opts| {
         let args = vec![t(&[1.0, 2.0, 3.0]), Value::Float(0.5)];
         trace_of(&file, &m, "conditional_op", args, opts).expect("traces")
@@ -186,8 +190,7 @@ fn trace_ir_and_warnings_snapshot() {
 
 #[test]
 fn check_trace_report_snapshot() {
-    let file = program("conditional_op");
-    let m = pyjit_syntax::parse_module(&file).expect("parses");
+    let (file, m) = parsed_program("conditional_op");
     let report = check(
         &file,
         &m,
@@ -208,8 +211,7 @@ fn check_trace_report_snapshot() {
     assert!(report.mismatches[0].result_diff.is_some());
     insta::assert_snapshot!("conditional_op_check_trace", report.render(&file));
 
-    let conv = program("converge");
-    let cm = pyjit_syntax::parse_module(&conv).expect("parses");
+    let (conv, cm) = parsed_program("converge");
     // The first input set, then `second`.
     let check_converge = |second: &[f32]| {
         let inputs = vec![vec![t(&[0.01, -0.004])], vec![t(second)]];
@@ -265,8 +267,7 @@ fn inplace_args_are_untouched_by_an_abandoned_run() {
 #[test]
 fn scripted_callee_keeps_its_control_flow() {
     let src = "import torch\nfrom torch import Tensor\n\n@torch.jit.script\ndef pick(x: Tensor) -> Tensor:\n    if x.sum() > 0:\n        return x * 2\n    return x - 1\n\ndef f(x):\n    return pick(x) + 1\n";
-    let file = SourceFile::new("mix.py", src);
-    let m = pyjit_syntax::parse_module(&file).expect("parses");
+    let (file, m) = parsed("mix.py", src);
     let tr = trace_of(
         &file,
         &m,
@@ -340,8 +341,7 @@ fn untraceable_result_falls_back_to_the_eager_answer() {
 #[test]
 fn caught_tensor_op_errors_are_not_traced_but_run_eagerly() {
     let src = "import torch\n\ndef f(x):\n    try:\n        return x + torch.ones(3)\n    except RuntimeError:\n        return x\n";
-    let file = SourceFile::new("c.py", src);
-    let m = pyjit_syntax::parse_module(&file).expect("parses");
+    let (file, m) = parsed("c.py", src);
     // Eagerly, Python semantics: the shape error is caught.
     let r = pyjit_trace::eval_function_to(&file, &m, "f", vec![t(&[1.0, 2.0])], &mut Vec::new())
         .expect("caught");

@@ -17,6 +17,13 @@ pub fn t(v: &[f32]) -> Value {
     Value::Tensor(Tensor::from_slice(v))
 }
 
+/// `src` as the file `path`, and its module (which must parse).
+pub fn parsed(path: impl Into<String>, src: impl Into<String>) -> (SourceFile, Module) {
+    let file = SourceFile::new(path.into(), src.into());
+    let m = pyjit_syntax::parse_module(&file).expect("parses");
+    (file, m)
+}
+
 /// Traces `name` of `file` (parsed: `m`) on `args`, the eager run's prints dropped.
 pub fn trace_of(
     file: &SourceFile,
