@@ -170,7 +170,7 @@ fn corpus_scripts_and_verifies() {
     let files = programs("tests/programs");
     let mut failures = Vec::new();
     for (stem, file) in &files {
-        let r = pyjit_script::script_source(&file);
+        let r = pyjit_script::script_source(file);
         let not_yet = NOT_YET_SCRIPTABLE.iter().any(|(n, _)| *n == stem);
         match (r, CORPUS_COMPILE_ERRORS.contains(&stem.as_str()) || not_yet) {
             (Ok(m), false) => {
@@ -178,7 +178,7 @@ fn corpus_scripts_and_verifies() {
                     failures.push(format!("{stem}: IR does not verify: {e:?}"));
                 }
             }
-            (Err(d), false) => failures.push(format!("{stem}:\n{}", render_all(&file, &d))),
+            (Err(d), false) => failures.push(format!("{stem}:\n{}", render_all(file, &d))),
             (Ok(_), true) if not_yet => failures.push(format!(
                 "{stem}: compiles now; remove it from NOT_YET_SCRIPTABLE"
             )),
