@@ -51,23 +51,17 @@ pub struct BenchArgs {
 fn take_trailing_options(args: &mut BenchArgs) -> Result<(), String> {
     take_trailing(
         &mut args.args,
+        &mut args.function,
+        None,
         Some(&mut args.opt),
         Some(("--json", &mut args.json)),
-        &[
-            "-f",
-            "--function",
-            "--mode",
-            "--backend",
-            "--repeat",
-            "--warmup",
-        ],
+        &["--mode", "--backend", "--repeat", "--warmup"],
         |flag, value| {
             let count = |v: &str| {
                 v.parse::<usize>()
                     .map_err(|_| format!("{flag} needs a count, not `{v}`"))
             };
             match flag {
-                "-f" | "--function" => args.function = Some(value),
                 "--repeat" => args.repeat = count(&value)?,
                 "--warmup" => args.warmup = count(&value)?,
                 "--mode" => args.mode = parse_mode(&value)?,

@@ -91,14 +91,15 @@ pub struct CompileArgs {
 fn take_trailing_options(args: &mut CompileArgs) -> Result<(), String> {
     take_trailing(
         &mut args.args,
+        &mut args.function,
+        None,
         Some(&mut args.opt),
         None,
-        &["-f", "--function", "--emit", "--save"],
+        &["--emit", "--save"],
         |flag, value| {
             match flag {
                 "--save" => args.save = Some(PathBuf::from(value)),
-                "--emit" => args.emit = parse_emit(&value)?,
-                _ => args.function = Some(value),
+                _ => args.emit = parse_emit(&value)?,
             }
             Ok(())
         },

@@ -64,13 +64,13 @@ pub struct GraphArgs {
 fn take_trailing_options(args: &mut GraphArgs) -> Result<(), String> {
     take_trailing(
         &mut args.args,
+        &mut args.function,
+        Some(&mut args.output),
         Some(&mut args.opt),
         Some(("--compare", &mut args.compare)),
-        &["-f", "--function", "-o", "--output", "--mode", "--format"],
+        &["--mode", "--format"],
         |flag, value| {
             match flag {
-                "-f" | "--function" => args.function = Some(value),
-                "-o" | "--output" => args.output = Some(PathBuf::from(value)),
                 "--mode" => args.mode = parse_choice("--mode", &value)?,
                 _ => args.format = Some(parse_choice("--format", &value)?),
             }

@@ -123,13 +123,13 @@ pub fn read_input(path: &std::path::Path) -> Result<(SourceFile, Option<String>)
 fn take_trailing_options(args: &mut RunArgs) -> Result<(), String> {
     take_trailing(
         &mut args.args,
+        &mut args.function,
+        Some(&mut args.output),
         Some(&mut args.opt),
         Some(("--time", &mut args.time)),
-        &["-f", "--function", "-o", "--output", "--mode", "--backend"],
+        &["--mode", "--backend"],
         |flag, value| {
             match flag {
-                "-f" | "--function" => args.function = Some(value),
-                "-o" | "--output" => args.output = Some(PathBuf::from(value)),
                 "--mode" => args.mode = parse_mode(&value)?,
                 _ => args.backend = parse_backend(&value)?,
             }
@@ -157,12 +157,15 @@ pub fn write_result(path: Option<&Path>, value: &Value, ty: &Type, stdout: &mut 
 }
 
 /// Picks the options out of `words`, the words after a command's first ARG (see
-/// [`take_trailing_options`] for why clap leaves them to us), leaving the ARGs. `switch` is
-/// the command's flag without a value (set when seen), `opt` takes the optimization flags, and
-/// `set` is called with each flag in `valued` and its value (`--x=v` or the next word). Any
-/// other word starting with `--` is an unknown option.
+/// [`take_trailing_options`] for why clap leaves them to us), leaving the ARGs. Every command
+/// takes `-f`/`--function` (into `function`), a command that writes a result `-o`/`--output`
+/// (into `output`); `switch` is the command's flag without a value (set when seen), `opt` takes
+/// the optimization flags, and `set` is called with each flag in `valued` and its value (`--x=v`
+/// or the next word). Any other word starting with `--` is an unknown option.
 pub fn take_trailing(
     words: &mut Vec<String>,
+    function: &mut Option<String>,
+    mut output: Option<&mut Option<PathBuf>>,
     mut opt: Option<&mut OptArgs>,
     mut switch: Option<(&str, &mut bool)>,
     valued: &[&str],
@@ -186,7 +189,9 @@ pub fn take_trailing(
             r?;
             continue;
         }
-        if !valued.contains(&flag.as_str()) {
+        let is_function = matches!(flag.as_str(), "-f" | "--function");
+        let is_output = output.is_some() && matches!(flag.as_str(), "-o" | "--output");
+        if !is_function && !is_output && !valued.contains(&flag.as_str()) {
             if w.starts_with("--") {
                 return Err(format!("unknown option `{w}`"));
             }
@@ -196,7 +201,13 @@ pub fn take_trailing(
         let value = inline
             .or_else(|| it.next())
             .ok_or_else(|| format!("option `{flag}` needs a value"))?;
-        set(&flag, value)?;
+        if is_function {
+            *function = Some(value);
+        } else if let Some(out) = output.as_deref_mut().filter(|_| is_output) {
+            *out = Some(PathBuf::from(value));
+        } else {
+            set(&flag, value)?;
+        }
     }
     Ok(())
 }

@@ -70,21 +70,13 @@ pub struct TraceArgs {
 fn take_trailing_options(args: &mut TraceArgs) -> Result<(), String> {
     take_trailing(
         &mut args.args,
+        &mut args.function,
+        Some(&mut args.output),
         None,
         Some(("--no-guards", &mut args.no_guards)),
-        &[
-            "-f",
-            "--function",
-            "-o",
-            "--output",
-            "--check-inputs",
-            "--backend",
-            "--emit",
-        ],
+        &["--check-inputs", "--backend", "--emit"],
         |flag, value| {
             match flag {
-                "-f" | "--function" => args.function = Some(value),
-                "-o" | "--output" => args.output = Some(PathBuf::from(value)),
                 "--check-inputs" => args.check_inputs.push(value),
                 "--emit" => args.emit = parse_choice("--emit", &value)?,
                 _ => args.backend = parse_backend(&value)?,
