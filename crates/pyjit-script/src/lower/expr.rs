@@ -1350,14 +1350,10 @@ impl Lower<'_, '_, '_> {
                 (r.v, l.v)
             };
             let out = self.b.list_new(ir_type(a), &[]);
-            let t = self.b.const_bool(true);
-            let body = self.b.new_region(&[Type::Int]);
-            let saved = self.b.position_at_end(body);
-            self.append_all(out, list);
-            let go = self.b.const_bool(true);
-            self.b.yield_(&[go]);
-            self.b.set_insert_point(saved);
-            self.b.loop_(n, t, &[], body);
+            self.for_range(n, |this, _| {
+                this.append_all(out, list);
+                Ok(())
+            })?;
             return Ok(Val {
                 v: out,
                 ty: Ty::List(a.clone()),
@@ -1674,16 +1670,12 @@ impl Lower<'_, '_, '_> {
     /// Appends every element of list `src` to list `out` (a loop).
     pub(crate) fn append_all(&mut self, out: Value, src: Value) {
         let n = self.b.list_len(src);
-        let t = self.b.const_bool(true);
-        let body = self.b.new_region(&[Type::Int]);
-        let params = self.b.func.region_params(body).to_vec();
-        let saved = self.b.position_at_end(body);
-        let x = self.b.list_get(src, params[0]);
-        self.b.list_append(out, x);
-        let go = self.b.const_bool(true);
-        self.b.yield_(&[go]);
-        self.b.set_insert_point(saved);
-        self.b.loop_(n, t, &[], body);
+        let appended = self.for_range(n, |this, i| {
+            let x = this.b.list_get(src, i);
+            this.b.list_append(out, x);
+            Ok(())
+        });
+        debug_assert!(appended.is_ok(), "list_get and list_append do not fail");
     }
 
     /// `xs[a:b]`: a new list of the elements (Python's clamping of the bounds), built by a loop.
@@ -1758,23 +1750,18 @@ impl Lower<'_, '_, '_> {
             self.b.select(negq, zero, q)
         };
         let out = self.b.list_new(ir_type(&elem), &[]);
-        let t = self.b.const_bool(true);
-        let body = self.b.new_region(&[Type::Int]);
-        let params = self.b.func.region_params(body).to_vec();
-        let saved = self.b.position_at_end(body);
-        let off = if k == 1 {
-            params[0]
-        } else {
-            let kc = self.b.const_int(k);
-            self.b.int_bin(IntBinOp::Mul, params[0], kc)
-        };
-        let i = self.b.int_bin(IntBinOp::Add, start, off);
-        let x = self.b.list_get(list, i);
-        self.b.list_append(out, x);
-        let go = self.b.const_bool(true);
-        self.b.yield_(&[go]);
-        self.b.set_insert_point(saved);
-        self.b.loop_(trip, t, &[], body);
+        self.for_range(trip, |this, j| {
+            let off = if k == 1 {
+                j
+            } else {
+                let kc = this.b.const_int(k);
+                this.b.int_bin(IntBinOp::Mul, j, kc)
+            };
+            let i = this.b.int_bin(IntBinOp::Add, start, off);
+            let x = this.b.list_get(list, i);
+            this.b.list_append(out, x);
+            Ok(())
+        })?;
         Ok(Val {
             v: out,
             ty: Ty::list(elem),
@@ -2083,16 +2070,11 @@ impl Lower<'_, '_, '_> {
                         // `list(t)`: the rows
                         let n = self.tensor_len(x.v)?;
                         let out = self.b.list_new(Type::tensor(), &[]);
-                        let t = self.b.const_bool(true);
-                        let body = self.b.new_region(&[Type::Int]);
-                        let params = self.b.func.region_params(body).to_vec();
-                        let saved = self.b.position_at_end(body);
-                        let row = self.tensor_row(x.v, params[0])?;
-                        self.b.list_append(out, row);
-                        let go = self.b.const_bool(true);
-                        self.b.yield_(&[go]);
-                        self.b.set_insert_point(saved);
-                        self.b.loop_(n, t, &[], body);
+                        self.for_range(n, |this, i| {
+                            let row = this.tensor_row(x.v, i)?;
+                            this.b.list_append(out, row);
+                            Ok(())
+                        })?;
                         Ok(Val {
                             v: out,
                             ty: Ty::list(Ty::Tensor),

@@ -490,6 +490,25 @@ impl Lower<'_, '_, '_> {
 
     // ---- structured if with SSA merge ----
 
+    /// Emits Python's `for i in range(n)` without `break`: a `loop` whose body (`each`, given the
+    /// iteration's index) always continues.
+    pub(crate) fn for_range(
+        &mut self,
+        n: Value,
+        mut each: impl FnMut(&mut Self, Value) -> R<()>,
+    ) -> R<()> {
+        let t = self.b.const_bool(true);
+        let body = self.b.new_region(&[Type::Int]);
+        let i = self.b.func.region_params(body)[0];
+        let saved = self.b.position_at_end(body);
+        each(self, i)?;
+        let go = self.b.const_bool(true);
+        self.b.yield_(&[go]);
+        self.b.set_insert_point(saved);
+        self.b.loop_(n, t, &[], body);
+        Ok(())
+    }
+
     /// Raises `exc` with the message `msg` builds when `cond` holds (a failing path that ends
     /// in the raise, and an empty passing path).
     pub(crate) fn raise_if(

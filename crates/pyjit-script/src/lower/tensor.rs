@@ -1374,18 +1374,13 @@ impl Lower<'_, '_, '_> {
                 // permute by [ndim-1, …, 0], built with a loop since the rank is not static.
                 let nd = self.schema_call("dim", vec![SArg::V(recv.clone())], vec![], "T", e.span)?;
                 let dims = self.b.list_new(Type::Int, &[]);
-                let t = self.b.const_bool(true);
-                let body = self.b.new_region(&[Type::Int]);
-                let params = self.b.func.region_params(body).to_vec();
-                let saved = self.b.position_at_end(body);
-                let one = self.b.const_int(1);
-                let last = self.b.int_bin(pyjit_ir::IntBinOp::Sub, nd.v, one);
-                let d = self.b.int_bin(pyjit_ir::IntBinOp::Sub, last, params[0]);
-                self.b.list_append(dims, d);
-                let go = self.b.const_bool(true);
-                self.b.yield_(&[go]);
-                self.b.set_insert_point(saved);
-                self.b.loop_(nd.v, t, &[], body);
+                self.for_range(nd.v, |this, i| {
+                    let one = this.b.const_int(1);
+                    let last = this.b.int_bin(pyjit_ir::IntBinOp::Sub, nd.v, one);
+                    let d = this.b.int_bin(pyjit_ir::IntBinOp::Sub, last, i);
+                    this.b.list_append(dims, d);
+                    Ok(())
+                })?;
                 let dv = Val { v: dims, ty: Ty::list(Ty::Int) };
                 self.schema_call("permute", vec![SArg::V(recv), SArg::V(dv)], vec![], "T", e.span)
             }
