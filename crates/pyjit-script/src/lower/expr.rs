@@ -1137,6 +1137,9 @@ impl Lower<'_, '_, '_> {
                     "sequences compare element-wise only when their elements are numbers or bools",
                 )
         };
+        // `a == b` of one pair of elements.
+        let elem_eq =
+            |this: &mut Self, a: Val, b: Val| this.compare(CmpOp::Eq, a, b, lspan, rspan, span);
         match (l.ty.clone(), r.ty.clone()) {
             (Ty::Tuple(ts), Ty::Tuple(us)) => {
                 if ts.len() != us.len() {
@@ -1146,14 +1149,7 @@ impl Lower<'_, '_, '_> {
                 for (i, (t, u)) in ts.into_iter().zip(us).enumerate() {
                     let a = self.b.tuple_get(l.v, i as u32);
                     let b = self.b.tuple_get(r.v, i as u32);
-                    let c = self.compare(
-                        CmpOp::Eq,
-                        Val { v: a, ty: t },
-                        Val { v: b, ty: u },
-                        lspan,
-                        rspan,
-                        span,
-                    )?;
+                    let c = elem_eq(self, Val { v: a, ty: t }, Val { v: b, ty: u })?;
                     if c.ty != Ty::Bool {
                         return Err(unsupported(&l.ty, &r.ty));
                     }
@@ -1176,14 +1172,7 @@ impl Lower<'_, '_, '_> {
                 self.b.position_at_end(body);
                 let x = self.b.list_get(l.v, params[0]);
                 let y = self.b.list_get(r.v, params[0]);
-                let c = self.compare(
-                    CmpOp::Eq,
-                    Val { v: x, ty: a },
-                    Val { v: y, ty: b },
-                    lspan,
-                    rspan,
-                    span,
-                );
+                let c = elem_eq(self, Val { v: x, ty: a }, Val { v: y, ty: b });
                 let c = match c {
                     Ok(c) => c.v,
                     Err(d) => {
@@ -1573,21 +1562,12 @@ impl Lower<'_, '_, '_> {
                         },
                     };
                     let elem = (*elem).clone();
-                    if k != 1 {
-                        return self.list_slice_step(
-                            base.v,
-                            elem,
-                            lower.as_deref(),
-                            upper.as_deref(),
-                            k,
-                            e.span,
-                        );
-                    }
-                    return self.list_slice(
+                    return self.list_slice_step(
                         base.v,
                         elem,
                         lower.as_deref(),
                         upper.as_deref(),
+                        k,
                         e.span,
                     );
                 }
@@ -1678,10 +1658,10 @@ impl Lower<'_, '_, '_> {
         debug_assert!(appended.is_ok(), "list_get and list_append do not fail");
     }
 
-    /// `xs[a:b]`: a new list of the elements (Python's clamping of the bounds), built by a loop.
-    /// `xs[a:b:k]` for a literal step `k` (≠ 0; 1 is `xs[a:b]`), with Python's bounds: negative bounds
-    /// count from the end, then clamp to `[0, n]` (`k > 0`) or `[-1, n - 1]` (`k < 0`); the
-    /// defaults are the ends in the step's direction.
+    /// `xs[a:b:k]` for a literal step `k` (≠ 0; 1 is `xs[a:b]`): a new list of the elements,
+    /// built by a loop, with Python's bounds: negative bounds count from the end, then clamp to
+    /// `[0, n]` (`k > 0`) or `[-1, n - 1]` (`k < 0`); the defaults are the ends in the step's
+    /// direction.
     fn list_slice_step(
         &mut self,
         list: Value,
@@ -1766,18 +1746,6 @@ impl Lower<'_, '_, '_> {
             v: out,
             ty: Ty::list(elem),
         })
-    }
-
-    /// `xs[a:b]`: [`Self::list_slice_step`] with step 1.
-    fn list_slice(
-        &mut self,
-        list: Value,
-        elem: Ty,
-        lower: Option<&Expr>,
-        upper: Option<&Expr>,
-        span: Span,
-    ) -> R<Val> {
-        self.list_slice_step(list, elem, lower, upper, 1, span)
     }
 
     // ---- calls ----
