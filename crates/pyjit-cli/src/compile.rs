@@ -10,7 +10,7 @@
 //! Exit status: 0 success, 1 compile-time error (code generation included), 64 bad usage.
 
 use crate::opt::OptArgs;
-use crate::run::take_trailing;
+use crate::run::Trailing;
 use clap::{Args, ValueEnum};
 use pyjit::Options;
 use pyjit::args::parse_arg;
@@ -89,21 +89,15 @@ pub struct CompileArgs {
 /// Options written after the first ARG (see `run::take_trailing_options` for why clap leaves
 /// them to us).
 fn take_trailing_options(args: &mut CompileArgs) -> Result<(), String> {
-    take_trailing(
-        &mut args.args,
-        &mut args.function,
-        None,
-        Some(&mut args.opt),
-        None,
-        &["--emit", "--save"],
-        |flag, value| {
+    Trailing::new(&mut args.args, &mut args.function)
+        .opt(&mut args.opt)
+        .take(&["--emit", "--save"], |flag, value| {
             match flag {
                 "--save" => args.save = Some(PathBuf::from(value)),
                 _ => args.emit = parse_emit(&value)?,
             }
             Ok(())
-        },
-    )
+        })
 }
 
 /// The value of `--emit`.
