@@ -44,10 +44,8 @@ fn ir_ops(ir: &str) -> usize {
 #[test]
 fn svg_has_one_node_per_op_of_the_ir() {
     let dir = workdir("svg");
-    let (code, ir, err) = pyjit(&dir, &["compile", "cond.py", "x.npy", "0.5"]);
-    assert_eq!(code, Some(0), "{err}");
-    let (code, _, err) = pyjit(&dir, &["graph", "cond.py", "x.npy", "0.5", "-o", "g.svg"]);
-    assert_eq!(code, Some(0), "{err}");
+    let (ir, _) = pyjit_ok(&dir, "compile cond.py x.npy 0.5");
+    pyjit_ok(&dir, "graph cond.py x.npy 0.5 -o g.svg");
     let svg = std::fs::read_to_string(dir.join("g.svg")).unwrap();
     let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
     let ops: Vec<_> = doc
@@ -81,8 +79,7 @@ fn svg_has_one_node_per_op_of_the_ir() {
 #[test]
 fn compare_draws_scripted_and_traced_side_by_side() {
     let dir = workdir("compare");
-    let (code, svg, err) = pyjit(&dir, &["graph", "--compare", "cond.py", "x.npy", "0.5"]);
-    assert_eq!(code, Some(0), "{err}");
+    let (svg, err) = pyjit_ok(&dir, "graph --compare cond.py x.npy 0.5");
     let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
     let graphs: Vec<_> = doc
         .descendants()
@@ -124,8 +121,7 @@ fn compare_draws_scripted_and_traced_side_by_side() {
 #[test]
 fn compile_emit_dot() {
     let dir = workdir("dot");
-    let (code, dot, err) = pyjit(&dir, &["compile", "cond.py", "--emit", "dot"]);
-    assert_eq!(code, Some(0), "{err}");
+    let (dot, _) = pyjit_ok(&dir, "compile cond.py --emit dot");
     assert!(dot.starts_with("digraph \"conditional_op\" {"), "{dot}");
     assert!(dot.contains("label=\"if  (line 6)\""), "{dot}");
     assert!(
@@ -298,8 +294,7 @@ fn bench_json_line_parses() {
         assert_eq!(compiled, mode != "eager", "{v}");
     }
     // The table.
-    let (code, out, err) = pyjit(&dir, &["bench", "cond.py", "x.npy", "0.5", "--repeat", "3"]);
-    assert_eq!(code, Some(0), "{err}");
+    let (out, _) = pyjit_ok(&dir, "bench cond.py x.npy 0.5 --repeat 3");
     assert!(
         out.starts_with("bench conditional_op() --mode script --backend native -O2\n"),
         "{out}"

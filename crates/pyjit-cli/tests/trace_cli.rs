@@ -9,7 +9,7 @@ use pyjit::runtime::Tensor;
 use std::path::{Path, PathBuf};
 mod common;
 
-use common::{pyjit, pyjit_words, scratch_dir};
+use common::{pyjit, pyjit_ok, pyjit_words, scratch_dir};
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs")
@@ -257,8 +257,7 @@ fn errors_and_programs_scripting_rejects() {
         "import torch\n\ndef f(x, n):\n    y = n\n    y = [x * i for i in range(y)]\n    return torch.stack(y).sum(0)\n\ndef g(x, n):\n    if n > 2:\n        raise ValueError('n is too big')\n    return x\n",
     )
     .unwrap();
-    let (code, out, err) = pyjit(&dir, &["trace", "dyn.py", "-f", "f", "x0.npy", "3"]);
-    assert_eq!(code, Some(0), "{err}");
+    let (out, err) = pyjit_ok(&dir, "trace dyn.py -f f x0.npy 3");
     assert!(out.contains("tensor.stack"), "{out}");
     assert!(err.contains("A non-tensor argument"), "{err}");
     // The program raises: exit 2 with the source location.
