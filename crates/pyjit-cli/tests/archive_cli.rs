@@ -2,10 +2,9 @@
 
 mod common;
 
-use common::{pyjit_ok, pyjit_words};
-use std::path::PathBuf;
+use common::{Scratch, pyjit_ok, pyjit_words};
 
-fn dir(tag: &str) -> PathBuf {
+fn dir(tag: &str) -> Scratch {
     common::scratch_dir("archive-cli", tag)
 }
 

@@ -2,10 +2,9 @@
 //! node per op; `--compare`; DOT), `pyjit compile --emit dot|asm|clif`, `--print-changed`.
 //! Machine code is checked for its structure, never its addresses.
 
-use std::path::PathBuf;
 mod common;
 
-use common::{NATIVE_SCRIPT_PHASES, pyjit, pyjit_ok, pyjit_words, scratch_dir};
+use common::{NATIVE_SCRIPT_PHASES, Scratch, pyjit, pyjit_ok, pyjit_words, scratch_dir};
 
 const SRC: &str = "\
 import torch
@@ -19,7 +18,7 @@ def conditional_op(x: Tensor, threshold: float) -> Tensor:
         return x + 1
 ";
 
-fn workdir(tag: &str) -> PathBuf {
+fn workdir(tag: &str) -> Scratch {
     let dir = scratch_dir("inspect-cli", tag);
     std::fs::write(dir.join("cond.py"), SRC).unwrap();
     let x = pyjit::runtime::Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3]).unwrap();
@@ -73,7 +72,6 @@ fn svg_has_one_node_per_op_of_the_ir() {
     );
     // The edges carry the specialized types.
     assert!(svg.contains("Tensor[float32, 1]"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -115,7 +113,6 @@ fn compare_draws_scripted_and_traced_side_by_side() {
         pyjit_words(&dir, "graph cond.py x.npy 0.5 --format png").0,
         Some(64)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -130,7 +127,6 @@ fn compile_emit_dot() {
     );
     assert!(dot.contains("L7: x * 2"), "{dot}");
     assert_eq!(dot.matches('{').count(), dot.matches('}').count());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -161,7 +157,6 @@ fn print_changed_shows_only_passes_that_changed_something() {
     for w in texts.windows(2) {
         assert_ne!(w[0], w[1]);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The lines of one function's listing in `text` (`name:` up to the next function).
@@ -236,7 +231,6 @@ fn asm_is_real_x86_64_with_symbols_and_source_lines() {
             .iter()
             .any(|l| l.contains("call") && l.ends_with("# pj_tensor_release"))
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -255,7 +249,6 @@ fn clif_names_callees_and_source_lines() {
         "{clif}"
     );
     assert!(clif.contains("    ; cond.py:7: return x * 2"), "{clif}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -312,7 +305,6 @@ fn bench_json_line_parses() {
         pyjit(&dir, &["bench", "cond.py", "x.npy", "0.5", "--repeat", "x"]).0,
         Some(64)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -348,5 +340,4 @@ fn time_reports_every_mode() {
         err.contains("recording and compiling the trace included"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

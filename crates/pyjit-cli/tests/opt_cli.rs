@@ -5,10 +5,9 @@
 //! timings reach stderr.
 
 use pyjit::opt::passes::ALL_PASSES;
-use std::path::PathBuf;
 mod common;
 
-use common::{NATIVE_SCRIPT_PHASES, pyjit, pyjit_ok, pyjit_words, scratch_dir};
+use common::{NATIVE_SCRIPT_PHASES, Scratch, pyjit, pyjit_ok, pyjit_words, scratch_dir};
 
 /// A small helper to inline, a constant-trip loop to unroll, an invariant product to hoist, a
 /// print, and a tensor.
@@ -25,7 +24,7 @@ def f(n: int, x: torch.Tensor) -> torch.Tensor:
     return x * s
 ";
 
-fn workdir(tag: &str) -> PathBuf {
+fn workdir(tag: &str) -> Scratch {
     let dir = scratch_dir("opt-cli", tag);
     std::fs::write(dir.join("prog.py"), format!("import torch\n\n{SRC}")).unwrap();
     let x = pyjit::runtime::Tensor::from_vec(vec![1.0f32, -2.0, 0.5], &[3]).unwrap();
@@ -91,7 +90,6 @@ fn levels_agree_on_both_backends() {
         let (code, out, err) = pyjit(&dir, &words);
         assert_eq!((code, out.as_str()), (Some(0), reference.as_str()), "{err}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -121,7 +119,6 @@ fn bad_optimization_flags_are_usage_errors() {
             assert!(err.contains(pass), "{cmd}: `{pass}` not listed: {err}");
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -191,7 +188,6 @@ fn print_after_dumps_the_ir() {
     // --opt-limit unroll=0 keeps the loop.
     let err = with(&["--opt-limit", "unroll=0", "--time-passes"]);
     assert!(!err.contains("unrolled="), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -225,7 +221,6 @@ fn compile_prints_the_optimized_specialized_ir() {
     // The native listing of the optimized module compiles.
     let (clif, _) = pyjit_ok(&dir, "compile prog.py -f f 2 x.npy --emit clif -O2");
     assert!(clif.contains("function "), "{clif}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -259,7 +254,6 @@ fn time_prints_the_phases() {
         err.contains("time: cranelift") && err.contains("(--backend native)"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -307,5 +301,4 @@ fn trace_mode_honours_the_optimization_flags() {
         pyjit::opt::OptLevel::O2.pipeline(),
     );
     assert!(rows(&with(&["-O0", "--time-passes"])).is_empty());
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -9,7 +9,7 @@ use pyjit::runtime::Tensor;
 use std::path::{Path, PathBuf};
 mod common;
 
-use common::{pyjit, pyjit_ok, pyjit_words, scratch_dir};
+use common::{Scratch, pyjit, pyjit_ok, pyjit_words, scratch_dir};
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs")
@@ -17,7 +17,7 @@ fn corpus() -> PathBuf {
 
 /// A scratch folder holding `conditional_op.py` and the tensors of cases 0 and 4 as `x0.npy`
 /// and `x4.npy` (so that rendered locations are relative: `conditional_op.py:6:8`).
-fn workdir(tag: &str) -> PathBuf {
+fn workdir(tag: &str) -> Scratch {
     let dir = scratch_dir("trace-cli", tag);
     std::fs::copy(
         corpus().join("conditional_op.py"),
@@ -112,7 +112,6 @@ fn trace_prints_graph_guards_and_warnings_and_runs_the_trace() {
     let (code, out, _) = pyjit(&dir, &["trace", "conditional_op.py", "x0.npy", "0.0"]);
     assert_eq!(code, Some(0));
     assert!(out.contains("\ntensor(["), "{out}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -154,7 +153,6 @@ fn check_inputs_reports_the_divergence_and_the_guard_line() {
     let (code, _, err) = trace_conditional(&dir, "x0.npy", "0.0", &["--check-inputs", "x0.npy [1"]);
     assert_eq!(code, Some(64), "{err}");
     assert!(err.contains("--check-inputs"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -182,7 +180,6 @@ fn emit_shows_the_native_code_of_the_trace_specialized_for_the_args() {
     );
     let (code, _, err) = pyjit_words(&dir, "trace conditional_op.py x0.npy 0.0 --emit x");
     assert_eq!(code, Some(64), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -211,7 +208,6 @@ fn no_guards_says_so_and_records_no_guard() {
     assert!(err.contains("conditional_op.py:6:8"), "{err}");
     // On its own input the trace is right.
     assert_close(&read_npy(&dir.join("r.npy")), &expected(4));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -244,7 +240,6 @@ fn run_mode_trace_on_native_code_takes_either_branch() {
             assert_close(&read_npy(&dir.join("r.npy")), &expected(k));
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -283,7 +278,6 @@ fn errors_and_programs_scripting_rejects() {
     let (code, _, err) = pyjit(&dir, &["trace", "bad.py", "x0.npy"]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("bad.py:"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The listings of docs/tracing.md are the real output of the commands they show, on the
@@ -292,8 +286,7 @@ fn errors_and_programs_scripting_rejects() {
 fn docs_tracing_listings_are_real_output() {
     let doc_path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/tracing.md");
     let doc = std::fs::read_to_string(doc_path).unwrap();
-    let dir = std::env::temp_dir().join(format!("pyjit-trace-cli-{}-docs", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("trace-cli", "docs");
     let blocks: Vec<&str> = doc
         .split("```python\n")
         .skip(1)
@@ -352,5 +345,4 @@ fn docs_tracing_listings_are_real_output() {
     let (code, out, _) = run("trace mixed.py -f f big.npy");
     assert_eq!(code, Some(0));
     contains("mixed.py", &out[out.find("func @f(").unwrap()..]);
-    let _ = std::fs::remove_dir_all(&dir);
 }

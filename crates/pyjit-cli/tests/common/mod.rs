@@ -5,12 +5,31 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// A scratch folder, removed when the test that made it passes (kept for a look when it fails).
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
 /// A fresh scratch folder `pyjit-FILE-PID-TAG` in the temporary directory, for test `tag` of the
 /// test file `file`.
-pub fn scratch_dir(file: &str, tag: &str) -> PathBuf {
+pub fn scratch_dir(file: &str, tag: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("pyjit-{file}-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }
 
 /// Runs the `pyjit` binary with `args` in `dir`: its exit code, stdout and stderr.
