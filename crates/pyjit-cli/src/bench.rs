@@ -10,7 +10,7 @@
 //! Exit status: 0 success, 1 compile-time error, 2 the program raised, 64 bad usage.
 
 use crate::opt::OptArgs;
-use crate::run::{BackendArg, ModeArg, parse_backend, parse_mode, take_trailing};
+use crate::run::{BackendArg, ModeArg, Trailing, parse_backend, parse_mode};
 use clap::Args;
 use pyjit::traced::{TraceOptions, TracedProgram, deep_clone, dynamic_call};
 use pyjit::{Compilation, Program, SourceFile, Value};
@@ -49,33 +49,25 @@ pub struct BenchArgs {
 
 /// Options written after the first ARG (see `run::take_trailing_options`).
 fn take_trailing_options(args: &mut BenchArgs) -> Result<(), String> {
-    take_trailing(
-        &mut args.args,
-        Some(&mut args.opt),
-        Some(("--json", &mut args.json)),
-        &[
-            "-f",
-            "--function",
-            "--mode",
-            "--backend",
-            "--repeat",
-            "--warmup",
-        ],
-        |flag, value| {
-            let count = |v: &str| {
-                v.parse::<usize>()
-                    .map_err(|_| format!("{flag} needs a count, not `{v}`"))
-            };
-            match flag {
-                "-f" | "--function" => args.function = Some(value),
-                "--repeat" => args.repeat = count(&value)?,
-                "--warmup" => args.warmup = count(&value)?,
-                "--mode" => args.mode = parse_mode(&value)?,
-                _ => args.backend = parse_backend(&value)?,
-            }
-            Ok(())
-        },
-    )?;
+    Trailing::new(&mut args.args, &mut args.function)
+        .opt(&mut args.opt)
+        .switch("--json", &mut args.json)
+        .take(
+            &["--mode", "--backend", "--repeat", "--warmup"],
+            |flag, value| {
+                let count = |v: &str| {
+                    v.parse::<usize>()
+                        .map_err(|_| format!("{flag} needs a count, not `{v}`"))
+                };
+                match flag {
+                    "--repeat" => args.repeat = count(&value)?,
+                    "--warmup" => args.warmup = count(&value)?,
+                    "--mode" => args.mode = parse_mode(&value)?,
+                    _ => args.backend = parse_backend(&value)?,
+                }
+                Ok(())
+            },
+        )?;
     if args.repeat == 0 {
         return Err("--repeat must be at least 1".into());
     }

@@ -10,7 +10,7 @@
 //! Exit status: 0 success, 1 compile-time error (code generation included), 64 bad usage.
 
 use crate::opt::OptArgs;
-use crate::run::take_trailing;
+use crate::run::Trailing;
 use clap::{Args, ValueEnum};
 use pyjit::Options;
 use pyjit::args::parse_arg;
@@ -89,26 +89,20 @@ pub struct CompileArgs {
 /// Options written after the first ARG (see `run::take_trailing_options` for why clap leaves
 /// them to us).
 fn take_trailing_options(args: &mut CompileArgs) -> Result<(), String> {
-    take_trailing(
-        &mut args.args,
-        Some(&mut args.opt),
-        None,
-        &["-f", "--function", "--emit", "--save"],
-        |flag, value| {
+    Trailing::new(&mut args.args, &mut args.function)
+        .opt(&mut args.opt)
+        .take(&["--emit", "--save"], |flag, value| {
             match flag {
                 "--save" => args.save = Some(PathBuf::from(value)),
-                "--emit" => args.emit = parse_emit(&value)?,
-                _ => args.function = Some(value),
+                _ => args.emit = parse_emit(&value)?,
             }
             Ok(())
-        },
-    )
+        })
 }
 
 /// The value of `--emit`.
 pub fn parse_emit(value: &str) -> Result<Emit, String> {
-    Emit::from_str(value, false)
-        .map_err(|_| format!("--emit must be ir, clif, asm, dot or python, not `{value}`"))
+    crate::run::parse_choice("--emit", value)
 }
 
 pub fn run(args: &CompileArgs) -> u8 {
@@ -257,10 +251,16 @@ mod tests {
         (code, String::from_utf8(out).unwrap())
     }
 
+    /// [`compile`] of a listing that must succeed (exit 0).
+    fn compile_ok(emit: Emit, words: &[&str]) -> String {
+        let (code, out) = compile(emit, words);
+        assert_eq!(code, 0, "{words:?}");
+        out
+    }
+
     #[test]
     fn generic_and_specialized_ir() {
-        let (code, generic) = compile(Emit::Ir, &[]);
-        assert_eq!(code, 0);
+        let generic = compile_ok(Emit::Ir, &[]);
         assert!(
             generic.starts_with("func @f(%x: Tensor, %t: float) -> Tensor {"),
             "{generic}"
@@ -269,15 +269,13 @@ mod tests {
             generic.contains("if "),
             "both branches stay in one graph: {generic}"
         );
-        let (code, special) = compile(Emit::Ir, &["DIR/x.npy", "0.5"]);
-        assert_eq!(code, 0);
+        let special = compile_ok(Emit::Ir, &["DIR/x.npy", "0.5"]);
         assert!(
             special
                 .starts_with(r#"func @"f.specialized"(%x: Tensor[float64, 1], %t: float) -> Tensor[float64, 1] {"#),
             "{special}"
         );
-        let (code, clif) = compile(Emit::Ir, &["DIR/x.npy", "0.5", "--emit", "clif"]);
-        assert_eq!(code, 0);
+        let clif = compile_ok(Emit::Ir, &["DIR/x.npy", "0.5", "--emit", "clif"]);
         assert!(clif.contains("function "), "{clif}");
         assert_eq!(
             compile(Emit::Ir, &["DIR/x.npy", "true"]).0,
@@ -291,8 +289,7 @@ mod tests {
 
     #[test]
     fn python_of_the_generic_and_the_specialized_ir() {
-        let (code, generic) = compile(Emit::Python, &[]);
-        assert_eq!(code, 0);
+        let generic = compile_ok(Emit::Python, &[]);
         assert!(
             generic.starts_with("import math\nimport torch\n"),
             "{generic}"
@@ -301,8 +298,7 @@ mod tests {
             generic.contains("def f(x: Tensor, t: float) -> Tensor:\n"),
             "{generic}"
         );
-        let (code, special) = compile(Emit::Ir, &["DIR/x.npy", "0.5", "--emit", "python"]);
-        assert_eq!(code, 0);
+        let special = compile_ok(Emit::Ir, &["DIR/x.npy", "0.5", "--emit", "python"]);
         // Specialized and optimized: the user's name, one `if` with its result assigned in
         // both branches.
         assert!(

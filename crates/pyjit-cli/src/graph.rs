@@ -10,7 +10,7 @@
 
 use crate::compile::{CompileArgs, Emit};
 use crate::opt::OptArgs;
-use crate::run::take_trailing;
+use crate::run::{Trailing, parse_choice};
 use clap::{Args, ValueEnum};
 use pyjit::Backend;
 use pyjit::traced::{TraceOptions, TracedProgram, dynamic_call};
@@ -62,29 +62,17 @@ pub struct GraphArgs {
 
 /// Options written after the first ARG (see `run::take_trailing_options`).
 fn take_trailing_options(args: &mut GraphArgs) -> Result<(), String> {
-    take_trailing(
-        &mut args.args,
-        Some(&mut args.opt),
-        Some(("--compare", &mut args.compare)),
-        &["-f", "--function", "-o", "--output", "--mode", "--format"],
-        |flag, value| {
+    Trailing::new(&mut args.args, &mut args.function)
+        .output(&mut args.output)
+        .opt(&mut args.opt)
+        .switch("--compare", &mut args.compare)
+        .take(&["--mode", "--format"], |flag, value| {
             match flag {
-                "-f" | "--function" => args.function = Some(value),
-                "-o" | "--output" => args.output = Some(PathBuf::from(value)),
-                "--mode" => {
-                    args.mode = GraphMode::from_str(&value, false)
-                        .map_err(|_| format!("--mode must be script or trace, not `{value}`"))?
-                }
-                _ => {
-                    args.format = Some(
-                        Format::from_str(&value, false)
-                            .map_err(|_| format!("--format must be svg or dot, not `{value}`"))?,
-                    )
-                }
+                "--mode" => args.mode = parse_choice("--mode", &value)?,
+                _ => args.format = Some(parse_choice("--format", &value)?),
             }
             Ok(())
-        },
-    )
+        })
 }
 
 /// The scripted graph (specialized and optimized for the ARGs, when there are some).

@@ -121,21 +121,17 @@ pub fn read_input(path: &std::path::Path) -> Result<(SourceFile, Option<String>)
 /// `-inf`), so clap hands everything after the first ARG to us; no ARG spelling starts with `--`
 /// or is `-f`/`-o`, so the options can be picked out unambiguously.
 fn take_trailing_options(args: &mut RunArgs) -> Result<(), String> {
-    take_trailing(
-        &mut args.args,
-        Some(&mut args.opt),
-        Some(("--time", &mut args.time)),
-        &["-f", "--function", "-o", "--output", "--mode", "--backend"],
-        |flag, value| {
+    Trailing::new(&mut args.args, &mut args.function)
+        .output(&mut args.output)
+        .opt(&mut args.opt)
+        .switch("--time", &mut args.time)
+        .take(&["--mode", "--backend"], |flag, value| {
             match flag {
-                "-f" | "--function" => args.function = Some(value),
-                "-o" | "--output" => args.output = Some(PathBuf::from(value)),
                 "--mode" => args.mode = parse_mode(&value)?,
                 _ => args.backend = parse_backend(&value)?,
             }
             Ok(())
-        },
-    )
+        })
 }
 
 /// Writes a call's result to `path` (`-o OUT`: .npy or .npz) or prints it to `stdout`; the exit
@@ -156,61 +152,123 @@ pub fn write_result(path: Option<&Path>, value: &Value, ty: &Type, stdout: &mut 
     }
 }
 
-/// Picks the options out of `words`, the words after a command's first ARG (see
-/// [`take_trailing_options`] for why clap leaves them to us), leaving the ARGs. `switch` is
-/// the command's flag without a value (set when seen), `opt` takes the optimization flags, and
-/// `set` is called with each flag in `valued` and its value (`--x=v` or the next word). Any
-/// other word starting with `--` is an unknown option.
-pub fn take_trailing(
-    words: &mut Vec<String>,
-    mut opt: Option<&mut OptArgs>,
-    mut switch: Option<(&str, &mut bool)>,
-    valued: &[&str],
-    mut set: impl FnMut(&str, String) -> Result<(), String>,
-) -> Result<(), String> {
-    let mut it = std::mem::take(words).into_iter();
-    while let Some(w) = it.next() {
-        let (flag, inline) = match w.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-            _ => (w.clone(), None),
-        };
-        if let Some((name, on)) = switch.as_mut()
-            && flag == *name
-        {
-            **on = true;
-            continue;
+/// The options a command takes after its first ARG (see [`take_trailing_options`] for why clap
+/// leaves them to us): every command's `-f`/`--function`, and what [`Self::output`],
+/// [`Self::opt`] and [`Self::switch`] add; [`Self::take`] picks them out.
+pub struct Trailing<'a> {
+    words: &'a mut Vec<String>,
+    function: &'a mut Option<String>,
+    output: Option<&'a mut Option<PathBuf>>,
+    opt: Option<&'a mut OptArgs>,
+    switch: Option<(&'static str, &'a mut bool)>,
+}
+
+impl<'a> Trailing<'a> {
+    /// The words after the first ARG, and where `-f NAME` / `--function NAME` goes.
+    pub fn new(words: &'a mut Vec<String>, function: &'a mut Option<String>) -> Self {
+        Trailing {
+            words,
+            function,
+            output: None,
+            opt: None,
+            switch: None,
         }
-        if let Some(opt) = opt.as_deref_mut()
-            && let Some(r) = opt.take_trailing(&flag, inline.clone(), &mut it)
-        {
-            r?;
-            continue;
-        }
-        if !valued.contains(&flag.as_str()) {
-            if w.starts_with("--") {
-                return Err(format!("unknown option `{w}`"));
-            }
-            words.push(w);
-            continue;
-        }
-        let value = inline
-            .or_else(|| it.next())
-            .ok_or_else(|| format!("option `{flag}` needs a value"))?;
-        set(&flag, value)?;
     }
-    Ok(())
+
+    /// `-o OUT` / `--output OUT`, for a command that writes a result.
+    pub fn output(mut self, output: &'a mut Option<PathBuf>) -> Self {
+        self.output = Some(output);
+        self
+    }
+
+    /// The optimization flags, for a command that compiles.
+    pub fn opt(mut self, opt: &'a mut OptArgs) -> Self {
+        self.opt = Some(opt);
+        self
+    }
+
+    /// The command's flag without a value, set when seen.
+    pub fn switch(mut self, name: &'static str, on: &'a mut bool) -> Self {
+        self.switch = Some((name, on));
+        self
+    }
+
+    /// Picks the options out of the words, leaving the ARGs: `set` is called with each flag in
+    /// `valued` and its value (`--x=v` or the next word). Any other word starting with `--` is
+    /// an unknown option.
+    pub fn take(
+        mut self,
+        valued: &[&str],
+        mut set: impl FnMut(&str, String) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let mut it = std::mem::take(self.words).into_iter();
+        while let Some(w) = it.next() {
+            let (flag, inline) = match w.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+                _ => (w.clone(), None),
+            };
+            if let Some((name, on)) = self.switch.as_mut()
+                && flag == *name
+            {
+                **on = true;
+                continue;
+            }
+            if let Some(opt) = self.opt.as_deref_mut()
+                && let Some(r) = opt.take_trailing(&flag, inline.clone(), &mut it)
+            {
+                r?;
+                continue;
+            }
+            let is_function = matches!(flag.as_str(), "-f" | "--function");
+            let is_output = self.output.is_some() && matches!(flag.as_str(), "-o" | "--output");
+            if !is_function && !is_output && !valued.contains(&flag.as_str()) {
+                if w.starts_with("--") {
+                    return Err(format!("unknown option `{w}`"));
+                }
+                self.words.push(w);
+                continue;
+            }
+            let value = inline
+                .or_else(|| it.next())
+                .ok_or_else(|| format!("option `{flag}` needs a value"))?;
+            if is_function {
+                *self.function = Some(value);
+            } else if let Some(out) = self.output.as_deref_mut().filter(|_| is_output) {
+                *out = Some(PathBuf::from(value));
+            } else {
+                set(&flag, value)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The value of `flag`, one of `E`'s names; else the usage message that lists them
+/// ("--mode must be script, trace or eager, not `x`").
+pub fn parse_choice<E: ValueEnum>(flag: &str, value: &str) -> Result<E, String> {
+    E::from_str(value, false).map_err(|_| {
+        let names: Vec<String> = E::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value())
+            .map(|p| p.get_name().to_string())
+            .collect();
+        let choices = match names.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        format!("{flag} must be {choices}, not `{value}`")
+    })
 }
 
 /// The value of `--mode`.
 pub fn parse_mode(value: &str) -> Result<ModeArg, String> {
-    ModeArg::from_str(value, false)
-        .map_err(|_| format!("--mode must be script, trace or eager, not `{value}`"))
+    parse_choice("--mode", value)
 }
 
 /// The value of `--backend`.
 pub fn parse_backend(value: &str) -> Result<BackendArg, String> {
-    BackendArg::from_str(value, false)
-        .map_err(|_| format!("--backend must be native or interp, not `{value}`"))
+    parse_choice("--backend", value)
 }
 
 pub fn run(args: &RunArgs) -> u8 {

@@ -12,7 +12,7 @@
 //! 3 `--check-inputs` found an input set that traces a different graph (torch.jit.trace's
 //! `check_trace` raises `TracingCheckError` there), 64 bad usage.
 
-use crate::run::{BackendArg, parse_backend, take_trailing};
+use crate::run::{BackendArg, Trailing, parse_backend, parse_choice};
 use clap::{Args, ValueEnum};
 use pyjit::SourceFile;
 use pyjit::traced::{TraceError, TraceOptions, TracedProgram, check_trace, dynamic_call};
@@ -68,34 +68,17 @@ pub struct TraceArgs {
 /// Options written after the first ARG: clap hands every word after it to us (ARGs may start
 /// with `-`), and no ARG spelling starts with `--` or is `-f`/`-o`.
 fn take_trailing_options(args: &mut TraceArgs) -> Result<(), String> {
-    take_trailing(
-        &mut args.args,
-        None,
-        Some(("--no-guards", &mut args.no_guards)),
-        &[
-            "-f",
-            "--function",
-            "-o",
-            "--output",
-            "--check-inputs",
-            "--backend",
-            "--emit",
-        ],
-        |flag, value| {
+    Trailing::new(&mut args.args, &mut args.function)
+        .output(&mut args.output)
+        .switch("--no-guards", &mut args.no_guards)
+        .take(&["--check-inputs", "--backend", "--emit"], |flag, value| {
             match flag {
-                "-f" | "--function" => args.function = Some(value),
-                "-o" | "--output" => args.output = Some(PathBuf::from(value)),
                 "--check-inputs" => args.check_inputs.push(value),
-                "--emit" => {
-                    args.emit = Emit::from_str(&value, false).map_err(|_| {
-                        format!("--emit must be ir, clif, asm, dot or python, not `{value}`")
-                    })?
-                }
+                "--emit" => args.emit = parse_choice("--emit", &value)?,
                 _ => args.backend = parse_backend(&value)?,
             }
             Ok(())
-        },
-    )
+        })
 }
 
 /// The Cranelift IR or machine code of trace `t` specialized for the ARGs' signature: what the

@@ -2,14 +2,9 @@
 
 mod common;
 
-use std::path::PathBuf;
-use std::process::Command;
+use common::{Scratch, pyjit_ok, pyjit_words};
 
-fn pyjit() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pyjit"))
-}
-
-fn dir(tag: &str) -> PathBuf {
+fn dir(tag: &str) -> Scratch {
     common::scratch_dir("archive-cli", tag)
 }
 
@@ -19,40 +14,18 @@ const SRC: &str = "EPS = 0.5\n\n\ndef helper(x: float) -> float:\n    return x +
 fn save_then_run_the_archive() {
     let d = dir("ok");
     std::fs::write(d.join("m.py"), SRC).unwrap();
-    let out = pyjit()
-        .current_dir(&d)
-        .args([
-            "compile", "m.py", "-f", "f", "--save", "f.pyjit", "1.5", "2",
-        ])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    let (_, err) = pyjit_ok(&d, "compile m.py -f f --save f.pyjit 1.5 2");
     assert!(
         err.contains("saved f() with 1 signature(s) to f.pyjit"),
         "{err}"
     );
     // The archive is run without the .py file, and its function is the default.
     std::fs::remove_file(d.join("m.py")).unwrap();
-    let out = pyjit()
-        .current_dir(&d)
-        .args(["run", "f.pyjit", "1.5", "2"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "4.0");
+    let (out, _) = pyjit_ok(&d, "run f.pyjit 1.5 2");
+    assert_eq!(out.trim(), "4.0");
     // Run-time errors still point into the saved source.
-    let out = pyjit()
-        .current_dir(&d)
-        .args(["run", "f.pyjit", "1.5", "-1"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (code, _, err) = pyjit_words(&d, "run f.pyjit 1.5 -1");
+    assert_eq!(code, Some(2));
     assert!(
         err.contains("m.py:9:") && err.contains("n must be non-negative"),
         "{err}"
@@ -63,16 +36,7 @@ fn save_then_run_the_archive() {
 fn corrupt_or_foreign_archives_are_refused() {
     let d = dir("bad");
     std::fs::write(d.join("m.py"), SRC).unwrap();
-    let out = pyjit()
-        .current_dir(&d)
-        .args(["compile", "m.py", "-f", "f", "--save", "f.pyjit"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    pyjit_ok(&d, "compile m.py -f f --save f.pyjit");
     let good = std::fs::read(d.join("f.pyjit")).unwrap();
     let other = String::from_utf8(good.clone())
         .unwrap()
@@ -86,13 +50,8 @@ fn corrupt_or_foreign_archives_are_refused() {
         ),
     ] {
         std::fs::write(d.join(name), &bytes).unwrap();
-        let out = pyjit()
-            .current_dir(&d)
-            .args(["run", name, "1.0", "1"])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(1), "{name}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let (code, _, err) = common::pyjit(&d, &["run", name, "1.0", "1"]);
+        assert_eq!(code, Some(1), "{name}");
         assert!(err.contains(expect), "{name}: {err}");
     }
 }

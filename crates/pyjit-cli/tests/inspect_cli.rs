@@ -2,10 +2,9 @@
 //! node per op; `--compare`; DOT), `pyjit compile --emit dot|asm|clif`, `--print-changed`.
 //! Machine code is checked for its structure, never its addresses.
 
-use std::path::PathBuf;
 mod common;
 
-use common::{pyjit, scratch_dir};
+use common::{NATIVE_SCRIPT_PHASES, Scratch, pyjit, pyjit_ok, pyjit_words, scratch_dir};
 
 const SRC: &str = "\
 import torch
@@ -19,7 +18,7 @@ def conditional_op(x: Tensor, threshold: float) -> Tensor:
         return x + 1
 ";
 
-fn workdir(tag: &str) -> PathBuf {
+fn workdir(tag: &str) -> Scratch {
     let dir = scratch_dir("inspect-cli", tag);
     std::fs::write(dir.join("cond.py"), SRC).unwrap();
     let x = pyjit::runtime::Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3]).unwrap();
@@ -44,10 +43,8 @@ fn ir_ops(ir: &str) -> usize {
 #[test]
 fn svg_has_one_node_per_op_of_the_ir() {
     let dir = workdir("svg");
-    let (code, ir, err) = pyjit(&dir, &["compile", "cond.py", "x.npy", "0.5"]);
-    assert_eq!(code, Some(0), "{err}");
-    let (code, _, err) = pyjit(&dir, &["graph", "cond.py", "x.npy", "0.5", "-o", "g.svg"]);
-    assert_eq!(code, Some(0), "{err}");
+    let (ir, _) = pyjit_ok(&dir, "compile cond.py x.npy 0.5");
+    pyjit_ok(&dir, "graph cond.py x.npy 0.5 -o g.svg");
     let svg = std::fs::read_to_string(dir.join("g.svg")).unwrap();
     let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
     let ops: Vec<_> = doc
@@ -75,14 +72,12 @@ fn svg_has_one_node_per_op_of_the_ir() {
     );
     // The edges carry the specialized types.
     assert!(svg.contains("Tensor[float32, 1]"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn compare_draws_scripted_and_traced_side_by_side() {
     let dir = workdir("compare");
-    let (code, svg, err) = pyjit(&dir, &["graph", "--compare", "cond.py", "x.npy", "0.5"]);
-    assert_eq!(code, Some(0), "{err}");
+    let (svg, err) = pyjit_ok(&dir, "graph --compare cond.py x.npy 0.5");
     let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
     let graphs: Vec<_> = doc
         .descendants()
@@ -106,19 +101,7 @@ fn compare_draws_scripted_and_traced_side_by_side() {
     // The TracerWarning still reaches stderr.
     assert!(err.contains("TracerWarning"), "{err}");
     // DOT of the same: two top-level clusters.
-    let (code, dot, err) = pyjit(
-        &dir,
-        &[
-            "graph",
-            "--compare",
-            "cond.py",
-            "x.npy",
-            "0.5",
-            "--format",
-            "dot",
-        ],
-    );
-    assert_eq!(code, Some(0), "{err}");
+    let (dot, _) = pyjit_ok(&dir, "graph --compare cond.py x.npy 0.5 --format dot");
     assert!(dot.contains("subgraph cluster_g0_c0") && dot.contains("subgraph cluster_g1_c0"));
     assert!(
         dot.contains("fillcolor=\"#ffcc80\""),
@@ -127,21 +110,15 @@ fn compare_draws_scripted_and_traced_side_by_side() {
     // Usage errors: tracing needs ARGs; a bad format.
     assert_eq!(pyjit(&dir, &["graph", "--compare", "cond.py"]).0, Some(64));
     assert_eq!(
-        pyjit(
-            &dir,
-            &["graph", "cond.py", "x.npy", "0.5", "--format", "png"]
-        )
-        .0,
+        pyjit_words(&dir, "graph cond.py x.npy 0.5 --format png").0,
         Some(64)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn compile_emit_dot() {
     let dir = workdir("dot");
-    let (code, dot, err) = pyjit(&dir, &["compile", "cond.py", "--emit", "dot"]);
-    assert_eq!(code, Some(0), "{err}");
+    let (dot, _) = pyjit_ok(&dir, "compile cond.py --emit dot");
     assert!(dot.starts_with("digraph \"conditional_op\" {"), "{dot}");
     assert!(dot.contains("label=\"if  (line 6)\""), "{dot}");
     assert!(
@@ -150,24 +127,16 @@ fn compile_emit_dot() {
     );
     assert!(dot.contains("L7: x * 2"), "{dot}");
     assert_eq!(dot.matches('{').count(), dot.matches('}').count());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn print_changed_shows_only_passes_that_changed_something() {
     let dir = workdir("changed");
-    let (code, _, err) = pyjit(
-        &dir,
-        &["compile", "cond.py", "x.npy", "0.5", "--print-changed"],
-    );
-    assert_eq!(code, Some(0), "{err}");
+    let (_, err) = pyjit_ok(&dir, "compile cond.py x.npy 0.5 --print-changed");
     assert!(err.contains("; ---- IR at start ----"), "{err}");
     let dumps = err.matches("; ---- IR after ").count();
     let omitted = err.matches(" omitted: no change ----").count();
-    let (_, _, all) = pyjit(
-        &dir,
-        &["compile", "cond.py", "x.npy", "0.5", "--print-after-all"],
-    );
+    let (_, _, all) = pyjit_words(&dir, "compile cond.py x.npy 0.5 --print-after-all");
     // Every pass --print-after-all dumps is either dumped or noted as unchanged.
     let passes = all.matches("; ---- IR after ").count();
     assert!(passes >= 10, "{all}");
@@ -188,7 +157,6 @@ fn print_changed_shows_only_passes_that_changed_something() {
     for w in texts.windows(2) {
         assert_ne!(w[0], w[1]);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The lines of one function's listing in `text` (`name:` up to the next function).
@@ -206,11 +174,7 @@ fn asm_is_real_x86_64_with_symbols_and_source_lines() {
         return;
     }
     let dir = workdir("asm");
-    let (code, asm, err) = pyjit(
-        &dir,
-        &["compile", "cond.py", "x.npy", "0.5", "--emit", "asm"],
-    );
-    assert_eq!(code, Some(0), "{err}");
+    let (asm, _) = pyjit_ok(&dir, "compile cond.py x.npy 0.5 --emit asm");
     let lines = function_listing(&asm, "conditional_op.specialized:");
     assert!(!lines.is_empty(), "{asm}");
     // Every line is an instruction `offset:  mnemonic operands`, a label, a source marker or the
@@ -267,17 +231,12 @@ fn asm_is_real_x86_64_with_symbols_and_source_lines() {
             .iter()
             .any(|l| l.contains("call") && l.ends_with("# pj_tensor_release"))
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn clif_names_callees_and_source_lines() {
     let dir = workdir("clif");
-    let (code, clif, err) = pyjit(
-        &dir,
-        &["compile", "cond.py", "x.npy", "0.5", "--emit", "clif"],
-    );
-    assert_eq!(code, Some(0), "{err}");
+    let (clif, _) = pyjit_ok(&dir, "compile cond.py x.npy 0.5 --emit clif");
     assert!(
         clif.contains("function %\"conditional_op.specialized\"("),
         "{clif}"
@@ -290,7 +249,6 @@ fn clif_names_callees_and_source_lines() {
         "{clif}"
     );
     assert!(clif.contains("    ; cond.py:7: return x * 2"), "{clif}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -321,14 +279,7 @@ fn bench_json_line_parses() {
             (f("iqr_ns") - (f("q3_ns") - f("q1_ns"))).abs() < 1e-6,
             "{v}"
         );
-        for phase in [
-            "parse",
-            "frontend",
-            "specialize",
-            "passes",
-            "codegen",
-            "cranelift",
-        ] {
+        for phase in &NATIVE_SCRIPT_PHASES[..6] {
             assert!(v["compile_ms"][phase].is_number(), "{phase}: {v}");
         }
         // Eager evaluation compiles nothing; the other modes compile for the call's signature.
@@ -336,8 +287,7 @@ fn bench_json_line_parses() {
         assert_eq!(compiled, mode != "eager", "{v}");
     }
     // The table.
-    let (code, out, err) = pyjit(&dir, &["bench", "cond.py", "x.npy", "0.5", "--repeat", "3"]);
-    assert_eq!(code, Some(0), "{err}");
+    let (out, _) = pyjit_ok(&dir, "bench cond.py x.npy 0.5 --repeat 3");
     assert!(
         out.starts_with("bench conditional_op() --mode script --backend native -O2\n"),
         "{out}"
@@ -355,7 +305,6 @@ fn bench_json_line_parses() {
         pyjit(&dir, &["bench", "cond.py", "x.npy", "0.5", "--repeat", "x"]).0,
         Some(64)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -372,18 +321,7 @@ fn time_reports_every_mode() {
             .map(|l| l.split_whitespace().nth(1).unwrap().to_string())
             .collect::<Vec<_>>()
     };
-    assert_eq!(
-        lines("script"),
-        [
-            "parse",
-            "frontend",
-            "specialize",
-            "passes",
-            "codegen",
-            "cranelift",
-            "run"
-        ]
-    );
+    assert_eq!(lines("script"), NATIVE_SCRIPT_PHASES);
     // Traced on the native backend: the trace's compilation, and a run that says what it holds.
     assert_eq!(
         lines("trace"),
@@ -397,15 +335,9 @@ fn time_reports_every_mode() {
         ]
     );
     assert_eq!(lines("eager"), ["parse", "run"]);
-    let (_, _, err) = pyjit(
-        &dir,
-        &[
-            "run", "cond.py", "x.npy", "0.5", "--mode", "trace", "--time",
-        ],
-    );
+    let (_, _, err) = pyjit_words(&dir, "run cond.py x.npy 0.5 --mode trace --time");
     assert!(
         err.contains("recording and compiling the trace included"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

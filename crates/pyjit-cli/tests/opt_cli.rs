@@ -5,10 +5,9 @@
 //! timings reach stderr.
 
 use pyjit::opt::passes::ALL_PASSES;
-use std::path::PathBuf;
 mod common;
 
-use common::{pyjit, scratch_dir};
+use common::{NATIVE_SCRIPT_PHASES, Scratch, pyjit, pyjit_ok, pyjit_words, scratch_dir};
 
 /// A small helper to inline, a constant-trip loop to unroll, an invariant product to hoist, a
 /// print, and a tensor.
@@ -25,7 +24,7 @@ def f(n: int, x: torch.Tensor) -> torch.Tensor:
     return x * s
 ";
 
-fn workdir(tag: &str) -> PathBuf {
+fn workdir(tag: &str) -> Scratch {
     let dir = scratch_dir("opt-cli", tag);
     std::fs::write(dir.join("prog.py"), format!("import torch\n\n{SRC}")).unwrap();
     let x = pyjit::runtime::Tensor::from_vec(vec![1.0f32, -2.0, 0.5], &[3]).unwrap();
@@ -46,8 +45,7 @@ fn dump_headers(stderr: &str) -> Vec<String> {
 #[test]
 fn levels_agree_on_both_backends() {
     let dir = workdir("levels");
-    let (code, reference, err) = pyjit(&dir, &["run", "prog.py", "-f", "f", "2", "x.npy", "-O0"]);
-    assert_eq!(code, Some(0), "{err}");
+    let (reference, _) = pyjit_ok(&dir, "run prog.py -f f 2 x.npy -O0");
     // 0+1+2+3 + 4*6 = 30, printed, then x * 30.
     assert_eq!(reference, "30\ntensor([ 30., -60.,  15.])\n");
     let spellings: [&[&str]; 6] = [
@@ -92,84 +90,35 @@ fn levels_agree_on_both_backends() {
         let (code, out, err) = pyjit(&dir, &words);
         assert_eq!((code, out.as_str()), (Some(0), reference.as_str()), "{err}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn bad_optimization_flags_are_usage_errors() {
     let dir = workdir("bad");
-    for words in [
-        &[
-            "run",
-            "prog.py",
-            "-f",
-            "f",
-            "2",
-            "x.npy",
-            "--passes",
-            "dce,bogus",
-        ][..],
-        &["run", "--passes=bogus", "prog.py", "-f", "f", "2", "x.npy"],
-        &[
-            "compile", "prog.py", "-f", "f", "2", "x.npy", "--passes", "bogus",
-        ],
-        &[
-            "run",
-            "prog.py",
-            "-f",
-            "f",
-            "2",
-            "x.npy",
-            "--print-after=bogus",
-        ],
-        &[
-            "run",
-            "prog.py",
-            "-f",
-            "f",
-            "2",
-            "x.npy",
-            "--opt-limit",
-            "bogus=3",
-        ],
+    // Each command, and whether its error is an unknown pass name (which lists the passes).
+    for (cmd, unknown_pass) in [
+        ("run prog.py -f f 2 x.npy --passes dce,bogus", true),
+        ("run --passes=bogus prog.py -f f 2 x.npy", true),
+        ("compile prog.py -f f 2 x.npy --passes bogus", true),
+        ("run prog.py -f f 2 x.npy --print-after=bogus", true),
+        ("run prog.py -f f 2 x.npy --opt-limit bogus=3", true),
+        ("run prog.py -f f 2 x.npy -O3", false),
+        ("run -O3 prog.py -f f 2 x.npy", false),
+        ("run prog.py -f f 2 x.npy --opt-limit dce", false),
+        ("run prog.py -f f 2 x.npy --opt-limit dce=many", false),
+        ("run prog.py -f f 2 x.npy --passes", false),
     ] {
-        let (code, out, err) = pyjit(&dir, words);
-        assert_eq!(code, Some(64), "{words:?}: {err}");
-        assert!(out.is_empty(), "{words:?}: nothing runs: {out}");
-        assert!(err.contains("unknown pass `bogus`"), "{words:?}: {err}");
+        let (code, out, err) = pyjit_words(&dir, cmd);
+        assert_eq!(code, Some(64), "{cmd}: {err}");
+        if !unknown_pass {
+            continue;
+        }
+        assert!(out.is_empty(), "{cmd}: nothing runs: {out}");
+        assert!(err.contains("unknown pass `bogus`"), "{cmd}: {err}");
         for pass in ALL_PASSES {
-            assert!(err.contains(pass), "{words:?}: `{pass}` not listed: {err}");
+            assert!(err.contains(pass), "{cmd}: `{pass}` not listed: {err}");
         }
     }
-    for words in [
-        &["run", "prog.py", "-f", "f", "2", "x.npy", "-O3"][..],
-        &["run", "-O3", "prog.py", "-f", "f", "2", "x.npy"],
-        &[
-            "run",
-            "prog.py",
-            "-f",
-            "f",
-            "2",
-            "x.npy",
-            "--opt-limit",
-            "dce",
-        ],
-        &[
-            "run",
-            "prog.py",
-            "-f",
-            "f",
-            "2",
-            "x.npy",
-            "--opt-limit",
-            "dce=many",
-        ],
-        &["run", "prog.py", "-f", "f", "2", "x.npy", "--passes"],
-    ] {
-        let (code, _, err) = pyjit(&dir, words);
-        assert_eq!(code, Some(64), "{words:?}: {err}");
-    }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -239,7 +188,6 @@ fn print_after_dumps_the_ir() {
     // --opt-limit unroll=0 keeps the loop.
     let err = with(&["--opt-limit", "unroll=0", "--time-passes"]);
     assert!(!err.contains("unrolled="), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -271,35 +219,16 @@ fn compile_prints_the_optimized_specialized_ir() {
     // The limit stops unrolling: the loop stays.
     assert!(ir(&["--opt-limit", "unroll=0"]).contains("loop("));
     // The native listing of the optimized module compiles.
-    let (code, clif, err) = pyjit(
-        &dir,
-        &[
-            "compile", "prog.py", "-f", "f", "2", "x.npy", "--emit", "clif", "-O2",
-        ],
-    );
-    assert_eq!(code, Some(0), "{err}");
+    let (clif, _) = pyjit_ok(&dir, "compile prog.py -f f 2 x.npy --emit clif -O2");
     assert!(clif.contains("function "), "{clif}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn time_prints_the_phases() {
     let dir = workdir("time");
     let phases = |backend: &str| {
-        let (code, out, err) = pyjit(
-            &dir,
-            &[
-                "run",
-                "prog.py",
-                "-f",
-                "f",
-                "2",
-                "x.npy",
-                "--time",
-                "--backend",
-                backend,
-            ],
-        );
+        let cmd = format!("run prog.py -f f 2 x.npy --time --backend {backend}");
+        let (code, out, err) = pyjit_words(&dir, &cmd);
         assert_eq!(code, Some(0), "{err}");
         assert_eq!(out, "30\ntensor([ 30., -60.,  15.])\n");
         err.lines()
@@ -313,18 +242,7 @@ fn time_prints_the_phases() {
             })
             .collect::<Vec<_>>()
     };
-    assert_eq!(
-        phases("native"),
-        [
-            "parse",
-            "frontend",
-            "specialize",
-            "passes",
-            "codegen",
-            "cranelift",
-            "run"
-        ]
-    );
+    assert_eq!(phases("native"), NATIVE_SCRIPT_PHASES);
     assert_eq!(
         phases("interp"),
         ["parse", "frontend", "specialize", "passes", "run"]
@@ -336,7 +254,6 @@ fn time_prints_the_phases() {
         err.contains("time: cranelift") && err.contains("(--backend native)"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -384,5 +301,4 @@ fn trace_mode_honours_the_optimization_flags() {
         pyjit::opt::OptLevel::O2.pipeline(),
     );
     assert!(rows(&with(&["-O0", "--time-passes"])).is_empty());
-    let _ = std::fs::remove_dir_all(&dir);
 }

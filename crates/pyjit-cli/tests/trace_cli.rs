@@ -9,7 +9,7 @@ use pyjit::runtime::Tensor;
 use std::path::{Path, PathBuf};
 mod common;
 
-use common::{pyjit, scratch_dir};
+use common::{Scratch, pyjit, pyjit_ok, pyjit_words, scratch_dir};
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs")
@@ -17,7 +17,7 @@ fn corpus() -> PathBuf {
 
 /// A scratch folder holding `conditional_op.py` and the tensors of cases 0 and 4 as `x0.npy`
 /// and `x4.npy` (so that rendered locations are relative: `conditional_op.py:6:8`).
-fn workdir(tag: &str) -> PathBuf {
+fn workdir(tag: &str) -> Scratch {
     let dir = scratch_dir("trace-cli", tag);
     std::fs::copy(
         corpus().join("conditional_op.py"),
@@ -55,6 +55,18 @@ fn assert_close(got: &Tensor, want: &Tensor) {
     }
 }
 
+/// Runs `pyjit trace conditional_op.py X THRESHOLD EXTRA...` in `dir`.
+fn trace_conditional(
+    dir: &Path,
+    x: &str,
+    threshold: &str,
+    extra: &[&str],
+) -> (Option<i32>, String, String) {
+    let mut args = vec!["trace", "conditional_op.py", x, threshold];
+    args.extend_from_slice(extra);
+    pyjit(dir, &args)
+}
+
 /// The graph part of stdout (up to and including the guard lines).
 fn graph(stdout: &str) -> String {
     stdout
@@ -67,18 +79,9 @@ fn graph(stdout: &str) -> String {
 #[test]
 fn trace_prints_graph_guards_and_warnings_and_runs_the_trace() {
     let dir = workdir("basic");
-    let (code, out, err) = pyjit(
+    let (code, out, err) = pyjit_words(
         &dir,
-        &[
-            "trace",
-            "conditional_op.py",
-            "-f",
-            "conditional_op",
-            "x0.npy",
-            "0.0",
-            "-o",
-            "r.npy",
-        ],
+        "trace conditional_op.py -f conditional_op x0.npy 0.0 -o r.npy",
     );
     assert_eq!(code, Some(0), "{err}");
     insta::assert_snapshot!(graph(&out), @r#"
@@ -109,23 +112,13 @@ fn trace_prints_graph_guards_and_warnings_and_runs_the_trace() {
     let (code, out, _) = pyjit(&dir, &["trace", "conditional_op.py", "x0.npy", "0.0"]);
     assert_eq!(code, Some(0));
     assert!(out.contains("\ntensor(["), "{out}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn check_inputs_reports_the_divergence_and_the_guard_line() {
     let dir = workdir("check");
-    let (code, _, err) = pyjit(
-        &dir,
-        &[
-            "trace",
-            "conditional_op.py",
-            "x0.npy",
-            "0.0",
-            "--check-inputs",
-            "x4.npy 1000.0",
-        ],
-    );
+    let (code, _, err) =
+        trace_conditional(&dir, "x0.npy", "0.0", &["--check-inputs", "x4.npy 1000.0"]);
     assert_eq!(code, Some(3), "{err}");
     let report = &err[err.find("warning: check_trace").expect("a check report")..];
     insta::assert_snapshot!(report, @r#"
@@ -149,53 +142,23 @@ fn check_inputs_reports_the_divergence_and_the_guard_line() {
         +   return %6
     "#);
     // An input set that takes the same branch agrees: exit 0.
-    let (code, _, err) = pyjit(
-        &dir,
-        &[
-            "trace",
-            "conditional_op.py",
-            "x0.npy",
-            "0.0",
-            "--check-inputs",
-            "x0.npy -1.5",
-        ],
-    );
+    let (code, _, err) =
+        trace_conditional(&dir, "x0.npy", "0.0", &["--check-inputs", "x0.npy -1.5"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(
         err.contains("check_trace: 2 input sets trace the same graph and agree"),
         "{err}"
     );
     // A bad input set is a usage error.
-    let (code, _, err) = pyjit(
-        &dir,
-        &[
-            "trace",
-            "conditional_op.py",
-            "x0.npy",
-            "0.0",
-            "--check-inputs",
-            "x0.npy [1",
-        ],
-    );
+    let (code, _, err) = trace_conditional(&dir, "x0.npy", "0.0", &["--check-inputs", "x0.npy [1"]);
     assert_eq!(code, Some(64), "{err}");
     assert!(err.contains("--check-inputs"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn emit_shows_the_native_code_of_the_trace_specialized_for_the_args() {
     let dir = workdir("emit");
-    let (code, out, err) = pyjit(
-        &dir,
-        &[
-            "trace",
-            "conditional_op.py",
-            "x0.npy",
-            "0.0",
-            "--emit",
-            "clif",
-        ],
-    );
+    let (code, out, err) = trace_conditional(&dir, "x0.npy", "0.0", &["--emit", "clif"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(
         out.contains("; function conditional_op.specialized\n"),
@@ -209,38 +172,21 @@ fn emit_shows_the_native_code_of_the_trace_specialized_for_the_args() {
         !out.contains("func @conditional_op"),
         "no IR listing with --emit clif"
     );
-    let (code, out, _) = pyjit(
-        &dir,
-        &["trace", "--emit=asm", "conditional_op.py", "x0.npy", "0.0"],
-    );
+    let (code, out, _) = pyjit_words(&dir, "trace --emit=asm conditional_op.py x0.npy 0.0");
     assert_eq!(code, Some(0));
     assert!(
         out.contains("; function conditional_op.specialized"),
         "{out}"
     );
-    let (code, _, err) = pyjit(
-        &dir,
-        &["trace", "conditional_op.py", "x0.npy", "0.0", "--emit", "x"],
-    );
+    let (code, _, err) = pyjit_words(&dir, "trace conditional_op.py x0.npy 0.0 --emit x");
     assert_eq!(code, Some(64), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn no_guards_says_so_and_records_no_guard() {
     let dir = workdir("noguards");
-    let (code, out, err) = pyjit(
-        &dir,
-        &[
-            "trace",
-            "conditional_op.py",
-            "x4.npy",
-            "1000.0",
-            "--no-guards",
-            "-o",
-            "r.npy",
-        ],
-    );
+    let (code, out, err) =
+        trace_conditional(&dir, "x4.npy", "1000.0", &["--no-guards", "-o", "r.npy"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(!out.contains("guard["), "{out}");
     assert!(
@@ -262,7 +208,6 @@ fn no_guards_says_so_and_records_no_guard() {
     assert!(err.contains("conditional_op.py:6:8"), "{err}");
     // On its own input the trace is right.
     assert_close(&read_npy(&dir.join("r.npy")), &expected(4));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -295,7 +240,6 @@ fn run_mode_trace_on_native_code_takes_either_branch() {
             assert_close(&read_npy(&dir.join("r.npy")), &expected(k));
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -308,8 +252,7 @@ fn errors_and_programs_scripting_rejects() {
         "import torch\n\ndef f(x, n):\n    y = n\n    y = [x * i for i in range(y)]\n    return torch.stack(y).sum(0)\n\ndef g(x, n):\n    if n > 2:\n        raise ValueError('n is too big')\n    return x\n",
     )
     .unwrap();
-    let (code, out, err) = pyjit(&dir, &["trace", "dyn.py", "-f", "f", "x0.npy", "3"]);
-    assert_eq!(code, Some(0), "{err}");
+    let (out, err) = pyjit_ok(&dir, "trace dyn.py -f f x0.npy 3");
     assert!(out.contains("tensor.stack"), "{out}");
     assert!(err.contains("A non-tensor argument"), "{err}");
     // The program raises: exit 2 with the source location.
@@ -335,7 +278,6 @@ fn errors_and_programs_scripting_rejects() {
     let (code, _, err) = pyjit(&dir, &["trace", "bad.py", "x0.npy"]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("bad.py:"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The listings of docs/tracing.md are the real output of the commands they show, on the
@@ -344,8 +286,7 @@ fn errors_and_programs_scripting_rejects() {
 fn docs_tracing_listings_are_real_output() {
     let doc_path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/tracing.md");
     let doc = std::fs::read_to_string(doc_path).unwrap();
-    let dir = std::env::temp_dir().join(format!("pyjit-trace-cli-{}-docs", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("trace-cli", "docs");
     let blocks: Vec<&str> = doc
         .split("```python\n")
         .skip(1)
@@ -364,11 +305,7 @@ fn docs_tracing_listings_are_real_output() {
     write("x.npy", Tensor::from_slice(&[1.0f32, 2.0, 3.0]));
     write("y.npy", Tensor::from_slice(&[-1.0f32, -2.0, 0.5]));
     write("big.npy", Tensor::from_slice(&[4.0f32, -3.0]));
-    let run = |cmd: &str| {
-        let words: Vec<&str> = cmd.split(' ').collect();
-        let (code, out, err) = pyjit(&dir, &words);
-        (code, out, err)
-    };
+    let run = |cmd: &str| pyjit_words(&dir, cmd);
     let contains = |what: &str, text: &str| {
         assert!(
             doc.contains(text),
@@ -394,17 +331,7 @@ fn docs_tracing_listings_are_real_output() {
         let (graph, result) = out.trim_end().rsplit_once('\n').unwrap();
         contains(cmd, &format!("$ pyjit {cmd}\n{graph}\n{err}{result}\n```"));
     }
-    let (code, _, err) = pyjit(
-        &dir,
-        &[
-            "trace",
-            "conditional_op.py",
-            "x.npy",
-            "0.0",
-            "--check-inputs",
-            "y.npy 0.0",
-        ],
-    );
+    let (code, _, err) = trace_conditional(&dir, "x.npy", "0.0", &["--check-inputs", "y.npy 0.0"]);
     assert_eq!(code, Some(3));
     let report = &err[err.find("warning: check_trace").unwrap()..];
     contains(
@@ -418,5 +345,4 @@ fn docs_tracing_listings_are_real_output() {
     let (code, out, _) = run("trace mixed.py -f f big.npy");
     assert_eq!(code, Some(0));
     contains("mixed.py", &out[out.find("func @f(").unwrap()..]);
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -268,6 +268,16 @@ impl Builder<'_> {
         s
     }
 
+    /// The node of an op that owns regions, drawn first in its cluster `outer`.
+    fn add_header(&mut self, node: Node, outer: ClusterId) -> NodeId {
+        let id = self.add_node(Node {
+            cluster: outer,
+            ..node
+        });
+        self.g.clusters[outer].header = Some(id);
+        id
+    }
+
     fn op(&mut self, op: Op, cluster: ClusterId) {
         let data = self.f.op(op);
         let line = self.line(data.span);
@@ -299,15 +309,7 @@ impl Builder<'_> {
                     at(if is_if { "if" } else { "loop" }),
                     cluster,
                 );
-                let id = self.add_node(Node {
-                    cluster: outer,
-                    ..node
-                });
-                self.g.clusters[outer].header = Some(id);
-                self.op_node.insert(op, id);
-                for &v in &data.results {
-                    self.def_node.insert(v, id);
-                }
+                let id = self.add_header(node, outer);
                 for (i, &r) in data.regions.iter().enumerate() {
                     let (kind, label) = match (is_if, i) {
                         (true, 0) => (ClusterKind::Then, "then"),
@@ -317,23 +319,15 @@ impl Builder<'_> {
                     let inner = self.add_cluster(kind, label.to_string(), outer);
                     self.region(r, inner);
                 }
-                return;
+                id
             }
             OpKind::Fused if !data.regions.is_empty() => {
                 let outer = self.add_cluster(ClusterKind::Fused, at("fused"), cluster);
-                let id = self.add_node(Node {
-                    cluster: outer,
-                    ..node
-                });
-                self.g.clusters[outer].header = Some(id);
-                self.op_node.insert(op, id);
-                for &v in &data.results {
-                    self.def_node.insert(v, id);
-                }
+                let id = self.add_header(node, outer);
                 for &r in &data.regions {
                     self.region(r, outer);
                 }
-                return;
+                id
             }
             _ => self.add_node(node),
         };

@@ -34,6 +34,20 @@ use pyjit_ir::{
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write;
 
+/// The op kinds whose result is always written where it is used, never bound to a variable (a
+/// pattern, so that the matches using it stay exhaustive).
+macro_rules! always_inline {
+    () => {
+        OpKind::Const(_)
+            | OpKind::Index(_)
+            | OpKind::StrOf(_)
+            | OpKind::StrConcat
+            | OpKind::Undef
+            | OpKind::OptNone
+            | OpKind::OptWrap
+    };
+}
+
 /// Names the printed module must not give a variable or a function: Python keywords, the
 /// builtins and modules the printed code calls.
 const RESERVED: &[&str] = &[
@@ -361,13 +375,7 @@ impl<'a> Printer<'a> {
             return false;
         };
         match &d.kind {
-            OpKind::Const(_)
-            | OpKind::Index(_)
-            | OpKind::StrOf(_)
-            | OpKind::StrConcat
-            | OpKind::Undef
-            | OpKind::OptNone
-            | OpKind::OptWrap => true,
+            always_inline!() => true,
             OpKind::ListNew => {
                 matches!(&self.f.values[v].ty, Type::List(t) if **t == Type::Index)
                     || (self.uses[v] == 1 && !self.formatted[v])
@@ -814,13 +822,7 @@ impl<'a> Printer<'a> {
                 format!("{name}({})", self.exprs(&ops))
             }
             // Written inline (only reached when a result count is unusual).
-            OpKind::Const(_)
-            | OpKind::Index(_)
-            | OpKind::StrOf(_)
-            | OpKind::StrConcat
-            | OpKind::Undef
-            | OpKind::OptNone
-            | OpKind::OptWrap => return,
+            always_inline!() => return,
         };
         self.bind(depth, &results, &rhs);
     }

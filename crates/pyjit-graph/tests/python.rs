@@ -10,6 +10,13 @@ fn print(ir: &str) -> String {
     pyjit_graph::to_python(&m, pyjit_ir::FuncId::from_u32(0), &[])
 }
 
+/// `ir` prints as exactly `want`, which scripts again.
+fn prints_as(ir: &str, want: &str) {
+    let py = print(ir);
+    assert_eq!(py, want, "got:\n{py}");
+    scripts(&py);
+}
+
 /// The printed Python is accepted by the script frontend (and its IR verifies).
 fn scripts(py: &str) {
     let file = pyjit_syntax::SourceFile::new("printed.py", py);
@@ -146,9 +153,7 @@ def g(x: Tensor, n: int, o: Optional[int]) -> Tuple[Tensor, int]:
 
 #[test]
 fn specialized() {
-    let py = print(SPECIALIZED_IR);
-    assert_eq!(py, SPECIALIZED_PY, "got:\n{py}");
-    scripts(&py);
+    prints_as(SPECIALIZED_IR, SPECIALIZED_PY);
 }
 
 const LOOP_CALL_IR: &str = r#"func @h(%n: int, %xs: List[int]) -> int {
@@ -211,9 +216,7 @@ def h(n: int, xs: List[int]) -> int:
 
 #[test]
 fn loop_call() {
-    let py = print(LOOP_CALL_IR);
-    assert_eq!(py, LOOP_CALL_PY, "got:\n{py}");
-    scripts(&py);
+    prints_as(LOOP_CALL_IR, LOOP_CALL_PY);
 }
 
 const CONSTANTS_IR: &str = r#"func @k(%x: float) -> float {
@@ -261,9 +264,7 @@ def k(x: float) -> float:
 
 #[test]
 fn constants() {
-    let py = print(CONSTANTS_IR);
-    assert_eq!(py, CONSTANTS_PY, "got:\n{py}");
-    scripts(&py);
+    prints_as(CONSTANTS_IR, CONSTANTS_PY);
 }
 
 #[test]

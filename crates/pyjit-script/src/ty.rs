@@ -250,25 +250,25 @@ pub(crate) fn parse_fn_type_comment(
     span: pyjit_syntax::Span,
     imports: &Imports,
 ) -> Result<FnTypeComment, Diagnostic> {
-    let mut p = TypeTextParser::new(text, span, imports);
-    p.expect("(")?;
-    let mut params = Vec::new();
-    if !p.eat(")") {
-        loop {
-            params.push(p.ty()?);
-            if p.eat(")") {
-                break;
-            }
-            p.expect(",")?;
-            if p.eat(")") {
-                break;
+    parse_whole(text, span, imports, |p| {
+        p.expect("(")?;
+        let mut params = Vec::new();
+        if !p.eat(")") {
+            loop {
+                params.push(p.ty()?);
+                if p.eat(")") {
+                    break;
+                }
+                p.expect(",")?;
+                if p.eat(")") {
+                    break;
+                }
             }
         }
-    }
-    p.expect("->")?;
-    let ret = p.ty()?;
-    p.end()?;
-    Ok(FnTypeComment { params, ret })
+        p.expect("->")?;
+        let ret = p.ty()?;
+        Ok(FnTypeComment { params, ret })
+    })
 }
 
 /// Parses the text of an assignment's `# type: T` comment.
@@ -277,8 +277,18 @@ pub(crate) fn parse_type_comment(
     span: pyjit_syntax::Span,
     imports: &Imports,
 ) -> Result<Ty, Diagnostic> {
+    parse_whole(text, span, imports, TypeTextParser::ty)
+}
+
+/// Parses all of a type comment's `text` with `parse` (anything left over is an error).
+fn parse_whole<'a, T>(
+    text: &'a str,
+    span: pyjit_syntax::Span,
+    imports: &'a Imports,
+    parse: impl FnOnce(&mut TypeTextParser<'a>) -> Result<T, Diagnostic>,
+) -> Result<T, Diagnostic> {
     let mut p = TypeTextParser::new(text, span, imports);
-    let t = p.ty()?;
+    let t = parse(&mut p)?;
     p.end()?;
     Ok(t)
 }

@@ -36,6 +36,55 @@ fn load(path: &Path, shown_dir: &str) -> SourceFile {
     SourceFile::new(name, text)
 }
 
+/// The `.py` files of `dir` (below the workspace root), sorted, each with its stem, loaded
+/// under the name `SHOWN/FILE.py` (`SHOWN`: `dir` without its `tests/script/`).
+fn programs(dir: &str) -> Vec<(String, SourceFile)> {
+    py_files(&root().join(dir))
+        .into_iter()
+        .map(|path| {
+            let stem = path
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .to_string();
+            (stem, load(&path, dir.trim_start_matches("tests/script/")))
+        })
+        .collect()
+}
+
+/// [`programs`], which must be at least `min` (`what` names them in the failure).
+fn programs_at_least(dir: &str, min: usize, what: &str) -> Vec<(String, SourceFile)> {
+    let files = programs(dir);
+    assert!(files.len() >= min, "expected {what}, found {}", files.len());
+    files
+}
+
+/// The valid programs the mutation tests start from: the IR snapshot programs, then the corpus.
+fn mutation_bases() -> Vec<PathBuf> {
+    let mut files = py_files(&root().join("tests/script/ir"));
+    files.extend(py_files(&root().join("tests/programs")));
+    files
+}
+
+/// Scripts `file` if it parses (`false` when it does not); no diagnostic may be an internal
+/// compiler error (`what` names the mutation in the failure).
+fn scripts_without_internal_error(file: &SourceFile, what: &str) -> bool {
+    let Ok(module) = pyjit_syntax::parse_module(file) else {
+        return false;
+    };
+    if let Err(diags) = pyjit_script::script_module(file, &module) {
+        for d in diags {
+            assert!(
+                !d.message.contains("internal compiler error"),
+                "{what}: {}\n{}",
+                d.message,
+                file.text
+            );
+        }
+    }
+    true
+}
+
 fn settings() -> insta::Settings {
     let mut s = insta::Settings::clone_current();
     s.set_snapshot_path(root().join("tests/script/snapshots"));
@@ -54,20 +103,9 @@ fn render_all(file: &SourceFile, diags: &[pyjit_syntax::Diagnostic]) -> String {
 
 #[test]
 fn ir_snapshots() {
-    let files = py_files(&root().join("tests/script/ir"));
-    assert!(
-        files.len() >= 20,
-        "expected the IR snapshot programs, found {}",
-        files.len()
-    );
+    let files = programs_at_least("tests/script/ir", 20, "the IR snapshot programs");
     let mut failures = Vec::new();
-    for path in files {
-        let file = load(&path, "ir");
-        let stem = path
-            .file_stem()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .to_string();
+    for (stem, file) in files {
         match pyjit_script::script_source(&file) {
             Ok(m) => {
                 let printed = pyjit_ir::print_module(&m);
@@ -85,20 +123,9 @@ fn ir_snapshots() {
 
 #[test]
 fn error_snapshots() {
-    let files = py_files(&root().join("tests/script/errors"));
-    assert!(
-        files.len() >= 60,
-        "expected at least 60 rejected programs, found {}",
-        files.len()
-    );
+    let files = programs_at_least("tests/script/errors", 60, "at least 60 rejected programs");
     let mut accepted = Vec::new();
-    for path in files {
-        let file = load(&path, "errors");
-        let stem = path
-            .file_stem()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .to_string();
+    for (stem, file) in files {
         match pyjit_script::script_source(&file) {
             Ok(_) => accepted.push(stem),
             Err(diags) => {
@@ -140,16 +167,10 @@ const NOT_YET_SCRIPTABLE: &[(&str, &str)] = &[];
 
 #[test]
 fn corpus_scripts_and_verifies() {
-    let files = py_files(&root().join("tests/programs"));
+    let files = programs("tests/programs");
     let mut failures = Vec::new();
-    for path in &files {
-        let stem = path
-            .file_stem()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .to_string();
-        let file = load(path, "tests/programs");
-        let r = pyjit_script::script_source(&file);
+    for (stem, file) in &files {
+        let r = pyjit_script::script_source(file);
         let not_yet = NOT_YET_SCRIPTABLE.iter().any(|(n, _)| *n == stem);
         match (r, CORPUS_COMPILE_ERRORS.contains(&stem.as_str()) || not_yet) {
             (Ok(m), false) => {
@@ -157,7 +178,7 @@ fn corpus_scripts_and_verifies() {
                     failures.push(format!("{stem}: IR does not verify: {e:?}"));
                 }
             }
-            (Err(d), false) => failures.push(format!("{stem}:\n{}", render_all(&file, &d))),
+            (Err(d), false) => failures.push(format!("{stem}:\n{}", render_all(file, &d))),
             (Ok(_), true) if not_yet => failures.push(format!(
                 "{stem}: compiles now; remove it from NOT_YET_SCRIPTABLE"
             )),
@@ -177,8 +198,7 @@ fn corpus_scripts_and_verifies() {
 /// Deleting any one line of a valid program must give IR or diagnostics, never a panic.
 #[test]
 fn no_panic_on_programs_with_a_line_deleted() {
-    let mut files = py_files(&root().join("tests/script/ir"));
-    files.extend(py_files(&root().join("tests/programs")));
+    let files = mutation_bases();
     let mut runs = 0;
     for (k, path) in files.iter().enumerate() {
         let text = std::fs::read_to_string(path).unwrap_or_default();
@@ -193,19 +213,8 @@ fn no_panic_on_programs_with_a_line_deleted() {
                 .map(|(_, l)| format!("{l}\n"))
                 .collect();
             let file = SourceFile::new("mutated.py", mutated);
-            if let Ok(module) = pyjit_syntax::parse_module(&file) {
-                if let Err(diags) = pyjit_script::script_module(&file, &module) {
-                    for d in diags {
-                        assert!(
-                            !d.message.contains("internal compiler error"),
-                            "{}: line {} deleted: {}\n{}",
-                            path.display(),
-                            skip + 1,
-                            d.message,
-                            file.text
-                        );
-                    }
-                }
+            let what = format!("{}: line {} deleted", path.display(), skip + 1);
+            if scripts_without_internal_error(&file, &what) {
                 runs += 1;
             }
         }
@@ -229,8 +238,7 @@ fn no_internal_error_on_programs_with_a_type_swapped() {
         ("0", "None"),
         ("x", "y"),
     ];
-    let mut files = py_files(&root().join("tests/script/ir"));
-    files.extend(py_files(&root().join("tests/programs")));
+    let files = mutation_bases();
     let mut runs = 0;
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap_or_default();
@@ -240,19 +248,8 @@ fn no_internal_error_on_programs_with_a_type_swapped() {
             for at in hits {
                 let mutated = format!("{}{}{}", &text[..at], to, &text[at + from.len()..]);
                 let file = SourceFile::new("mutated.py", mutated);
-                if let Ok(module) = pyjit_syntax::parse_module(&file)
-                    && let Err(diags) = pyjit_script::script_module(&file, &module)
-                {
-                    for d in diags {
-                        assert!(
-                            !d.message.contains("internal compiler error"),
-                            "{}: `{from}` -> `{to}`: {}\n{}",
-                            path.display(),
-                            d.message,
-                            file.text
-                        );
-                    }
-                }
+                let what = format!("{}: `{from}` -> `{to}`", path.display());
+                scripts_without_internal_error(&file, &what);
                 runs += 1;
             }
         }

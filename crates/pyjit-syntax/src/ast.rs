@@ -214,6 +214,34 @@ pub struct Alias {
     pub asname: Option<Ident>,
 }
 
+/// The names of an import as written: `a, b.c as d` (what `dump` and `unparse` print).
+pub(crate) fn aliases_text(names: &[Alias]) -> String {
+    names
+        .iter()
+        .map(|a| match &a.asname {
+            Some(s) => format!("{} as {}", a.name.name, s.name),
+            None => a.name.name.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What follows `from` in an `ImportFrom`: `..pkg import a, b as c`.
+pub(crate) fn import_from_text(module: &Option<Ident>, level: u32, names: &[Alias]) -> String {
+    let m = module.as_ref().map(|m| m.name.as_str()).unwrap_or("");
+    let dots = ".".repeat(level as usize);
+    format!("{dots}{m} import {}", aliases_text(names))
+}
+
+/// Names separated by `, ` (`global a, b`).
+pub(crate) fn idents_text(names: &[Ident]) -> String {
+    names
+        .iter()
+        .map(|n| n.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expr {
     pub kind: ExprKind,

@@ -4,6 +4,7 @@
 
 use crate::ast::*;
 use crate::span::Span;
+use std::borrow::Borrow;
 use std::fmt::Write;
 
 struct Dumper {
@@ -35,31 +36,55 @@ impl Dumper {
         self.line(depth, &format!("{name}:"), None);
     }
 
-    fn stmts(&mut self, depth: usize, name: &str, body: &[Stmt]) {
-        if body.is_empty() {
+    /// The field `name` with each of `items` below it (`each`), unless there are none.
+    fn children<T>(
+        &mut self,
+        depth: usize,
+        name: &str,
+        items: &[T],
+        each: fn(&mut Self, usize, &T),
+    ) {
+        if items.is_empty() {
             return;
         }
         self.field(depth, name);
-        for s in body {
-            self.stmt(depth + 1, s);
+        for it in items {
+            each(self, depth + 1, it);
         }
     }
 
-    fn opt_expr(&mut self, depth: usize, name: &str, e: &Option<Expr>) {
+    fn stmts(&mut self, depth: usize, name: &str, body: &[Stmt]) {
+        self.children(depth, name, body, Self::stmt);
+    }
+
+    /// The line `text` with the expressions `kids` below it.
+    fn node<'e, E: Borrow<Expr> + 'e>(
+        &mut self,
+        depth: usize,
+        text: &str,
+        span: Option<Span>,
+        kids: impl IntoIterator<Item = &'e E>,
+    ) {
+        self.line(depth, text, span);
+        for k in kids {
+            self.expr(depth + 1, k.borrow());
+        }
+    }
+
+    /// The field `name` with expression `e` below it.
+    fn named_expr(&mut self, depth: usize, name: &str, e: &Expr) {
+        self.field(depth, name);
+        self.expr(depth + 1, e);
+    }
+
+    fn opt_expr<E: Borrow<Expr>>(&mut self, depth: usize, name: &str, e: &Option<E>) {
         if let Some(e) = e {
-            self.field(depth, name);
-            self.expr(depth + 1, e);
+            self.named_expr(depth, name, e.borrow());
         }
     }
 
     fn exprs(&mut self, depth: usize, name: &str, es: &[Expr]) {
-        if es.is_empty() {
-            return;
-        }
-        self.field(depth, name);
-        for e in es {
-            self.expr(depth + 1, e);
-        }
+        self.children(depth, name, es, Self::expr);
     }
 
     fn stmt(&mut self, d: usize, s: &Stmt) {
@@ -91,12 +116,7 @@ impl Dumper {
                 self.keywords(d + 1, &c.keywords);
                 self.stmts(d + 1, "body", &c.body);
             }
-            StmtKind::Return(v) => {
-                self.line(d, "Return", sp);
-                if let Some(v) = v {
-                    self.expr(d + 1, v);
-                }
-            }
+            StmtKind::Return(v) => self.node(d, "Return", sp, v),
             StmtKind::Assign {
                 targets,
                 value,
@@ -104,16 +124,14 @@ impl Dumper {
             } => {
                 self.line(d, "Assign", sp);
                 self.exprs(d + 1, "targets", targets);
-                self.field(d + 1, "value");
-                self.expr(d + 2, value);
+                self.named_expr(d + 1, "value", value);
                 if let Some(tc) = type_comment {
                     self.line(d + 1, &format!("type_comment {:?}", tc.text), Some(tc.span));
                 }
             }
             StmtKind::AugAssign { target, op, value } => {
-                self.line(d, &format!("AugAssign {}=", op.symbol()), sp);
-                self.expr(d + 1, target);
-                self.expr(d + 1, value);
+                let text = format!("AugAssign {}=", op.symbol());
+                self.node(d, &text, sp, [target, value]);
             }
             StmtKind::AnnAssign {
                 target,
@@ -121,10 +139,8 @@ impl Dumper {
                 value,
             } => {
                 self.line(d, "AnnAssign", sp);
-                self.field(d + 1, "target");
-                self.expr(d + 2, target);
-                self.field(d + 1, "annotation");
-                self.expr(d + 2, annotation);
+                self.named_expr(d + 1, "target", target);
+                self.named_expr(d + 1, "annotation", annotation);
                 self.opt_expr(d + 1, "value", value);
             }
             StmtKind::For {
@@ -135,24 +151,19 @@ impl Dumper {
                 is_async,
             } => {
                 self.line(d, if *is_async { "AsyncFor" } else { "For" }, sp);
-                self.field(d + 1, "target");
-                self.expr(d + 2, target);
-                self.field(d + 1, "iter");
-                self.expr(d + 2, iter);
+                self.named_expr(d + 1, "target", target);
+                self.named_expr(d + 1, "iter", iter);
                 self.stmts(d + 1, "body", body);
                 self.stmts(d + 1, "orelse", orelse);
             }
-            StmtKind::While { test, body, orelse } => {
-                self.line(d, "While", sp);
-                self.field(d + 1, "test");
-                self.expr(d + 2, test);
-                self.stmts(d + 1, "body", body);
-                self.stmts(d + 1, "orelse", orelse);
-            }
-            StmtKind::If { test, body, orelse } => {
-                self.line(d, "If", sp);
-                self.field(d + 1, "test");
-                self.expr(d + 2, test);
+            StmtKind::While { test, body, orelse } | StmtKind::If { test, body, orelse } => {
+                let kind = if matches!(s.kind, StmtKind::While { .. }) {
+                    "While"
+                } else {
+                    "If"
+                };
+                self.line(d, kind, sp);
+                self.named_expr(d + 1, "test", test);
                 self.stmts(d + 1, "body", body);
                 self.stmts(d + 1, "orelse", orelse);
             }
@@ -163,8 +174,7 @@ impl Dumper {
             } => {
                 self.line(d, if *is_async { "AsyncWith" } else { "With" }, sp);
                 for item in items {
-                    self.field(d + 1, "item");
-                    self.expr(d + 2, &item.context);
+                    self.named_expr(d + 1, "item", &item.context);
                     self.opt_expr(d + 2, "as", &item.vars);
                 }
                 self.stmts(d + 1, "body", body);
@@ -201,23 +211,18 @@ impl Dumper {
                 self.opt_expr(d + 1, "msg", msg);
             }
             StmtKind::Import(names) => {
-                self.line(d, &format!("Import {}", aliases(names)), sp);
+                self.line(d, &format!("Import {}", aliases_text(names)), sp);
             }
             StmtKind::ImportFrom {
                 module,
                 names,
                 level,
             } => {
-                let m = module.as_ref().map(|m| m.name.as_str()).unwrap_or("");
-                let dots = ".".repeat(*level as usize);
-                self.line(
-                    d,
-                    &format!("ImportFrom {dots}{m} import {}", aliases(names)),
-                    sp,
-                );
+                let text = import_from_text(module, *level, names);
+                self.line(d, &format!("ImportFrom {text}"), sp);
             }
-            StmtKind::Global(n) => self.line(d, &format!("Global {}", idents(n)), sp),
-            StmtKind::Nonlocal(n) => self.line(d, &format!("Nonlocal {}", idents(n)), sp),
+            StmtKind::Global(n) => self.line(d, &format!("Global {}", idents_text(n)), sp),
+            StmtKind::Nonlocal(n) => self.line(d, &format!("Nonlocal {}", idents_text(n)), sp),
             StmtKind::Del(ts) => {
                 self.line(d, "Del", sp);
                 for t in ts {
@@ -275,8 +280,7 @@ impl Dumper {
         for g in gens {
             self.line(d, if g.is_async { "async for" } else { "for" }, None);
             self.expr(d + 1, &g.target);
-            self.field(d + 1, "in");
-            self.expr(d + 2, &g.iter);
+            self.named_expr(d + 1, "in", &g.iter);
             self.exprs(d + 1, "if", &g.ifs);
         }
     }
@@ -342,18 +346,14 @@ impl Dumper {
                     ExprKind::List(_) => "List",
                     _ => "Set",
                 };
-                self.line(d, k, sp);
-                for x in es {
-                    self.expr(d + 1, x);
-                }
+                self.node(d, k, sp, es);
             }
             ExprKind::Dict(items) => {
                 self.line(d, "Dict", sp);
                 for (k, v) in items {
                     match k {
                         Some(k) => {
-                            self.field(d + 1, "key");
-                            self.expr(d + 2, k);
+                            self.named_expr(d + 1, "key", k);
                             self.field(d + 1, "value");
                         }
                         None => self.field(d + 1, "**"),
@@ -361,28 +361,19 @@ impl Dumper {
                     self.expr(d + 2, v);
                 }
             }
-            ExprKind::Starred(x) => {
-                self.line(d, "Starred", sp);
-                self.expr(d + 1, x);
-            }
+            ExprKind::Starred(x) => self.node(d, "Starred", sp, [x]),
             ExprKind::BinOp { left, op, right } => {
-                self.line(d, &format!("BinOp {}", op.symbol()), sp);
-                self.expr(d + 1, left);
-                self.expr(d + 1, right);
+                self.node(d, &format!("BinOp {}", op.symbol()), sp, [left, right]);
             }
             ExprKind::UnaryOp { op, operand } => {
-                self.line(d, &format!("UnaryOp {}", op.symbol()), sp);
-                self.expr(d + 1, operand);
+                self.node(d, &format!("UnaryOp {}", op.symbol()), sp, [operand]);
             }
             ExprKind::BoolOp { op, values } => {
                 let o = match op {
                     BoolOp::And => "and",
                     BoolOp::Or => "or",
                 };
-                self.line(d, &format!("BoolOp {o}"), sp);
-                for v in values {
-                    self.expr(d + 1, v);
-                }
+                self.node(d, &format!("BoolOp {o}"), sp, values);
             }
             ExprKind::Compare { left, ops } => {
                 self.line(d, "Compare", sp);
@@ -394,12 +385,9 @@ impl Dumper {
             }
             ExprKind::IfExp { test, body, orelse } => {
                 self.line(d, "IfExp", sp);
-                self.field(d + 1, "test");
-                self.expr(d + 2, test);
-                self.field(d + 1, "body");
-                self.expr(d + 2, body);
-                self.field(d + 1, "orelse");
-                self.expr(d + 2, orelse);
+                self.named_expr(d + 1, "test", test);
+                self.named_expr(d + 1, "body", body);
+                self.named_expr(d + 1, "orelse", orelse);
             }
             ExprKind::Call {
                 func,
@@ -412,29 +400,23 @@ impl Dumper {
                 self.keywords(d + 1, keywords);
             }
             ExprKind::Attribute { value, attr } => {
-                self.line(d, &format!("Attribute .{}", attr.name), sp);
-                self.expr(d + 1, value);
+                self.node(d, &format!("Attribute .{}", attr.name), sp, [value]);
             }
             ExprKind::Subscript { value, index } => {
                 self.line(d, "Subscript", sp);
                 self.expr(d + 1, value);
-                self.field(d + 1, "index");
-                self.expr(d + 2, index);
+                self.named_expr(d + 1, "index", index);
             }
             ExprKind::Slice { lower, upper, step } => {
                 self.line(d, "Slice", sp);
                 for (name, part) in [("lower", lower), ("upper", upper), ("step", step)] {
-                    if let Some(p) = part {
-                        self.field(d + 1, name);
-                        self.expr(d + 2, p);
-                    }
+                    self.opt_expr(d + 1, name, part);
                 }
             }
             ExprKind::Lambda { params, body } => {
                 self.line(d, "Lambda", sp);
                 self.params(d + 1, params);
-                self.field(d + 1, "body");
-                self.expr(d + 2, body);
+                self.named_expr(d + 1, "body", body);
             }
             ExprKind::ListComp { elt, generators }
             | ExprKind::SetComp { elt, generators }
@@ -459,45 +441,13 @@ impl Dumper {
                 self.comprehensions(d + 1, generators);
             }
             ExprKind::NamedExpr { target, value } => {
-                self.line(d, "NamedExpr", sp);
-                self.expr(d + 1, target);
-                self.expr(d + 1, value);
+                self.node(d, "NamedExpr", sp, [target, value]);
             }
-            ExprKind::Await(x) => {
-                self.line(d, "Await", sp);
-                self.expr(d + 1, x);
-            }
-            ExprKind::Yield(x) => {
-                self.line(d, "Yield", sp);
-                if let Some(x) = x {
-                    self.expr(d + 1, x);
-                }
-            }
-            ExprKind::YieldFrom(x) => {
-                self.line(d, "YieldFrom", sp);
-                self.expr(d + 1, x);
-            }
+            ExprKind::Await(x) => self.node(d, "Await", sp, [x]),
+            ExprKind::Yield(x) => self.node(d, "Yield", sp, x),
+            ExprKind::YieldFrom(x) => self.node(d, "YieldFrom", sp, [x]),
         }
     }
-}
-
-fn aliases(names: &[Alias]) -> String {
-    names
-        .iter()
-        .map(|a| match &a.asname {
-            Some(s) => format!("{} as {}", a.name.name, s.name),
-            None => a.name.name.clone(),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn idents(names: &[Ident]) -> String {
-    names
-        .iter()
-        .map(|n| n.name.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// The indented tree of a module.

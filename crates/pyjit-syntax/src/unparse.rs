@@ -89,11 +89,7 @@ impl Unparser {
     fn stmt_inner(&mut self, level: usize, s: &Stmt) {
         match &s.kind {
             StmtKind::FunctionDef(f) => {
-                for d in &f.decorators {
-                    self.indent(level);
-                    let t = self.expr_str(d, P_TEST);
-                    let _ = writeln!(self.out, "@{t}");
-                }
+                self.decorators(level, &f.decorators);
                 self.indent(level);
                 if f.is_async {
                     self.out.push_str("async ");
@@ -112,29 +108,18 @@ impl Unparser {
                 self.block(level + 1, &f.body);
             }
             StmtKind::ClassDef(c) => {
-                for d in &c.decorators {
-                    self.indent(level);
-                    let t = self.expr_str(d, P_TEST);
-                    let _ = writeln!(self.out, "@{t}");
-                }
-                self.indent(level);
-                let _ = write!(self.out, "class {}", c.name.name);
+                self.decorators(level, &c.decorators);
+                let mut head = format!("class {}", c.name.name);
                 if !c.bases.is_empty() || !c.keywords.is_empty() {
                     let args = self.args(&c.bases, &c.keywords);
-                    let _ = write!(self.out, "({args})");
+                    let _ = write!(head, "({args})");
                 }
-                self.out.push_str(":\n");
-                self.block(level + 1, &c.body);
+                self.clause(level, &head, &c.body);
             }
-            StmtKind::If { test, body, orelse } => {
-                self.indent(level);
-                self.if_chain("if", level, test, body, orelse);
-            }
+            StmtKind::If { test, body, orelse } => self.if_chain("if", level, test, body, orelse),
             StmtKind::While { test, body, orelse } => {
-                self.indent(level);
                 let t = self.expr_str(test, P_TEST);
-                let _ = writeln!(self.out, "while {t}:");
-                self.block(level + 1, body);
+                self.clause(level, &format!("while {t}"), body);
                 self.else_block(level, orelse);
             }
             StmtKind::For {
@@ -144,12 +129,10 @@ impl Unparser {
                 orelse,
                 is_async,
             } => {
-                self.indent(level);
                 let t = self.expr_str(target, P_TUPLE);
                 let i = self.expr_str(iter, P_TUPLE);
                 let a = if *is_async { "async " } else { "" };
-                let _ = writeln!(self.out, "{a}for {t} in {i}:");
-                self.block(level + 1, body);
+                self.clause(level, &format!("{a}for {t} in {i}"), body);
                 self.else_block(level, orelse);
             }
             StmtKind::With {
@@ -157,7 +140,6 @@ impl Unparser {
                 body,
                 is_async,
             } => {
-                self.indent(level);
                 let items: Vec<String> = items
                     .iter()
                     .map(|i| {
@@ -169,8 +151,7 @@ impl Unparser {
                     })
                     .collect();
                 let a = if *is_async { "async " } else { "" };
-                let _ = writeln!(self.out, "{a}with {}:", items.join(", "));
-                self.block(level + 1, body);
+                self.clause(level, &format!("{a}with {}", items.join(", ")), body);
             }
             StmtKind::Try {
                 body,
@@ -178,28 +159,20 @@ impl Unparser {
                 orelse,
                 finalbody,
             } => {
-                self.indent(level);
-                self.out.push_str("try:\n");
-                self.block(level + 1, body);
+                self.clause(level, "try", body);
                 for h in handlers {
-                    self.indent(level);
-                    self.out.push_str("except");
+                    let mut head = String::from("except");
                     if let Some(t) = &h.typ {
                         let t = self.expr_str(t, P_TEST);
-                        let _ = write!(self.out, " {t}");
+                        let _ = write!(head, " {t}");
                         if let Some(n) = &h.name {
-                            let _ = write!(self.out, " as {}", n.name);
+                            let _ = write!(head, " as {}", n.name);
                         }
                     }
-                    self.out.push_str(":\n");
-                    self.block(level + 1, &h.body);
+                    self.clause(level, &head, &h.body);
                 }
                 self.else_block(level, orelse);
-                if !finalbody.is_empty() {
-                    self.indent(level);
-                    self.out.push_str("finally:\n");
-                    self.block(level + 1, finalbody);
-                }
+                self.opt_clause(level, "finally", finalbody);
             }
             _ => {
                 self.indent(level);
@@ -212,8 +185,7 @@ impl Unparser {
 
     fn if_chain(&mut self, kw: &str, level: usize, test: &Expr, body: &[Stmt], orelse: &[Stmt]) {
         let t = self.expr_str(test, P_TEST);
-        let _ = writeln!(self.out, "{kw} {t}:");
-        self.block(level + 1, body);
+        self.clause(level, &format!("{kw} {t}"), body);
         if let [
             Stmt {
                 kind: StmtKind::If { test, body, orelse },
@@ -221,7 +193,6 @@ impl Unparser {
             },
         ] = orelse
         {
-            self.indent(level);
             self.if_chain("elif", level, test, body, orelse);
         } else {
             self.else_block(level, orelse);
@@ -229,10 +200,29 @@ impl Unparser {
     }
 
     fn else_block(&mut self, level: usize, orelse: &[Stmt]) {
-        if !orelse.is_empty() {
+        self.opt_clause(level, "else", orelse);
+    }
+
+    /// `head:` at `level` and the block `body` below it.
+    fn clause(&mut self, level: usize, head: &str, body: &[Stmt]) {
+        self.indent(level);
+        let _ = writeln!(self.out, "{head}:");
+        self.block(level + 1, body);
+    }
+
+    /// [`Self::clause`] unless `body` is empty (`else:`, `finally:`).
+    fn opt_clause(&mut self, level: usize, head: &str, body: &[Stmt]) {
+        if !body.is_empty() {
+            self.clause(level, head, body);
+        }
+    }
+
+    /// A `@decorator` line for each of `ds`.
+    fn decorators(&mut self, level: usize, ds: &[Expr]) {
+        for d in ds {
             self.indent(level);
-            self.out.push_str("else:\n");
-            self.block(level + 1, orelse);
+            let t = self.expr_str(d, P_TEST);
+            let _ = writeln!(self.out, "@{t}");
         }
     }
 
@@ -294,18 +284,14 @@ impl Unparser {
                 }
                 line
             }
-            StmtKind::Import(names) => format!("import {}", aliases(names)),
+            StmtKind::Import(names) => format!("import {}", aliases_text(names)),
             StmtKind::ImportFrom {
                 module,
                 names,
                 level,
-            } => {
-                let m = module.as_ref().map(|m| m.name.as_str()).unwrap_or("");
-                let dots = ".".repeat(*level as usize);
-                format!("from {dots}{m} import {}", aliases(names))
-            }
-            StmtKind::Global(ns) => format!("global {}", idents(ns)),
-            StmtKind::Nonlocal(ns) => format!("nonlocal {}", idents(ns)),
+            } => format!("from {}", import_from_text(module, *level, names)),
+            StmtKind::Global(ns) => format!("global {}", idents_text(ns)),
+            StmtKind::Nonlocal(ns) => format!("nonlocal {}", idents_text(ns)),
             StmtKind::Del(ts) => {
                 let ts: Vec<String> = ts.iter().map(|t| self.expr_str(t, P_BOR)).collect();
                 format!("del {}", ts.join(", "))
@@ -731,25 +717,6 @@ fn float_repr(v: f64) -> String {
     }
     // Rust's shortest round-trip form is valid Python (`0.5`, `1e-6`, `1.0`).
     format!("{v:?}")
-}
-
-fn aliases(names: &[Alias]) -> String {
-    names
-        .iter()
-        .map(|a| match &a.asname {
-            Some(s) => format!("{} as {}", a.name.name, s.name),
-            None => a.name.name.clone(),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn idents(names: &[Ident]) -> String {
-    names
-        .iter()
-        .map(|n| n.name.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Python source for a module.

@@ -39,17 +39,14 @@ fn kwarg(kw: &mut Vec<(String, PyVal)>, name: &str) -> Option<PyVal> {
     Some(kw.remove(i).1)
 }
 
-/// A Python number as f64 for `math.*` (one-element tensors convert like `float(t)`).
+/// A Python number as f64 for `math.*` (one-element tensors convert like `float(t)`; a symbolic
+/// scalar is guarded to its example value).
 fn to_f64(ev: &mut Evaluator, v: &PyVal, span: Span) -> R<f64> {
-    match v {
-        PyVal::Sym(_) => {
-            let c = ev.concrete(v.clone());
-            to_f64(ev, &c, span)
-        }
-        PyVal::Bool(b) => Ok(*b as u8 as f64),
-        PyVal::Int(i) => Ok(*i as f64),
-        PyVal::Float(x) => Ok(*x),
-        PyVal::Tensor(t) => match ev.tensor_to_scalar(t, "Float", GuardReason::Float, span)? {
+    match ev.concrete(v.clone()) {
+        PyVal::Bool(b) => Ok(b as u8 as f64),
+        PyVal::Int(i) => Ok(i as f64),
+        PyVal::Float(x) => Ok(x),
+        PyVal::Tensor(t) => match ev.tensor_to_scalar(&t, "Float", GuardReason::Float, span)? {
             PyVal::Float(x) => Ok(x),
             _ => Err(type_err("must be real number", span)),
         },
@@ -60,15 +57,13 @@ fn to_f64(ev: &mut Evaluator, v: &PyVal, span: Span) -> R<f64> {
     }
 }
 
+/// A Python int (bools and one-element integer tensors convert; a symbolic scalar is guarded to
+/// its example value).
 fn to_i64(ev: &mut Evaluator, v: &PyVal, span: Span) -> R<i64> {
-    match v {
-        PyVal::Sym(_) => {
-            let c = ev.concrete(v.clone());
-            to_i64(ev, &c, span)
-        }
-        PyVal::Bool(b) => Ok(*b as i64),
-        PyVal::Int(i) => Ok(*i),
-        PyVal::Tensor(t) => match ev.tensor_to_scalar(t, "Int", GuardReason::Int, span)? {
+    match ev.concrete(v.clone()) {
+        PyVal::Bool(b) => Ok(b as i64),
+        PyVal::Int(i) => Ok(i),
+        PyVal::Tensor(t) => match ev.tensor_to_scalar(&t, "Int", GuardReason::Int, span)? {
             PyVal::Int(i) => Ok(i),
             _ => Err(type_err("an integer is required", span)),
         },
@@ -454,11 +449,7 @@ fn is_instance(v: &PyVal, t: &PyVal) -> bool {
 /// `float(t)`/`int(t)`, with a guard), then pyjit-value's `math` module computes the result.
 fn math(ev: &mut Evaluator, m: &str, args: &[PyVal], span: Span) -> R<PyVal> {
     let Some(arity) = scalar::math_arity(m) else {
-        return Err(TraceError::new(
-            ExcKind::AttributeError,
-            format!("module 'math' has no attribute '{m}'"),
-            span,
-        ));
+        return Err(TraceError::no_module_attribute("math", m, span));
     };
     if !arity.contains(&args.len()) {
         return Err(type_err(
@@ -523,12 +514,11 @@ fn library_op(
         Lib::Method => s.spelling.method,
     });
     if !spelled {
-        let msg = match lib {
-            Lib::Torch => format!("module 'torch' has no attribute '{name}'"),
-            Lib::Functional => format!("module 'torch.nn.functional' has no attribute '{name}'"),
-            Lib::Method => format!("'Tensor' object has no attribute '{name}'"),
-        };
-        return Err(TraceError::new(ExcKind::AttributeError, msg, span));
+        return Err(match lib {
+            Lib::Torch => TraceError::no_module_attribute("torch", name, span),
+            Lib::Functional => TraceError::no_module_attribute("torch.nn.functional", name, span),
+            Lib::Method => TraceError::no_attribute("Tensor", name, span),
+        });
     }
     ev.call_op(name, args, kw, span)
 }
@@ -584,11 +574,7 @@ fn numpy_op(
         return convert_scalar(ev, d, &args, span);
     }
     let Some(op) = schema::numpy_function(name) else {
-        return Err(TraceError::new(
-            ExcKind::AttributeError,
-            format!("module 'numpy' has no attribute '{name}'"),
-            span,
-        ));
+        return Err(TraceError::no_module_attribute("numpy", name, span));
     };
     numpy_conventions(op, &args, &mut kw);
     if op == "tensor"
@@ -825,20 +811,12 @@ pub(crate) fn call_method(
                     PyVal::None
                 }
                 _ => {
-                    return Err(TraceError::new(
-                        ExcKind::AttributeError,
-                        format!("'dict' object has no attribute '{name}'"),
-                        span,
-                    ));
+                    return Err(TraceError::no_attribute("dict", name, span));
                 }
             })
         }
         PyVal::Str(s) => str_method(ev, s, name, args, span),
-        other => Err(TraceError::new(
-            ExcKind::AttributeError,
-            format!("'{}' object has no attribute '{name}'", other.type_name()),
-            span,
-        )),
+        other => Err(TraceError::no_attribute(other.type_name(), name, span)),
     }
 }
 
@@ -1035,11 +1013,7 @@ fn list_method(
             PyVal::None
         }
         _ => {
-            return Err(TraceError::new(
-                ExcKind::AttributeError,
-                format!("'list' object has no attribute '{name}'"),
-                span,
-            ));
+            return Err(TraceError::no_attribute("list", name, span));
         }
     })
 }
@@ -1079,11 +1053,7 @@ fn str_method(ev: &mut Evaluator, s: &str, name: &str, args: Vec<PyVal>, span: S
             )
         }
         _ => {
-            return Err(TraceError::new(
-                ExcKind::AttributeError,
-                format!("'str' object has no attribute '{name}'"),
-                span,
-            ));
+            return Err(TraceError::no_attribute("str", name, span));
         }
     })
 }

@@ -50,6 +50,24 @@ impl TraceError {
         TraceError::new(ExcKind::TypeError, message, span)
     }
 
+    /// `AttributeError: 'TYPE' object has no attribute 'NAME'`.
+    pub(crate) fn no_attribute(type_name: &str, name: &str, span: Span) -> TraceError {
+        TraceError::new(
+            ExcKind::AttributeError,
+            format!("'{type_name}' object has no attribute '{name}'"),
+            span,
+        )
+    }
+
+    /// `AttributeError: module 'MODULE' has no attribute 'NAME'`.
+    pub(crate) fn no_module_attribute(module: &str, name: &str, span: Span) -> TraceError {
+        TraceError::new(
+            ExcKind::AttributeError,
+            format!("module '{module}' has no attribute '{name}'"),
+            span,
+        )
+    }
+
     /// An error of the tracer itself (an unsupported construct or value), not of the program.
     pub fn unsupported(message: impl Into<String>, span: Span) -> TraceError {
         TraceError::new(ExcKind::tracer(), message, span)

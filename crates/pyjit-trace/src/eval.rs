@@ -4,7 +4,7 @@
 
 use crate::error::{TraceError, from_runtime};
 use crate::record::{Arg, GuardReason, Recorder};
-use crate::value::{Callable, ClosureBody, PyVal, TVal};
+use crate::value::{Callable, ClosureBody, PyVal, TVal, scalar_to_runtime};
 use pyjit_ir::{Const, OpKind, Type};
 use pyjit_runtime::schema::{self, OperatorForm, PyOperator};
 use pyjit_runtime::{DType, OpId, Scalar, TensorIndex, Value as RtValue};
@@ -289,20 +289,13 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             defaults: &defaults,
         };
         let mut frame = self.bind_params(callee, args, kwargs, span)?;
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            self.depth -= 1;
-            return Err(TraceError::new(
-                ExcKind::RecursionError,
-                "maximum recursion depth exceeded",
-                span,
-            ));
-        }
-        let r = grow(|| self.exec_block(&mut frame, &def.body));
-        self.depth -= 1;
-        let r = r.map_err(|mut e| {
-            e.call_stack.push(span);
-            e
+        // The call site joins the stack of an error raised inside the body (not of the
+        // RecursionError refusing to enter it).
+        let r = self.deeper(span, |this| {
+            grow(|| this.exec_block(&mut frame, &def.body)).map_err(|mut e| {
+                e.call_stack.push(span);
+                e
+            })
         })?;
         Ok(match r {
             Flow::Return(v) => v,
@@ -654,16 +647,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             }
             ExprKind::Subscript { value, index } => match self.eval(f, value)? {
                 PyVal::List(l) => {
-                    let i = self.eval(f, index)?;
-                    let i = self.as_index_int(&i, index.span)?;
-                    let len = l.borrow().len();
-                    let Some(j) = pyjit_value::ops::norm_index(i, len) else {
-                        return Err(TraceError::new(
-                            ExcKind::IndexError,
-                            "list assignment index out of range",
-                            t.span,
-                        ));
-                    };
+                    let j = self.list_assign_slot(f, &l, index, t.span)?;
                     l.borrow_mut().remove(j);
                 }
                 PyVal::Dict(d) => {
@@ -822,6 +806,43 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         Ok(())
     }
 
+    /// Runs `body` one Python call deeper (`RecursionError` at `span` past `MAX_DEPTH`).
+    fn deeper<T>(&mut self, span: Span, body: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            self.depth -= 1;
+            return Err(TraceError::new(
+                ExcKind::RecursionError,
+                "maximum recursion depth exceeded",
+                span,
+            ));
+        }
+        let r = body(self);
+        self.depth -= 1;
+        r
+    }
+
+    /// The element of list `l` that `index` names in `l[index] = v` or `del l[index]` (the
+    /// index is evaluated first; out of range: `IndexError` at `span`).
+    fn list_assign_slot(
+        &mut self,
+        f: &mut Frame,
+        l: &RefCell<Vec<PyVal>>,
+        index: &Expr,
+        span: Span,
+    ) -> R<usize> {
+        let i = self.eval(f, index)?;
+        let i = self.as_index_int(&i, index.span)?;
+        let len = l.borrow().len();
+        pyjit_value::ops::norm_index(i, len).ok_or_else(|| {
+            TraceError::new(
+                ExcKind::IndexError,
+                "list assignment index out of range",
+                span,
+            )
+        })
+    }
+
     fn set_item(
         &mut self,
         f: &mut Frame,
@@ -832,16 +853,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
     ) -> R<()> {
         match obj {
             PyVal::List(l) => {
-                let i = self.eval(f, index)?;
-                let i = self.as_index_int(&i, index.span)?;
-                let len = l.borrow().len();
-                let Some(j) = pyjit_value::ops::norm_index(i, len) else {
-                    return Err(TraceError::new(
-                        ExcKind::IndexError,
-                        "list assignment index out of range",
-                        span,
-                    ));
-                };
+                let j = self.list_assign_slot(f, l, index, span)?;
                 l.borrow_mut()[j] = v;
                 Ok(())
             }
@@ -1076,13 +1088,10 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         hs: &mut Vec<Option<pyjit_ir::Value>>,
         span: Span,
     ) -> R<RtValue> {
+        if let Some(rv) = scalar_to_runtime(v) {
+            return Ok(rv);
+        }
         Ok(match v {
-            PyVal::None => RtValue::None,
-            PyVal::Bool(b) => RtValue::Bool(*b),
-            PyVal::Int(i) => RtValue::Int(*i),
-            PyVal::Float(x) => RtValue::Float(*x),
-            PyVal::Str(s) => RtValue::Str(s.to_string()),
-            PyVal::DType(d) => RtValue::DType(*d),
             PyVal::Tensor(t) => {
                 hs.push(t.ir);
                 RtValue::Tensor(t.t.clone())
@@ -1738,11 +1747,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 if let Some(x) = o.class.attrs.borrow().get(attr) {
                     return Ok(x.clone());
                 }
-                Err(TraceError::new(
-                    ExcKind::AttributeError,
-                    format!("'{}' object has no attribute '{attr}'", o.class.name),
-                    span,
-                ))
+                Err(TraceError::no_attribute(&o.class.name, attr, span))
             }
             PyVal::Class(c) => c.attrs.borrow().get(attr).cloned().ok_or_else(|| {
                 TraceError::new(
@@ -2208,26 +2213,15 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                     )?;
                     // The closure can call itself by name (recursive nested defs).
                     frame.entry(name.clone()).or_insert_with(|| callee.clone());
-                    self.depth += 1;
-                    if self.depth > MAX_DEPTH {
-                        self.depth -= 1;
-                        return Err(TraceError::new(
-                            ExcKind::RecursionError,
-                            "maximum recursion depth exceeded",
-                            span,
-                        ));
-                    }
-                    let r = match body {
-                        ClosureBody::Expr(e) => self.eval(&mut frame, e),
+                    self.deeper(span, |this| match body {
+                        ClosureBody::Expr(e) => this.eval(&mut frame, e),
                         ClosureBody::Stmts(s) => {
-                            grow(|| self.exec_block(&mut frame, s)).map(|fl| match fl {
+                            grow(|| this.exec_block(&mut frame, s)).map(|fl| match fl {
                                 Flow::Return(v) => v,
                                 _ => PyVal::None,
                             })
                         }
-                    };
-                    self.depth -= 1;
-                    r
+                    })
                 }
                 Callable::Builtin(n) => crate::builtins::call_builtin(self, n, args, kw, span),
                 Callable::Method { recv, name } => {
@@ -2491,7 +2485,9 @@ impl Evaluator<'_, '_> {
             .rec
             .as_mut()
             .ok_or_else(|| TraceError::unsupported("not recording", span))?;
-        let mut b = rec.builder(span);
+        if let Some(rv) = scalar_to_runtime(v) {
+            return rec.emit_const(&rv, span);
+        }
         Ok(match v {
             PyVal::Tensor(t) => t.ir.ok_or_else(|| {
                 TraceError::unsupported(
@@ -2501,12 +2497,6 @@ impl Evaluator<'_, '_> {
             })?,
             // A scalar argument that is still a graph input.
             PyVal::Sym(sym) => sym.ir,
-            PyVal::None => b.const_none(),
-            PyVal::Bool(x) => b.const_bool(*x),
-            PyVal::Int(x) => b.const_int(*x),
-            PyVal::Float(x) => b.const_float(*x),
-            PyVal::Str(s) => b.const_str(s.to_string()),
-            PyVal::DType(d) => b.const_dtype(*d),
             PyVal::Tuple(items) => {
                 let inner = match empty {
                     Type::List(e) => (**e).clone(),

@@ -145,6 +145,19 @@ impl Recorder {
         b
     }
 
+    /// Guards that the list `list` has `len` elements, as it had when traced.
+    pub(crate) fn guard_len(
+        &mut self,
+        list: pyjit_ir::Value,
+        len: usize,
+        reason: GuardReason,
+        what: &str,
+        span: Span,
+    ) {
+        let n = self.builder(span).list_len(list);
+        self.guard(n, Const::Int(len as i64), reason, what, span);
+    }
+
     /// Records that scalar IR value `v` had the value `expected` (a guard, unless disabled) and
     /// warns once per source location.
     pub fn guard(

@@ -189,14 +189,7 @@ fn bind_result(
         }
         IValue::List(l) => {
             let items = l.snapshot();
-            let n = rec.builder(span).list_len(irv);
-            rec.guard(
-                n,
-                Const::Int(items.len() as i64),
-                GuardReason::Int,
-                &what,
-                span,
-            );
+            rec.guard_len(irv, items.len(), GuardReason::Int, &what, span);
             let mut out = Vec::with_capacity(items.len());
             for (i, it) in items.iter().enumerate() {
                 let rec = ev.rec.as_mut().expect("recording");

@@ -301,14 +301,8 @@ fn bind_arg(rec: &mut Recorder, v: &IValue, irv: pyjit_ir::Value, what: &str, sp
         ),
         IValue::List(l) => {
             let items = l.snapshot();
-            let n = rec.builder(span).list_len(irv);
-            rec.guard(
-                n,
-                Const::Int(items.len() as i64),
-                GuardReason::Argument,
-                &format!("len({what})"),
-                span,
-            );
+            let len_of = format!("len({what})");
+            rec.guard_len(irv, items.len(), GuardReason::Argument, &len_of, span);
             PyVal::list(
                 items
                     .iter()

@@ -235,6 +235,20 @@ impl PyVal {
     }
 }
 
+/// The runtime value of a Python scalar (`None`, a bool, int, float, str or dtype): the one the
+/// interpreter's value of it has. `None` for any other object.
+pub(crate) fn scalar_to_runtime(v: &PyVal) -> Option<pyjit_runtime::Value> {
+    match v {
+        PyVal::None
+        | PyVal::Bool(_)
+        | PyVal::Int(_)
+        | PyVal::Float(_)
+        | PyVal::Str(_)
+        | PyVal::DType(_) => to_interp_leaf(v).map(|i| pyjit_value::generic_to_runtime(&i)),
+        _ => None,
+    }
+}
+
 fn to_interp_leaf(v: &PyVal) -> Option<IValue> {
     Some(match v {
         PyVal::None => IValue::None,

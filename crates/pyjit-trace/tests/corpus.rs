@@ -69,19 +69,25 @@ fn eager_evaluator_matches_pytorch_on_the_corpus() {
     assert_failures("eager", failures, EAGER_KNOWN_FAILURES);
 }
 
-#[test]
-fn traced_functions_match_pytorch_on_every_argument_set() {
-    let all = cases();
+/// The cases grouped by (program, function), so that one traced function serves its argument
+/// sets one after the other.
+fn by_function(all: &[Case]) -> BTreeMap<(String, String), Vec<&Case>> {
     let mut by_fn: BTreeMap<(String, String), Vec<&Case>> = BTreeMap::new();
-    for c in &all {
+    for c in all {
         by_fn
             .entry((c.program.clone(), c.func.clone()))
             .or_default()
             .push(c);
     }
+    by_fn
+}
+
+#[test]
+fn traced_functions_match_pytorch_on_every_argument_set() {
+    let all = cases();
     let mut failures = BTreeMap::new();
     let eager = listed(EAGER_KNOWN_FAILURES);
-    for ((_, func), cs) in by_fn {
+    for ((_, func), cs) in by_function(&all) {
         let file = cs[0].source();
         let mut tf =
             TracedFunction::from_source(file, func, TraceOptions::default()).expect("parses");
@@ -105,16 +111,9 @@ fn traced_functions_match_pytorch_on_every_argument_set() {
 #[test]
 fn without_guards_traces_are_wrong_where_torch_jit_trace_is() {
     let all = cases();
-    let mut by_fn: BTreeMap<(String, String), Vec<&Case>> = BTreeMap::new();
-    for c in &all {
-        by_fn
-            .entry((c.program.clone(), c.func.clone()))
-            .or_default()
-            .push(c);
-    }
     let eager = listed(EAGER_KNOWN_FAILURES);
     let mut wrong = Vec::new();
-    for ((_, func), cs) in by_fn {
+    for ((_, func), cs) in by_function(&all) {
         let file = cs[0].source();
         let mut tf =
             TracedFunction::from_source(file, func, TraceOptions::no_guards()).expect("parses");

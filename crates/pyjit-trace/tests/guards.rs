@@ -4,21 +4,25 @@
 
 mod common;
 
+use common::{parsed, t, trace_of};
+
 use pyjit_interp::Value;
 use pyjit_runtime::Tensor;
 use pyjit_syntax::SourceFile;
-use pyjit_trace::{TraceOptions, TracedFunction, check_trace, compare_values, trace_function_to};
+use pyjit_syntax::ast::Module;
+use pyjit_trace::{CheckReport, TraceOptions, TracedFunction, check_trace, compare_values};
 
 fn program(name: &str) -> SourceFile {
+    parsed_program(name).0
+}
+
+/// `tests/programs/NAME.py` (as `NAME.py`) and its module.
+fn parsed_program(name: &str) -> (SourceFile, Module) {
     let path = common::repo_root().join(format!("tests/programs/{name}.py"));
-    SourceFile::new(
+    parsed(
         format!("{name}.py"),
         std::fs::read_to_string(path).expect("program"),
     )
-}
-
-fn t(v: &[f32]) -> Value {
-    Value::Tensor(Tensor::from_slice(v))
 }
 
 fn eager(file: &SourceFile, name: &str, args: Vec<Value>) -> Value {
@@ -28,6 +32,42 @@ fn eager(file: &SourceFile, name: &str, args: Vec<Value>) -> Value {
 
 fn close(a: &Value, b: &Value) -> bool {
     compare_values(a, b).is_none()
+}
+
+/// The elements of a tensor result (panics on any other value).
+fn floats(v: &Value) -> Vec<f32> {
+    let Value::Tensor(t) = v else {
+        panic!("tensor")
+    };
+    t.to_vec::<f32>()
+}
+
+/// `check_trace` of `name` over `inputs`, its prints dropped.
+fn check(file: &SourceFile, m: &Module, name: &str, inputs: Vec<Vec<Value>>) -> CheckReport {
+    check_trace(file, m, name, inputs, &mut Vec::new()).expect("check")
+}
+
+/// A traced `f` of source `src` (the file `path`), with guards.
+fn traced_f(path: &str, src: &str) -> TracedFunction {
+    let file = SourceFile::new(path, src);
+    TracedFunction::from_source(file, "f", TraceOptions::default()).expect("parses")
+}
+
+/// `name` traced on `a` and then called on `b`, which takes another path: with guards it
+/// re-traces and agrees with eager evaluation; without, it gives torch.jit.trace's wrong answer
+/// `torch_answer`.
+fn guarded_then_torch_answer(name: &str, a: Vec<Value>, b: Vec<Value>, torch_answer: &[f32]) {
+    let file = program(name);
+    let want = eager(&file, name, b.clone());
+    let (got, f) = call_twice(&file, name, a.clone(), b.clone(), true);
+    assert!(close(&got, &want));
+    assert_eq!(f.stats.traces, 2);
+    let (wrong, _) = call_twice(&file, name, a, b, false);
+    assert!(!close(&wrong, &want));
+    assert!(
+        close(&wrong, &t(torch_answer)),
+        "same wrong answer as torch.jit.trace"
+    );
 }
 
 /// Calls `name` on `first` (which traces) and then on `second`; returns the second result and
@@ -70,26 +110,11 @@ fn conditional_op_retraces_on_the_other_branch() {
     assert_eq!(f.stats.hits, 1);
     // `threshold` is a graph input, not a constant: another value on the same branch reuses the
     // trace; one that flips the branch re-checks and picks the other cached trace.
-    let r = f
-        .call_to(
-            vec![t(&[1.0, 2.0, 3.0]), Value::Float(5.0)],
-            &mut Vec::new(),
-        )
-        .expect("call");
-    assert_eq!(
-        r.as_tensor().map(|t| t.to_vec::<f32>()),
-        Some(vec![2.0, 4.0, 6.0])
-    );
-    let r = f
-        .call_to(
-            vec![t(&[1.0, 2.0, 3.0]), Value::Float(6.0)],
-            &mut Vec::new(),
-        )
-        .expect("call");
-    assert_eq!(
-        r.as_tensor().map(|t| t.to_vec::<f32>()),
-        Some(vec![2.0, 3.0, 4.0])
-    );
+    for (threshold, want) in [(5.0, [2.0, 4.0, 6.0]), (6.0, [2.0, 3.0, 4.0])] {
+        let args = vec![t(&[1.0, 2.0, 3.0]), Value::Float(threshold)];
+        let r = f.call_to(args, &mut Vec::new()).expect("call");
+        assert_eq!(floats(&r), want);
+    }
     assert_eq!(f.stats.traces, 2);
     assert_eq!(f.stats.hits, 3);
 
@@ -100,45 +125,28 @@ fn conditional_op_retraces_on_the_other_branch() {
         !close(&wrong, &want),
         "without guards the trace is silently wrong"
     );
-    let Value::Tensor(w) = wrong else {
-        panic!("tensor")
-    };
-    assert_eq!(w.to_vec::<f32>(), vec![-2.0, -4.0, 1.0]);
+    assert_eq!(floats(&wrong), vec![-2.0, -4.0, 1.0]);
 }
 
 #[test]
 fn converge_unrolled_loop_is_guarded() {
-    let file = program("converge");
-    let a = vec![t(&[0.01, -0.004])];
-    let b = vec![t(&[8.0, 1.0])];
-    let want = eager(&file, "converge", b.clone());
-    let (got, f) = call_twice(&file, "converge", a.clone(), b.clone(), true);
-    assert!(close(&got, &want));
-    assert_eq!(f.stats.traces, 2);
-    let (wrong, _) = call_twice(&file, "converge", a, b, false);
-    assert!(!close(&wrong, &want));
     // torch.jit.trace(converge, tensor([0.01, -0.004]))(tensor([8., 1.])) in PyTorch 2.x:
-    assert!(
-        close(&wrong, &t(&[0.5, 0.0625])),
-        "same wrong answer as torch.jit.trace"
+    guarded_then_torch_answer(
+        "converge",
+        vec![t(&[0.01, -0.004])],
+        vec![t(&[8.0, 1.0])],
+        &[0.5, 0.0625],
     );
 }
 
 #[test]
 fn iterate_int_argument_is_guarded() {
-    let file = program("iterate");
-    let a = vec![t(&[0.5, -1.0]), Value::Int(3)];
-    let b = vec![t(&[0.5, -1.0]), Value::Int(7)];
-    let want = eager(&file, "iterate", b.clone());
-    let (got, f) = call_twice(&file, "iterate", a.clone(), b.clone(), true);
-    assert!(close(&got, &want));
-    assert_eq!(f.stats.traces, 2);
-    let (wrong, _) = call_twice(&file, "iterate", a, b, false);
-    assert!(!close(&wrong, &want));
     // torch.jit.trace(lambda x: iterate(x, 3), ...) bakes n = 3 in, as --no-guards does:
-    assert!(
-        close(&wrong, &t(&[0.488_873_5, -0.932_459_5])),
-        "same wrong answer as torch.jit.trace"
+    guarded_then_torch_answer(
+        "iterate",
+        vec![t(&[0.5, -1.0]), Value::Int(3)],
+        vec![t(&[0.5, -1.0]), Value::Int(7)],
+        &[0.488_873_5, -0.932_459_5],
     );
 }
 
@@ -159,17 +167,12 @@ fn cache_is_bounded_then_eager() {
 
 #[test]
 fn trace_ir_and_warnings_snapshot() {
-    let file = program("conditional_op");
-    let m = pyjit_syntax::parse_module(&file).expect("parses");
-    let tr = trace_function_to(
-        &file,
-        &m,
-        "conditional_op",
-        vec![t(&[1.0, 2.0, 3.0]), Value::Float(0.5)],
-        TraceOptions::default(),
-        &mut Vec::new(),
-    )
-    .expect("traces");
+    let (file, m) = parsed_program("conditional_op");
+    let trace = |opts| {
+        let args = vec![t(&[1.0, 2.0, 3.0]), Value::Float(0.5)];
+        trace_of(&file, &m, "conditional_op", args, opts).expect("traces")
+    };
+    let tr = trace(TraceOptions::default());
     insta::assert_snapshot!("conditional_op_trace", tr.print());
     assert!(
         tr.render(&file).contains("# 1 guard; "),
@@ -177,15 +180,7 @@ fn trace_ir_and_warnings_snapshot() {
         tr.render(&file)
     );
     insta::assert_snapshot!("conditional_op_warnings", tr.render_warnings(&file));
-    let no = trace_function_to(
-        &file,
-        &m,
-        "conditional_op",
-        vec![t(&[1.0, 2.0, 3.0]), Value::Float(0.5)],
-        TraceOptions::no_guards(),
-        &mut Vec::new(),
-    )
-    .expect("traces");
+    let no = trace(TraceOptions::no_guards());
     assert!(no.guards.is_empty());
     insta::assert_snapshot!(
         "conditional_op_warnings_no_guards",
@@ -195,9 +190,8 @@ fn trace_ir_and_warnings_snapshot() {
 
 #[test]
 fn check_trace_report_snapshot() {
-    let file = program("conditional_op");
-    let m = pyjit_syntax::parse_module(&file).expect("parses");
-    let report = check_trace(
+    let (file, m) = parsed_program("conditional_op");
+    let report = check(
         &file,
         &m,
         "conditional_op",
@@ -206,9 +200,7 @@ fn check_trace_report_snapshot() {
             vec![t(&[4.0, 5.0, 6.0]), Value::Float(0.5)],
             vec![t(&[-1.0, -2.0, 0.5]), Value::Float(0.5)],
         ],
-        &mut Vec::new(),
-    )
-    .expect("check");
+    );
     assert_eq!(report.inputs, 3);
     assert_eq!(
         report.mismatches.len(),
@@ -219,34 +211,23 @@ fn check_trace_report_snapshot() {
     assert!(report.mismatches[0].result_diff.is_some());
     insta::assert_snapshot!("conditional_op_check_trace", report.render(&file));
 
-    let conv = program("converge");
-    let cm = pyjit_syntax::parse_module(&conv).expect("parses");
-    let report = check_trace(
-        &conv,
-        &cm,
-        "converge",
-        vec![vec![t(&[0.01, -0.004])], vec![t(&[8.0, 1.0])]],
-        &mut Vec::new(),
-    )
-    .expect("check");
+    let (conv, cm) = parsed_program("converge");
+    // The first input set, then `second`.
+    let check_converge = |second: &[f32]| {
+        let inputs = vec![vec![t(&[0.01, -0.004])], vec![t(second)]];
+        check(&conv, &cm, "converge", inputs)
+    };
+    let report = check_converge(&[8.0, 1.0]);
     insta::assert_snapshot!("converge_check_trace", report.render(&conv));
 
-    let same = check_trace(
-        &conv,
-        &cm,
-        "converge",
-        vec![vec![t(&[0.01, -0.004])], vec![t(&[0.012, 0.001])]],
-        &mut Vec::new(),
-    )
-    .expect("check");
+    let same = check_converge(&[0.012, 0.001]);
     assert!(same.is_ok(), "{}", same.render(&conv));
 }
 
 #[test]
 fn traced_prints_are_not_duplicated_on_guard_failure() {
     let src = "import torch\n\ndef f(x):\n    print(x.sum())\n    if x.sum() > 0:\n        return x * 2\n    return x - 1\n";
-    let file = SourceFile::new("p.py", src);
-    let mut tf = TracedFunction::from_source(file, "f", TraceOptions::default()).expect("parses");
+    let mut tf = traced_f("p.py", src);
     let mut out = Vec::new();
     tf.call_to(vec![t(&[1.0, 2.0])], &mut out).expect("call");
     tf.call_to(vec![t(&[-1.0, -2.0])], &mut out).expect("call");
@@ -262,8 +243,7 @@ fn traced_prints_are_not_duplicated_on_guard_failure() {
 #[test]
 fn inplace_args_are_untouched_by_an_abandoned_run() {
     let src = "import torch\n\ndef f(x):\n    x += 1\n    if x.sum() > 0:\n        return x * 2\n    return x\n";
-    let file = SourceFile::new("p.py", src);
-    let mut tf = TracedFunction::from_source(file, "f", TraceOptions::default()).expect("parses");
+    let mut tf = traced_f("p.py", src);
     let a = Tensor::from_slice(&[1.0f32, 2.0]);
     tf.call_to(vec![Value::Tensor(a.clone())], &mut Vec::new())
         .expect("call");
@@ -275,10 +255,7 @@ fn inplace_args_are_untouched_by_an_abandoned_run() {
         .call_to(vec![Value::Tensor(b.clone())], &mut Vec::new())
         .expect("call");
     assert_eq!(b.to_vec::<f32>(), vec![-4.0, -5.0]);
-    let Value::Tensor(r) = r else {
-        panic!("tensor")
-    };
-    assert_eq!(r.to_vec::<f32>(), vec![-4.0, -5.0]);
+    assert_eq!(floats(&r), vec![-4.0, -5.0]);
     // The cached trace hits, writing through to the caller's tensor.
     let c = Tensor::from_slice(&[0.0f32, 1.0]);
     tf.call_to(vec![Value::Tensor(c.clone())], &mut Vec::new())
@@ -290,15 +267,13 @@ fn inplace_args_are_untouched_by_an_abandoned_run() {
 #[test]
 fn scripted_callee_keeps_its_control_flow() {
     let src = "import torch\nfrom torch import Tensor\n\n@torch.jit.script\ndef pick(x: Tensor) -> Tensor:\n    if x.sum() > 0:\n        return x * 2\n    return x - 1\n\ndef f(x):\n    return pick(x) + 1\n";
-    let file = SourceFile::new("mix.py", src);
-    let m = pyjit_syntax::parse_module(&file).expect("parses");
-    let tr = trace_function_to(
+    let (file, m) = parsed("mix.py", src);
+    let tr = trace_of(
         &file,
         &m,
         "f",
         vec![t(&[1.0, 2.0])],
         TraceOptions::default(),
-        &mut Vec::new(),
     )
     .expect("traces");
     assert!(
@@ -316,10 +291,7 @@ fn scripted_callee_keeps_its_control_flow() {
     let r = tr
         .run(vec![t(&[-1.0, -2.0])], &mut Vec::new())
         .expect("runs");
-    let Value::Tensor(r) = r else {
-        panic!("tensor")
-    };
-    assert_eq!(r.to_vec::<f32>(), vec![-1.0, -2.0]);
+    assert_eq!(floats(&r), vec![-1.0, -2.0]);
 }
 
 #[test]
@@ -349,8 +321,7 @@ fn rust_closure_trace_and_poisoned_errors() {
 #[test]
 fn untraceable_result_falls_back_to_the_eager_answer() {
     let src = "import torch\n\ndef f(x):\n    return [x * 2, 'label', 3]\n";
-    let file = SourceFile::new("h.py", src);
-    let mut tf = TracedFunction::from_source(file, "f", TraceOptions::default()).expect("parses");
+    let mut tf = traced_f("h.py", src);
     let r = tf
         .call_to(vec![t(&[1.0])], &mut Vec::new())
         .expect("eager answer");
@@ -370,20 +341,18 @@ fn untraceable_result_falls_back_to_the_eager_answer() {
 #[test]
 fn caught_tensor_op_errors_are_not_traced_but_run_eagerly() {
     let src = "import torch\n\ndef f(x):\n    try:\n        return x + torch.ones(3)\n    except RuntimeError:\n        return x\n";
-    let file = SourceFile::new("c.py", src);
-    let m = pyjit_syntax::parse_module(&file).expect("parses");
+    let (file, m) = parsed("c.py", src);
     // Eagerly, Python semantics: the shape error is caught.
     let r = pyjit_trace::eval_function_to(&file, &m, "f", vec![t(&[1.0, 2.0])], &mut Vec::new())
         .expect("caught");
     assert_eq!(pyjit_interp::format::py_str(&r), "tensor([1., 2.])");
     // A trace may not record it: whether the op raises depends on shapes it does not guard.
-    let e = trace_function_to(
+    let e = trace_of(
         &file,
         &m,
         "f",
         vec![t(&[1.0, 2.0])],
         TraceOptions::default(),
-        &mut Vec::new(),
     )
     .expect_err("refused");
     assert_eq!(e.kind, "TraceError");

@@ -2,7 +2,7 @@
 //! calls of module functions and builtins, `math.*`, lists, tuples, messages.
 
 use super::tensor::{SArg, ScalarTy};
-use super::{Binding, Lower, R, Val, ir_type, unify};
+use super::{Binding, Lower, R, Val, ir_type, unify, unsupported_operands};
 use crate::module::Const as MConst;
 use crate::ty::{Ty, parse_annotation};
 use pyjit_ir::{
@@ -139,7 +139,7 @@ impl Lower<'_, '_, '_> {
                 let l = self.expr_hint(left, h.as_ref())?;
                 let r = self.expr_hint(right, h.as_ref())?;
                 self.set_span(e.span);
-                self.binop(*op, l, r, left.span, right.span, e.span)
+                self.binop(*op, l, r, e.span)
             }
             ExprKind::UnaryOp { op, operand } => self.unary(*op, operand, e.span),
             ExprKind::BoolOp { .. } | ExprKind::Compare { .. } => {
@@ -1137,6 +1137,9 @@ impl Lower<'_, '_, '_> {
                     "sequences compare element-wise only when their elements are numbers or bools",
                 )
         };
+        // `a == b` of one pair of elements.
+        let elem_eq =
+            |this: &mut Self, a: Val, b: Val| this.compare(CmpOp::Eq, a, b, lspan, rspan, span);
         match (l.ty.clone(), r.ty.clone()) {
             (Ty::Tuple(ts), Ty::Tuple(us)) => {
                 if ts.len() != us.len() {
@@ -1146,14 +1149,7 @@ impl Lower<'_, '_, '_> {
                 for (i, (t, u)) in ts.into_iter().zip(us).enumerate() {
                     let a = self.b.tuple_get(l.v, i as u32);
                     let b = self.b.tuple_get(r.v, i as u32);
-                    let c = self.compare(
-                        CmpOp::Eq,
-                        Val { v: a, ty: t },
-                        Val { v: b, ty: u },
-                        lspan,
-                        rspan,
-                        span,
-                    )?;
+                    let c = elem_eq(self, Val { v: a, ty: t }, Val { v: b, ty: u })?;
                     if c.ty != Ty::Bool {
                         return Err(unsupported(&l.ty, &r.ty));
                     }
@@ -1176,14 +1172,7 @@ impl Lower<'_, '_, '_> {
                 self.b.position_at_end(body);
                 let x = self.b.list_get(l.v, params[0]);
                 let y = self.b.list_get(r.v, params[0]);
-                let c = self.compare(
-                    CmpOp::Eq,
-                    Val { v: x, ty: a },
-                    Val { v: y, ty: b },
-                    lspan,
-                    rspan,
-                    span,
-                );
+                let c = elem_eq(self, Val { v: x, ty: a }, Val { v: y, ty: b });
                 let c = match c {
                     Ok(c) => c.v,
                     Err(d) => {
@@ -1281,27 +1270,12 @@ impl Lower<'_, '_, '_> {
 
     // ---- arithmetic ----
 
-    pub fn binop(
-        &mut self,
-        op: BinOp,
-        l: Val,
-        r: Val,
-        lspan: Span,
-        rspan: Span,
-        span: Span,
-    ) -> R<Val> {
+    pub fn binop(&mut self, op: BinOp, l: Val, r: Val, span: Span) -> R<Val> {
         if l.ty == Ty::Tensor || r.ty == Ty::Tensor {
-            return self.tensor_binop(op, l, r, lspan, rspan, span);
+            return self.tensor_binop(op, l, r, span);
         }
         let bad = |_: &Self| {
-            Diagnostic::error(format!(
-                "unsupported operand types for `{}`: `{}` and `{}`",
-                op.symbol(),
-                l.ty,
-                r.ty
-            ))
-            .with_primary(span, format!("`{}` {} `{}`", l.ty, op.symbol(), r.ty))
-            .with_help(match (&l.ty, &r.ty) {
+            unsupported_operands(op, &l.ty, &r.ty, span).with_help(match (&l.ty, &r.ty) {
                 (Ty::List(_), _) | (_, Ty::List(_)) => {
                     "lists only support `+` with a list of the same type; for element-wise arithmetic use a tensor (`torch.tensor(xs)`)"
                 }
@@ -1365,14 +1339,10 @@ impl Lower<'_, '_, '_> {
                 (r.v, l.v)
             };
             let out = self.b.list_new(ir_type(a), &[]);
-            let t = self.b.const_bool(true);
-            let body = self.b.new_region(&[Type::Int]);
-            let saved = self.b.position_at_end(body);
-            self.append_all(out, list);
-            let go = self.b.const_bool(true);
-            self.b.yield_(&[go]);
-            self.b.set_insert_point(saved);
-            self.b.loop_(n, t, &[], body);
+            self.for_range(n, |this, _| {
+                this.append_all(out, list);
+                Ok(())
+            })?;
             return Ok(Val {
                 v: out,
                 ty: Ty::List(a.clone()),
@@ -1592,21 +1562,12 @@ impl Lower<'_, '_, '_> {
                         },
                     };
                     let elem = (*elem).clone();
-                    if k != 1 {
-                        return self.list_slice_step(
-                            base.v,
-                            elem,
-                            lower.as_deref(),
-                            upper.as_deref(),
-                            k,
-                            e.span,
-                        );
-                    }
-                    return self.list_slice(
+                    return self.list_slice_step(
                         base.v,
                         elem,
                         lower.as_deref(),
                         upper.as_deref(),
+                        k,
                         e.span,
                     );
                 }
@@ -1689,22 +1650,18 @@ impl Lower<'_, '_, '_> {
     /// Appends every element of list `src` to list `out` (a loop).
     pub(crate) fn append_all(&mut self, out: Value, src: Value) {
         let n = self.b.list_len(src);
-        let t = self.b.const_bool(true);
-        let body = self.b.new_region(&[Type::Int]);
-        let params = self.b.func.region_params(body).to_vec();
-        let saved = self.b.position_at_end(body);
-        let x = self.b.list_get(src, params[0]);
-        self.b.list_append(out, x);
-        let go = self.b.const_bool(true);
-        self.b.yield_(&[go]);
-        self.b.set_insert_point(saved);
-        self.b.loop_(n, t, &[], body);
+        let appended = self.for_range(n, |this, i| {
+            let x = this.b.list_get(src, i);
+            this.b.list_append(out, x);
+            Ok(())
+        });
+        debug_assert!(appended.is_ok(), "list_get and list_append do not fail");
     }
 
-    /// `xs[a:b]`: a new list of the elements (Python's clamping of the bounds), built by a loop.
-    /// `xs[a:b:k]` for a literal step `k` (≠ 0; 1 is `xs[a:b]`), with Python's bounds: negative bounds
-    /// count from the end, then clamp to `[0, n]` (`k > 0`) or `[-1, n - 1]` (`k < 0`); the
-    /// defaults are the ends in the step's direction.
+    /// `xs[a:b:k]` for a literal step `k` (≠ 0; 1 is `xs[a:b]`): a new list of the elements,
+    /// built by a loop, with Python's bounds: negative bounds count from the end, then clamp to
+    /// `[0, n]` (`k > 0`) or `[-1, n - 1]` (`k < 0`); the defaults are the ends in the step's
+    /// direction.
     fn list_slice_step(
         &mut self,
         list: Value,
@@ -1773,39 +1730,22 @@ impl Lower<'_, '_, '_> {
             self.b.select(negq, zero, q)
         };
         let out = self.b.list_new(ir_type(&elem), &[]);
-        let t = self.b.const_bool(true);
-        let body = self.b.new_region(&[Type::Int]);
-        let params = self.b.func.region_params(body).to_vec();
-        let saved = self.b.position_at_end(body);
-        let off = if k == 1 {
-            params[0]
-        } else {
-            let kc = self.b.const_int(k);
-            self.b.int_bin(IntBinOp::Mul, params[0], kc)
-        };
-        let i = self.b.int_bin(IntBinOp::Add, start, off);
-        let x = self.b.list_get(list, i);
-        self.b.list_append(out, x);
-        let go = self.b.const_bool(true);
-        self.b.yield_(&[go]);
-        self.b.set_insert_point(saved);
-        self.b.loop_(trip, t, &[], body);
+        self.for_range(trip, |this, j| {
+            let off = if k == 1 {
+                j
+            } else {
+                let kc = this.b.const_int(k);
+                this.b.int_bin(IntBinOp::Mul, j, kc)
+            };
+            let i = this.b.int_bin(IntBinOp::Add, start, off);
+            let x = this.b.list_get(list, i);
+            this.b.list_append(out, x);
+            Ok(())
+        })?;
         Ok(Val {
             v: out,
             ty: Ty::list(elem),
         })
-    }
-
-    /// `xs[a:b]`: [`Self::list_slice_step`] with step 1.
-    fn list_slice(
-        &mut self,
-        list: Value,
-        elem: Ty,
-        lower: Option<&Expr>,
-        upper: Option<&Expr>,
-        span: Span,
-    ) -> R<Val> {
-        self.list_slice_step(list, elem, lower, upper, 1, span)
     }
 
     // ---- calls ----
@@ -2098,16 +2038,11 @@ impl Lower<'_, '_, '_> {
                         // `list(t)`: the rows
                         let n = self.tensor_len(x.v)?;
                         let out = self.b.list_new(Type::tensor(), &[]);
-                        let t = self.b.const_bool(true);
-                        let body = self.b.new_region(&[Type::Int]);
-                        let params = self.b.func.region_params(body).to_vec();
-                        let saved = self.b.position_at_end(body);
-                        let row = self.tensor_row(x.v, params[0])?;
-                        self.b.list_append(out, row);
-                        let go = self.b.const_bool(true);
-                        self.b.yield_(&[go]);
-                        self.b.set_insert_point(saved);
-                        self.b.loop_(n, t, &[], body);
+                        self.for_range(n, |this, i| {
+                            let row = this.tensor_row(x.v, i)?;
+                            this.b.list_append(out, row);
+                            Ok(())
+                        })?;
                         Ok(Val {
                             v: out,
                             ty: Ty::list(Ty::Tensor),
@@ -2235,36 +2170,15 @@ impl Lower<'_, '_, '_> {
                 }
             }
             "pow" => match vals.as_slice() {
-                [a, b] => self.binop(
-                    BinOp::Pow,
-                    a.clone(),
-                    b.clone(),
-                    args[0].span,
-                    args[1].span,
-                    e.span,
-                ),
+                [a, b] => self.binop(BinOp::Pow, a.clone(), b.clone(), e.span),
                 _ => Err(arity_err(
                     "2 arguments (three-argument `pow` is not supported)",
                 )),
             },
             "divmod" => match vals.as_slice() {
                 [a, b] => {
-                    let q = self.binop(
-                        BinOp::FloorDiv,
-                        a.clone(),
-                        b.clone(),
-                        args[0].span,
-                        args[1].span,
-                        e.span,
-                    )?;
-                    let r = self.binop(
-                        BinOp::Mod,
-                        a.clone(),
-                        b.clone(),
-                        args[0].span,
-                        args[1].span,
-                        e.span,
-                    )?;
+                    let q = self.binop(BinOp::FloorDiv, a.clone(), b.clone(), e.span)?;
+                    let r = self.binop(BinOp::Mod, a.clone(), b.clone(), e.span)?;
                     let v = self.b.tuple_new(&[q.v, r.v]);
                     Ok(Val {
                         v,
@@ -2365,7 +2279,7 @@ impl Lower<'_, '_, '_> {
         };
         let xv = Val { v: x, ty: elem };
         let r = match fold {
-            Fold::Sum => self.binop(BinOp::Add, acc, xv, span, span, span),
+            Fold::Sum => self.binop(BinOp::Add, acc, xv, span),
             Fold::Max => self.scalar_minmax(true, acc, xv, span, span),
             Fold::Min => self.scalar_minmax(false, acc, xv, span, span),
         };

@@ -25,7 +25,7 @@ mod tensor;
 use crate::module::{Const as MConst, ModuleInfo};
 use crate::ty::Ty;
 use pyjit_ir::{Function, FunctionBuilder, Region, Type, Value};
-use pyjit_syntax::ast::{FunctionDef, Stmt};
+use pyjit_syntax::ast::{BinOp, FunctionDef, Stmt};
 use pyjit_syntax::{Diagnostic, SourceFile, Span};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -490,6 +490,46 @@ impl Lower<'_, '_, '_> {
 
     // ---- structured if with SSA merge ----
 
+    /// Emits Python's `for i in range(n)` without `break`: a `loop` whose body (`each`, given the
+    /// iteration's index) always continues.
+    pub(crate) fn for_range(
+        &mut self,
+        n: Value,
+        mut each: impl FnMut(&mut Self, Value) -> R<()>,
+    ) -> R<()> {
+        let t = self.b.const_bool(true);
+        let body = self.b.new_region(&[Type::Int]);
+        let i = self.b.func.region_params(body)[0];
+        let saved = self.b.position_at_end(body);
+        each(self, i)?;
+        let go = self.b.const_bool(true);
+        self.b.yield_(&[go]);
+        self.b.set_insert_point(saved);
+        self.b.loop_(n, t, &[], body);
+        Ok(())
+    }
+
+    /// Raises `exc` with the message `msg` builds when `cond` holds (a failing path that ends
+    /// in the raise, and an empty passing path).
+    pub(crate) fn raise_if(
+        &mut self,
+        cond: Value,
+        exc: &str,
+        mut msg: impl FnMut(&mut Self) -> R<Value>,
+    ) -> R<()> {
+        self.lower_if(
+            cond,
+            &mut |s| {
+                let m = msg(s)?;
+                s.b.raise(exc, m);
+                s.st.unreachable = true;
+                Ok(())
+            },
+            &mut |_| Ok(()),
+            ("failing path", "passing path"),
+        )
+    }
+
     /// Emits `if cond { then } else { else }`, merging the environments. `names` names the two
     /// paths in "not defined" reasons (`"true branch"`, `"false branch"`).
     pub(crate) fn lower_if(
@@ -832,6 +872,15 @@ fn set_flag(st: &mut State, i: usize, f: Flag) {
         1 => st.brk = f,
         _ => st.cont = f,
     }
+}
+
+/// `a OP b` on operand types `OP` does not take (`span`: the whole operation).
+pub(crate) fn unsupported_operands(op: BinOp, l: &Ty, r: &Ty, span: Span) -> Diagnostic {
+    Diagnostic::error(format!(
+        "unsupported operand types for `{}`: `{l}` and `{r}`",
+        op.symbol()
+    ))
+    .with_primary(span, format!("`{l}` {} `{r}`", op.symbol()))
 }
 
 /// The common type of two types for `return`s and ternaries.

@@ -464,7 +464,7 @@ impl Lower<'_, '_, '_> {
                     .with_primary(span, "list operand")
                     .with_help("`+=` extends a list; for other operators use a loop"));
                 }
-                let r = self.binop(op, cur, rhs, target.span, value.span, span)?;
+                let r = self.binop(op, cur, rhs, span)?;
                 self.set_span(span);
                 self.assign_name(n, target.span, r, None, span)
             }
@@ -486,19 +486,7 @@ impl Lower<'_, '_, '_> {
                         let cur =
                             self.b
                                 .insert1(pyjit_ir::OpKind::DictGet, &[b.v, k], ir_type(&vt));
-                        let rhs = self.expr(value)?;
-                        let cur = Val {
-                            v: cur,
-                            ty: vt.clone(),
-                        };
-                        let r = if vt == Ty::Tensor {
-                            self.tensor_inplace(op, cur, rhs, span)?
-                        } else {
-                            self.binop(op, cur, rhs, target.span, value.span, span)?
-                        };
-                        let r = self.coerce(r, &vt, span, |got, want| {
-                            format!("dict value has type `{want}`, but the result is `{got}`")
-                        })?;
+                        let r = self.aug_element(op, cur, &vt, value, span, "dict value")?;
                         self.set_span(span);
                         self.b
                             .insert(pyjit_ir::OpKind::DictSet, &[b.v, k, r], &[], &[]);
@@ -509,21 +497,7 @@ impl Lower<'_, '_, '_> {
                         let i = self.expr(index)?;
                         let i = self.expect_int(i, index, "list index")?;
                         let cur = self.b.list_get(b.v, i);
-                        let rhs = self.expr(value)?;
-                        let cur = Val {
-                            v: cur,
-                            ty: elem.clone(),
-                        };
-                        // A tensor element is updated in place (`xs[i] += t` calls `__iadd__`),
-                        // so other references to it see the change.
-                        let r = if elem == Ty::Tensor {
-                            self.tensor_inplace(op, cur, rhs, span)?
-                        } else {
-                            self.binop(op, cur, rhs, target.span, value.span, span)?
-                        };
-                        let r = self.coerce(r, &elem, span, |got, want| {
-                            format!("list element has type `{want}`, but the result is `{got}`")
-                        })?;
+                        let r = self.aug_element(op, cur, &elem, value, span, "list element")?;
                         self.b.list_set(b.v, i, r);
                         Ok(())
                     }
@@ -536,6 +510,30 @@ impl Lower<'_, '_, '_> {
             _ => Err(Diagnostic::error("invalid augmented assignment target")
                 .with_primary(target.span, "cannot assign to this")),
         }
+    }
+
+    /// `cur OP= value` for an element of type `elem` of a container (`what`: "dict value",
+    /// "list element"): a tensor element is updated in place (`xs[i] += t` calls `__iadd__`, so
+    /// other references to it see the change), another gets the binop; the result, coerced to
+    /// `elem`, is what goes back into the container.
+    fn aug_element(
+        &mut self,
+        op: BinOp,
+        cur: Value,
+        elem: &Ty,
+        value: &Expr,
+        span: Span,
+        what: &str,
+    ) -> R<Value> {
+        let rhs = self.expr(value)?;
+        let cur = Val {
+            v: cur,
+            ty: elem.clone(),
+        };
+        let r = self.tensor_inplace(op, cur, rhs, span)?;
+        self.coerce(r, elem, span, |got, want| {
+            format!("{what} has type `{want}`, but the result is `{got}`")
+        })
     }
 
     fn assign_subscript(
@@ -1406,18 +1404,11 @@ impl Lower<'_, '_, '_> {
             Some(m) if !matches!(m.kind, ExprKind::Str(_)) => {
                 self.set_span(test.span);
                 let failed = self.b.not(c.v);
-                self.lower_if(
-                    failed,
-                    &mut |s| {
-                        let mv = s.message(m)?;
-                        s.set_span(test.span);
-                        s.b.raise("AssertionError", mv);
-                        s.st.unreachable = true;
-                        Ok(())
-                    },
-                    &mut |_| Ok(()),
-                    ("failing path", "passing path"),
-                )?;
+                self.raise_if(failed, "AssertionError", |s| {
+                    let mv = s.message(m)?;
+                    s.set_span(test.span);
+                    Ok(mv)
+                })?;
             }
             _ => {
                 let m = match msg {

@@ -3,7 +3,7 @@
 //! schema table: arguments are bound and overloads resolved by the table's own [`resolve`]
 //! (TorchScript's first-match order), so there is no hand-written case per op.
 
-use super::{Lower, R, Val, from_ir_type, ir_type};
+use super::{Lower, R, Val, from_ir_type, ir_type, unsupported_operands};
 use crate::ty::Ty;
 use pyjit_ir::{IndexKind, Type, Value};
 use pyjit_runtime::DType;
@@ -356,25 +356,9 @@ impl Lower<'_, '_, '_> {
 
     // ---- operators ----
 
-    pub(crate) fn tensor_binop(
-        &mut self,
-        op: BinOp,
-        l: Val,
-        r: Val,
-        _lspan: Span,
-        _rspan: Span,
-        span: Span,
-    ) -> R<Val> {
+    pub(crate) fn tensor_binop(&mut self, op: BinOp, l: Val, r: Val, span: Span) -> R<Val> {
         let pyop = py_operator(op);
-        let bad = |l: &Val, r: &Val| {
-            Diagnostic::error(format!(
-                "unsupported operand types for `{}`: `{}` and `{}`",
-                op.symbol(),
-                l.ty,
-                r.ty
-            ))
-            .with_primary(span, format!("`{}` {} `{}`", l.ty, op.symbol(), r.ty))
-        };
+        let bad = |l: &Val, r: &Val| unsupported_operands(op, &l.ty, &r.ty, span);
         let (form, ok) = if l.ty == Ty::Tensor {
             (
                 OperatorForm::Forward,
@@ -480,14 +464,14 @@ impl Lower<'_, '_, '_> {
     /// `x op= y` on a tensor: in place (keeps `x`'s dtype, visible through aliases); `@=` rebinds.
     pub(crate) fn tensor_inplace(&mut self, op: BinOp, x: Val, rhs: Val, span: Span) -> R<Val> {
         if x.ty != Ty::Tensor {
-            return self.binop(op, x, rhs, span, span, span);
+            return self.binop(op, x, rhs, span);
         }
         match rs::operator_target(py_operator(op), OperatorForm::InPlace) {
             Some(t) => {
                 let what = format!("operator {}=", op.symbol());
                 self.schema_call(t.name, vec![SArg::V(x), SArg::V(rhs)], vec![], &what, span)
             }
-            None => self.tensor_binop(op, x, rhs, span, span, span),
+            None => self.tensor_binop(op, x, rhs, span),
         }
     }
 
@@ -536,20 +520,12 @@ impl Lower<'_, '_, '_> {
         let n = self.schema_call("numel", vec![SArg::V(tv)], vec![], "item", span)?;
         let one = self.b.const_int(1);
         let bad = self.b.int_cmp(pyjit_ir::CmpOp::Ne, n.v, one);
-        self.lower_if(
-            bad,
-            &mut |s| {
-                let a = s.b.const_str("a Tensor with ");
-                let c = s.b.str_of(n.v, "");
-                let z = s.b.const_str(" elements cannot be converted to Scalar");
-                let msg = s.b.str_concat(&[a, c, z]);
-                s.b.raise("RuntimeError", msg);
-                s.st.unreachable = true;
-                Ok(())
-            },
-            &mut |_| Ok(()),
-            ("failing path", "passing path"),
-        )?;
+        self.raise_if(bad, "RuntimeError", |s| {
+            let a = s.b.const_str("a Tensor with ");
+            let c = s.b.str_of(n.v, "");
+            let z = s.b.const_str(" elements cannot be converted to Scalar");
+            Ok(s.b.str_concat(&[a, c, z]))
+        })?;
         self.set_span(span);
         self.scalar_of(k, t)
     }
@@ -976,35 +952,25 @@ impl Lower<'_, '_, '_> {
     /// `index_put_`, which converts to the destination's dtype.
     fn convert_like(&mut self, c: Val, like: Val, span: Span) -> R<Val> {
         self.set_span(span);
-        let flat = self.schema_call("flatten", vec![SArg::V(like)], vec![], "dtype", span)?;
+        // Every step is a schema op without keywords.
+        let op = |s: &mut Self, name: &str, args: Vec<SArg>| {
+            s.schema_call(name, args, vec![], "dtype", span)
+        };
+        let flat = op(self, "flatten", vec![SArg::V(like)])?;
         let zero = self.b.const_int(0);
         let one = self.b.const_int(1);
         let first = self.encode_indices(vec![IndexItem::Slice(Some(zero), Some(one), None)]);
-        let head = self.schema_call(
-            "index",
-            vec![SArg::V(flat), SArg::Indices(first)],
-            vec![],
-            "dtype",
-            span,
-        )?;
-        let z = self.schema_call("zeros_like", vec![SArg::V(head)], vec![], "dtype", span)?;
-        let z = self.schema_call("squeeze", vec![SArg::V(z)], vec![], "dtype", span)?;
-        let shape = self.schema_call("size", vec![SArg::V(c.clone())], vec![], "dtype", span)?;
-        let e = self.schema_call(
-            "expand",
-            vec![SArg::V(z), SArg::V(shape)],
-            vec![],
-            "dtype",
-            span,
-        )?;
-        let base = self.schema_call("clone", vec![SArg::V(e)], vec![], "dtype", span)?;
+        let head = op(self, "index", vec![SArg::V(flat), SArg::Indices(first)])?;
+        let z = op(self, "zeros_like", vec![SArg::V(head)])?;
+        let z = op(self, "squeeze", vec![SArg::V(z)])?;
+        let shape = op(self, "size", vec![SArg::V(c.clone())])?;
+        let e = op(self, "expand", vec![SArg::V(z), SArg::V(shape)])?;
+        let base = op(self, "clone", vec![SArg::V(e)])?;
         let all = self.encode_indices(vec![IndexItem::Ellipsis]);
-        self.schema_call(
+        op(
+            self,
             "index_put_",
             vec![SArg::V(base), SArg::Indices(all), SArg::V(c)],
-            vec![],
-            "dtype",
-            span,
         )
     }
 
@@ -1408,18 +1374,13 @@ impl Lower<'_, '_, '_> {
                 // permute by [ndim-1, …, 0], built with a loop since the rank is not static.
                 let nd = self.schema_call("dim", vec![SArg::V(recv.clone())], vec![], "T", e.span)?;
                 let dims = self.b.list_new(Type::Int, &[]);
-                let t = self.b.const_bool(true);
-                let body = self.b.new_region(&[Type::Int]);
-                let params = self.b.func.region_params(body).to_vec();
-                let saved = self.b.position_at_end(body);
-                let one = self.b.const_int(1);
-                let last = self.b.int_bin(pyjit_ir::IntBinOp::Sub, nd.v, one);
-                let d = self.b.int_bin(pyjit_ir::IntBinOp::Sub, last, params[0]);
-                self.b.list_append(dims, d);
-                let go = self.b.const_bool(true);
-                self.b.yield_(&[go]);
-                self.b.set_insert_point(saved);
-                self.b.loop_(nd.v, t, &[], body);
+                self.for_range(nd.v, |this, i| {
+                    let one = this.b.const_int(1);
+                    let last = this.b.int_bin(pyjit_ir::IntBinOp::Sub, nd.v, one);
+                    let d = this.b.int_bin(pyjit_ir::IntBinOp::Sub, last, i);
+                    this.b.list_append(dims, d);
+                    Ok(())
+                })?;
                 let dv = Val { v: dims, ty: Ty::list(Ty::Int) };
                 self.schema_call("permute", vec![SArg::V(recv), SArg::V(dv)], vec![], "T", e.span)
             }

@@ -5,9 +5,35 @@
 
 use pyjit_interp::Value;
 use pyjit_runtime::{DType, Tensor};
+use pyjit_syntax::SourceFile;
+use pyjit_syntax::ast::Module;
+use pyjit_trace::{Trace, TraceError, TraceOptions, trace_function_to};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+
+/// A 1-d float32 tensor argument.
+pub fn t(v: &[f32]) -> Value {
+    Value::Tensor(Tensor::from_slice(v))
+}
+
+/// `src` as the file `path`, and its module (which must parse).
+pub fn parsed(path: impl Into<String>, src: impl Into<String>) -> (SourceFile, Module) {
+    let file = SourceFile::new(path.into(), src.into());
+    let m = pyjit_syntax::parse_module(&file).expect("parses");
+    (file, m)
+}
+
+/// Traces `name` of `file` (parsed: `m`) on `args`, the eager run's prints dropped.
+pub fn trace_of(
+    file: &SourceFile,
+    m: &Module,
+    name: &str,
+    args: Vec<Value>,
+    opts: TraceOptions,
+) -> Result<Trace, TraceError> {
+    trace_function_to(file, m, name, args, opts, &mut Vec::new())
+}
 
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -198,31 +224,30 @@ pub fn flatten(v: &Value) -> Vec<(String, Tensor)> {
 }
 
 fn scalar_list(items: &[Value]) -> Option<Tensor> {
-    if items.iter().all(|v| matches!(v, Value::Int(_))) {
-        return Some(Tensor::from_slice(
-            &items
-                .iter()
-                .map(|v| v.as_int().unwrap_or(0))
-                .collect::<Vec<i64>>(),
-        ));
+    /// The items as one tensor when `get` takes each of them.
+    fn all<T: pyjit_runtime::Element>(
+        items: &[Value],
+        get: impl Fn(&Value) -> Option<T>,
+    ) -> Option<Tensor> {
+        let v: Option<Vec<T>> = items.iter().map(get).collect();
+        v.map(|v| Tensor::from_slice(&v))
     }
-    if items.iter().all(|v| matches!(v, Value::Float(_))) {
-        return Some(Tensor::from_slice(
-            &items
-                .iter()
-                .map(|v| v.as_float().unwrap_or(0.0))
-                .collect::<Vec<f64>>(),
-        ));
-    }
-    if items.iter().all(|v| matches!(v, Value::Bool(_))) {
-        return Some(Tensor::from_slice(
-            &items
-                .iter()
-                .map(|v| v.as_bool().unwrap_or(false))
-                .collect::<Vec<bool>>(),
-        ));
-    }
-    None
+    all(items, |v| match v {
+        Value::Int(i) => Some(*i),
+        _ => None,
+    })
+    .or_else(|| {
+        all(items, |v| match v {
+            Value::Float(x) => Some(*x),
+            _ => None,
+        })
+    })
+    .or_else(|| {
+        all(items, |v| match v {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        })
+    })
 }
 
 fn flat(key: &str, v: &Value, out: &mut Vec<(String, Tensor)>) {
