@@ -152,8 +152,9 @@ impl Storage {
 pub struct Tensor {
     storage: Arc<Storage>,
     dtype: DType,
-    shape: Vec<usize>,
-    strides: Vec<usize>,
+    /// The shape, then the strides (`2 * rank` numbers): one allocation per view, shared by
+    /// its clones (a clone of a tensor only counts references).
+    dims: Arc<[usize]>,
     offset: usize,
 }
 
@@ -231,6 +232,27 @@ pub(crate) fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
     strides
 }
 
+/// A view's dims (see [`Tensor`]): `shape` then `strides`, in one allocation.
+fn dims_of(shape: &[usize], strides: &[usize]) -> Arc<[usize]> {
+    shape.iter().chain(strides).copied().collect()
+}
+
+/// The dims of a row-major tensor of `shape` (strides on the stack up to rank 8, so one
+/// allocation in all).
+fn contiguous_dims(shape: &[usize]) -> Arc<[usize]> {
+    const SMALL: usize = 8;
+    if shape.len() > SMALL {
+        return dims_of(shape, &contiguous_strides(shape));
+    }
+    let mut strides = [0usize; SMALL];
+    let mut acc = 1usize;
+    for (s, &d) in strides[..shape.len()].iter_mut().zip(shape).rev() {
+        *s = acc;
+        acc = acc.saturating_mul(d.max(1));
+    }
+    dims_of(shape, &strides[..shape.len()])
+}
+
 /// Wraps a possibly negative `dim` into `[0, rank)`; rank 0 accepts `-1` and `0` like PyTorch.
 pub fn wrap_dim(dim: i64, rank: usize) -> Result<usize> {
     let r = rank.max(1) as i64;
@@ -265,12 +287,10 @@ impl Tensor {
     /// A contiguous tensor over a fresh buffer. `buf.len()` must equal the product of `shape`.
     pub(crate) fn from_buffer(buf: Buffer, shape: Vec<usize>) -> Tensor {
         let dtype = buf.dtype();
-        let strides = contiguous_strides(&shape);
         Tensor {
             storage: Arc::new(Storage::new(buf)),
             dtype,
-            shape,
-            strides,
+            dims: contiguous_dims(&shape),
             offset: 0,
         }
     }
@@ -365,8 +385,7 @@ impl Tensor {
         Ok(Tensor {
             storage: Arc::new(Storage::new(buf)),
             dtype,
-            shape,
-            strides,
+            dims: dims_of(&shape, &strides),
             offset: 0,
         })
     }
@@ -402,12 +421,12 @@ impl Tensor {
     // ---------------------------------------------------------------- metadata
 
     pub fn shape(&self) -> &[usize] {
-        &self.shape
+        &self.dims[..self.dims.len() / 2]
     }
 
     /// Strides in elements.
     pub fn strides(&self) -> &[usize] {
-        &self.strides
+        &self.dims[self.dims.len() / 2..]
     }
 
     /// Offset of element `[0, …, 0]` in the storage, in elements.
@@ -420,36 +439,36 @@ impl Tensor {
     }
 
     pub fn numel(&self) -> usize {
-        self.shape.iter().product()
+        self.shape().iter().product()
     }
 
     pub fn dim(&self) -> usize {
-        self.shape.len()
+        self.shape().len()
     }
 
     /// `x.size(d)` with a possibly negative `d`.
     pub fn size(&self, dim: i64) -> Result<usize> {
-        if self.shape.is_empty() {
+        if self.shape().is_empty() {
             return Err(RuntimeError::DimOutOfRange {
                 dim,
                 low: 0,
                 high: -1,
             });
         }
-        Ok(self.shape[wrap_dim(dim, self.dim())?])
+        Ok(self.shape()[wrap_dim(dim, self.dim())?])
     }
 
     /// Whether the view is row-major contiguous (size-1 dims may have any stride).
     pub fn is_contiguous(&self) -> bool {
         let mut expected = 1usize;
-        for i in (0..self.shape.len()).rev() {
-            if self.shape[i] == 1 {
+        for i in (0..self.shape().len()).rev() {
+            if self.shape()[i] == 1 {
                 continue;
             }
-            if self.strides[i] != expected {
+            if self.strides()[i] != expected {
                 return self.numel() == 0;
             }
-            expected *= self.shape[i];
+            expected *= self.shape()[i];
         }
         true
     }
@@ -462,9 +481,9 @@ impl Tensor {
     /// Whether any element of this view is reachable through two different indices
     /// (an expanded view); such views cannot be written to.
     pub fn has_internal_overlap(&self) -> bool {
-        self.shape
+        self.shape()
             .iter()
-            .zip(&self.strides)
+            .zip(self.strides())
             .any(|(&n, &s)| n > 1 && s == 0)
     }
 
@@ -480,21 +499,21 @@ impl Tensor {
     /// Whether the view's elements fill a block of memory exactly once in some order of its
     /// dims (PyTorch's `is_non_overlapping_and_dense`): a permutation of a contiguous tensor.
     pub fn is_non_overlapping_and_dense(&self) -> bool {
-        if self.shape.len() == 1 {
-            return self.shape[0] < 2 || self.strides[0] == 1;
+        if self.shape().len() == 1 {
+            return self.shape()[0] < 2 || self.strides()[0] == 1;
         }
         // Dims of size < 2 last, the others by increasing stride.
-        let mut perm: Vec<usize> = (0..self.shape.len()).collect();
-        perm.sort_by_key(|&d| (self.shape[d] < 2, self.strides[d]));
+        let mut perm: Vec<usize> = (0..self.shape().len()).collect();
+        perm.sort_by_key(|&d| (self.shape()[d] < 2, self.strides()[d]));
         let mut require = 1usize;
         for d in perm {
-            if self.shape[d] < 2 {
+            if self.shape()[d] < 2 {
                 return true;
             }
-            if self.strides[d] != require {
+            if self.strides()[d] != require {
                 return false;
             }
-            require = require.saturating_mul(self.shape[d]);
+            require = require.saturating_mul(self.shape()[d]);
         }
         true
     }
@@ -506,8 +525,8 @@ impl Tensor {
     pub fn overlap_status(&self, other: &Tensor) -> MemOverlap {
         let same_view = self.shares_storage(other)
             && self.offset == other.offset
-            && self.shape == other.shape
-            && self.strides == other.strides;
+            && self.shape() == other.shape()
+            && self.strides() == other.strides();
         if same_view {
             return MemOverlap::Full;
         }
@@ -522,7 +541,7 @@ impl Tensor {
             let (a0, a1) = (self.offset, self.offset + self.numel());
             let (b0, b1) = (other.offset, other.offset + other.numel());
             if a0 == b0 && a1 == b1 {
-                return if self.strides == other.strides {
+                return if self.strides() == other.strides() {
                     MemOverlap::Full
                 } else {
                     MemOverlap::Partial
@@ -562,10 +581,10 @@ impl Tensor {
     /// address nothing, but could overflow ndarray's offset checks when some dim is huge).
     fn view_strides(&self) -> &[usize] {
         const ZEROS: [usize; 64] = [0; 64];
-        if self.numel() == 0 && self.strides.len() <= 64 {
-            &ZEROS[..self.strides.len()]
+        if self.numel() == 0 && self.strides().len() <= 64 {
+            &ZEROS[..self.strides().len()]
         } else {
-            &self.strides
+            self.strides()
         }
     }
 
@@ -616,7 +635,7 @@ impl Tensor {
         // invariant above); strides are non-negative; the read guard keeps the buffer alive and
         // free of writers while the view exists.
         let view = unsafe {
-            ArrayViewD::from_shape_ptr(IxDyn(&self.shape).strides(IxDyn(self.view_strides())), ptr)
+            ArrayViewD::from_shape_ptr(IxDyn(self.shape()).strides(IxDyn(self.view_strides())), ptr)
         };
         Some(f(view))
     }
@@ -662,7 +681,7 @@ impl Tensor {
         // SAFETY: in bounds as in `with_view`; no two indices alias (checked above); the write
         // guard gives exclusive access for the duration of `f`.
         let view = unsafe {
-            ArrayViewMutD::from_shape_ptr(IxDyn(&self.shape).strides(IxDyn(&self.strides)), ptr)
+            ArrayViewMutD::from_shape_ptr(IxDyn(self.shape()).strides(IxDyn(self.strides())), ptr)
         };
         Ok(f(view))
     }
@@ -701,9 +720,9 @@ impl Tensor {
     /// Element number `i` in row-major order of the view (caller guarantees `i < numel`).
     pub(crate) fn get_linear(&self, mut i: usize) -> Scalar {
         let mut pos = self.offset;
-        for d in (0..self.shape.len()).rev() {
-            let n = self.shape[d].max(1);
-            pos += (i % n) * self.strides[d];
+        for d in (0..self.shape().len()).rev() {
+            let n = self.shape()[d].max(1);
+            pos += (i % n) * self.strides()[d];
             i /= n;
         }
         let guard = self.storage.buf.read_recursive();
@@ -733,11 +752,11 @@ impl Tensor {
         RawView {
             data: (self.storage.base + self.offset * elem) as *mut u8,
             dtype: self.dtype.code(),
-            ndim: self.shape.len() as u32,
+            ndim: self.shape().len() as u32,
             // usize and i64 have the same layout on the 64-bit targets we support and every
             // size/stride fits in an i64 (allocations are capped far below 2^63 bytes).
-            shape: self.shape.as_ptr() as *const i64,
-            strides: self.strides.as_ptr() as *const i64,
+            shape: self.shape().as_ptr() as *const i64,
+            strides: self.strides().as_ptr() as *const i64,
         }
     }
 
@@ -758,8 +777,7 @@ impl Tensor {
         Tensor {
             storage: Arc::clone(&self.storage),
             dtype: self.dtype,
-            shape,
-            strides,
+            dims: dims_of(&shape, &strides),
             offset,
         }
     }
@@ -772,8 +790,8 @@ impl Tensor {
         if r == 0 {
             return Ok(self.clone());
         }
-        let mut shape = self.shape.clone();
-        let mut strides = self.strides.clone();
+        let mut shape = self.shape().to_vec();
+        let mut strides = self.strides().to_vec();
         shape.swap(a, b);
         strides.swap(a, b);
         Ok(self.make_view(shape, strides, self.offset))
@@ -810,8 +828,8 @@ impl Tensor {
                 ));
             }
             seen[d] = true;
-            shape.push(self.shape[d]);
-            strides.push(self.strides[d]);
+            shape.push(self.shape()[d]);
+            strides.push(self.strides()[d]);
         }
         Ok(self.make_view(shape, strides, self.offset))
     }
@@ -822,7 +840,7 @@ impl Tensor {
         if sizes.len() < r {
             return Err(RuntimeError::Shape(format!(
                 "expand(torch.FloatTensor{{{}}}, size=[{}]): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
-                fmt_list(&self.shape),
+                fmt_list(self.shape()),
                 fmt_list(sizes),
                 sizes.len(),
                 r
@@ -842,8 +860,8 @@ impl Tensor {
                 shape[i] = want as usize;
                 strides[i] = 0;
             } else {
-                let have = self.shape[i - lead];
-                let st = self.strides[i - lead];
+                let have = self.shape()[i - lead];
+                let st = self.strides()[i - lead];
                 if want == -1 || want as usize == have && want >= 0 {
                     shape[i] = have;
                     strides[i] = st;
@@ -854,7 +872,7 @@ impl Tensor {
                     return Err(RuntimeError::Shape(format!(
                         "The expanded size of the tensor ({want}) must match the existing size ({have}) at non-singleton dimension {i}.  Target sizes: [{}].  Tensor sizes: [{}]",
                         fmt_list(sizes),
-                        fmt_list(&self.shape)
+                        fmt_list(self.shape())
                     )));
                 }
             }
@@ -865,7 +883,7 @@ impl Tensor {
 
     /// Broadcasts to `shape` (a view); the shapes must be broadcast-compatible.
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Tensor> {
-        if shape == self.shape.as_slice() {
+        if shape == self.shape() {
             return Ok(self.clone());
         }
         let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
@@ -875,9 +893,9 @@ impl Tensor {
     /// `x.squeeze()`: drops every size-1 dimension.
     pub fn squeeze(&self) -> Tensor {
         let (shape, strides) = self
-            .shape
+            .shape()
             .iter()
-            .zip(&self.strides)
+            .zip(self.strides())
             .filter(|(n, _)| **n != 1)
             .map(|(&n, &s)| (n, s))
             .unzip();
@@ -887,11 +905,11 @@ impl Tensor {
     /// `x.squeeze(dim)`: drops `dim` if it has size 1.
     pub fn squeeze_dim(&self, dim: i64) -> Result<Tensor> {
         let d = wrap_dim(dim, self.dim())?;
-        if self.dim() == 0 || self.shape[d] != 1 {
+        if self.dim() == 0 || self.shape()[d] != 1 {
             return Ok(self.clone());
         }
-        let mut shape = self.shape.clone();
-        let mut strides = self.strides.clone();
+        let mut shape = self.shape().to_vec();
+        let mut strides = self.strides().to_vec();
         shape.remove(d);
         strides.remove(d);
         Ok(self.make_view(shape, strides, self.offset))
@@ -900,10 +918,10 @@ impl Tensor {
     /// `x.unsqueeze(dim)`: inserts a size-1 dimension (`dim` in `[-rank-1, rank]`).
     pub fn unsqueeze(&self, dim: i64) -> Result<Tensor> {
         let d = wrap_dim(dim, self.dim() + 1)?;
-        let mut shape = self.shape.clone();
-        let mut strides = self.strides.clone();
+        let mut shape = self.shape().to_vec();
+        let mut strides = self.strides().to_vec();
         let st = if d < self.dim() {
-            self.strides[d] * self.shape[d].max(1)
+            self.strides()[d] * self.shape()[d].max(1)
         } else {
             1
         };
@@ -937,7 +955,7 @@ impl Tensor {
                 "step must be greater than zero".into(),
             ));
         }
-        let n = self.shape[d] as i64;
+        let n = self.shape()[d] as i64;
         let clamp = |v: Option<i64>, default: i64| -> i64 {
             match v {
                 None => default,
@@ -948,17 +966,17 @@ impl Tensor {
         let s = clamp(start, 0);
         let e = clamp(stop, n).max(s);
         let len = ((e - s) as i128 + step as i128 - 1) / step as i128;
-        let mut shape = self.shape.clone();
-        let mut strides = self.strides.clone();
+        let mut shape = self.shape().to_vec();
+        let mut strides = self.strides().to_vec();
         shape[d] = len as usize;
         let offset = if len > 0 {
-            self.offset + s as usize * self.strides[d]
+            self.offset + s as usize * self.strides()[d]
         } else {
             self.offset
         };
         // With a step past the end only one element is addressed, so the stride value is moot;
         // saturate instead of overflowing.
-        strides[d] = self.strides[d].saturating_mul(step as usize);
+        strides[d] = self.strides()[d].saturating_mul(step as usize);
         Ok(self.make_view(shape, strides, offset))
     }
 
@@ -970,7 +988,7 @@ impl Tensor {
             ));
         }
         let d = wrap_dim(dim, self.dim())?;
-        let n = self.shape[d] as i64;
+        let n = self.shape()[d] as i64;
         if index < -n || index >= n {
             return Err(RuntimeError::IndexOutOfRange {
                 index,
@@ -979,11 +997,11 @@ impl Tensor {
             });
         }
         let i = if index < 0 { index + n } else { index } as usize;
-        let mut shape = self.shape.clone();
-        let mut strides = self.strides.clone();
+        let mut shape = self.shape().to_vec();
+        let mut strides = self.strides().to_vec();
         shape.remove(d);
         strides.remove(d);
-        Ok(self.make_view(shape, strides, self.offset + i * self.strides[d]))
+        Ok(self.make_view(shape, strides, self.offset + i * self.strides()[d]))
     }
 
     /// Resolves a requested shape with at most one `-1` against this tensor's element count.
@@ -994,7 +1012,7 @@ impl Tensor {
     /// `x.view(shape)`: a view with a new shape; fails when the strides do not allow it.
     pub fn view(&self, sizes: &[i64]) -> Result<Tensor> {
         let shape = self.infer_size(sizes)?;
-        match compute_view_strides(&self.shape, &self.strides, &shape) {
+        match compute_view_strides(self.shape(), self.strides(), &shape) {
             Some(strides) => Ok(self.make_view(shape, strides, self.offset)),
             None => Err(RuntimeError::Shape(
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.".into(),
@@ -1005,7 +1023,7 @@ impl Tensor {
     /// `x.reshape(shape)`: a view when possible, else a contiguous copy.
     pub fn reshape(&self, sizes: &[i64]) -> Result<Tensor> {
         let shape = self.infer_size(sizes)?;
-        match compute_view_strides(&self.shape, &self.strides, &shape) {
+        match compute_view_strides(self.shape(), self.strides(), &shape) {
             Some(strides) => Ok(self.make_view(shape, strides, self.offset)),
             None => {
                 let c = self.contiguous()?;
@@ -1027,9 +1045,9 @@ impl Tensor {
                 "flatten() has invalid args: start_dim cannot come after end_dim".into(),
             ));
         }
-        let mut sizes: Vec<i64> = self.shape[..s].iter().map(|&d| d as i64).collect();
-        sizes.push(self.shape[s..=e].iter().product::<usize>() as i64);
-        sizes.extend(self.shape[e + 1..].iter().map(|&d| d as i64));
+        let mut sizes: Vec<i64> = self.shape()[..s].iter().map(|&d| d as i64).collect();
+        sizes.push(self.shape()[s..=e].iter().product::<usize>() as i64);
+        sizes.extend(self.shape()[e + 1..].iter().map(|&d| d as i64));
         self.reshape(&sizes)
     }
 
@@ -1043,7 +1061,7 @@ impl Tensor {
 
     /// `x.clone()` in PyTorch's sense: a fresh, contiguous copy that shares nothing.
     pub fn clone_data(&self) -> Result<Tensor> {
-        check_alloc(&self.shape, self.dtype)?;
+        check_alloc(self.shape(), self.dtype)?;
         Ok(with_dtype!(self.dtype, T => Tensor::from_array(self.to_array::<T>())))
     }
 
@@ -1052,7 +1070,7 @@ impl Tensor {
         if dtype == self.dtype {
             return Ok(self.clone());
         }
-        check_alloc(&self.shape, dtype)?;
+        check_alloc(self.shape(), dtype)?;
         Ok(with_dtype!(dtype, T => Tensor::from_array(self.to_array::<T>())))
     }
 
@@ -1088,18 +1106,18 @@ impl Tensor {
     /// `self.copy_(src)`: writes `src` (broadcast to `self`'s shape, converted to `self`'s dtype)
     /// into this view; visible through every view of the storage.
     pub fn copy_(&self, src: &Tensor) -> Result<()> {
-        check_alloc(&self.shape, self.dtype)?;
+        check_alloc(self.shape(), self.dtype)?;
         if self.numel() == 0 {
             // Still validate the shapes, as PyTorch does.
-            src.broadcast_to(&self.shape)?;
+            src.broadcast_to(self.shape())?;
             return Ok(());
         }
-        let src = src.broadcast_to(&self.shape).map_err(|_| {
+        let src = src.broadcast_to(self.shape()).map_err(|_| {
             RuntimeError::Shape(format!(
                 "output with shape [{}] doesn't match the broadcast shape [{}]",
-                fmt_list(&self.shape),
+                fmt_list(self.shape()),
                 fmt_list(
-                    &crate::ops::broadcast_shapes(&self.shape, src.shape()).unwrap_or_default()
+                    &crate::ops::broadcast_shapes(self.shape(), src.shape()).unwrap_or_default()
                 )
             ))
         })?;
@@ -1271,8 +1289,8 @@ impl std::fmt::Debug for Tensor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Tensor")
             .field("dtype", &self.dtype.name())
-            .field("shape", &self.shape)
-            .field("strides", &self.strides)
+            .field("shape", &self.shape())
+            .field("strides", &self.strides())
             .field("offset", &self.offset)
             .field("data", &format_args!("{}", crate::print::tensor_repr(self)))
             .finish()
@@ -1282,7 +1300,7 @@ impl std::fmt::Debug for Tensor {
 impl PartialEq for Tensor {
     /// Structural equality (dtype, shape and elements; NaN equals NaN) — for tests, not `==` ops.
     fn eq(&self, other: &Tensor) -> bool {
-        if self.dtype != other.dtype || self.shape != other.shape {
+        if self.dtype != other.dtype || self.shape() != other.shape() {
             return false;
         }
         with_dtype!(self.dtype, T => {
