@@ -1482,27 +1482,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
                         .all(|&v| self.ty(v).is_scalar());
                     let cheap = match &d.kind {
                         OpKind::Const(c) => !matches!(c, Const::Str(_)),
-                        OpKind::IntBin(o) => match o {
-                            IntBinOp::FloorDiv | IntBinOp::Mod => {
-                                self.const_int(d.operands[1]).is_some_and(|c| c > 0)
-                            }
-                            IntBinOp::Pow | IntBinOp::Shl | IntBinOp::Shr => false,
-                            _ => true,
-                        },
-                        OpKind::FloatBin(o) => {
-                            matches!(o, FloatBinOp::Add | FloatBinOp::Sub | FloatBinOp::Mul)
+                        OpKind::IntBin(IntBinOp::FloorDiv | IntBinOp::Mod) => {
+                            self.const_int(d.operands[1]).is_some_and(|c| c > 0)
                         }
-                        OpKind::Cast(c) => *c != CastOp::FloatToInt,
-                        OpKind::IntUn(_)
-                        | OpKind::FloatUn(_)
-                        | OpKind::IntCmp(_)
-                        | OpKind::FloatCmp(_)
-                        | OpKind::BoolCmp(_)
-                        | OpKind::BoolBin(_)
-                        | OpKind::Not
-                        | OpKind::Select
-                        | OpKind::Yield => true,
-                        _ => false,
+                        OpKind::Select | OpKind::Yield => true,
+                        k => k.is_scalar_arith() && !k.may_raise(),
                     };
                     scalar && cheap
                 })

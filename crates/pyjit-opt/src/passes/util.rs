@@ -134,20 +134,6 @@ pub(crate) fn is_mutable_type(t: &Type) -> bool {
     }
 }
 
-/// Whether the op writes memory some other op could read: in-place tensor ops, list writes,
-/// and calls (a callee may do either to its arguments).
-pub(crate) fn writes_memory(kind: &OpKind) -> bool {
-    match kind {
-        OpKind::ListSet
-        | OpKind::ListAppend
-        | OpKind::TensorStore
-        | OpKind::DictSet
-        | OpKind::Call(_) => true,
-        OpKind::Tensor(id) => pyjit_ir::schema::is_inplace(*id),
-        _ => false,
-    }
-}
-
 /// Whether the op's result depends on the current contents of a mutable operand (a tensor's
 /// elements or shape, a list's items), so that a write between two evaluations can change it.
 pub(crate) fn reads_memory(f: &Function, op: Op) -> bool {
@@ -175,7 +161,7 @@ pub(crate) fn reads_memory(f: &Function, op: Op) -> bool {
 /// Whether any op in region `r` (recursively) writes memory.
 pub(crate) fn region_writes_memory(f: &Function, r: Region) -> bool {
     let mut writes = false;
-    f.walk_region(r, &mut |op| writes |= writes_memory(&f.op(op).kind));
+    f.walk_region(r, &mut |op| writes |= f.op(op).kind.writes_memory());
     writes
 }
 
