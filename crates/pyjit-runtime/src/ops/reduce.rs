@@ -681,51 +681,36 @@ trait FloatLane: Element {
     }
 }
 
-impl FloatLane for f32 {
-    fn sum(v: &[f32]) -> f64 {
-        vmath::sum_f32(v)
-    }
-    fn sqdev(v: &[f32], m: f64) -> f64 {
-        vmath::sqdev_f32(v, m)
-    }
-    fn abs_sum(v: &[f32]) -> f64 {
-        vmath::abs_sum_f32(v)
-    }
-    fn extreme(v: &[f32], max: bool) -> f32 {
-        if max { max_f32(v) } else { min_f32(v) }
-    }
-    fn exp_shifted_into(v: &[f32], m: f32, out: &mut [f32]) {
-        vmath::map(
-            vmath::Right(vmath::arith::Zip(vmath::arith::Sub), m),
-            v,
-            out,
-        );
-        vmath::map_inplace(vmath::k::Exp, out);
-    }
+/// [`FloatLane`] for `$t` from its vectorized kernels.
+macro_rules! float_lane {
+    ($t:ty, $sum:ident, $sqdev:ident, $abs_sum:ident, $max:ident, $min:ident) => {
+        impl FloatLane for $t {
+            fn sum(v: &[$t]) -> f64 {
+                vmath::$sum(v)
+            }
+            fn sqdev(v: &[$t], m: f64) -> f64 {
+                vmath::$sqdev(v, m)
+            }
+            fn abs_sum(v: &[$t]) -> f64 {
+                vmath::$abs_sum(v)
+            }
+            fn extreme(v: &[$t], max: bool) -> $t {
+                if max { $max(v) } else { $min(v) }
+            }
+            fn exp_shifted_into(v: &[$t], m: $t, out: &mut [$t]) {
+                vmath::map(
+                    vmath::Right(vmath::arith::Zip(vmath::arith::Sub), m),
+                    v,
+                    out,
+                );
+                vmath::map_inplace(vmath::k::Exp, out);
+            }
+        }
+    };
 }
 
-impl FloatLane for f64 {
-    fn sum(v: &[f64]) -> f64 {
-        vmath::sum_f64(v)
-    }
-    fn sqdev(v: &[f64], m: f64) -> f64 {
-        vmath::sqdev_f64(v, m)
-    }
-    fn abs_sum(v: &[f64]) -> f64 {
-        vmath::abs_sum_f64(v)
-    }
-    fn extreme(v: &[f64], max: bool) -> f64 {
-        if max { max_f64(v) } else { min_f64(v) }
-    }
-    fn exp_shifted_into(v: &[f64], m: f64, out: &mut [f64]) {
-        vmath::map(
-            vmath::Right(vmath::arith::Zip(vmath::arith::Sub), m),
-            v,
-            out,
-        );
-        vmath::map_inplace(vmath::k::Exp, out);
-    }
-}
+float_lane!(f32, sum_f32, sqdev_f32, abs_sum_f32, max_f32, min_f32);
+float_lane!(f64, sum_f64, sqdev_f64, abs_sum_f64, max_f64, min_f64);
 
 /// `all(x)` / `all(x, dim, keepdim)` → bool.
 pub fn all(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
@@ -1068,34 +1053,10 @@ pub fn cumsum(t: &Tensor, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
                 *x = acc as f32
             })
         }),
-        DType::Float64 => scan_lanes::<f64>(&t, dim, |l| {
-            let mut acc = 0f64;
-            l.iter_mut().for_each(|x| {
-                acc += *x;
-                *x = acc
-            })
-        }),
-        DType::Int32 => scan_lanes::<i32>(&t, dim, |l| {
-            let mut acc = 0i32;
-            l.iter_mut().for_each(|x| {
-                acc = acc.wrapping_add(*x);
-                *x = acc
-            })
-        }),
-        DType::Int64 => scan_lanes::<i64>(&t, dim, |l| {
-            let mut acc = 0i64;
-            l.iter_mut().for_each(|x| {
-                acc = acc.wrapping_add(*x);
-                *x = acc
-            })
-        }),
-        DType::Bool => scan_lanes::<bool>(&t, dim, |l| {
-            let mut acc = false;
-            l.iter_mut().for_each(|x| {
-                acc |= *x;
-                *x = acc
-            })
-        }),
+        DType::Float64 => running(&t, dim, 0f64, |a, b| a + b),
+        DType::Int32 => running(&t, dim, 0i32, i32::wrapping_add),
+        DType::Int64 => running(&t, dim, 0i64, i64::wrapping_add),
+        DType::Bool => running(&t, dim, false, |a, b| a | b),
     }
 }
 
@@ -1104,42 +1065,28 @@ pub fn cumprod(t: &Tensor, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
     let out = sum_dtype(t.dtype(), dtype);
     let t = t.to_dtype(out)?;
     match out {
-        DType::Float32 => scan_lanes::<f32>(&t, dim, |l| {
-            let mut acc = 1f32;
-            l.iter_mut().for_each(|x| {
-                acc *= *x;
-                *x = acc
-            })
-        }),
-        DType::Float64 => scan_lanes::<f64>(&t, dim, |l| {
-            let mut acc = 1f64;
-            l.iter_mut().for_each(|x| {
-                acc *= *x;
-                *x = acc
-            })
-        }),
-        DType::Int32 => scan_lanes::<i32>(&t, dim, |l| {
-            let mut acc = 1i32;
-            l.iter_mut().for_each(|x| {
-                acc = acc.wrapping_mul(*x);
-                *x = acc
-            })
-        }),
-        DType::Int64 => scan_lanes::<i64>(&t, dim, |l| {
-            let mut acc = 1i64;
-            l.iter_mut().for_each(|x| {
-                acc = acc.wrapping_mul(*x);
-                *x = acc
-            })
-        }),
-        DType::Bool => scan_lanes::<bool>(&t, dim, |l| {
-            let mut acc = true;
-            l.iter_mut().for_each(|x| {
-                acc &= *x;
-                *x = acc
-            })
-        }),
+        DType::Float32 => running(&t, dim, 1f32, |a, b| a * b),
+        DType::Float64 => running(&t, dim, 1f64, |a, b| a * b),
+        DType::Int32 => running(&t, dim, 1i32, i32::wrapping_mul),
+        DType::Int64 => running(&t, dim, 1i64, i64::wrapping_mul),
+        DType::Bool => running(&t, dim, true, |a, b| a & b),
     }
+}
+
+/// The running `op` of each lane along `dim`, starting from `init` (in the element type).
+fn running<T: Element>(
+    t: &Tensor,
+    dim: i64,
+    init: T,
+    op: impl Fn(T, T) -> T + Copy + Sync,
+) -> Result<Tensor> {
+    scan_lanes::<T>(t, dim, move |l| {
+        let mut acc = init;
+        l.iter_mut().for_each(|x| {
+            acc = op(acc, *x);
+            *x = acc
+        })
+    })
 }
 
 #[cfg(test)]
