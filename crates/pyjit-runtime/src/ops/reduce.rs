@@ -186,21 +186,37 @@ pub fn sum(
     keepdim: bool,
     dtype: Option<DType>,
 ) -> Result<Tensor> {
+    sum_or_mean(t, dims, keepdim, sum_dtype(t.dtype(), dtype), false)
+}
+
+/// [`sum`] (or, with `mean`, [`mean`]) over `dims` into dtype `out`: column sums where they
+/// apply, else lane by lane; an expanded (stride-0) dimension is reduced once and scaled.
+fn sum_or_mean(
+    t: &Tensor,
+    dims: Option<&[i64]>,
+    keepdim: bool,
+    out: DType,
+    mean: bool,
+) -> Result<Tensor> {
     let mask = reduced_mask(dims, t.dim())?;
-    let out = sum_dtype(t.dtype(), dtype);
-    reduce_unexpanded(
-        t,
-        &mask,
-        keepdim,
-        |t| sum_lanes(t, &mask, keepdim, out),
-        repeat_sum,
-    )
+    let lanes = |t: &Tensor| {
+        if let Some(r) = column_sums(t, &mask, keepdim, out, mean) {
+            return r;
+        }
+        if mean {
+            mean_lanes(t, &mask, keepdim, out)
+        } else {
+            sum_lanes(t, &mask, keepdim, out)
+        }
+    };
+    if mean {
+        reduce_unexpanded(t, &mask, keepdim, lanes, no_repeat)
+    } else {
+        reduce_unexpanded(t, &mask, keepdim, lanes, repeat_sum)
+    }
 }
 
 fn sum_lanes(t: &Tensor, mask: &[bool], keepdim: bool, out: DType) -> Result<Tensor> {
-    if let Some(r) = column_sums(t, mask, keepdim, out, false) {
-        return r;
-    }
     let mask = mask.to_vec();
     match out {
         DType::Float32 => reduce_lanes::<f32, f32>(t, &mask, keepdim, sum_f32),
@@ -362,20 +378,10 @@ pub fn mean(
             out.scalar_type_name()
         )));
     }
-    let mask = reduced_mask(dims, t.dim())?;
-    reduce_unexpanded(
-        t,
-        &mask,
-        keepdim,
-        |t| mean_lanes(t, &mask, keepdim, out),
-        no_repeat,
-    )
+    sum_or_mean(t, dims, keepdim, out, true)
 }
 
 fn mean_lanes(t: &Tensor, mask: &[bool], keepdim: bool, out: DType) -> Result<Tensor> {
-    if let Some(r) = column_sums(t, mask, keepdim, out, true) {
-        return r;
-    }
     match out {
         // PyTorch's mean is `sum(...).div_(n)` and NumPy's `true_divide(sum, n)`, both in the
         // output dtype: the float32 sum is rounded to float32 before the division, as there.
@@ -522,24 +528,10 @@ fn extreme(t: &Tensor, dims: &[i64], keepdim: bool, max: bool, name: &str) -> Re
     check_nonempty_lanes(t, &mask, name, false)?;
     let lanes = |t: &Tensor| match t.dtype() {
         DType::Float32 => {
-            reduce_lanes::<f32, f32>(
-                t,
-                &mask,
-                keepdim,
-                |v| {
-                    if max { max_f32(v) } else { min_f32(v) }
-                },
-            )
+            reduce_lanes::<f32, f32>(t, &mask, keepdim, |v| FloatLane::extreme(v, max))
         }
         DType::Float64 => {
-            reduce_lanes::<f64, f64>(
-                t,
-                &mask,
-                keepdim,
-                |v| {
-                    if max { max_f64(v) } else { min_f64(v) }
-                },
-            )
+            reduce_lanes::<f64, f64>(t, &mask, keepdim, |v| FloatLane::extreme(v, max))
         }
         _ => {
             with_dtype!(t.dtype(), T => reduce_lanes::<T, T>(t, &mask, keepdim, |v| fast_extreme(v, max)))
@@ -892,22 +884,27 @@ fn require_float_softmax(t: &Tensor, kernel: &str) -> Result<()> {
 
 /// `softmax(x, dim, dtype=)`.
 pub fn softmax(t: &Tensor, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
-    let t = match dtype {
-        Some(d) => t.to_dtype(d)?,
-        None => t.clone(),
-    };
-    require_float_softmax(&t, "softmax_lastdim_kernel_impl")?;
-    with_float(&t, dim, false)
+    softmax_in(t, dim, dtype, false)
 }
 
 /// `log_softmax(x, dim, dtype=)`.
 pub fn log_softmax(t: &Tensor, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
+    softmax_in(t, dim, dtype, true)
+}
+
+/// [`softmax`], or with `log` [`log_softmax`], of `t` converted to `dtype` first.
+fn softmax_in(t: &Tensor, dim: i64, dtype: Option<DType>, log: bool) -> Result<Tensor> {
     let t = match dtype {
         Some(d) => t.to_dtype(d)?,
         None => t.clone(),
     };
-    require_float_softmax(&t, "log_softmax_lastdim_kernel_impl")?;
-    with_float(&t, dim, true)
+    let kernel = if log {
+        "log_softmax_lastdim_kernel_impl"
+    } else {
+        "softmax_lastdim_kernel_impl"
+    };
+    require_float_softmax(&t, kernel)?;
+    with_float(&t, dim, log)
 }
 
 fn with_float(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
