@@ -70,8 +70,9 @@ fn op_parent_mismatch() {
     );
 }
 
-#[test]
-fn region_owned_twice() {
+/// `g(c: bool) -> int` returning the result of the op `branch` builds from `c` and a region
+/// that yields `1`.
+fn branch_on_c(branch: impl FnOnce(&mut FunctionBuilder, Value, Region) -> Op) -> Module {
     let mut m = Module::new();
     let f = m.declare_function("g", &[("c", Type::Bool)], Type::Int, Span::DUMMY);
     let mut b = FunctionBuilder::new(m.func_mut(f));
@@ -81,9 +82,15 @@ fn region_owned_twice() {
         let one = b.const_int(1);
         b.yield_(&[one])
     });
-    let if_op = b.if_(c, r1, r1, &[Type::Int]);
-    let v = b.result(if_op);
+    let op = branch(&mut b, c, r1);
+    let v = b.result(op);
     b.return_(v);
+    m
+}
+
+#[test]
+fn region_owned_twice() {
+    let m = branch_on_c(|b, c, r1| b.if_(c, r1, r1, &[Type::Int]));
     assert_eq!(
         messages(&m),
         ["in @g: region1 is owned by more than one op",]
@@ -92,18 +99,7 @@ fn region_owned_twice() {
 
 #[test]
 fn wrong_region_count() {
-    let mut m = Module::new();
-    let f = m.declare_function("g", &[("c", Type::Bool)], Type::Int, Span::DUMMY);
-    let mut b = FunctionBuilder::new(m.func_mut(f));
-    let c = b.param(0);
-    let r1 = b.new_region(&[]);
-    b.build_in(r1, |b| {
-        let one = b.const_int(1);
-        b.yield_(&[one])
-    });
-    let op = b.insert(OpKind::If, &[c], &[Type::Int], &[r1]);
-    let v = b.result(op);
-    b.return_(v);
+    let m = branch_on_c(|b, c, r1| b.insert(OpKind::If, &[c], &[Type::Int], &[r1]));
     assert_eq!(messages(&m), ["in @g: `if` owns 1 regions, expected 2"]);
 }
 
