@@ -54,6 +54,19 @@ impl Hash for Const {
 }
 
 impl Const {
+    /// The runtime's value of the constant (an argument of a tensor op).
+    pub fn to_runtime(&self) -> pyjit_runtime::Value {
+        use pyjit_runtime::Value as Rt;
+        match self {
+            Const::Int(i) => Rt::Int(*i),
+            Const::Float(x) => Rt::Float(*x),
+            Const::Bool(b) => Rt::Bool(*b),
+            Const::None => Rt::None,
+            Const::Str(s) => Rt::Str(s.clone()),
+            Const::DType(d) => Rt::DType(*d),
+        }
+    }
+
     /// The type of the value.
     pub fn ty(&self) -> crate::Type {
         use crate::Type;

@@ -331,14 +331,7 @@ fn known(
 
 fn generic_rt(k: &Known) -> Rt {
     match k {
-        Known::C(c) => match c {
-            Const::Int(i) => Rt::Int(*i),
-            Const::Float(x) => Rt::Float(*x),
-            Const::Bool(b) => Rt::Bool(*b),
-            Const::None => Rt::None,
-            Const::Str(s) => Rt::Str(s.clone()),
-            Const::DType(d) => Rt::DType(*d),
-        },
+        Known::C(c) => c.to_runtime(),
         Known::Seq(items) => Rt::List(items.iter().map(generic_rt).collect()),
         Known::Tensor(t) => Rt::Tensor(t.clone()),
     }
