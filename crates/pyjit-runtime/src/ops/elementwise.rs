@@ -485,27 +485,24 @@ where
     done.then(|| Ok(Tensor::from_buffer(T::into_buffer(out), shape)))
 }
 
-#[inline]
-fn nan_minmax_f32(p: f32, q: f32, max: bool) -> f32 {
-    if p.is_nan() || q.is_nan() {
-        f32::NAN
-    } else if max {
-        p.max(q)
-    } else {
-        p.min(q)
-    }
+/// NaN-propagating `maximum`/`minimum` of two `$t`s, as `$name`.
+macro_rules! nan_minmax {
+    ($name:ident, $t:ty) => {
+        #[inline]
+        fn $name(p: $t, q: $t, max: bool) -> $t {
+            if p.is_nan() || q.is_nan() {
+                <$t>::NAN
+            } else if max {
+                p.max(q)
+            } else {
+                p.min(q)
+            }
+        }
+    };
 }
 
-#[inline]
-fn nan_minmax_f64(p: f64, q: f64, max: bool) -> f64 {
-    if p.is_nan() || q.is_nan() {
-        f64::NAN
-    } else if max {
-        p.max(q)
-    } else {
-        p.min(q)
-    }
-}
+nan_minmax!(nan_minmax_f32, f32);
+nan_minmax!(nan_minmax_f64, f64);
 
 macro_rules! tensor_tensor {
     ($($name:ident => $op:ident),* $(,)?) => {$(
