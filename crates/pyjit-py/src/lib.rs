@@ -77,6 +77,9 @@ struct Spelling {
     torch: bool,
 }
 
+/// What [`Function::inspect_ir`] and [`Function::inspect_asm`] are.
+type InspectFn = fn(&Function, Vec<Value>, Vec<(String, Value)>) -> Result<String, Error>;
+
 impl PyFunction {
     /// What `view` shows of a call with these arguments, computed without the GIL.
     fn inspect(
@@ -84,7 +87,7 @@ impl PyFunction {
         py: Python<'_>,
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, PyDict>>,
-        view: fn(&Function, Vec<Value>, Vec<(String, Value)>) -> Result<String, Error>,
+        view: InspectFn,
     ) -> PyResult<String> {
         let (args, kwargs) = convert_args(args, kwargs, &mut Spelling::default())?;
         py.detach(|| view(&self.f, args, kwargs))
