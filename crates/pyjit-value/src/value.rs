@@ -272,29 +272,12 @@ impl Value {
     }
 }
 
-impl From<Tensor> for Value {
-    fn from(t: Tensor) -> Value {
-        Value::Tensor(t)
-    }
-}
-
-impl From<i64> for Value {
-    fn from(i: i64) -> Value {
-        Value::Int(i)
-    }
-}
-
-impl From<f64> for Value {
-    fn from(f: f64) -> Value {
-        Value::Float(f)
-    }
-}
-
-impl From<bool> for Value {
-    fn from(b: bool) -> Value {
-        Value::Bool(b)
-    }
-}
+pyjit_runtime::value_from!(Value {
+    Tensor => Value::Tensor,
+    i64 => Value::Int,
+    f64 => Value::Float,
+    bool => Value::Bool,
+});
 
 /// Converts an interpreter value to the runtime's dispatch value for a parameter of schema type
 /// `ty`. Lists and tuples become the runtime's typed lists when the parameter asks for one.
