@@ -471,28 +471,32 @@ impl NativeModule {
 
 /// The Cranelift IR of every function of `module`, as `pyjit compile --emit clif` prints it.
 pub fn emit_clif(module: &pyjit_ir::Module) -> Result<String, CodegenError> {
-    let m = NativeModule::compile(
-        module,
-        &Options {
-            keep_clif: true,
-            ..Options::default()
-        },
-    )?;
-    Ok(join_listing(m.clif()))
+    let options = Options {
+        keep_clif: true,
+        ..Options::default()
+    };
+    emit_listing(module, &options, NativeModule::clif)
 }
 
 /// The machine code of every function of `module` as `pyjit compile --emit asm` prints it:
 /// x86-64 disassembly (Intel syntax) of the finalized code, runtime calls by name, `# file.py:line`
 /// markers (Cranelift's own listing on other hosts).
 pub fn emit_asm(module: &pyjit_ir::Module) -> Result<String, CodegenError> {
-    let m = NativeModule::compile(
-        module,
-        &Options {
-            keep_asm: true,
-            ..Options::default()
-        },
-    )?;
-    Ok(join_listing(m.asm()))
+    let options = Options {
+        keep_asm: true,
+        ..Options::default()
+    };
+    emit_listing(module, &options, NativeModule::asm)
+}
+
+/// `module` compiled with `options`, and its per-function `listing` joined.
+fn emit_listing(
+    module: &pyjit_ir::Module,
+    options: &Options,
+    listing: fn(&NativeModule) -> &[(String, String)],
+) -> Result<String, CodegenError> {
+    let m = NativeModule::compile(module, options)?;
+    Ok(join_listing(listing(&m)))
 }
 
 fn join_listing(items: &[(String, String)]) -> String {

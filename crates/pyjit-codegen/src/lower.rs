@@ -379,13 +379,27 @@ impl<'a, 'b> Lowering<'a, 'b> {
 
     /// Branches to a cold failure path when `cond` is true; continues in a fresh block.
     /// `on_fail` emits what the failure path does before cleaning up (record the error).
-    fn fail_if(&mut self, cond: ir::Value, on_fail: impl FnOnce(&mut Self)) -> Res<()> {
+    fn fail_if(&mut self, cond: ir::Value, on_fail: impl FnOnce(&mut Self) -> Res<()>) -> Res<()> {
+        self.fail_when(cond, true, on_fail)
+    }
+
+    /// [`Self::fail_if`], taking the failure path when `cond` is `fail_on`.
+    fn fail_when(
+        &mut self,
+        cond: ir::Value,
+        fail_on: bool,
+        on_fail: impl FnOnce(&mut Self) -> Res<()>,
+    ) -> Res<()> {
         let fail = self.b.create_block();
         let cont = self.b.create_block();
         self.b.set_cold_block(fail);
-        self.b.ins().brif(cond, fail, &[], cont, &[]);
+        if fail_on {
+            self.b.ins().brif(cond, fail, &[], cont, &[]);
+        } else {
+            self.b.ins().brif(cond, cont, &[], fail, &[]);
+        }
         self.b.switch_to_block(fail);
-        on_fail(self);
+        on_fail(self)?;
         self.emit_fail_return()?;
         self.b.switch_to_block(cont);
         Ok(())
@@ -404,22 +418,23 @@ impl<'a, 'b> Lowering<'a, 'b> {
             if let Some(site) = call_site {
                 s.call_host("pjn_note_call", &[ctx, site]);
             }
+            Ok(())
         })
     }
 
     /// Raises the compile-time error `class: message` when `cond` is true.
     fn raise_if(&mut self, cond: ir::Value, error: PyErr, span: Span) -> Res<()> {
-        let fail = self.b.create_block();
-        let cont = self.b.create_block();
-        self.b.set_cold_block(fail);
-        self.b.ins().brif(cond, fail, &[], cont, &[]);
-        self.b.switch_to_block(fail);
+        self.fail_if(cond, |s| {
+            s.record_error(error, span);
+            Ok(())
+        })
+    }
+
+    /// Records the compile-time error `error` at `span` in the context.
+    fn record_error(&mut self, error: PyErr, span: Span) {
         let site = self.error_site(error, span);
         let ctx = self.ctx;
         self.call_host("pjn_error", &[ctx, site]);
-        self.emit_fail_return()?;
-        self.b.switch_to_block(cont);
-        Ok(())
     }
 
     /// The slots of an operand passed to a consuming op (`call`, `loop`, `yield`, `return`):
@@ -575,26 +590,20 @@ impl<'a, 'b> Lowering<'a, 'b> {
             });
         }
         if let Some(bad) = bad {
-            let fail = self.b.create_block();
-            let cont = self.b.create_block();
-            self.b.set_cold_block(fail);
-            self.b.ins().brif(bad, fail, &[], cont, &[]);
-            self.b.switch_to_block(fail);
-            // The host runs the op as the interpreter does, raising the same IndexError; were it
-            // to succeed, the internal error below is what the caller sees.
-            self.emit_host_call(op)?;
-            let span = self.f.op(op).span;
-            let site = self.error_site(
-                PyErr::new(
-                    ExcKind::Internal,
-                    "inline bounds check disagrees with the runtime",
-                ),
-                span,
-            );
-            let ctx = self.ctx;
-            self.call_host("pjn_error", &[ctx, site]);
-            self.emit_fail_return()?;
-            self.b.switch_to_block(cont);
+            self.fail_if(bad, |s| {
+                // The host runs the op as the interpreter does, raising the same IndexError;
+                // were it to succeed, the internal error below is what the caller sees.
+                s.emit_host_call(op)?;
+                let span = s.f.op(op).span;
+                s.record_error(
+                    PyErr::new(
+                        ExcKind::Internal,
+                        "inline bounds check disagrees with the runtime",
+                    ),
+                    span,
+                );
+                Ok(())
+            })?;
         }
         let addr = match off {
             None => view.data,
@@ -1025,14 +1034,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             }
             OpKind::Check(_) => {
                 let c = arg(self, 0)?;
-                let fail = self.b.create_block();
-                let cont = self.b.create_block();
-                self.b.set_cold_block(fail);
-                self.b.ins().brif(c, cont, &[], fail, &[]);
-                self.b.switch_to_block(fail);
-                self.emit_host_call(op)?;
-                self.emit_fail_return()?;
-                self.b.switch_to_block(cont);
+                self.fail_when(c, false, |s| s.emit_host_call(op).map(drop))?;
                 vec![]
             }
             OpKind::Raise(_) => {
@@ -1482,27 +1484,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
                         .all(|&v| self.ty(v).is_scalar());
                     let cheap = match &d.kind {
                         OpKind::Const(c) => !matches!(c, Const::Str(_)),
-                        OpKind::IntBin(o) => match o {
-                            IntBinOp::FloorDiv | IntBinOp::Mod => {
-                                self.const_int(d.operands[1]).is_some_and(|c| c > 0)
-                            }
-                            IntBinOp::Pow | IntBinOp::Shl | IntBinOp::Shr => false,
-                            _ => true,
-                        },
-                        OpKind::FloatBin(o) => {
-                            matches!(o, FloatBinOp::Add | FloatBinOp::Sub | FloatBinOp::Mul)
+                        OpKind::IntBin(IntBinOp::FloorDiv | IntBinOp::Mod) => {
+                            self.const_int(d.operands[1]).is_some_and(|c| c > 0)
                         }
-                        OpKind::Cast(c) => *c != CastOp::FloatToInt,
-                        OpKind::IntUn(_)
-                        | OpKind::FloatUn(_)
-                        | OpKind::IntCmp(_)
-                        | OpKind::FloatCmp(_)
-                        | OpKind::BoolCmp(_)
-                        | OpKind::BoolBin(_)
-                        | OpKind::Not
-                        | OpKind::Select
-                        | OpKind::Yield => true,
-                        _ => false,
+                        OpKind::Select | OpKind::Yield => true,
+                        k => k.is_scalar_arith() && !k.may_raise(),
                     };
                     scalar && cheap
                 })

@@ -13,7 +13,7 @@ use pyjit_codegen::{NativeModule, Options, Value};
 use pyjit_ir::parse_module;
 use pyjit_runtime::ops::elem::{ElemFn, Prec, eval};
 use pyjit_runtime::ops::vmath;
-use pyjit_runtime::{DType, Tensor};
+use pyjit_runtime::{DType, Element, Tensor};
 
 const FNS: [ElemFn; 4] = [ElemFn::Exp, ElemFn::Expm1, ElemFn::Tanh, ElemFn::Sigmoid];
 
@@ -162,6 +162,36 @@ fn same(a: f64, b: f64) -> bool {
     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
 }
 
+/// Every function of [`FNS`] at precision `prec`, run natively on `xs`, gives the runtime's
+/// bits (`bits` shows an input's).
+fn check_precision<T: Element + std::fmt::LowerExp>(
+    native: &NativeModule,
+    xs: Vec<T>,
+    prec: Prec,
+    bits: fn(T) -> u64,
+) {
+    let t = Tensor::from_vec(xs.clone(), &[xs.len()]).unwrap();
+    for f in FNS {
+        let got = run(
+            native,
+            &format!("{}_{}", f.name(), prec.name()),
+            t.clone(),
+            prec.dtype(),
+        );
+        for (&x, &g) in xs.iter().zip(&got.to_vec::<T>()) {
+            let want = eval(f, prec, x.to_f64(), 0.0);
+            assert!(
+                same(g.to_f64(), want),
+                "{}.{}({x:e} = {:#x}) native {g:e}, runtime {want:e} (fma flavour: {})",
+                f.name(),
+                prec.name(),
+                bits(x),
+                vmath::fma_flavour()
+            );
+        }
+    }
+}
+
 #[test]
 fn inline_math_matches_the_kernels() {
     let options = Options {
@@ -177,47 +207,8 @@ fn inline_math_matches_the_kernels() {
         );
     }
 
-    let xs = inputs32();
-    let t = Tensor::from_vec(xs.clone(), &[xs.len()]).unwrap();
-    for f in FNS {
-        let got = run(
-            &native,
-            &format!("{}_f32", f.name()),
-            t.clone(),
-            DType::Float32,
-        );
-        for (&x, &g) in xs.iter().zip(&got.to_vec::<f32>()) {
-            let want = eval(f, Prec::F32, f64::from(x), 0.0);
-            assert!(
-                same(f64::from(g), want),
-                "{}.f32({x:e} = {:#x}) native {g:e}, runtime {want:e} (fma flavour: {})",
-                f.name(),
-                x.to_bits(),
-                vmath::fma_flavour()
-            );
-        }
-    }
-
-    let xs = inputs64();
-    let t = Tensor::from_vec(xs.clone(), &[xs.len()]).unwrap();
-    for f in FNS {
-        let got = run(
-            &native,
-            &format!("{}_f64", f.name()),
-            t.clone(),
-            DType::Float64,
-        );
-        for (&x, &g) in xs.iter().zip(&got.to_vec::<f64>()) {
-            let want = eval(f, Prec::F64, x, 0.0);
-            assert!(
-                same(g, want),
-                "{}.f64({x:e} = {:#x}) native {g:e}, runtime {want:e} (fma flavour: {})",
-                f.name(),
-                x.to_bits(),
-                vmath::fma_flavour()
-            );
-        }
-    }
+    check_precision(&native, inputs32(), Prec::F32, |x| u64::from(x.to_bits()));
+    check_precision(&native, inputs64(), Prec::F64, f64::to_bits);
 
     // The other flavour, in a process of its own (the runtime picks its flavour once).
     if std::env::var_os("PYJIT_SIMD").is_some_and(|v| v == "scalar") {

@@ -139,16 +139,15 @@ func @down(%n: int) -> int {  # d.py:1:1
 }
 "#,
     );
-    let (r, _) = run_with(
-        &m,
-        "down",
-        vec![Value::Int(5)],
-        Config {
-            max_call_depth: 100,
+    // `down(n)` with a call-depth limit of `limit`.
+    let down_within = |n: i64, limit: usize| {
+        let config = Config {
+            max_call_depth: limit,
             ..Config::default()
-        },
-    );
-    let e = r.unwrap_err();
+        };
+        run_with(&m, "down", vec![Value::Int(n)], config).0
+    };
+    let e = down_within(5, 100).unwrap_err();
     assert_eq!(e.kind, "RecursionError");
     assert_eq!(
         e.message,
@@ -163,16 +162,7 @@ func @down(%n: int) -> int {  # d.py:1:1
         run(&m, "down", vec![Value::Int(0)]).unwrap_err().kind,
         "RecursionError"
     );
-    let (deep, _) = run_with(
-        &m,
-        "down",
-        vec![Value::Int(0)],
-        Config {
-            max_call_depth: 20_000,
-            ..Config::default()
-        },
-    );
-    assert_eq!(deep.unwrap_err().call_stack.len(), 20_000);
+    assert_eq!(down_within(0, 20_000).unwrap_err().call_stack.len(), 20_000);
 }
 
 #[test]

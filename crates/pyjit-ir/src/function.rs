@@ -267,12 +267,8 @@ impl Function {
     /// Creates a detached region with parameters of the given types.
     pub fn new_region(&mut self, param_types: &[Type]) -> Region {
         let r = self.regions.push(RegionData::default());
-        for (i, t) in param_types.iter().enumerate() {
-            let v = self.values.push(ValueData {
-                ty: t.clone(),
-                def: ValueDef::Param(r, i as u32),
-            });
-            self.regions[r].params.push(v);
+        for t in param_types {
+            self.add_region_param(r, t.clone());
         }
         r
     }
@@ -280,10 +276,7 @@ impl Function {
     /// Adds a parameter to a region (e.g. a loop-carried variable discovered late).
     pub fn add_region_param(&mut self, r: Region, ty: Type) -> Value {
         let i = self.regions[r].params.len() as u32;
-        let v = self.values.push(ValueData {
-            ty,
-            def: ValueDef::Param(r, i),
-        });
+        let v = self.new_value(ty, ValueDef::Param(r, i));
         self.regions[r].params.push(v);
         v
     }
@@ -323,12 +316,8 @@ impl Function {
             parent: None,
             inlined_at: None,
         });
-        for (i, t) in result_types.iter().enumerate() {
-            let v = self.values.push(ValueData {
-                ty: t.clone(),
-                def: ValueDef::Result(op, i as u32),
-            });
-            self.ops[op].results.push(v);
+        for t in result_types {
+            self.add_result(op, t.clone());
         }
         for &r in regions {
             self.regions[r].parent = Some(op);
@@ -339,12 +328,14 @@ impl Function {
     /// Adds a result to an op (e.g. an `if` that must yield one more variable).
     pub fn add_result(&mut self, op: Op, ty: Type) -> Value {
         let i = self.ops[op].results.len() as u32;
-        let v = self.values.push(ValueData {
-            ty,
-            def: ValueDef::Result(op, i),
-        });
+        let v = self.new_value(ty, ValueDef::Result(op, i));
         self.ops[op].results.push(v);
         v
+    }
+
+    /// A fresh value of type `ty` defined by `def` (which the caller makes true).
+    fn new_value(&mut self, ty: Type, def: ValueDef) -> Value {
+        self.values.push(ValueData { ty, def })
     }
 
     pub fn op(&self, op: Op) -> &OpData {

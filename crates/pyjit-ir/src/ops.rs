@@ -54,6 +54,19 @@ impl Hash for Const {
 }
 
 impl Const {
+    /// The runtime's value of the constant (an argument of a tensor op).
+    pub fn to_runtime(&self) -> pyjit_runtime::Value {
+        use pyjit_runtime::Value as Rt;
+        match self {
+            Const::Int(i) => Rt::Int(*i),
+            Const::Float(x) => Rt::Float(*x),
+            Const::Bool(b) => Rt::Bool(*b),
+            Const::None => Rt::None,
+            Const::Str(s) => Rt::Str(s.clone()),
+            Const::DType(d) => Rt::DType(*d),
+        }
+    }
+
     /// The type of the value.
     pub fn ty(&self) -> crate::Type {
         use crate::Type;
@@ -372,6 +385,56 @@ pub enum OpKind {
     Call(FuncId),
 }
 
+/// What [`OpKind::facts`] says of a kind (see the methods of [`OpKind`] that read each).
+#[derive(Clone, Copy)]
+struct Facts {
+    scalar_arith: bool,
+    side_effects: bool,
+    may_raise: bool,
+    fresh_object: bool,
+    constant_time: bool,
+}
+
+impl Facts {
+    /// A constant-time op computing values only.
+    const fn value(may_raise: bool) -> Facts {
+        Facts {
+            scalar_arith: false,
+            side_effects: false,
+            may_raise,
+            fresh_object: false,
+            constant_time: true,
+        }
+    }
+
+    /// Scalar arithmetic ([`OpKind::is_scalar_arith`]).
+    const fn arith(may_raise: bool) -> Facts {
+        Facts {
+            scalar_arith: true,
+            ..Facts::value(may_raise)
+        }
+    }
+
+    /// A constant-time op with side effects and no fresh result.
+    const fn effect(may_raise: bool) -> Facts {
+        Facts {
+            side_effects: true,
+            ..Facts::value(may_raise)
+        }
+    }
+
+    /// An op whose time grows with its operands (their sizes, trip counts, callees).
+    const fn sized(side_effects: bool, may_raise: bool, fresh_object: bool) -> Facts {
+        Facts {
+            scalar_arith: false,
+            side_effects,
+            may_raise,
+            fresh_object,
+            constant_time: false,
+        }
+    }
+}
+
 impl OpKind {
     /// Whether the op ends a region.
     pub fn is_terminator(&self) -> bool {
@@ -393,61 +456,22 @@ impl OpKind {
     /// `if`/`loop`, whose regions a pass must inspect itself). An op without side effects whose
     /// results are unused may be deleted (accepting that an error it could have raised, like a
     /// shape mismatch, disappears with it, as in TorchScript's DCE).
-    ///
-    /// Every kind is listed (no wildcard arm), so a new kind must state its effects to compile.
     pub fn has_side_effects(&self) -> bool {
+        self.facts().side_effects
+    }
+
+    /// Whether the op writes memory some other op could read: in-place tensor ops,
+    /// `tensor.store`, list and dict writes, and calls (a callee may do any of these to its
+    /// arguments).
+    pub fn writes_memory(&self) -> bool {
         match self {
             OpKind::ListSet
             | OpKind::ListAppend
             | OpKind::TensorStore
             | OpKind::DictSet
-            | OpKind::Print
-            | OpKind::Raise(_)
-            | OpKind::Check(_)
-            | OpKind::Guard { .. }
-            | OpKind::Yield
-            | OpKind::Return
-            | OpKind::Call(_)
-            | OpKind::If
-            | OpKind::Loop => true,
+            | OpKind::Call(_) => true,
             OpKind::Tensor(id) => crate::schema::is_inplace(*id),
-            OpKind::Const(_)
-            | OpKind::IntBin(_)
-            | OpKind::IntUn(_)
-            | OpKind::IntTrueDiv
-            | OpKind::FloatBin(_)
-            | OpKind::FloatUn(_)
-            | OpKind::IntCmp(_)
-            | OpKind::FloatCmp(_)
-            | OpKind::BoolCmp(_)
-            | OpKind::BoolBin(_)
-            | OpKind::Not
-            | OpKind::Cast(_)
-            | OpKind::Math(_)
-            | OpKind::Elem(..)
-            | OpKind::Select
-            | OpKind::Index(_)
-            | OpKind::TensorLoad
-            | OpKind::TupleNew
-            | OpKind::TupleGet(_)
-            | OpKind::ListNew
-            | OpKind::ListGet
-            | OpKind::ListLen
-            | OpKind::DictNew
-            | OpKind::DictGet
-            | OpKind::DictContains
-            | OpKind::DictLen
-            | OpKind::DictKeys
-            | OpKind::DictValues
-            | OpKind::DictItems
-            | OpKind::OptNone
-            | OpKind::OptWrap
-            | OpKind::OptUnwrap
-            | OpKind::OptIsNone
-            | OpKind::StrOf(_)
-            | OpKind::StrConcat
-            | OpKind::Undef
-            | OpKind::Fused => false,
+            _ => false,
         }
     }
 
@@ -455,124 +479,14 @@ impl OpKind {
     /// of range, shape mismatch, a math domain error, unwrapping `None` …). Ops that neither have
     /// side effects nor may raise can be hoisted and speculated freely.
     pub fn may_raise(&self) -> bool {
-        match self {
-            OpKind::IntBin(op) => matches!(
-                op,
-                IntBinOp::FloorDiv | IntBinOp::Mod | IntBinOp::Pow | IntBinOp::Shl | IntBinOp::Shr
-            ),
-            OpKind::FloatBin(op) => matches!(
-                op,
-                FloatBinOp::Div | FloatBinOp::FloorDiv | FloatBinOp::Mod | FloatBinOp::Pow
-            ),
-            OpKind::Cast(c) => *c == CastOp::FloatToInt,
-            OpKind::Math(m) => m.may_raise(),
-            OpKind::Elem(..) => false,
-            OpKind::Index(k) => *k == IndexKind::Slice,
-            OpKind::IntTrueDiv
-            | OpKind::Tensor(_)
-            | OpKind::TensorLoad
-            | OpKind::TensorStore
-            | OpKind::ListGet
-            | OpKind::ListSet
-            | OpKind::DictGet
-            | OpKind::OptUnwrap
-            | OpKind::StrOf(_)
-            | OpKind::Raise(_)
-            | OpKind::Check(_)
-            | OpKind::Call(_)
-            | OpKind::If
-            | OpKind::Loop
-            | OpKind::Fused => true,
-            OpKind::Const(_)
-            | OpKind::IntUn(_)
-            | OpKind::FloatUn(_)
-            | OpKind::IntCmp(_)
-            | OpKind::FloatCmp(_)
-            | OpKind::BoolCmp(_)
-            | OpKind::BoolBin(_)
-            | OpKind::Not
-            | OpKind::Select
-            | OpKind::TupleNew
-            | OpKind::TupleGet(_)
-            | OpKind::ListNew
-            | OpKind::ListAppend
-            | OpKind::ListLen
-            | OpKind::DictNew
-            | OpKind::DictSet
-            | OpKind::DictContains
-            | OpKind::DictLen
-            | OpKind::DictKeys
-            | OpKind::DictValues
-            | OpKind::DictItems
-            | OpKind::OptNone
-            | OpKind::OptWrap
-            | OpKind::OptIsNone
-            | OpKind::StrConcat
-            | OpKind::Undef
-            | OpKind::Yield
-            | OpKind::Return
-            | OpKind::Print
-            | OpKind::Guard { .. } => false,
-        }
+        self.facts().may_raise
     }
 
     /// Whether a result may be a fresh mutable object (a list, or a tensor whose storage later
     /// in-place ops could write): two such ops with equal operands are *not* interchangeable
     /// unless no result is ever mutated, so CSE needs alias facts before merging them.
     pub fn returns_fresh_object(&self) -> bool {
-        match self {
-            OpKind::ListNew
-            | OpKind::DictNew
-            | OpKind::DictKeys
-            | OpKind::DictValues
-            | OpKind::DictItems
-            | OpKind::Call(_)
-            | OpKind::If
-            | OpKind::Loop
-            | OpKind::Fused => true,
-            OpKind::Tensor(id) => crate::schema::returns_mutable(*id),
-            OpKind::Const(_)
-            | OpKind::IntBin(_)
-            | OpKind::IntUn(_)
-            | OpKind::IntTrueDiv
-            | OpKind::FloatBin(_)
-            | OpKind::FloatUn(_)
-            | OpKind::IntCmp(_)
-            | OpKind::FloatCmp(_)
-            | OpKind::BoolCmp(_)
-            | OpKind::BoolBin(_)
-            | OpKind::Not
-            | OpKind::Cast(_)
-            | OpKind::Math(_)
-            | OpKind::Elem(..)
-            | OpKind::Select
-            | OpKind::Index(_)
-            | OpKind::TensorLoad
-            | OpKind::TensorStore
-            | OpKind::TupleNew
-            | OpKind::TupleGet(_)
-            | OpKind::ListGet
-            | OpKind::ListSet
-            | OpKind::ListAppend
-            | OpKind::ListLen
-            | OpKind::DictGet
-            | OpKind::DictSet
-            | OpKind::DictContains
-            | OpKind::DictLen
-            | OpKind::OptNone
-            | OpKind::OptWrap
-            | OpKind::OptUnwrap
-            | OpKind::OptIsNone
-            | OpKind::StrOf(_)
-            | OpKind::StrConcat
-            | OpKind::Undef
-            | OpKind::Yield
-            | OpKind::Return
-            | OpKind::Raise(_)
-            | OpKind::Check(_)
-            | OpKind::Guard { .. }
-            | OpKind::Print => false,
-        }
+        self.facts().fresh_object
     }
 
     /// Whether one execution of the op takes a time bounded independently of its operands'
@@ -583,61 +497,84 @@ impl OpKind {
     /// counts and callees), list and dict ops (a list built from a variable length, `keys()`),
     /// string building and `print` (a tensor's text grows with it). A function whose every op
     /// is constant-time runs in bounded time ([`crate::Function::runs_in_bounded_time`]).
-    ///
-    /// Every kind is listed (no wildcard arm), so a new kind must state its cost to compile.
     pub fn is_constant_time(&self) -> bool {
+        self.facts().constant_time
+    }
+
+    /// Whether the op is scalar arithmetic: Python's rules on `int`, `float` and `bool`
+    /// operands giving one scalar (the `int.*`, `float.*` and `bool.*` ops and the casts
+    /// between those types).
+    pub fn is_scalar_arith(&self) -> bool {
+        self.facts().scalar_arith
+    }
+
+    /// The effect and cost facts of the op, each kind stated once. Every kind is listed (no
+    /// wildcard arm), so a new kind must state its facts to compile.
+    fn facts(&self) -> Facts {
         match self {
-            OpKind::Const(_)
-            | OpKind::IntBin(_)
-            | OpKind::IntUn(_)
-            | OpKind::IntTrueDiv
-            | OpKind::FloatBin(_)
+            // Scalar arithmetic: pure and constant-time; some raise for some operands.
+            OpKind::IntBin(op) => Facts::arith(matches!(
+                op,
+                IntBinOp::FloorDiv | IntBinOp::Mod | IntBinOp::Pow | IntBinOp::Shl | IntBinOp::Shr
+            )),
+            OpKind::FloatBin(op) => Facts::arith(matches!(
+                op,
+                FloatBinOp::Div | FloatBinOp::FloorDiv | FloatBinOp::Mod | FloatBinOp::Pow
+            )),
+            OpKind::Cast(c) => Facts::arith(*c == CastOp::FloatToInt),
+            OpKind::IntTrueDiv => Facts::arith(true),
+            OpKind::IntUn(_)
             | OpKind::FloatUn(_)
             | OpKind::IntCmp(_)
             | OpKind::FloatCmp(_)
             | OpKind::BoolCmp(_)
             | OpKind::BoolBin(_)
-            | OpKind::Not
-            | OpKind::Cast(_)
-            | OpKind::Math(_)
+            | OpKind::Not => Facts::arith(false),
+            // `math.*`, one element of a float tensor op, tuples, optionals: the same.
+            OpKind::Math(m) => Facts::value(m.may_raise()),
+            OpKind::Index(k) => Facts::value(*k == IndexKind::Slice),
+            OpKind::TensorLoad | OpKind::OptUnwrap => Facts::value(true),
+            OpKind::Const(_)
             | OpKind::Elem(..)
             | OpKind::Select
-            | OpKind::Index(_)
-            | OpKind::TensorLoad
-            | OpKind::TensorStore
             | OpKind::TupleNew
             | OpKind::TupleGet(_)
             | OpKind::OptNone
             | OpKind::OptWrap
-            | OpKind::OptUnwrap
             | OpKind::OptIsNone
-            | OpKind::Undef
-            | OpKind::If
-            | OpKind::Yield
-            | OpKind::Return
-            | OpKind::Raise(_)
-            | OpKind::Check(_)
-            | OpKind::Guard { .. } => true,
-            OpKind::Tensor(_)
-            | OpKind::Fused
-            | OpKind::Loop
-            | OpKind::Call(_)
-            | OpKind::ListNew
-            | OpKind::ListGet
-            | OpKind::ListSet
-            | OpKind::ListAppend
-            | OpKind::ListLen
+            | OpKind::Undef => Facts::value(false),
+            // One element written, raising on purpose, transferring control, guards.
+            OpKind::TensorStore | OpKind::Raise(_) | OpKind::Check(_) => Facts::effect(true),
+            OpKind::Yield | OpKind::Return | OpKind::Guard { .. } => Facts::effect(false),
+            // Lists, dicts and strings: the time grows with their sizes.
+            OpKind::ListNew
             | OpKind::DictNew
-            | OpKind::DictGet
-            | OpKind::DictSet
-            | OpKind::DictContains
-            | OpKind::DictLen
             | OpKind::DictKeys
             | OpKind::DictValues
-            | OpKind::DictItems
-            | OpKind::StrOf(_)
-            | OpKind::StrConcat
-            | OpKind::Print => false,
+            | OpKind::DictItems => Facts::sized(false, false, true),
+            OpKind::ListGet | OpKind::DictGet | OpKind::StrOf(_) => {
+                Facts::sized(false, true, false)
+            }
+            OpKind::ListLen | OpKind::DictContains | OpKind::DictLen | OpKind::StrConcat => {
+                Facts::sized(false, false, false)
+            }
+            OpKind::ListSet => Facts::sized(true, true, false),
+            OpKind::ListAppend | OpKind::DictSet | OpKind::Print => {
+                Facts::sized(true, false, false)
+            }
+            // Tensor kernels, and ops with regions or a callee (what their regions or callee do
+            // may be anything, for the pass to inspect itself).
+            OpKind::Tensor(id) => Facts::sized(
+                crate::schema::is_inplace(*id),
+                true,
+                crate::schema::returns_mutable(*id),
+            ),
+            OpKind::Fused => Facts::sized(false, true, true),
+            OpKind::Loop | OpKind::Call(_) => Facts::sized(true, true, true),
+            OpKind::If => Facts {
+                constant_time: true,
+                ..Facts::sized(true, true, true)
+            },
         }
     }
 

@@ -462,6 +462,31 @@ impl Parser {
         Ok(t)
     }
 
+    /// `@name`.
+    fn function_name(&mut self) -> Result<String, ParseError> {
+        let (l, c) = self.here();
+        match self.next() {
+            Tok::Func(n) => Ok(n),
+            t => perr(
+                l,
+                c,
+                format!("expected a function name like `@f`, found {t}"),
+            ),
+        }
+    }
+
+    /// `(%name: Type, …)`, possibly empty: the parameters of a function or region.
+    fn parameters(&mut self) -> Result<Vec<(String, Type, u32, u32)>, ParseError> {
+        self.expect_punct('(')?;
+        let params = if *self.peek() == Tok::Punct(')') {
+            Vec::new()
+        } else {
+            self.typed_names()?
+        };
+        self.expect_punct(')')?;
+        Ok(params)
+    }
+
     /// `%name: Type` pairs separated by commas (at least one).
     fn typed_names(&mut self) -> Result<Vec<(String, Type, u32, u32)>, ParseError> {
         let mut out = Vec::new();
@@ -484,26 +509,11 @@ impl Parser {
         let (fline, _) = self.here();
         self.expect_keyword("func")?;
         let (l, c) = self.here();
-        let name = match self.next() {
-            Tok::Func(n) => n,
-            t => {
-                return perr(
-                    l,
-                    c,
-                    format!("expected a function name like `@f`, found {t}"),
-                );
-            }
-        };
+        let name = self.function_name()?;
         if m.function_by_name(&name).is_some() {
             return perr(l, c, format!("function `@{name}` is defined twice"));
         }
-        self.expect_punct('(')?;
-        let params = if *self.peek() == Tok::Punct(')') {
-            Vec::new()
-        } else {
-            self.typed_names()?
-        };
-        self.expect_punct(')')?;
+        let params = self.parameters()?;
         if *self.peek() != Tok::Arrow {
             return self.fail(format!(
                 "expected `->` and a return type, found {}",
@@ -660,13 +670,7 @@ impl Parser {
                     self.expect_punct('(')?;
                     let operands = self.operand_list(names, ')')?;
                     self.expect_keyword("body")?;
-                    self.expect_punct('(')?;
-                    let params = if *self.peek() == Tok::Punct(')') {
-                        Vec::new()
-                    } else {
-                        self.typed_names()?
-                    };
-                    self.expect_punct(')')?;
+                    let params = self.parameters()?;
                     self.expect_punct('{')?;
                     let types: Vec<Type> = params.iter().map(|p| p.1.clone()).collect();
                     let r = f.new_region(&types);
@@ -713,16 +717,7 @@ impl Parser {
                 }
                 "call" => {
                     let (l, c) = self.here();
-                    let callee = match self.next() {
-                        Tok::Func(n) => n,
-                        t => {
-                            return perr(
-                                l,
-                                c,
-                                format!("expected a function name like `@f`, found {t}"),
-                            );
-                        }
-                    };
+                    let callee = self.function_name()?;
                     self.expect_punct('(')?;
                     let args = self.operand_list(names, ')')?;
                     let types: Vec<Type> = results.iter().map(|r| r.1.clone()).collect();

@@ -350,26 +350,30 @@ impl Verifier<'_> {
 
     /// Checks operand `i` of `op` against `expected`.
     fn operand(&mut self, op: Op, i: usize, expected: &Type) {
-        let od = &self.f.ops[op];
-        let Some(&v) = od.operands.get(i) else { return };
-        let got = self.ty(v);
-        if !got.is_assignable_to(expected) {
-            let msg = format!(
-                "`{}` operand {i} has type {got}, expected {expected}",
-                od.kind.name()
-            );
-            self.err(od.span, msg);
-        }
+        self.slot(op, i, expected, false);
     }
 
     /// Checks result `i` of `op` against `expected` (the value must fit where `expected` is).
     fn result(&mut self, op: Op, i: usize, expected: &Type) {
+        self.slot(op, i, expected, true);
+    }
+
+    /// Checks operand or (`result`) result `i` of `op` against `expected`: an operand must fit
+    /// where `expected` is, `expected` where a result is.
+    fn slot(&mut self, op: Op, i: usize, expected: &Type, result: bool) {
         let od = &self.f.ops[op];
-        let Some(&v) = od.results.get(i) else { return };
+        let values = if result { &od.results } else { &od.operands };
+        let Some(&v) = values.get(i) else { return };
         let got = self.ty(v);
-        if !expected.is_assignable_to(got) {
+        let fits = if result {
+            expected.is_assignable_to(got)
+        } else {
+            got.is_assignable_to(expected)
+        };
+        if !fits {
+            let what = if result { "result" } else { "operand" };
             let msg = format!(
-                "`{}` result {i} has type {got}, expected {expected}",
+                "`{}` {what} {i} has type {got}, expected {expected}",
                 od.kind.name()
             );
             self.err(od.span, msg);

@@ -37,6 +37,15 @@ fn small() -> (Module, FuncId) {
     (m, f)
 }
 
+/// [`small`] after `edit` changed its function, given the ops of the body.
+fn small_edited(edit: impl FnOnce(&mut Function, &[Op])) -> Module {
+    let (mut m, f) = small();
+    let func = m.func_mut(f);
+    let ops = func.region_ops(func.body).to_vec();
+    edit(func, &ops);
+    m
+}
+
 #[test]
 fn valid_ir_has_no_errors() {
     check(
@@ -49,41 +58,53 @@ fn valid_ir_has_no_errors() {
 
 #[test]
 fn op_listed_in_two_regions() {
-    let (mut m, f) = small();
-    let func = m.func_mut(f);
-    let first = func.region_ops(func.body)[0];
-    let body = func.body;
-    func.regions[body].ops.insert(1, first);
+    let m = small_edited(|func, ops| {
+        let body = func.body;
+        func.regions[body].ops.insert(1, ops[0]);
+    });
     assert_eq!(messages(&m), ["in @f: op0 appears in more than one region"]);
 }
 
 #[test]
 fn op_parent_mismatch() {
-    let (mut m, f) = small();
-    let func = m.func_mut(f);
-    let first = func.region_ops(func.body)[0];
-    let other = func.new_region(&[]);
-    func.ops[first].parent = Some(other);
+    let m = small_edited(|func, ops| {
+        let other = func.new_region(&[]);
+        func.ops[ops[0]].parent = Some(other);
+    });
     assert_eq!(
         messages(&m),
         ["in @f: op0's parent is not the region that lists it"]
     );
 }
 
-#[test]
-fn region_owned_twice() {
+/// `g(c: bool) -> int` returning the result of the op `branch` builds from `c` and a region
+/// that yields `1`.
+fn branch_on_c(branch: impl FnOnce(&mut FunctionBuilder, Value, Region) -> Op) -> Module {
+    g_of_c(|b, c| {
+        let r1 = b.new_region(&[]);
+        b.build_in(r1, |b| {
+            let one = b.const_int(1);
+            b.yield_(&[one])
+        });
+        let op = branch(b, c, r1);
+        let v = b.result(op);
+        b.return_(v);
+    })
+}
+
+/// `g(c: bool) -> int` with the body `build` writes given `c`.
+fn g_of_c(build: impl FnOnce(&mut FunctionBuilder, Value)) -> Module {
     let mut m = Module::new();
     let f = m.declare_function("g", &[("c", Type::Bool)], Type::Int, Span::DUMMY);
     let mut b = FunctionBuilder::new(m.func_mut(f));
     let c = b.param(0);
-    let r1 = b.new_region(&[]);
-    b.build_in(r1, |b| {
-        let one = b.const_int(1);
-        b.yield_(&[one])
-    });
-    let if_op = b.if_(c, r1, r1, &[Type::Int]);
-    let v = b.result(if_op);
-    b.return_(v);
+    build(&mut b, c);
+    m
+}
+
+#[test]
+fn region_owned_twice() {
+    let m = branch_on_c(|b, c, r1| b.if_(c, r1, r1, &[Type::Int]));
     assert_eq!(
         messages(&m),
         ["in @g: region1 is owned by more than one op",]
@@ -92,28 +113,16 @@ fn region_owned_twice() {
 
 #[test]
 fn wrong_region_count() {
-    let mut m = Module::new();
-    let f = m.declare_function("g", &[("c", Type::Bool)], Type::Int, Span::DUMMY);
-    let mut b = FunctionBuilder::new(m.func_mut(f));
-    let c = b.param(0);
-    let r1 = b.new_region(&[]);
-    b.build_in(r1, |b| {
-        let one = b.const_int(1);
-        b.yield_(&[one])
-    });
-    let op = b.insert(OpKind::If, &[c], &[Type::Int], &[r1]);
-    let v = b.result(op);
-    b.return_(v);
+    let m = branch_on_c(|b, c, r1| b.insert(OpKind::If, &[c], &[Type::Int], &[r1]));
     assert_eq!(messages(&m), ["in @g: `if` owns 1 regions, expected 2"]);
 }
 
 #[test]
 fn region_parent_mismatch_and_owned_body() {
-    let (mut m, f) = small();
-    let func = m.func_mut(f);
-    let first = func.region_ops(func.body)[0];
-    let body = func.body;
-    func.regions[body].parent = Some(first);
+    let m = small_edited(|func, ops| {
+        let body = func.body;
+        func.regions[body].parent = Some(ops[0]);
+    });
     assert_eq!(messages(&m), ["in @f: the body region is owned by an op"]);
 }
 
@@ -121,11 +130,10 @@ fn region_parent_mismatch_and_owned_body() {
 
 #[test]
 fn value_defined_twice() {
-    let (mut m, f) = small();
-    let func = m.func_mut(f);
-    let ops = func.region_ops(func.body).to_vec();
-    let one = func.result(ops[0]);
-    func.ops[ops[1]].results = vec![one];
+    let m = small_edited(|func, ops| {
+        let one = func.result(ops[0]);
+        func.ops[ops[1]].results = vec![one];
+    });
     let msgs = messages(&m);
     assert!(
         msgs.contains(&"in @f: value %1 is defined more than once".to_string()),
@@ -135,11 +143,10 @@ fn value_defined_twice() {
 
 #[test]
 fn value_def_record_mismatch() {
-    let (mut m, f) = small();
-    let func = m.func_mut(f);
-    let ops = func.region_ops(func.body).to_vec();
-    let one = func.result(ops[0]);
-    func.values[one].def = ValueDef::Result(ops[1], 0);
+    let m = small_edited(|func, ops| {
+        let one = func.result(ops[0]);
+        func.values[one].def = ValueDef::Result(ops[1], 0);
+    });
     assert_eq!(
         messages(&m),
         [
@@ -184,18 +191,16 @@ fn use_of_inner_value_after_region() {
 #[test]
 fn use_of_later_value_and_own_result() {
     // Built by hand: the parser cannot express a use before its definition.
-    let mut m = Module::new();
-    let f = m.declare_function("g", &[("c", Type::Bool)], Type::Int, Span::DUMMY);
-    let mut b = FunctionBuilder::new(m.func_mut(f));
-    let c = b.param(0);
-    let then_r = b.new_region(&[]);
-    let else_r = b.new_region(&[]);
-    let if_op = b.if_(c, then_r, else_r, &[Type::Int]);
-    let r = b.result(if_op);
-    b.build_in(then_r, |b| b.yield_(&[r]));
-    let later = b.const_int(5);
-    b.build_in(else_r, |b| b.yield_(&[later]));
-    b.return_(r);
+    let m = g_of_c(|b, c| {
+        let then_r = b.new_region(&[]);
+        let else_r = b.new_region(&[]);
+        let if_op = b.if_(c, then_r, else_r, &[Type::Int]);
+        let r = b.result(if_op);
+        b.build_in(then_r, |b| b.yield_(&[r]));
+        let later = b.const_int(5);
+        b.build_in(else_r, |b| b.yield_(&[later]));
+        b.return_(r);
+    });
     assert_eq!(
         messages(&m),
         [
@@ -430,23 +435,21 @@ fn if_condition_and_yields() {
 
 #[test]
 fn if_region_with_params() {
-    let mut m = Module::new();
-    let f = m.declare_function("g", &[("c", Type::Bool)], Type::Int, Span::DUMMY);
-    let mut b = FunctionBuilder::new(m.func_mut(f));
-    let c = b.param(0);
-    let then_r = b.new_region(&[Type::Int]);
-    b.build_in(then_r, |b| {
-        let p = b.func.region_params(then_r)[0];
-        b.yield_(&[p])
+    let m = g_of_c(|b, c| {
+        let then_r = b.new_region(&[Type::Int]);
+        b.build_in(then_r, |b| {
+            let p = b.func.region_params(then_r)[0];
+            b.yield_(&[p])
+        });
+        let else_r = b.new_region(&[]);
+        b.build_in(else_r, |b| {
+            let z = b.const_int(0);
+            b.yield_(&[z])
+        });
+        let if_op = b.if_(c, then_r, else_r, &[Type::Int]);
+        let r = b.result(if_op);
+        b.return_(r);
     });
-    let else_r = b.new_region(&[]);
-    b.build_in(else_r, |b| {
-        let z = b.const_int(0);
-        b.yield_(&[z])
-    });
-    let if_op = b.if_(c, then_r, else_r, &[Type::Int]);
-    let r = b.result(if_op);
-    b.return_(r);
     assert_eq!(
         messages(&m),
         ["in @g: the then region of `if` has parameters"]

@@ -22,8 +22,7 @@
 //! error is left to run time. It fails only when the signature does not fit the parameters.
 
 use pyjit_ir::{
-    Const, EntityRef, FuncId, Function, Module, Op, OpKind, Region, TensorType, Type,
-    Value as IrValue,
+    EntityRef, FuncId, Function, Module, Op, OpKind, Region, TensorType, Type, Value as IrValue,
 };
 use pyjit_runtime::schema::{ArgInfo, TensorInfo, TypeInfo, infer};
 use pyjit_runtime::value::Value as RtValue;
@@ -435,14 +434,7 @@ fn arg_info(f: &Function, esc: &HashSet<IrValue>, v: IrValue) -> ArgInfo {
 fn constant(f: &Function, esc: &HashSet<IrValue>, v: IrValue) -> Option<RtValue> {
     let op = f.op(f.defining_op(v)?);
     match &op.kind {
-        OpKind::Const(c) => Some(match c {
-            Const::Int(i) => RtValue::Int(*i),
-            Const::Float(x) => RtValue::Float(*x),
-            Const::Bool(b) => RtValue::Bool(*b),
-            Const::None => RtValue::None,
-            Const::Str(s) => RtValue::Str(s.clone()),
-            Const::DType(d) => RtValue::DType(*d),
-        }),
+        OpKind::Const(c) => Some(c.to_runtime()),
         OpKind::ListNew | OpKind::TupleNew => {
             let ints = op
                 .operands

@@ -77,6 +77,24 @@ struct Spelling {
     torch: bool,
 }
 
+/// What [`Function::inspect_ir`] and [`Function::inspect_asm`] are.
+type InspectFn = fn(&Function, Vec<Value>, Vec<(String, Value)>) -> Result<String, Error>;
+
+impl PyFunction {
+    /// What `view` shows of a call with these arguments, computed without the GIL.
+    fn inspect(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+        view: InspectFn,
+    ) -> PyResult<String> {
+        let (args, kwargs) = convert_args(args, kwargs, &mut Spelling::default())?;
+        py.detach(|| view(&self.f, args, kwargs))
+            .map_err(|e| to_pyerr(py, e))
+    }
+}
+
 #[pymethods]
 impl PyFunction {
     #[pyo3(signature = (*args, **kwargs))]
@@ -149,9 +167,7 @@ impl PyFunction {
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<String> {
-        let (args, kwargs) = convert_args(args, kwargs, &mut Spelling::default())?;
-        py.detach(|| self.f.inspect_ir(args, kwargs))
-            .map_err(|e| to_pyerr(py, e))
+        self.inspect(py, args, kwargs, Function::inspect_ir)
     }
 
     /// The machine code of a call with these arguments.
@@ -162,9 +178,7 @@ impl PyFunction {
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<String> {
-        let (args, kwargs) = convert_args(args, kwargs, &mut Spelling::default())?;
-        py.detach(|| self.f.inspect_asm(args, kwargs))
-            .map_err(|e| to_pyerr(py, e))
+        self.inspect(py, args, kwargs, Function::inspect_asm)
     }
 
     /// The function as `.pyjit` archive bytes (`pyjit.save`).

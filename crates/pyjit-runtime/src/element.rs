@@ -43,70 +43,39 @@ pub trait Element: Copy + Send + Sync + PartialOrd + Debug + Default + 'static {
     }
 }
 
-macro_rules! impl_int {
-    ($t:ty, $dt:ident) => {
-        impl Element for $t {
-            const DTYPE: DType = DType::$dt;
-            #[inline]
-            fn to_f64(self) -> f64 {
-                self as f64
+/// The buffer plumbing of the element type stored in variant `$dt` of [`Buffer`].
+macro_rules! buffer_fns {
+    ($dt:ident) => {
+        fn vec_ref(b: &Buffer) -> Option<&[Self]> {
+            match b {
+                Buffer::$dt(v) => Some(v),
+                Buffer::External(e) => e.as_slice::<Self>(),
+                _ => None,
             }
-            #[inline]
-            fn to_i64(self) -> i64 {
-                self as i64
+        }
+        fn vec_mut(b: &mut Buffer) -> Option<&mut [Self]> {
+            match b {
+                Buffer::$dt(v) => Some(v),
+                Buffer::External(e) => e.as_mut_slice::<Self>(),
+                _ => None,
             }
-            #[inline]
-            fn to_bool(self) -> bool {
-                self != 0
-            }
-            #[inline]
-            fn from_f64(v: f64) -> Self {
-                // C++ leaves out-of-range float->int conversion undefined; PyTorch on x86 yields
-                // the "integer indefinite" value (the minimum), which we reproduce instead of
-                // Rust's saturation so results match eager PyTorch bit for bit.
-                if v.is_nan() || v >= -(<$t>::MIN as f64) || v < <$t>::MIN as f64 {
-                    <$t>::MIN
-                } else {
-                    v as $t
-                }
-            }
-            #[inline]
-            fn from_i64(v: i64) -> Self {
-                v as $t
-            }
-            #[inline]
-            fn from_bool(v: bool) -> Self {
-                v as $t
-            }
-            fn vec_ref(b: &Buffer) -> Option<&[Self]> {
-                match b {
-                    Buffer::$dt(v) => Some(v),
-                    Buffer::External(e) => e.as_slice::<Self>(),
-                    _ => None,
-                }
-            }
-            fn vec_mut(b: &mut Buffer) -> Option<&mut [Self]> {
-                match b {
-                    Buffer::$dt(v) => Some(v),
-                    Buffer::External(e) => e.as_mut_slice::<Self>(),
-                    _ => None,
-                }
-            }
-            fn into_buffer(v: Vec<Self>) -> Buffer {
-                Buffer::$dt(v)
-            }
-            fn from_buffer(b: Buffer) -> Option<Vec<Self>> {
-                match b {
-                    Buffer::$dt(v) => Some(v),
-                    _ => None,
-                }
+        }
+        fn into_buffer(v: Vec<Self>) -> Buffer {
+            Buffer::$dt(v)
+        }
+        fn from_buffer(b: Buffer) -> Option<Vec<Self>> {
+            match b {
+                Buffer::$dt(v) => Some(v),
+                _ => None,
             }
         }
     };
 }
 
-macro_rules! impl_float {
-    ($t:ty, $dt:ident) => {
+/// An integer or float element type; `$from_f64` is its conversion of a float and `$is_nan`
+/// whether a value is NaN.
+macro_rules! impl_numeric {
+    ($t:ty, $dt:ident, from_f64: |$v:ident| $from_f64:expr, is_nan: |$x:ident| $is_nan:expr) => {
         impl Element for $t {
             const DTYPE: DType = DType::$dt;
             #[inline]
@@ -119,11 +88,11 @@ macro_rules! impl_float {
             }
             #[inline]
             fn to_bool(self) -> bool {
-                self != 0.0
+                self != <$t>::default()
             }
             #[inline]
-            fn from_f64(v: f64) -> Self {
-                v as $t
+            fn from_f64($v: f64) -> Self {
+                $from_f64
             }
             #[inline]
             fn from_i64(v: i64) -> Self {
@@ -133,34 +102,37 @@ macro_rules! impl_float {
             fn from_bool(v: bool) -> Self {
                 v as u8 as $t
             }
-            fn vec_ref(b: &Buffer) -> Option<&[Self]> {
-                match b {
-                    Buffer::$dt(v) => Some(v),
-                    Buffer::External(e) => e.as_slice::<Self>(),
-                    _ => None,
-                }
-            }
-            fn vec_mut(b: &mut Buffer) -> Option<&mut [Self]> {
-                match b {
-                    Buffer::$dt(v) => Some(v),
-                    Buffer::External(e) => e.as_mut_slice::<Self>(),
-                    _ => None,
-                }
-            }
-            fn into_buffer(v: Vec<Self>) -> Buffer {
-                Buffer::$dt(v)
-            }
-            fn from_buffer(b: Buffer) -> Option<Vec<Self>> {
-                match b {
-                    Buffer::$dt(v) => Some(v),
-                    _ => None,
-                }
-            }
+            buffer_fns!($dt);
             #[inline]
             fn is_nan_elem(self) -> bool {
-                self.is_nan()
+                let $x = self;
+                $is_nan
             }
         }
+    };
+}
+
+macro_rules! impl_int {
+    ($t:ty, $dt:ident) => {
+        impl_numeric!(
+            $t,
+            $dt,
+            // C++ leaves out-of-range float->int conversion undefined; PyTorch on x86 yields
+            // the "integer indefinite" value (the minimum), which we reproduce instead of
+            // Rust's saturation so results match eager PyTorch bit for bit.
+            from_f64: |v| if v.is_nan() || v >= -(<$t>::MIN as f64) || v < <$t>::MIN as f64 {
+                <$t>::MIN
+            } else {
+                v as $t
+            },
+            is_nan: |_x| false
+        );
+    };
+}
+
+macro_rules! impl_float {
+    ($t:ty, $dt:ident) => {
+        impl_numeric!($t, $dt, from_f64: |v| v as $t, is_nan: |x| x.is_nan());
     };
 }
 
@@ -195,29 +167,7 @@ impl Element for bool {
     fn from_bool(v: bool) -> Self {
         v
     }
-    fn vec_ref(b: &Buffer) -> Option<&[Self]> {
-        match b {
-            Buffer::Bool(v) => Some(v),
-            Buffer::External(e) => e.as_slice::<Self>(),
-            _ => None,
-        }
-    }
-    fn vec_mut(b: &mut Buffer) -> Option<&mut [Self]> {
-        match b {
-            Buffer::Bool(v) => Some(v),
-            Buffer::External(e) => e.as_mut_slice::<Self>(),
-            _ => None,
-        }
-    }
-    fn into_buffer(v: Vec<Self>) -> Buffer {
-        Buffer::Bool(v)
-    }
-    fn from_buffer(b: Buffer) -> Option<Vec<Self>> {
-        match b {
-            Buffer::Bool(v) => Some(v),
-            _ => None,
-        }
-    }
+    buffer_fns!(Bool);
 }
 
 /// Runs `$body` with `$T` bound to the Rust element type of `$dt`.

@@ -193,6 +193,16 @@ fn parse_header(text: &str) -> Result<Header> {
                 "expected `{c}` in the header, found {other:?}"
             ))),
         };
+    // After an item: `,` (false: more may follow) or the closing `close` (true).
+    let closed = |it: &mut std::iter::Peekable<std::vec::IntoIter<Tok<'_>>>,
+                  close: char,
+                  place: &str| match it.next() {
+        Some(Tok::Punct(',')) => Ok(false),
+        Some(Tok::Punct(p)) if p == close => Ok(true),
+        other => Err(bad(format!(
+            "expected `,` or `{close}` in {place}, found {other:?}"
+        ))),
+    };
     expect(&mut it, '{')?;
     let (mut descr, mut fortran, mut shape) = (None, None, None);
     loop {
@@ -232,14 +242,8 @@ fn parse_header(text: &str) -> Result<Header> {
                                 .filter(|&d| d <= isize::MAX as usize)
                                 .ok_or_else(|| bad(format!("dimension {n} is too large")))?;
                             dims.push(d);
-                            match it.next() {
-                                Some(Tok::Punct(',')) => {}
-                                Some(Tok::Punct(')')) => break,
-                                other => {
-                                    return Err(bad(format!(
-                                        "expected `,` or `)` in the shape, found {other:?}"
-                                    )));
-                                }
+                            if closed(&mut it, ')', "the shape")? {
+                                break;
                             }
                         }
                         other => {
@@ -257,14 +261,8 @@ fn parse_header(text: &str) -> Result<Header> {
                 )));
             }
         }
-        match it.next() {
-            Some(Tok::Punct(',')) => {}
-            Some(Tok::Punct('}')) => break,
-            other => {
-                return Err(bad(format!(
-                    "expected `,` or `}}` in the header, found {other:?}"
-                )));
-            }
+        if closed(&mut it, '}', "the header")? {
+            break;
         }
     }
     if let Some(t) = it.next() {

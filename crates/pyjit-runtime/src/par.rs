@@ -195,16 +195,22 @@ fn join(s: &Shared, mut state: u64) -> bool {
 /// The state once a section newer than `seen` is open (or was, briefly), polling for [`SPIN`]
 /// and then parked; `None` when the team shuts down.
 fn wait_for_section(s: &Shared, seen: u64) -> Option<u64> {
-    let fresh = |st: u64| st >> 32 != seen;
+    // `Some(answer)` once the wait is over: the fresh state, or `None` at shutdown.
+    let over = |state: Ordering, shutdown: Ordering| {
+        let st = s.state.load(state);
+        if st >> 32 != seen {
+            Some(Some(st))
+        } else if s.shutdown.load(shutdown) {
+            Some(None)
+        } else {
+            None
+        }
+    };
     let start = Instant::now();
     let mut polls = 0u32;
     loop {
-        let st = s.state.load(Ordering::Acquire);
-        if fresh(st) {
-            return Some(st);
-        }
-        if s.shutdown.load(Ordering::Relaxed) {
-            return None;
+        if let Some(answer) = over(Ordering::Acquire, Ordering::Relaxed) {
+            return answer;
         }
         std::hint::spin_loop();
         polls = polls.wrapping_add(1);
@@ -214,12 +220,8 @@ fn wait_for_section(s: &Shared, seen: u64) -> Option<u64> {
     }
     s.sleepers.fetch_add(1, Ordering::SeqCst);
     let out = loop {
-        let st = s.state.load(Ordering::SeqCst);
-        if fresh(st) {
-            break Some(st);
-        }
-        if s.shutdown.load(Ordering::SeqCst) {
-            break None;
+        if let Some(answer) = over(Ordering::SeqCst, Ordering::SeqCst) {
+            break answer;
         }
         std::thread::park();
     };

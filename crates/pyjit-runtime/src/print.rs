@@ -100,35 +100,22 @@ impl Formatter {
         let min = nz.iter().map(|v| v.abs()).fold(f64::INFINITY, f64::min);
         let max = nz.iter().map(|v| v.abs()).fold(0.0, f64::max);
         f.int_mode = nz.iter().all(|v| *v == v.ceil());
-        if f.int_mode {
-            if max / min > 1000.0 || max > 1.0e8 {
-                f.sci_mode = true;
-                f.max_width = nz
-                    .iter()
-                    .map(|&v| fmt_sci(v, PRECISION).len())
-                    .max()
-                    .unwrap_or(1);
-            } else {
-                f.max_width = nz
-                    .iter()
-                    .map(|&v| fmt_fixed(v, 0).len() + 1)
-                    .max()
-                    .unwrap_or(1);
-            }
-        } else if max / min > 1000.0 || max > 1.0e8 || min < 1.0e-4 {
-            f.sci_mode = true;
-            f.max_width = nz
-                .iter()
-                .map(|&v| fmt_sci(v, PRECISION).len())
-                .max()
-                .unwrap_or(1);
+        // The widest of the non-zero finite values written by `text`.
+        let widest =
+            |text: &dyn Fn(f64) -> String| nz.iter().map(|&v| text(v).len()).max().unwrap_or(1);
+        let sci = if f.int_mode {
+            max / min > 1000.0 || max > 1.0e8
         } else {
-            f.max_width = nz
-                .iter()
-                .map(|&v| fmt_fixed(v, PRECISION).len())
-                .max()
-                .unwrap_or(1);
-        }
+            max / min > 1000.0 || max > 1.0e8 || min < 1.0e-4
+        };
+        f.sci_mode = sci;
+        f.max_width = if sci {
+            widest(&|v| fmt_sci(v, PRECISION))
+        } else if f.int_mode {
+            widest(&|v| fmt_fixed(v, 0)) + 1
+        } else {
+            widest(&|v| fmt_fixed(v, PRECISION))
+        };
         f.max_width = f.max_width.max(1);
         f
     }
@@ -211,6 +198,39 @@ impl Printer<'_> {
         self.fmt.format(v, &text)
     }
 
+    /// `text` of each printed index `i` of the next dimension (of size `n`; with `i` pushed on
+    /// `prefix`): all of them, or when summarizing the first and last [`EDGEITEMS`] around
+    /// `ellipsis`.
+    fn each_shown(
+        &self,
+        n: usize,
+        prefix: &mut Vec<usize>,
+        ellipsis: &str,
+        text: impl Fn(&mut Vec<usize>) -> String,
+    ) -> Vec<String> {
+        let summary = self.summarize && n > 2 * EDGEITEMS;
+        let (head, tail) = if summary {
+            (EDGEITEMS, n - EDGEITEMS)
+        } else {
+            (n, n)
+        };
+        let mut out = Vec::new();
+        for i in (0..head)
+            .map(Some)
+            .chain(summary.then_some(None))
+            .chain((tail..n).map(Some))
+        {
+            let Some(i) = i else {
+                out.push(ellipsis.to_string());
+                continue;
+            };
+            prefix.push(i);
+            out.push(text(prefix));
+            prefix.pop();
+        }
+        out
+    }
+
     fn tensor_str(&self, prefix: &mut Vec<usize>, indent: usize) -> String {
         let shape = self.t.shape();
         let d = prefix.len();
@@ -219,50 +239,16 @@ impl Printer<'_> {
         if dim == 1 {
             let element_length = self.fmt.max_width + 2;
             let per_line = ((LINEWIDTH.saturating_sub(indent)) / element_length).max(1);
-            let mut data: Vec<String> = Vec::new();
-            let push = |i: usize, data: &mut Vec<String>, prefix: &mut Vec<usize>| {
-                prefix.push(i);
-                data.push(self.elem(prefix));
-                prefix.pop();
-            };
-            if self.summarize && n > 2 * EDGEITEMS {
-                for i in 0..EDGEITEMS {
-                    push(i, &mut data, prefix);
-                }
-                data.push(" ...".into());
-                for i in n - EDGEITEMS..n {
-                    push(i, &mut data, prefix);
-                }
-            } else {
-                for i in 0..n {
-                    push(i, &mut data, prefix);
-                }
-            }
+            let data = self.each_shown(n, prefix, " ...", |prefix| self.elem(prefix));
             let lines: Vec<String> = data.chunks(per_line).map(|c| c.join(", ")).collect();
             return format!(
                 "[{}]",
                 lines.join(&format!(",\n{}", " ".repeat(indent + 1)))
             );
         }
-        let mut slices = Vec::new();
-        let sub = |i: usize, slices: &mut Vec<String>, prefix: &mut Vec<usize>| {
-            prefix.push(i);
-            slices.push(self.tensor_str(prefix, indent + 1));
-            prefix.pop();
-        };
-        if self.summarize && n > 2 * EDGEITEMS {
-            for i in 0..EDGEITEMS {
-                sub(i, &mut slices, prefix);
-            }
-            slices.push("...".into());
-            for i in n - EDGEITEMS..n {
-                sub(i, &mut slices, prefix);
-            }
-        } else {
-            for i in 0..n {
-                sub(i, &mut slices, prefix);
-            }
-        }
+        let slices = self.each_shown(n, prefix, "...", |prefix| {
+            self.tensor_str(prefix, indent + 1)
+        });
         let sep = format!(",{}{}", "\n".repeat(dim - 1), " ".repeat(indent + 1));
         format!("[{}]", slices.join(&sep))
     }

@@ -216,38 +216,27 @@ impl Value {
     }
 }
 
-impl From<Tensor> for Value {
-    fn from(t: Tensor) -> Value {
-        Value::Tensor(t)
-    }
+/// `impl From<T> for $value` for each `T => constructor` pair (a variant, or a function making
+/// the value).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! value_from {
+    ($value:ty { $($t:ty => $make:path),* $(,)? }) => {
+        $(
+            impl From<$t> for $value {
+                fn from(v: $t) -> $value {
+                    $make(v)
+                }
+            }
+        )*
+    };
 }
 
-impl From<Scalar> for Value {
-    fn from(s: Scalar) -> Value {
-        Value::scalar(s)
-    }
-}
-
-impl From<i64> for Value {
-    fn from(i: i64) -> Value {
-        Value::Int(i)
-    }
-}
-
-impl From<f64> for Value {
-    fn from(f: f64) -> Value {
-        Value::Float(f)
-    }
-}
-
-impl From<bool> for Value {
-    fn from(b: bool) -> Value {
-        Value::Bool(b)
-    }
-}
-
-impl From<DType> for Value {
-    fn from(d: DType) -> Value {
-        Value::DType(d)
-    }
-}
+value_from!(Value {
+    Tensor => Value::Tensor,
+    Scalar => Value::scalar,
+    i64 => Value::Int,
+    f64 => Value::Float,
+    bool => Value::Bool,
+    DType => Value::DType,
+});

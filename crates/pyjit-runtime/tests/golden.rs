@@ -59,6 +59,11 @@ fn tensor_arg(j: &J, inputs: &HashMap<String, Tensor>) -> Tensor {
     }
 }
 
+/// The items of a JSON array.
+fn elements(v: &J) -> std::slice::Iter<'_, J> {
+    v.as_array().unwrap().iter()
+}
+
 fn decode(j: &J, inputs: &HashMap<String, Tensor>) -> Value {
     let obj = j.as_object().expect("arg object");
     if obj.contains_key("tensor") {
@@ -77,13 +82,7 @@ fn decode(j: &J, inputs: &HashMap<String, Tensor>) -> Value {
         return Value::None;
     }
     if let Some(v) = obj.get("ints") {
-        return Value::IntList(
-            v.as_array()
-                .unwrap()
-                .iter()
-                .map(|x| x.as_i64().unwrap())
-                .collect(),
-        );
+        return Value::IntList(elements(v).map(|x| x.as_i64().unwrap()).collect());
     }
     if let Some(v) = obj.get("dtype") {
         return Value::DType(DType::from_name(v.as_str().unwrap()).unwrap());
@@ -92,22 +91,10 @@ fn decode(j: &J, inputs: &HashMap<String, Tensor>) -> Value {
         return Value::Str(v.as_str().unwrap().to_string());
     }
     if let Some(v) = obj.get("tensors") {
-        return Value::TensorList(
-            v.as_array()
-                .unwrap()
-                .iter()
-                .map(|x| tensor_arg(x, inputs))
-                .collect(),
-        );
+        return Value::TensorList(elements(v).map(|x| tensor_arg(x, inputs)).collect());
     }
     if let Some(v) = obj.get("list") {
-        return Value::List(
-            v.as_array()
-                .unwrap()
-                .iter()
-                .map(|x| decode(x, inputs))
-                .collect(),
-        );
+        return Value::List(elements(v).map(|x| decode(x, inputs)).collect());
     }
     if let Some(v) = obj.get("index") {
         let comps = v
@@ -228,12 +215,17 @@ fn python_kind(ty: &str, e: &RuntimeError) -> bool {
     e.kind().name() == ty
 }
 
-#[test]
-fn golden_cases_match_pytorch() {
-    let manifest: J = serde_json::from_str(
+/// The oracle's `cases.json`.
+fn manifest() -> J {
+    serde_json::from_str(
         &std::fs::read_to_string(oracle_dir().join("cases.json")).expect("cases.json"),
     )
-    .expect("valid json");
+    .expect("valid json")
+}
+
+#[test]
+fn golden_cases_match_pytorch() {
+    let manifest = manifest();
     let inputs = load("inputs.npz");
     let outputs = load("outputs.npz");
     let cases = manifest["cases"].as_array().unwrap();
@@ -365,10 +357,7 @@ fn golden_cases_match_pytorch() {
 
 #[test]
 fn reprs_match_pytorch() {
-    let manifest: J = serde_json::from_str(
-        &std::fs::read_to_string(oracle_dir().join("cases.json")).expect("cases.json"),
-    )
-    .expect("valid json");
+    let manifest = manifest();
     let inputs = load("inputs.npz");
     let mut failures = Vec::new();
     let reprs = manifest["reprs"].as_array().unwrap();

@@ -204,11 +204,17 @@ impl PyErr {
 
 impl fmt::Display for PyErr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.message.is_empty() {
-            write!(f, "{}", self.kind)
-        } else {
-            write!(f, "{}: {}", self.kind, self.message)
-        }
+        last_traceback_line(f, &self.kind, &self.message)
+    }
+}
+
+/// `Kind: message`, the last line of a Python traceback (`AssertionError` alone when the
+/// message is empty, as Python prints it).
+fn last_traceback_line(f: &mut fmt::Formatter<'_>, kind: &ExcKind, message: &str) -> fmt::Result {
+    if message.is_empty() {
+        write!(f, "{kind}")
+    } else {
+        write!(f, "{kind}: {message}")
     }
 }
 
@@ -338,14 +344,9 @@ impl InterpError {
 }
 
 impl fmt::Display for InterpError {
-    /// `Kind: message`, the last line of a Python traceback (`AssertionError` alone when the
-    /// message is empty, as Python prints it).
+    /// [`last_traceback_line`].
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.message.is_empty() {
-            write!(f, "{}", self.kind)
-        } else {
-            write!(f, "{}: {}", self.kind, self.message)
-        }
+        last_traceback_line(f, &self.kind, &self.message)
     }
 }
 

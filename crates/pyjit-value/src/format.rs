@@ -389,28 +389,20 @@ fn sign_prefix(s: &Spec, negative: bool) -> &'static str {
 
 fn format_int(s: &Spec, i: i64) -> Result<String, String> {
     let mag = i.unsigned_abs();
+    // The digits in a power-of-two base, grouped by four, after `prefix` with `#`.
+    let radix = |prefix: &str, digits: String| {
+        format!(
+            "{}{}",
+            if s.alternate { prefix } else { "" },
+            group(&digits, s.grouping, 4)
+        )
+    };
     let body = match s.ty {
         None | Some('d') | Some('n') => group(&mag.to_string(), s.grouping, 3),
-        Some('x') => format!(
-            "{}{}",
-            if s.alternate { "0x" } else { "" },
-            group(&format!("{mag:x}"), s.grouping, 4)
-        ),
-        Some('X') => format!(
-            "{}{}",
-            if s.alternate { "0X" } else { "" },
-            group(&format!("{mag:X}"), s.grouping, 4)
-        ),
-        Some('o') => format!(
-            "{}{}",
-            if s.alternate { "0o" } else { "" },
-            group(&format!("{mag:o}"), s.grouping, 4)
-        ),
-        Some('b') => format!(
-            "{}{}",
-            if s.alternate { "0b" } else { "" },
-            group(&format!("{mag:b}"), s.grouping, 4)
-        ),
+        Some('x') => radix("0x", format!("{mag:x}")),
+        Some('X') => radix("0X", format!("{mag:X}")),
+        Some('o') => radix("0o", format!("{mag:o}")),
+        Some('b') => radix("0b", format!("{mag:b}")),
         Some('c') => char::from_u32(i as u32)
             .map(String::from)
             .ok_or("%c arg not in range(0x110000)")?,

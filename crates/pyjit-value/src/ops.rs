@@ -137,39 +137,23 @@ pub fn norm_index(i: i64, len: usize) -> Option<usize> {
     (0..len).contains(&j).then_some(j as usize)
 }
 
-/// Whether [`eval`] defines `kind` (everything but tensor ops, calls, regions and terminators
-/// other than `raise`).
-pub(crate) fn is_value_op(kind: &OpKind) -> bool {
-    !matches!(
-        kind,
-        OpKind::Tensor(_)
-            | OpKind::Call(_)
-            | OpKind::If
-            | OpKind::Loop
-            | OpKind::Fused
-            | OpKind::Yield
-            | OpKind::Return
-    )
-}
-
-/// Runs a value op on its operands; `None` for an op [`is_value_op`] rejects. An `Err` of class
-/// [`ExcKind::Internal`] means the operands do not fit the op (never for verified IR).
+/// Runs a value op on its operands; `None` for an op that is not a value op (tensor ops, calls,
+/// regions and terminators other than `raise`). An `Err` of class [`ExcKind::Internal`] means the
+/// operands do not fit the op (never for verified IR).
 pub fn eval(
     kind: &OpKind,
     args: &[Value],
     ctx: &mut EvalCtx<'_>,
 ) -> Option<Result<Vec<Value>, PyErr>> {
-    if !is_value_op(kind) {
-        return None;
-    }
-    Some(eval_value_op(kind, args, ctx))
+    eval_value_op(kind, args, ctx).transpose()
 }
 
+/// [`eval`], with `Ok(None)` for an op that is not a value op.
 fn eval_value_op(
     kind: &OpKind,
     args: &[Value],
     ctx: &mut EvalCtx<'_>,
-) -> Result<Vec<Value>, PyErr> {
+) -> Result<Option<Vec<Value>>, PyErr> {
     let arg = |i: usize| -> Result<&Value, PyErr> {
         args.get(i)
             .ok_or_else(|| internal(format!("missing operand {i} of `{}`", kind.name())))
@@ -200,7 +184,7 @@ fn eval_value_op(
     let key = |v: &Value| {
         DictKey::of(v).ok_or_else(|| internal(format!("a {} as a dict key", v.type_name())))
     };
-    let one = |v: Value| Ok(vec![v]);
+    let one = |v: Value| Ok(Some(vec![v]));
     match kind {
         OpKind::Const(c) => one(const_value(c)),
         OpKind::IntBin(o) => one(Value::Int(scalar::int_bin(*o, int(0)?, int(1)?)?)),
@@ -267,7 +251,7 @@ fn eval_value_op(
                     .ok_or_else(|| internal("index.tensor of a non-tensor"))?,
             ),
         })),
-        OpKind::TensorLoad | OpKind::TensorStore => tensor_access(kind, args),
+        OpKind::TensorLoad | OpKind::TensorStore => tensor_access(kind, args).map(Some),
         OpKind::TupleNew => one(Value::tuple(args.to_vec())),
         OpKind::TupleGet(i) => match arg(0)? {
             Value::Tuple(items) => one(items
@@ -292,11 +276,11 @@ fn eval_value_op(
                     "list assignment index out of range",
                 ));
             }
-            Ok(vec![])
+            Ok(Some(vec![]))
         }
         OpKind::ListAppend => {
             list(0)?.push(arg(1)?.clone());
-            Ok(vec![])
+            Ok(Some(vec![]))
         }
         OpKind::ListLen => one(Value::Int(list(0)?.len() as i64)),
         OpKind::DictNew => {
@@ -318,7 +302,7 @@ fn eval_value_op(
         }
         OpKind::DictSet => {
             dict(0)?.set(key(arg(1)?)?, arg(2)?.clone());
-            Ok(vec![])
+            Ok(Some(vec![]))
         }
         OpKind::DictContains => one(Value::Bool(dict(0)?.contains(&key(arg(1)?)?))),
         OpKind::DictLen => one(Value::Int(dict(0)?.len() as i64)),
@@ -357,7 +341,7 @@ fn eval_value_op(
             let line = args.iter().map(py_str).collect::<Vec<_>>().join(" ");
             // A closed stdout is not the program's fault; Python would raise, we keep going.
             let _ = writeln!(ctx.out, "{line}");
-            Ok(vec![])
+            Ok(Some(vec![]))
         }
         OpKind::Raise(class) => Err(PyErr::new(
             ExcKind::from_name(class),
@@ -365,7 +349,7 @@ fn eval_value_op(
         )),
         OpKind::Check(class) => {
             if boolean(0)? {
-                return Ok(vec![]);
+                return Ok(Some(vec![]));
             }
             Err(PyErr::new(
                 ExcKind::from_name(class),
@@ -380,7 +364,7 @@ fn eval_value_op(
                 _ => false,
             };
             if holds {
-                Ok(vec![])
+                Ok(Some(vec![]))
             } else {
                 Err(PyErr::new(ExcKind::GuardFailure, message.clone()))
             }
@@ -391,7 +375,7 @@ fn eval_value_op(
         | OpKind::Loop
         | OpKind::Fused
         | OpKind::Yield
-        | OpKind::Return => Err(internal(format!("`{}` is not a value op", kind.name()))),
+        | OpKind::Return => Ok(None),
     }
 }
 

@@ -272,29 +272,12 @@ impl Value {
     }
 }
 
-impl From<Tensor> for Value {
-    fn from(t: Tensor) -> Value {
-        Value::Tensor(t)
-    }
-}
-
-impl From<i64> for Value {
-    fn from(i: i64) -> Value {
-        Value::Int(i)
-    }
-}
-
-impl From<f64> for Value {
-    fn from(f: f64) -> Value {
-        Value::Float(f)
-    }
-}
-
-impl From<bool> for Value {
-    fn from(b: bool) -> Value {
-        Value::Bool(b)
-    }
-}
+pyjit_runtime::value_from!(Value {
+    Tensor => Value::Tensor,
+    i64 => Value::Int,
+    f64 => Value::Float,
+    bool => Value::Bool,
+});
 
 /// Converts an interpreter value to the runtime's dispatch value for a parameter of schema type
 /// `ty`. Lists and tuples become the runtime's typed lists when the parameter asks for one.
@@ -304,57 +287,42 @@ pub fn to_runtime(v: &Value, ty: &pyjit_runtime::schema::ArgType) -> RtValue {
         (A::Optional(_), Value::None) => RtValue::None,
         (A::Optional(inner), v) => to_runtime(v, inner),
         (A::IntList(_), Value::List(_) | Value::Tuple(_)) => {
-            let items = elements(v);
-            match items
-                .iter()
-                .map(Value::as_int)
-                .collect::<Option<Vec<i64>>>()
-            {
-                Some(ints) => RtValue::IntList(ints),
-                None => generic_to_runtime(v),
-            }
+            typed_list(v, Value::as_int, RtValue::IntList)
         }
-        (A::FloatList, Value::List(_) | Value::Tuple(_)) => {
-            let items = elements(v);
-            let floats: Option<Vec<f64>> = items
-                .iter()
-                .map(|x| match x {
-                    Value::Float(f) => Some(*f),
-                    Value::Int(i) => Some(*i as f64),
-                    _ => None,
-                })
-                .collect();
-            match floats {
-                Some(f) => RtValue::FloatList(f),
-                None => generic_to_runtime(v),
-            }
-        }
-        (A::Indices, Value::List(_) | Value::Tuple(_)) => {
-            let items = elements(v);
-            match items
-                .iter()
-                .map(|x| match x {
-                    Value::Index(i) => Some(i.clone()),
-                    _ => None,
-                })
-                .collect::<Option<Vec<TensorIndex>>>()
-            {
-                Some(ix) => RtValue::Indices(ix),
-                None => generic_to_runtime(v),
-            }
-        }
+        (A::FloatList, Value::List(_) | Value::Tuple(_)) => typed_list(
+            v,
+            |x| match x {
+                Value::Float(f) => Some(*f),
+                Value::Int(i) => Some(*i as f64),
+                _ => None,
+            },
+            RtValue::FloatList,
+        ),
+        (A::Indices, Value::List(_) | Value::Tuple(_)) => typed_list(
+            v,
+            |x| match x {
+                Value::Index(i) => Some(i.clone()),
+                _ => None,
+            },
+            RtValue::Indices,
+        ),
         (A::TensorList, Value::List(_) | Value::Tuple(_)) => {
-            let items = elements(v);
-            match items
-                .iter()
-                .map(|x| x.as_tensor().cloned())
-                .collect::<Option<Vec<Tensor>>>()
-            {
-                Some(ts) => RtValue::TensorList(ts),
-                None => generic_to_runtime(v),
-            }
+            typed_list(v, |x| x.as_tensor().cloned(), RtValue::TensorList)
         }
         _ => generic_to_runtime(v),
+    }
+}
+
+/// The runtime's typed list `list` of the elements of list or tuple `v` when `elem` converts
+/// every one of them; otherwise the untyped runtime value.
+fn typed_list<T>(
+    v: &Value,
+    elem: impl Fn(&Value) -> Option<T>,
+    list: fn(Vec<T>) -> RtValue,
+) -> RtValue {
+    match elements(v).iter().map(elem).collect::<Option<Vec<T>>>() {
+        Some(items) => list(items),
+        None => generic_to_runtime(v),
     }
 }
 

@@ -114,18 +114,14 @@ impl Value {
         }
     }
 
-    /// The Python name of the value's type, as error messages say it.
+    /// The Python name of the value's type, as error messages say it: the interpreter's name of
+    /// the value it becomes.
     pub fn type_name(&self) -> &'static str {
         match self {
-            Value::None => "NoneType",
-            Value::Bool(_) => "bool",
-            Value::Int(_) => "int",
-            Value::Float(_) => "float",
-            Value::Str(_) => "str",
-            Value::DType(_) => "dtype",
-            Value::Tensor(_) => "Tensor",
-            Value::List(_) => "list",
-            Value::Tuple(_) => "tuple",
+            // Named without converting the elements.
+            Value::List(_) => IValue::list(Vec::new()).type_name(),
+            Value::Tuple(_) => IValue::tuple(Vec::new()).type_name(),
+            _ => self.to_dynamic().type_name(),
         }
     }
 

@@ -556,8 +556,23 @@ impl Program {
                 })
                 .collect());
         }
+        let times = FrontendTimes {
+            parse,
+            frontend: t.elapsed(),
+        };
+        Ok(Program::assemble(source, module, options, defaults, times))
+    }
+
+    /// A program of verified `module` with empty caches.
+    fn assemble(
+        source: Arc<SourceFile>,
+        module: Module,
+        options: Options,
+        defaults: Vec<Vec<Option<Value>>>,
+        times: FrontendTimes,
+    ) -> Program {
         let native_first = first_slots(&module);
-        Ok(Program {
+        Program {
             source,
             module,
             native_first,
@@ -565,12 +580,9 @@ impl Program {
             defaults,
             native: Mutex::new(FxHashMap::default()),
             specialized: Mutex::new(FxHashMap::default()),
-            times: FrontendTimes {
-                parse,
-                frontend: t.elapsed(),
-            },
+            times,
             compilations: Mutex::new(Vec::new()),
-        })
+        }
     }
 
     /// A program made from IR instead of source — a trace's module (`pyjit_trace::Trace`) — so
@@ -588,18 +600,13 @@ impl Program {
             .source
             .clone()
             .unwrap_or_else(|| Arc::new(SourceFile::new("<ir>", "")));
-        let native_first = first_slots(&module);
-        Ok(Program {
+        Ok(Program::assemble(
             source,
             module,
-            native_first,
             options,
-            defaults: Vec::new(),
-            native: Mutex::new(FxHashMap::default()),
-            specialized: Mutex::new(FxHashMap::default()),
-            times: FrontendTimes::default(),
-            compilations: Mutex::new(Vec::new()),
-        })
+            Vec::new(),
+            FrontendTimes::default(),
+        ))
     }
 
     /// The source file the program was compiled from.

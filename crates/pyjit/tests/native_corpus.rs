@@ -149,16 +149,10 @@ fn corpus_native_equals_interpreter() {
                 continue;
             }
             // Every tensor handle and object native code created is released, on error paths too.
-            let (t0, o0) = (
-                pyjit_runtime::abi::live_tensor_count(),
-                pyjit_codegen::live_object_count(),
-            );
+            let (t0, o0) = live_references();
             check_same_fresh(&m, &nm, fields[0], || parse().unwrap_or_default());
             assert_eq!(
-                (
-                    pyjit_runtime::abi::live_tensor_count(),
-                    pyjit_codegen::live_object_count()
-                ),
+                live_references(),
                 (t0, o0),
                 "{}: leaked references",
                 dir.display()

@@ -55,6 +55,22 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     COUNTERS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The error of native `name` called with `args`, which must fail.
+fn call_err(nm: &NativeModule, name: &str, args: &[Value]) -> pyjit_codegen::InterpError {
+    nm.function(name).unwrap().call(args).unwrap_err()
+}
+
+/// [`call_err`], after checking the failure against the interpreter's.
+fn same_failure(
+    m: &pyjit_ir::Module,
+    nm: &NativeModule,
+    name: &str,
+    args: &[Value],
+) -> pyjit_codegen::InterpError {
+    check_same(m, nm, name, args);
+    call_err(nm, name, args)
+}
+
 fn setup() -> (pyjit_ir::Module, NativeModule) {
     let m = script(SRC);
     let nm = native(&m);
@@ -65,12 +81,8 @@ fn setup() -> (pyjit_ir::Module, NativeModule) {
 /// reference leaked, and that a following good call succeeds.
 fn fails_then_recovers(name: &str, bad: Vec<Value>, class: &str, good: Vec<Value>) {
     let (m, nm) = setup();
-    let (t0, o0) = (
-        pyjit_runtime::abi::live_tensor_count(),
-        pyjit_codegen::live_object_count(),
-    );
-    check_same(&m, &nm, name, &bad);
-    let err = nm.function(name).unwrap().call(&bad).unwrap_err();
+    let (t0, o0) = live_references();
+    let err = same_failure(&m, &nm, name, &bad);
     assert_eq!(err.kind, class, "{err}");
     assert_ne!(
         err.span,
@@ -80,13 +92,7 @@ fn fails_then_recovers(name: &str, bad: Vec<Value>, class: &str, good: Vec<Value
     check_same(&m, &nm, name, &good);
     assert!(nm.function(name).unwrap().call(&good).is_ok());
     drop(nm);
-    assert_eq!(
-        (
-            pyjit_runtime::abi::live_tensor_count(),
-            pyjit_codegen::live_object_count()
-        ),
-        (t0, o0)
-    );
+    assert_eq!(live_references(), (t0, o0));
 }
 
 #[test]
@@ -150,11 +156,7 @@ fn failing_assert() {
         vec![Value::Int(3)],
     );
     let (_, nm) = setup();
-    let e = nm
-        .function("positive")
-        .unwrap()
-        .call(&[Value::Int(0)])
-        .unwrap_err();
+    let e = call_err(&nm, "positive", &[Value::Int(0)]);
     assert_eq!(e.to_string(), "AssertionError: x must be positive");
 }
 
@@ -162,12 +164,7 @@ fn failing_assert() {
 fn deep_recursion_is_an_error_not_a_crash() {
     let _g = serial();
     let (m, nm) = setup();
-    check_same(&m, &nm, "forever", &[Value::Int(0)]);
-    let e = nm
-        .function("forever")
-        .unwrap()
-        .call(&[Value::Int(0)])
-        .unwrap_err();
+    let e = same_failure(&m, &nm, "forever", &[Value::Int(0)]);
     assert_eq!(e.kind, "RecursionError");
     // The failing call is the 1001st; 1000 call sites lead to it, as in the interpreter.
     assert_eq!(e.call_stack.len(), 1000);
@@ -179,12 +176,7 @@ fn recursion_within_the_limit_works() {
     let _g = serial();
     let (m, nm) = setup();
     check_same(&m, &nm, "down", &[Value::Int(900)]);
-    check_same(&m, &nm, "down", &[Value::Int(5000)]);
-    let e = nm
-        .function("down")
-        .unwrap()
-        .call(&[Value::Int(5000)])
-        .unwrap_err();
+    let e = same_failure(&m, &nm, "down", &[Value::Int(5000)]);
     assert_eq!(e.kind, "RecursionError");
     // A larger limit is a compile option.
     let big = NativeModule::compile(
@@ -205,12 +197,7 @@ fn recursion_within_the_limit_works() {
 fn errors_carry_the_call_stack() {
     let _g = serial();
     let (m, nm) = setup();
-    check_same(&m, &nm, "nested", &[Value::Int(3)]);
-    let e = nm
-        .function("nested")
-        .unwrap()
-        .call(&[Value::Int(3)])
-        .unwrap_err();
+    let e = same_failure(&m, &nm, "nested", &[Value::Int(3)]);
     assert_eq!(e.function, "div");
     assert_eq!(e.call_stack.len(), 1);
     assert_eq!(e.call_stack[0].function, "nested");

@@ -60,11 +60,16 @@ const ITERS: i64 = if cfg!(debug_assertions) {
     1_000_000
 };
 
+fn setup() -> (pyjit_ir::Module, NativeModule) {
+    let m = script(SRC);
+    let nm = native(&m);
+    (m, nm)
+}
+
 #[test]
 fn a_million_iterations_leak_nothing() {
     let _g = serial();
-    let m = script(SRC);
-    let nm = native(&m);
+    let (_m, nm) = setup();
     let f = nm.function("churn").unwrap();
     let base = pyjit_runtime::abi::live_tensor_count();
     // Warm up allocators, then measure memory across the long run.
@@ -86,29 +91,18 @@ fn a_million_iterations_leak_nothing() {
 #[test]
 fn tensors_in_lists_tuples_and_optionals_are_released() {
     let _g = serial();
-    let m = script(SRC);
-    let nm = native(&m);
-    let (t0, o0) = (
-        pyjit_runtime::abi::live_tensor_count(),
-        pyjit_codegen::live_object_count(),
-    );
+    let (m, nm) = setup();
+    let (t0, o0) = live_references();
     check_same(&m, &nm, "keep_some", &[small(), Value::Int(10)]);
     check_same(&m, &nm, "pairs", &[small(), Value::Bool(true)]);
     check_same(&m, &nm, "pairs", &[small(), Value::Bool(false)]);
-    assert_eq!(
-        (
-            pyjit_runtime::abi::live_tensor_count(),
-            pyjit_codegen::live_object_count()
-        ),
-        (t0, o0)
-    );
+    assert_eq!(live_references(), (t0, o0));
 }
 
 #[test]
 fn one_function_many_threads() {
     let _g = serial();
-    let m = script(SRC);
-    let nm = native(&m);
+    let (_m, nm) = setup();
     let f = nm.function("churn").unwrap();
     drop(nm); // the function alone keeps the code alive
     std::thread::scope(|s| {

@@ -48,11 +48,10 @@ impl Gen {
             };
         }
         match self.pick(8) {
-            0 => format!("({} + {})", self.int_expr(d - 1), self.int_expr(d - 1)),
-            1 => format!("({} - {})", self.int_expr(d - 1), self.int_expr(d - 1)),
-            2 => format!("({} * {})", self.int_expr(d - 1), self.int_expr(d - 1)),
-            3 => format!("({} // {})", self.int_expr(d - 1), self.int_expr(d - 1)),
-            4 => format!("({} % {})", self.int_expr(d - 1), self.int_expr(d - 1)),
+            k @ 0..=4 => {
+                let op = ["+", "-", "*", "//", "%"][k];
+                format!("({} {op} {})", self.int_expr(d - 1), self.int_expr(d - 1))
+            }
             5 => format!("(-{})", self.int_expr(d - 1)),
             6 => format!(
                 "({} if {} else {})",
@@ -72,12 +71,14 @@ impl Gen {
             };
         }
         match self.pick(8) {
-            0 => format!("({} + {})", self.float_expr(d - 1), self.float_expr(d - 1)),
-            1 => format!("({} - {})", self.float_expr(d - 1), self.float_expr(d - 1)),
-            2 => format!("({} * {})", self.float_expr(d - 1), self.float_expr(d - 1)),
-            3 => format!("({} / {})", self.float_expr(d - 1), self.float_expr(d - 1)),
-            4 => format!("({} // {})", self.float_expr(d - 1), self.float_expr(d - 1)),
-            5 => format!("({} % {})", self.float_expr(d - 1), self.float_expr(d - 1)),
+            k @ 0..=5 => {
+                let op = ["+", "-", "*", "/", "//", "%"][k];
+                format!(
+                    "({} {op} {})",
+                    self.float_expr(d - 1),
+                    self.float_expr(d - 1)
+                )
+            }
             6 => format!("float({})", self.int_expr(d - 1)),
             _ => format!("(-{})", self.float_expr(d - 1)),
         }

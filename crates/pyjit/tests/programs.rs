@@ -164,6 +164,29 @@ fn run_case(program: &Result<Program, String>, case_dir: &Path, tol: Option<Tol>
 
 /// Compiles program `name` for `backend` at optimization level `level`; the error is the first
 /// diagnostic, for the report.
+/// `run` of every program, in order, computed by two workers (CI has two cores) that take the
+/// programs one at a time.
+fn on_two_workers(
+    programs: &[String],
+    run: impl Fn(&String) -> CaseResults + Sync,
+) -> Vec<CaseResults> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<CaseResults>> =
+        programs.iter().map(|_| Default::default()).collect();
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(name) = programs.get(i) else { break };
+                    *slots[i].lock().unwrap() = run(name);
+                }
+            });
+        }
+    });
+    slots.into_iter().map(|m| m.into_inner().unwrap()).collect()
+}
+
 fn compile(
     dir: &Path,
     name: &str,
@@ -292,30 +315,19 @@ fn corpus_round_trips_through_python() {
             })
             .collect()
     };
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let slots: Vec<std::sync::Mutex<CaseResults>> =
-        programs.iter().map(|_| Default::default()).collect();
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(name) = programs.get(i) else { break };
-                    if skip.contains_key(name) {
-                        continue;
-                    }
-                    *slots[i].lock().unwrap() = run_program_cases(name);
-                }
-            });
+    let results = on_two_workers(&programs, |name| {
+        if skip.contains_key(name) {
+            CaseResults::default()
+        } else {
+            run_program_cases(name)
         }
     });
     let mut errors = Vec::new();
     let (mut pass, mut cases_total, mut cases_pass) = (0, 0, 0);
-    for (name, slot) in programs.iter().zip(slots) {
+    for (name, cases) in programs.iter().zip(results) {
         if skip.contains_key(name) {
             continue;
         }
-        let cases = slot.into_inner().unwrap();
         let failed: Vec<&(usize, CaseResult)> =
             cases.iter().filter(|(_, r)| r.failure.is_some()).collect();
         cases_total += cases.len();
@@ -360,44 +372,21 @@ fn run_corpus_sample(backend: Backend, specialize: bool, level: OptLevel, every:
     let known = known_failures(list);
     let tols = tolerances();
 
-    // Two workers: CI has two cores.
     let results: Vec<(String, CaseResults)> = {
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let slots: Vec<std::sync::Mutex<Option<CaseResults>>> = programs
-            .iter()
-            .map(|_| std::sync::Mutex::new(None))
-            .collect();
-        std::thread::scope(|s| {
-            for _ in 0..2 {
-                s.spawn(|| {
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(name) = programs.get(i) else { break };
-                        let cases = case_dirs(name);
-                        // One compilation per program, as `pyjit run` would do per process;
-                        // the cases then share the native code cache.
-                        let program = compile(&dir, name, backend, specialize, level);
-                        let res = cases
-                            .iter()
-                            .map(|(k, c)| {
-                                let tol = tols.get(&(name.clone(), *k)).copied();
-                                (*k, run_case(&program, c, tol))
-                            })
-                            .collect();
-                        *slots[i].lock().unwrap() = Some(res);
-                    }
-                });
-            }
+        let results = on_two_workers(&programs, |name| {
+            let cases = case_dirs(name);
+            // One compilation per program, as `pyjit run` would do per process;
+            // the cases then share the native code cache.
+            let program = compile(&dir, name, backend, specialize, level);
+            cases
+                .iter()
+                .map(|(k, c)| {
+                    let tol = tols.get(&(name.clone(), *k)).copied();
+                    (*k, run_case(&program, c, tol))
+                })
+                .collect()
         });
-        programs
-            .iter()
-            .cloned()
-            .zip(
-                slots
-                    .into_iter()
-                    .map(|m| m.into_inner().unwrap().unwrap_or_default()),
-            )
-            .collect()
+        programs.iter().cloned().zip(results).collect()
     };
 
     let mut report = String::new();

@@ -22,7 +22,7 @@
 //! `index_put_`/`item`" (`pyjit_value::ops` evaluates them with those runtime functions).
 
 use super::PassCtx;
-use super::util::{region_writes_memory, writes_memory};
+use super::util::region_writes_memory;
 use pyjit_ir::{Function, IndexKind, Op, OpKind, Type, Value};
 
 function_pass!(
@@ -212,7 +212,7 @@ fn load(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
     }
     let between = f.region_ops(r)[a + 1..b].to_vec();
     let writes = between.iter().any(|&o| {
-        writes_memory(&f.op(o).kind)
+        f.op(o).kind.writes_memory()
             || f.op(o)
                 .regions
                 .clone()

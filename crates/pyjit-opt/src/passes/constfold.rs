@@ -156,24 +156,11 @@ fn fold_op(
 /// Python's semantics of a scalar op on constants, computed by pyjit-value (the functions the
 /// interpreter and native code run); `None` when it would raise or is not a pure scalar op.
 pub fn eval_scalar(kind: &OpKind, c: &[Const]) -> Option<Const> {
-    let pure = matches!(
-        kind,
-        OpKind::IntBin(_)
-            | OpKind::IntUn(_)
-            | OpKind::IntTrueDiv
-            | OpKind::FloatBin(_)
-            | OpKind::FloatUn(_)
-            | OpKind::IntCmp(_)
-            | OpKind::FloatCmp(_)
-            | OpKind::BoolCmp(_)
-            | OpKind::BoolBin(_)
-            | OpKind::Not
-            | OpKind::Cast(_)
-            | OpKind::Math(_)
-            | OpKind::Elem(..)
-            | OpKind::StrOf(_)
-            | OpKind::StrConcat
-    );
+    let pure = kind.is_scalar_arith()
+        || matches!(
+            kind,
+            OpKind::Math(_) | OpKind::Elem(..) | OpKind::StrOf(_) | OpKind::StrConcat
+        );
     if !pure {
         return None;
     }
@@ -344,14 +331,7 @@ fn known(
 
 fn generic_rt(k: &Known) -> Rt {
     match k {
-        Known::C(c) => match c {
-            Const::Int(i) => Rt::Int(*i),
-            Const::Float(x) => Rt::Float(*x),
-            Const::Bool(b) => Rt::Bool(*b),
-            Const::None => Rt::None,
-            Const::Str(s) => Rt::Str(s.clone()),
-            Const::DType(d) => Rt::DType(*d),
-        },
+        Known::C(c) => c.to_runtime(),
         Known::Seq(items) => Rt::List(items.iter().map(generic_rt).collect()),
         Known::Tensor(t) => Rt::Tensor(t.clone()),
     }

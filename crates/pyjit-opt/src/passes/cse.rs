@@ -73,70 +73,61 @@ fn visit(
     ctx: &mut PassCtx,
 ) {
     // Region nesting follows the program's (an `elif` chain nests once per branch).
-    pyjit_syntax::grow(|| visit_unbounded(f, r, immutable, scopes, subst, ctx))
-}
-
-fn visit_unbounded(
-    f: &mut Function,
-    r: Region,
-    immutable: bool,
-    scopes: &mut Scopes,
-    subst: &mut HashMap<Value, Value>,
-    ctx: &mut PassCtx,
-) {
-    scopes.entered.push(Vec::new());
-    for op in f.region_ops(r).to_vec() {
-        // The walk comes down from the body, so `r` is attached: an op is iff it is still in
-        // `r` (O(1), unlike walking up its ancestors).
-        if f.op(op).parent != Some(r) {
-            continue;
-        }
-        // Operands as rewritten so far (replacements are applied at the end).
-        let operands: Vec<Value> = f
-            .op(op)
-            .operands
-            .iter()
-            .map(|&v| util::resolve(subst, v))
-            .collect();
-        f.op_mut(op).operands = operands.clone();
-        for inner in f.op(op).regions.clone() {
-            visit(f, inner, immutable, scopes, subst, ctx);
-        }
-        if !eligible(f, op, immutable) {
-            continue;
-        }
-        let data = f.op(op);
-        let types: Vec<Type> = data
-            .results
-            .iter()
-            .map(|&v| f.value_type(v).clone())
-            .collect();
-        let key = (data.kind.clone(), operands, types);
-        let found = scopes.table.get(&key).copied();
-        match found {
-            Some(prev) => {
-                let results = f.results(op).to_vec();
-                let prev_op = f.defining_op(prev);
-                let prev_results = prev_op.map(|p| f.results(p).to_vec()).unwrap_or_default();
-                if prev_results.len() != results.len() || !ctx.allow() {
-                    continue;
-                }
-                for (&a, &b) in results.iter().zip(&prev_results) {
-                    subst.insert(a, b);
-                }
-                f.detach_op(op);
-                ctx.stats.removed += 1;
+    pyjit_syntax::grow(|| {
+        scopes.entered.push(Vec::new());
+        for op in f.region_ops(r).to_vec() {
+            // The walk comes down from the body, so `r` is attached: an op is iff it is still in
+            // `r` (O(1), unlike walking up its ancestors).
+            if f.op(op).parent != Some(r) {
+                continue;
             }
-            None => {
-                let first = f.results(op)[0];
-                if let Some(s) = scopes.entered.last_mut() {
-                    s.push(key.clone());
-                    scopes.table.insert(key, first);
+            // Operands as rewritten so far (replacements are applied at the end).
+            let operands: Vec<Value> = f
+                .op(op)
+                .operands
+                .iter()
+                .map(|&v| util::resolve(subst, v))
+                .collect();
+            f.op_mut(op).operands = operands.clone();
+            for inner in f.op(op).regions.clone() {
+                visit(f, inner, immutable, scopes, subst, ctx);
+            }
+            if !eligible(f, op, immutable) {
+                continue;
+            }
+            let data = f.op(op);
+            let types: Vec<Type> = data
+                .results
+                .iter()
+                .map(|&v| f.value_type(v).clone())
+                .collect();
+            let key = (data.kind.clone(), operands, types);
+            let found = scopes.table.get(&key).copied();
+            match found {
+                Some(prev) => {
+                    let results = f.results(op).to_vec();
+                    let prev_op = f.defining_op(prev);
+                    let prev_results = prev_op.map(|p| f.results(p).to_vec()).unwrap_or_default();
+                    if prev_results.len() != results.len() || !ctx.allow() {
+                        continue;
+                    }
+                    for (&a, &b) in results.iter().zip(&prev_results) {
+                        subst.insert(a, b);
+                    }
+                    f.detach_op(op);
+                    ctx.stats.removed += 1;
+                }
+                None => {
+                    let first = f.results(op)[0];
+                    if let Some(s) = scopes.entered.last_mut() {
+                        s.push(key.clone());
+                        scopes.table.insert(key, first);
+                    }
                 }
             }
         }
-    }
-    for k in scopes.entered.pop().unwrap_or_default() {
-        scopes.table.remove(&k);
-    }
+        for k in scopes.entered.pop().unwrap_or_default() {
+            scopes.table.remove(&k);
+        }
+    })
 }

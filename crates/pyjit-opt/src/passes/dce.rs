@@ -82,26 +82,18 @@ fn prune_if_results(
     uses: &mut SecondaryMap<Value, u32>,
     ctx: &mut PassCtx,
 ) -> bool {
-    let mut changed = false;
-    let n = f.results(op).len();
-    for k in (0..n).rev() {
-        let r = f.results(op)[k];
-        if uses[r] != 0 || !ctx.allow() {
-            continue;
-        }
+    let no_condition = |_: &Function, _: usize| true;
+    prune_results(f, op, uses, ctx, no_condition, |f, k| {
+        let mut dropped = Vec::new();
         for region in f.op(op).regions.clone() {
             if let Some(t) = f.terminator(region)
                 && f.op(t).kind == OpKind::Yield
             {
-                let v = f.op_mut(t).operands.remove(k);
-                uses[v] = uses[v].saturating_sub(1);
+                dropped.push(f.op_mut(t).operands.remove(k));
             }
         }
-        remove_result(f, op, k);
-        ctx.stats.removed += 1;
-        changed = true;
-    }
-    changed
+        dropped
+    })
 }
 
 /// Drops loop-carried slots whose value nobody reads.
@@ -111,7 +103,6 @@ fn prune_loop_slots(
     uses: &mut SecondaryMap<Value, u32>,
     ctx: &mut PassCtx,
 ) -> bool {
-    let mut changed = false;
     let body = f.op(op).regions[0];
     let Some(term) = f.terminator(body) else {
         return false;
@@ -119,23 +110,37 @@ fn prune_loop_slots(
     if f.op(term).kind != OpKind::Yield {
         return false;
     }
+    let dead = |f: &Function, k: usize| slot_is_dead(f, term, k + 1, f.region_params(body)[k + 1]);
+    prune_results(f, op, uses, ctx, dead, |f, k| {
+        // Operands: max_trip, cond, carried…; yield: cond, carried….
+        let init = f.op_mut(op).operands.remove(k + 2);
+        let y = f.op_mut(term).operands.remove(k + 1);
+        remove_region_param(f, body, k + 1);
+        vec![init, y]
+    })
+}
+
+/// Removes, last first, each result `k` of `op` that nobody reads, when `removable(f, k)` and
+/// the budget allow: `drop_slot` removes what fed it and returns the values it no longer uses.
+fn prune_results(
+    f: &mut Function,
+    op: Op,
+    uses: &mut SecondaryMap<Value, u32>,
+    ctx: &mut PassCtx,
+    removable: impl Fn(&Function, usize) -> bool,
+    mut drop_slot: impl FnMut(&mut Function, usize) -> Vec<Value>,
+) -> bool {
+    let mut changed = false;
     let n = f.results(op).len();
     for k in (0..n).rev() {
         let r = f.results(op)[k];
-        if uses[r] != 0 {
+        if uses[r] != 0 || !removable(f, k) || !ctx.allow() {
             continue;
         }
-        let param = f.region_params(body)[k + 1];
-        if !slot_is_dead(f, term, k + 1, param) || !ctx.allow() {
-            continue;
+        for v in drop_slot(f, k) {
+            uses[v] = uses[v].saturating_sub(1);
         }
-        // Operands: max_trip, cond, carried…; yield: cond, carried….
-        let init = f.op_mut(op).operands.remove(k + 2);
-        uses[init] = uses[init].saturating_sub(1);
-        let y = f.op_mut(term).operands.remove(k + 1);
-        uses[y] = uses[y].saturating_sub(1);
         remove_result(f, op, k);
-        remove_region_param(f, body, k + 1);
         ctx.stats.removed += 1;
         changed = true;
     }

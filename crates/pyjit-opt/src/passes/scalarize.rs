@@ -31,7 +31,7 @@
 
 use super::PassCtx;
 use super::access::{int_subscript, reads_as_subscript};
-use super::util::{const_int, region_writes_memory, writes_memory};
+use super::util::{const_int, region_writes_memory};
 use pyjit_ir::{CmpOp, Const, DType, ElemFn, Function, Op, OpKind, Prec, Type, Value, ValueDef};
 use std::collections::{HashMap, HashSet};
 
@@ -198,14 +198,14 @@ impl<'a> Analysis<'a> {
             let d = f.op(op);
             match &d.kind {
                 OpKind::ListSet | OpKind::ListAppend | OpKind::DictSet => {}
-                OpKind::TensorStore | OpKind::Tensor(_) if writes_memory(&d.kind) => {
+                OpKind::TensorStore | OpKind::Tensor(_) if d.kind.writes_memory() => {
                     let mut seen = HashSet::new();
                     for o in a.origins(d.operands[0], &mut seen) {
                         known &= o != Origin::Unknown;
                         written.insert(o);
                     }
                 }
-                k if writes_memory(k) => known = false,
+                k if k.writes_memory() => known = false,
                 _ => {}
             }
         }
@@ -299,7 +299,7 @@ impl<'a> Analysis<'a> {
                 && f.position(u).is_some_and(|b| {
                     b > a
                         && f.region_ops(r)[a + 1..b].iter().all(|&o| {
-                            !writes_memory(&f.op(o).kind)
+                            !f.op(o).kind.writes_memory()
                                 && f.op(o)
                                     .regions
                                     .iter()

@@ -323,6 +323,11 @@ fn tensor_rewrite(f: &Function, op: Op, id: pyjit_ir::OpId) -> Option<Rewrite> {
         _ => false,
     };
     let alpha_one = |i: usize| matches!(const_of(f, o[i]), Some(Const::Int(1)));
+    // The op that computed `x` when it is this same op (`neg(neg(y))`, `t(t(y))` …).
+    let same_op_below = || {
+        f.defining_op(x)
+            .filter(|&d| f.op(d).kind == OpKind::Tensor(id))
+    };
     let rewrite = match name.as_str() {
         "mul.Scalar" if scalar_is(1, 1.0) => Rewrite::Value(x),
         "div.Scalar" if xd.is_some_and(is_float) && scalar_is(1, 1.0) => Rewrite::Value(x),
@@ -346,17 +351,11 @@ fn tensor_rewrite(f: &Function, op: Op, id: pyjit_ir::OpId) -> Option<Rewrite> {
             Rewrite::Op(OpKind::Tensor(mul), vec![x, x])
         }
         "neg" if xd.is_some_and(|d| d != DType::Bool) => {
-            let d = f.defining_op(x)?;
-            if f.op(d).kind != OpKind::Tensor(id) {
-                return None;
-            }
+            let d = same_op_below()?;
             Rewrite::Value(f.op(d).operands[0])
         }
         "transpose.int" => {
-            let d = f.defining_op(x)?;
-            if f.op(d).kind != OpKind::Tensor(id) {
-                return None;
-            }
+            let d = same_op_below()?;
             let inner = f.op(d).operands.clone();
             let base = inner[0];
             let rank = f.value_type(base).as_tensor()?.rank? as i64;
@@ -373,10 +372,7 @@ fn tensor_rewrite(f: &Function, op: Op, id: pyjit_ir::OpId) -> Option<Rewrite> {
             Rewrite::Value(base)
         }
         "t" => {
-            let d = f.defining_op(x)?;
-            if f.op(d).kind != OpKind::Tensor(id) {
-                return None;
-            }
+            let d = same_op_below()?;
             let base = f.op(d).operands[0];
             let rank = f.value_type(base).as_tensor()?.rank?;
             if rank > 2 {
@@ -385,10 +381,7 @@ fn tensor_rewrite(f: &Function, op: Op, id: pyjit_ir::OpId) -> Option<Rewrite> {
             Rewrite::Value(base)
         }
         "reshape" => {
-            let d = f.defining_op(x)?;
-            if f.op(d).kind != OpKind::Tensor(id) {
-                return None;
-            }
+            let d = same_op_below()?;
             let base = f.op(d).operands[0];
             let dims = f.value_type(base).as_tensor()?.dims.clone()?;
             let numel = dims

@@ -134,20 +134,6 @@ pub(crate) fn is_mutable_type(t: &Type) -> bool {
     }
 }
 
-/// Whether the op writes memory some other op could read: in-place tensor ops, list writes,
-/// and calls (a callee may do either to its arguments).
-pub(crate) fn writes_memory(kind: &OpKind) -> bool {
-    match kind {
-        OpKind::ListSet
-        | OpKind::ListAppend
-        | OpKind::TensorStore
-        | OpKind::DictSet
-        | OpKind::Call(_) => true,
-        OpKind::Tensor(id) => pyjit_ir::schema::is_inplace(*id),
-        _ => false,
-    }
-}
-
 /// Whether the op's result depends on the current contents of a mutable operand (a tensor's
 /// elements or shape, a list's items), so that a write between two evaluations can change it.
 pub(crate) fn reads_memory(f: &Function, op: Op) -> bool {
@@ -175,7 +161,7 @@ pub(crate) fn reads_memory(f: &Function, op: Op) -> bool {
 /// Whether any op in region `r` (recursively) writes memory.
 pub(crate) fn region_writes_memory(f: &Function, r: Region) -> bool {
     let mut writes = false;
-    f.walk_region(r, &mut |op| writes |= writes_memory(&f.op(op).kind));
+    f.walk_region(r, &mut |op| writes |= f.op(op).kind.writes_memory());
     writes
 }
 
@@ -432,12 +418,9 @@ pub fn resolve(subst: &HashMap<Value, Value>, mut v: Value) -> Value {
 /// in `removed`); false, changing nothing, when `op` has not exactly one result or the budget ran
 /// out.
 pub(crate) fn forward_result(f: &mut Function, op: Op, to: Value, ctx: &mut PassCtx) -> bool {
-    let &[r] = f.results(op) else {
+    let Some(r) = replaceable_result(f, op, None, ctx) else {
         return false;
     };
-    if !ctx.allow() {
-        return false;
-    }
     f.replace_uses(r, to);
     f.remove_op(op);
     ctx.stats.removed += 1;
@@ -447,12 +430,9 @@ pub(crate) fn forward_result(f: &mut Function, op: Op, to: Value, ctx: &mut Pass
 /// [`forward_result`] to the constant `c` (inserted before `op`); false, changing nothing, when
 /// `c` does not have the result's type.
 pub(crate) fn replace_with_const(f: &mut Function, op: Op, c: Const, ctx: &mut PassCtx) -> bool {
-    let &[r] = f.results(op) else {
+    let Some(r) = replaceable_result(f, op, Some(&c.ty()), ctx) else {
         return false;
     };
-    if c.ty() != *f.value_type(r) || !ctx.allow() {
-        return false;
-    }
     let v = insert_const_before(f, op, c);
     f.replace_uses(r, v);
     f.remove_op(op);
@@ -460,13 +440,30 @@ pub(crate) fn replace_with_const(f: &mut Function, op: Op, c: Const, ctx: &mut P
     true
 }
 
+/// The single result of `op` when it may be replaced (by a value of type `ty`, when given) and
+/// the budget allows it (checked last, so only a replacement that happens counts).
+fn replaceable_result(f: &Function, op: Op, ty: Option<&Type>, ctx: &mut PassCtx) -> Option<Value> {
+    let &[r] = f.results(op) else {
+        return None;
+    };
+    if ty.is_some_and(|t| t != f.value_type(r)) || !ctx.allow() {
+        return None;
+    }
+    Some(r)
+}
+
 /// Inserts a `const` before `anchor` with `anchor`'s span and returns its value.
 pub(crate) fn insert_const_before(f: &mut Function, anchor: Op, c: Const) -> Value {
-    let ty = c.ty();
-    let span = f.op(anchor).span;
-    let op = f.create_op(OpKind::Const(c), &[], &[ty], &[], span);
+    let op = const_op(f, anchor, c);
     f.insert_op_before(anchor, op);
     f.result(op)
+}
+
+/// A detached `const` op with `anchor`'s span.
+fn const_op(f: &mut Function, anchor: Op, c: Const) -> Op {
+    let ty = c.ty();
+    let span = f.op(anchor).span;
+    f.create_op(OpKind::Const(c), &[], &[ty], &[], span)
 }
 
 /// Rewrites a pass makes during one pre-order walk, applied in bulk: each eager
@@ -535,12 +532,9 @@ impl Edits {
         to: Value,
         ctx: &mut PassCtx,
     ) -> bool {
-        let &[r] = f.results(op) else {
+        let Some(r) = replaceable_result(f, op, None, ctx) else {
             return false;
         };
-        if !ctx.allow() {
-            return false;
-        }
         self.replace_uses(r, to);
         f.detach_op(op);
         ctx.stats.removed += 1;
@@ -555,15 +549,10 @@ impl Edits {
         c: Const,
         ctx: &mut PassCtx,
     ) -> bool {
-        let &[r] = f.results(op) else {
+        let Some(r) = replaceable_result(f, op, Some(&c.ty()), ctx) else {
             return false;
         };
-        if c.ty() != *f.value_type(r) || !ctx.allow() {
-            return false;
-        }
-        let ty = c.ty();
-        let span = f.op(op).span;
-        let k = f.create_op(OpKind::Const(c), &[], &[ty], &[], span);
+        let k = const_op(f, op, c);
         self.insert_before(f, op, k);
         let v = f.result(k);
         self.replace_uses(r, v);

@@ -49,6 +49,30 @@ impl Prec {
     }
 }
 
+/// The element types of [`ElemFn`]'s precisions.
+trait ElemFloat:
+    vmath::Scalar
+    + std::ops::Neg<Output = Self>
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::Div<Output = Self>
+{
+    fn abs(self) -> Self;
+}
+
+impl ElemFloat for f32 {
+    fn abs(self) -> f32 {
+        f32::abs(self)
+    }
+}
+
+impl ElemFloat for f64 {
+    fn abs(self) -> f64 {
+        f64::abs(self)
+    }
+}
+
 macro_rules! elem_fns {
     (
         binary { $($bv:ident $bn:literal $bop:tt;)* }
@@ -88,17 +112,11 @@ macro_rules! elem_fns {
                 }
             }
 
-            fn eval32(self, a: f32, b: f32) -> f32 {
-                match self {
-                    ElemFn::Cast => a,
-                    ElemFn::Neg => -a,
-                    ElemFn::Abs => a.abs(),
-                    $(ElemFn::$bv => a $bop b,)*
-                    $(ElemFn::$uv => vmath::eval_unary(vk::$k, a),)*
-                }
-            }
-
-            fn eval64(self, a: f64, b: f64) -> f64 {
+            /// The function on operands of one precision (`f32` or `f64`).
+            fn eval_in<T: ElemFloat>(self, a: T, b: T) -> T
+            where
+                $(vk::$k: vmath::Unary<T>,)*
+            {
                 match self {
                     ElemFn::Cast => a,
                     ElemFn::Neg => -a,
@@ -249,8 +267,8 @@ impl ElemFn {
 /// first rounded to `p`; the result is a value of `p`.
 pub fn eval(f: ElemFn, p: Prec, a: f64, b: f64) -> f64 {
     match p {
-        Prec::F32 => f.eval32(a as f32, b as f32) as f64,
-        Prec::F64 => f.eval64(a, b),
+        Prec::F32 => f.eval_in(a as f32, b as f32) as f64,
+        Prec::F64 => f.eval_in(a, b),
     }
 }
 

@@ -88,48 +88,34 @@ fn int_zero_check<T: PartialEq + Copy + crate::element::Element>(b: &Tensor) -> 
     Ok(())
 }
 
-/// Python's float floor division (PyTorch's `div_floor_floating`).
-#[inline]
-fn div_floor_f64(a: f64, b: f64) -> f64 {
-    if b == 0.0 {
-        return a / b;
-    }
-    let m = a % b;
-    let mut div = (a - m) / b;
-    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
-        div -= 1.0;
-    }
-    if div != 0.0 {
-        let mut f = div.floor();
-        if div - f > 0.5 {
-            f += 1.0;
+/// Python's float floor division (PyTorch's `div_floor_floating`) on `$t`, as `$name`.
+macro_rules! div_floor {
+    ($name:ident, $t:ty) => {
+        #[inline]
+        fn $name(a: $t, b: $t) -> $t {
+            if b == 0.0 {
+                return a / b;
+            }
+            let m = a % b;
+            let mut div = (a - m) / b;
+            if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+                div -= 1.0;
+            }
+            if div != 0.0 {
+                let mut f = div.floor();
+                if div - f > 0.5 {
+                    f += 1.0;
+                }
+                f
+            } else {
+                <$t>::copysign(0.0, a / b)
+            }
         }
-        f
-    } else {
-        (0.0f64).copysign(a / b)
-    }
+    };
 }
 
-#[inline]
-fn div_floor_f32(a: f32, b: f32) -> f32 {
-    if b == 0.0 {
-        return a / b;
-    }
-    let m = a % b;
-    let mut div = (a - m) / b;
-    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
-        div -= 1.0;
-    }
-    if div != 0.0 {
-        let mut f = div.floor();
-        if div - f > 0.5 {
-            f += 1.0;
-        }
-        f
-    } else {
-        (0.0f32).copysign(a / b)
-    }
-}
+div_floor!(div_floor_f64, f64);
+div_floor!(div_floor_f32, f32);
 
 macro_rules! int_floor_div {
     ($a:expr, $b:expr) => {{
@@ -151,6 +137,28 @@ macro_rules! int_remainder {
             r.wrapping_add(b)
         } else {
             r
+        }
+    }};
+}
+
+/// `map_binary` of the int type `$T` after checking that the divisor `$y` holds no zero
+/// (`ZeroDivisionError`).
+macro_rules! nonzero_int_binary {
+    ($T:ty, $x:expr, $y:expr, |$p:ident, $q:ident| $e:expr) => {{
+        int_zero_check::<$T>($y)?;
+        map_binary::<$T, $T>($x, $y, |$p, $q| $e)
+    }};
+}
+
+/// Python's float `%`: the remainder has the divisor's sign.
+macro_rules! float_remainder {
+    ($a:expr, $b:expr) => {{
+        let (p, q) = ($a, $b);
+        let m = p % q;
+        if m != 0.0 && ((q < 0.0) != (m < 0.0)) {
+            m + q
+        } else {
+            m
         }
     }};
 }
@@ -259,67 +267,29 @@ pub fn binary(op: BinaryOp, a: Input<'_>, b: Input<'_>) -> Result<Tensor> {
             _ => map_binary::<f64, f64>(&x, &y, |p, q| p / q),
         },
         DivTrunc => match compute {
-            DType::Int32 => {
-                int_zero_check::<i32>(&y)?;
-                map_binary::<i32, i32>(&x, &y, |p, q| p.wrapping_div(q))
-            }
-            DType::Int64 => {
-                int_zero_check::<i64>(&y)?;
-                map_binary::<i64, i64>(&x, &y, |p, q| p.wrapping_div(q))
-            }
+            DType::Int32 => nonzero_int_binary!(i32, &x, &y, |p, q| p.wrapping_div(q)),
+            DType::Int64 => nonzero_int_binary!(i64, &x, &y, |p, q| p.wrapping_div(q)),
             DType::Float32 => map_binary::<f32, f32>(&x, &y, |p, q| (p / q).trunc()),
             DType::Float64 => map_binary::<f64, f64>(&x, &y, |p, q| (p / q).trunc()),
             DType::Bool => nyi("div_trunc_cpu"),
         },
         DivFloor => match compute {
-            DType::Int32 => {
-                int_zero_check::<i32>(&y)?;
-                map_binary::<i32, i32>(&x, &y, |p, q| int_floor_div!(p, q))
-            }
-            DType::Int64 => {
-                int_zero_check::<i64>(&y)?;
-                map_binary::<i64, i64>(&x, &y, |p, q| int_floor_div!(p, q))
-            }
+            DType::Int32 => nonzero_int_binary!(i32, &x, &y, |p, q| int_floor_div!(p, q)),
+            DType::Int64 => nonzero_int_binary!(i64, &x, &y, |p, q| int_floor_div!(p, q)),
             DType::Float32 => map_binary::<f32, f32>(&x, &y, div_floor_f32),
             DType::Float64 => map_binary::<f64, f64>(&x, &y, div_floor_f64),
             DType::Bool => nyi("div_floor_cpu"),
         },
         Remainder => match compute {
-            DType::Int32 => {
-                int_zero_check::<i32>(&y)?;
-                map_binary::<i32, i32>(&x, &y, |p, q| int_remainder!(p, q))
-            }
-            DType::Int64 => {
-                int_zero_check::<i64>(&y)?;
-                map_binary::<i64, i64>(&x, &y, |p, q| int_remainder!(p, q))
-            }
-            DType::Float32 => map_binary::<f32, f32>(&x, &y, |p, q| {
-                let m = p % q;
-                if m != 0.0 && ((q < 0.0) != (m < 0.0)) {
-                    m + q
-                } else {
-                    m
-                }
-            }),
-            DType::Float64 => map_binary::<f64, f64>(&x, &y, |p, q| {
-                let m = p % q;
-                if m != 0.0 && ((q < 0.0) != (m < 0.0)) {
-                    m + q
-                } else {
-                    m
-                }
-            }),
+            DType::Int32 => nonzero_int_binary!(i32, &x, &y, |p, q| int_remainder!(p, q)),
+            DType::Int64 => nonzero_int_binary!(i64, &x, &y, |p, q| int_remainder!(p, q)),
+            DType::Float32 => map_binary::<f32, f32>(&x, &y, |p, q| float_remainder!(p, q)),
+            DType::Float64 => map_binary::<f64, f64>(&x, &y, |p, q| float_remainder!(p, q)),
             DType::Bool => nyi("remainder_cpu"),
         },
         Fmod => match compute {
-            DType::Int32 => {
-                int_zero_check::<i32>(&y)?;
-                map_binary::<i32, i32>(&x, &y, |p, q| p.wrapping_rem(q))
-            }
-            DType::Int64 => {
-                int_zero_check::<i64>(&y)?;
-                map_binary::<i64, i64>(&x, &y, |p, q| p.wrapping_rem(q))
-            }
+            DType::Int32 => nonzero_int_binary!(i32, &x, &y, |p, q| p.wrapping_rem(q)),
+            DType::Int64 => nonzero_int_binary!(i64, &x, &y, |p, q| p.wrapping_rem(q)),
             DType::Float32 => map_binary::<f32, f32>(&x, &y, |p, q| p % q),
             DType::Float64 => map_binary::<f64, f64>(&x, &y, |p, q| p % q),
             DType::Bool => nyi("fmod_cpu"),
@@ -515,27 +485,24 @@ where
     done.then(|| Ok(Tensor::from_buffer(T::into_buffer(out), shape)))
 }
 
-#[inline]
-fn nan_minmax_f32(p: f32, q: f32, max: bool) -> f32 {
-    if p.is_nan() || q.is_nan() {
-        f32::NAN
-    } else if max {
-        p.max(q)
-    } else {
-        p.min(q)
-    }
+/// NaN-propagating `maximum`/`minimum` of two `$t`s, as `$name`.
+macro_rules! nan_minmax {
+    ($name:ident, $t:ty) => {
+        #[inline]
+        fn $name(p: $t, q: $t, max: bool) -> $t {
+            if p.is_nan() || q.is_nan() {
+                <$t>::NAN
+            } else if max {
+                p.max(q)
+            } else {
+                p.min(q)
+            }
+        }
+    };
 }
 
-#[inline]
-fn nan_minmax_f64(p: f64, q: f64, max: bool) -> f64 {
-    if p.is_nan() || q.is_nan() {
-        f64::NAN
-    } else if max {
-        p.max(q)
-    } else {
-        p.min(q)
-    }
-}
+nan_minmax!(nan_minmax_f32, f32);
+nan_minmax!(nan_minmax_f64, f64);
 
 macro_rules! tensor_tensor {
     ($($name:ident => $op:ident),* $(,)?) => {$(

@@ -760,6 +760,24 @@ mod tests {
         Tensor::from_vec(v, shape).unwrap().to_dtype(dtype).unwrap()
     }
 
+    /// The fused run of `p` on `inputs` gives the unfused run's bits.
+    #[track_caller]
+    fn fused_equals_unfused(p: &Program, inputs: &[Value]) {
+        same_bits(
+            &run(p, inputs.to_vec()).unwrap(),
+            &run_unfused(p, inputs).unwrap(),
+        );
+    }
+
+    /// The fused run of `p` on `inputs` fails with the unfused run's error.
+    #[track_caller]
+    fn fails_as_unfused(p: &Program, inputs: &[Value]) {
+        assert_eq!(
+            run(p, inputs.to_vec()).unwrap_err(),
+            run_unfused(p, inputs).unwrap_err()
+        );
+    }
+
     fn same_bits(a: &Tensor, b: &Tensor) {
         assert_eq!(a.shape(), b.shape());
         assert_eq!(a.dtype(), b.dtype());
@@ -787,10 +805,7 @@ mod tests {
                 y = Tensor::scalar_typed(Scalar::Float(0.25), DType::Float64);
             }
             let inputs = [Value::Tensor(x), Value::Tensor(y)];
-            same_bits(
-                &run(&p, inputs.to_vec()).unwrap(),
-                &run_unfused(&p, &inputs).unwrap(),
-            );
+            fused_equals_unfused(&p, &inputs);
         }
     }
 
@@ -800,10 +815,7 @@ mod tests {
         let x = ramp(&[300, 257], DType::Float32, 0.01);
         let y = ramp(&[300, 256], DType::Float32, 0.01);
         let inputs = [Value::Tensor(x), Value::Tensor(y)];
-        assert_eq!(
-            run(&p, inputs.to_vec()).unwrap_err(),
-            run_unfused(&p, &inputs).unwrap_err()
-        );
+        fails_as_unfused(&p, &inputs);
         let b = Tensor::ones(&[300, 257], DType::Bool).unwrap();
         let sub = Program {
             inputs: 2,
@@ -817,10 +829,7 @@ mod tests {
             }],
         };
         let inputs = [Value::Tensor(b.clone()), Value::Tensor(b)];
-        assert_eq!(
-            run(&sub, inputs.to_vec()).unwrap_err(),
-            run_unfused(&sub, &inputs).unwrap_err()
-        );
+        fails_as_unfused(&sub, &inputs);
     }
 
     #[test]
@@ -964,10 +973,7 @@ mod tests {
                 ],
             };
             let inputs = [Value::Tensor(x), Value::Tensor(y)];
-            same_bits(
-                &run(&p, inputs.to_vec()).unwrap(),
-                &run_unfused(&p, &inputs).unwrap(),
-            );
+            fused_equals_unfused(&p, &inputs);
         }
     }
 

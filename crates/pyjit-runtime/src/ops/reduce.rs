@@ -186,21 +186,37 @@ pub fn sum(
     keepdim: bool,
     dtype: Option<DType>,
 ) -> Result<Tensor> {
+    sum_or_mean(t, dims, keepdim, sum_dtype(t.dtype(), dtype), false)
+}
+
+/// [`sum`] (or, with `mean`, [`mean`]) over `dims` into dtype `out`: column sums where they
+/// apply, else lane by lane; an expanded (stride-0) dimension is reduced once and scaled.
+fn sum_or_mean(
+    t: &Tensor,
+    dims: Option<&[i64]>,
+    keepdim: bool,
+    out: DType,
+    mean: bool,
+) -> Result<Tensor> {
     let mask = reduced_mask(dims, t.dim())?;
-    let out = sum_dtype(t.dtype(), dtype);
-    reduce_unexpanded(
-        t,
-        &mask,
-        keepdim,
-        |t| sum_lanes(t, &mask, keepdim, out),
-        repeat_sum,
-    )
+    let lanes = |t: &Tensor| {
+        if let Some(r) = column_sums(t, &mask, keepdim, out, mean) {
+            return r;
+        }
+        if mean {
+            mean_lanes(t, &mask, keepdim, out)
+        } else {
+            sum_lanes(t, &mask, keepdim, out)
+        }
+    };
+    if mean {
+        reduce_unexpanded(t, &mask, keepdim, lanes, no_repeat)
+    } else {
+        reduce_unexpanded(t, &mask, keepdim, lanes, repeat_sum)
+    }
 }
 
 fn sum_lanes(t: &Tensor, mask: &[bool], keepdim: bool, out: DType) -> Result<Tensor> {
-    if let Some(r) = column_sums(t, mask, keepdim, out, false) {
-        return r;
-    }
     let mask = mask.to_vec();
     match out {
         DType::Float32 => reduce_lanes::<f32, f32>(t, &mask, keepdim, sum_f32),
@@ -362,20 +378,10 @@ pub fn mean(
             out.scalar_type_name()
         )));
     }
-    let mask = reduced_mask(dims, t.dim())?;
-    reduce_unexpanded(
-        t,
-        &mask,
-        keepdim,
-        |t| mean_lanes(t, &mask, keepdim, out),
-        no_repeat,
-    )
+    sum_or_mean(t, dims, keepdim, out, true)
 }
 
 fn mean_lanes(t: &Tensor, mask: &[bool], keepdim: bool, out: DType) -> Result<Tensor> {
-    if let Some(r) = column_sums(t, mask, keepdim, out, true) {
-        return r;
-    }
     match out {
         // PyTorch's mean is `sum(...).div_(n)` and NumPy's `true_divide(sum, n)`, both in the
         // output dtype: the float32 sum is rounded to float32 before the division, as there.
@@ -522,24 +528,10 @@ fn extreme(t: &Tensor, dims: &[i64], keepdim: bool, max: bool, name: &str) -> Re
     check_nonempty_lanes(t, &mask, name, false)?;
     let lanes = |t: &Tensor| match t.dtype() {
         DType::Float32 => {
-            reduce_lanes::<f32, f32>(
-                t,
-                &mask,
-                keepdim,
-                |v| {
-                    if max { max_f32(v) } else { min_f32(v) }
-                },
-            )
+            reduce_lanes::<f32, f32>(t, &mask, keepdim, |v| FloatLane::extreme(v, max))
         }
         DType::Float64 => {
-            reduce_lanes::<f64, f64>(
-                t,
-                &mask,
-                keepdim,
-                |v| {
-                    if max { max_f64(v) } else { min_f64(v) }
-                },
-            )
+            reduce_lanes::<f64, f64>(t, &mask, keepdim, |v| FloatLane::extreme(v, max))
         }
         _ => {
             with_dtype!(t.dtype(), T => reduce_lanes::<T, T>(t, &mask, keepdim, |v| fast_extreme(v, max)))
@@ -681,51 +673,36 @@ trait FloatLane: Element {
     }
 }
 
-impl FloatLane for f32 {
-    fn sum(v: &[f32]) -> f64 {
-        vmath::sum_f32(v)
-    }
-    fn sqdev(v: &[f32], m: f64) -> f64 {
-        vmath::sqdev_f32(v, m)
-    }
-    fn abs_sum(v: &[f32]) -> f64 {
-        vmath::abs_sum_f32(v)
-    }
-    fn extreme(v: &[f32], max: bool) -> f32 {
-        if max { max_f32(v) } else { min_f32(v) }
-    }
-    fn exp_shifted_into(v: &[f32], m: f32, out: &mut [f32]) {
-        vmath::map(
-            vmath::Right(vmath::arith::Zip(vmath::arith::Sub), m),
-            v,
-            out,
-        );
-        vmath::map_inplace(vmath::k::Exp, out);
-    }
+/// [`FloatLane`] for `$t` from its vectorized kernels.
+macro_rules! float_lane {
+    ($t:ty, $sum:ident, $sqdev:ident, $abs_sum:ident, $max:ident, $min:ident) => {
+        impl FloatLane for $t {
+            fn sum(v: &[$t]) -> f64 {
+                vmath::$sum(v)
+            }
+            fn sqdev(v: &[$t], m: f64) -> f64 {
+                vmath::$sqdev(v, m)
+            }
+            fn abs_sum(v: &[$t]) -> f64 {
+                vmath::$abs_sum(v)
+            }
+            fn extreme(v: &[$t], max: bool) -> $t {
+                if max { $max(v) } else { $min(v) }
+            }
+            fn exp_shifted_into(v: &[$t], m: $t, out: &mut [$t]) {
+                vmath::map(
+                    vmath::Right(vmath::arith::Zip(vmath::arith::Sub), m),
+                    v,
+                    out,
+                );
+                vmath::map_inplace(vmath::k::Exp, out);
+            }
+        }
+    };
 }
 
-impl FloatLane for f64 {
-    fn sum(v: &[f64]) -> f64 {
-        vmath::sum_f64(v)
-    }
-    fn sqdev(v: &[f64], m: f64) -> f64 {
-        vmath::sqdev_f64(v, m)
-    }
-    fn abs_sum(v: &[f64]) -> f64 {
-        vmath::abs_sum_f64(v)
-    }
-    fn extreme(v: &[f64], max: bool) -> f64 {
-        if max { max_f64(v) } else { min_f64(v) }
-    }
-    fn exp_shifted_into(v: &[f64], m: f64, out: &mut [f64]) {
-        vmath::map(
-            vmath::Right(vmath::arith::Zip(vmath::arith::Sub), m),
-            v,
-            out,
-        );
-        vmath::map_inplace(vmath::k::Exp, out);
-    }
-}
+float_lane!(f32, sum_f32, sqdev_f32, abs_sum_f32, max_f32, min_f32);
+float_lane!(f64, sum_f64, sqdev_f64, abs_sum_f64, max_f64, min_f64);
 
 /// `all(x)` / `all(x, dim, keepdim)` → bool.
 pub fn all(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
@@ -907,22 +884,27 @@ fn require_float_softmax(t: &Tensor, kernel: &str) -> Result<()> {
 
 /// `softmax(x, dim, dtype=)`.
 pub fn softmax(t: &Tensor, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
-    let t = match dtype {
-        Some(d) => t.to_dtype(d)?,
-        None => t.clone(),
-    };
-    require_float_softmax(&t, "softmax_lastdim_kernel_impl")?;
-    with_float(&t, dim, false)
+    softmax_in(t, dim, dtype, false)
 }
 
 /// `log_softmax(x, dim, dtype=)`.
 pub fn log_softmax(t: &Tensor, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
+    softmax_in(t, dim, dtype, true)
+}
+
+/// [`softmax`], or with `log` [`log_softmax`], of `t` converted to `dtype` first.
+fn softmax_in(t: &Tensor, dim: i64, dtype: Option<DType>, log: bool) -> Result<Tensor> {
     let t = match dtype {
         Some(d) => t.to_dtype(d)?,
         None => t.clone(),
     };
-    require_float_softmax(&t, "log_softmax_lastdim_kernel_impl")?;
-    with_float(&t, dim, true)
+    let kernel = if log {
+        "log_softmax_lastdim_kernel_impl"
+    } else {
+        "softmax_lastdim_kernel_impl"
+    };
+    require_float_softmax(&t, kernel)?;
+    with_float(&t, dim, log)
 }
 
 fn with_float(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
@@ -1068,34 +1050,10 @@ pub fn cumsum(t: &Tensor, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
                 *x = acc as f32
             })
         }),
-        DType::Float64 => scan_lanes::<f64>(&t, dim, |l| {
-            let mut acc = 0f64;
-            l.iter_mut().for_each(|x| {
-                acc += *x;
-                *x = acc
-            })
-        }),
-        DType::Int32 => scan_lanes::<i32>(&t, dim, |l| {
-            let mut acc = 0i32;
-            l.iter_mut().for_each(|x| {
-                acc = acc.wrapping_add(*x);
-                *x = acc
-            })
-        }),
-        DType::Int64 => scan_lanes::<i64>(&t, dim, |l| {
-            let mut acc = 0i64;
-            l.iter_mut().for_each(|x| {
-                acc = acc.wrapping_add(*x);
-                *x = acc
-            })
-        }),
-        DType::Bool => scan_lanes::<bool>(&t, dim, |l| {
-            let mut acc = false;
-            l.iter_mut().for_each(|x| {
-                acc |= *x;
-                *x = acc
-            })
-        }),
+        DType::Float64 => running(&t, dim, 0f64, |a, b| a + b),
+        DType::Int32 => running(&t, dim, 0i32, i32::wrapping_add),
+        DType::Int64 => running(&t, dim, 0i64, i64::wrapping_add),
+        DType::Bool => running(&t, dim, false, |a, b| a | b),
     }
 }
 
@@ -1104,42 +1062,28 @@ pub fn cumprod(t: &Tensor, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
     let out = sum_dtype(t.dtype(), dtype);
     let t = t.to_dtype(out)?;
     match out {
-        DType::Float32 => scan_lanes::<f32>(&t, dim, |l| {
-            let mut acc = 1f32;
-            l.iter_mut().for_each(|x| {
-                acc *= *x;
-                *x = acc
-            })
-        }),
-        DType::Float64 => scan_lanes::<f64>(&t, dim, |l| {
-            let mut acc = 1f64;
-            l.iter_mut().for_each(|x| {
-                acc *= *x;
-                *x = acc
-            })
-        }),
-        DType::Int32 => scan_lanes::<i32>(&t, dim, |l| {
-            let mut acc = 1i32;
-            l.iter_mut().for_each(|x| {
-                acc = acc.wrapping_mul(*x);
-                *x = acc
-            })
-        }),
-        DType::Int64 => scan_lanes::<i64>(&t, dim, |l| {
-            let mut acc = 1i64;
-            l.iter_mut().for_each(|x| {
-                acc = acc.wrapping_mul(*x);
-                *x = acc
-            })
-        }),
-        DType::Bool => scan_lanes::<bool>(&t, dim, |l| {
-            let mut acc = true;
-            l.iter_mut().for_each(|x| {
-                acc &= *x;
-                *x = acc
-            })
-        }),
+        DType::Float32 => running(&t, dim, 1f32, |a, b| a * b),
+        DType::Float64 => running(&t, dim, 1f64, |a, b| a * b),
+        DType::Int32 => running(&t, dim, 1i32, i32::wrapping_mul),
+        DType::Int64 => running(&t, dim, 1i64, i64::wrapping_mul),
+        DType::Bool => running(&t, dim, true, |a, b| a & b),
     }
+}
+
+/// The running `op` of each lane along `dim`, starting from `init` (in the element type).
+fn running<T: Element>(
+    t: &Tensor,
+    dim: i64,
+    init: T,
+    op: impl Fn(T, T) -> T + Copy + Sync,
+) -> Result<Tensor> {
+    scan_lanes::<T>(t, dim, move |l| {
+        let mut acc = init;
+        l.iter_mut().for_each(|x| {
+            acc = op(acc, *x);
+            *x = acc
+        })
+    })
 }
 
 #[cfg(test)]

@@ -418,41 +418,55 @@ pub(crate) use multiversion_fn;
 /// registers), combined pairwise.
 #[inline(always)]
 fn sum_f32_body(v: &[f32]) -> f64 {
-    let mut acc = [0f64; 16];
-    let chunks = v.chunks_exact(16);
-    let rest = chunks.remainder();
-    for c in chunks {
-        for i in 0..16 {
-            acc[i] += c[i] as f64;
-        }
-    }
-    let mut s = pairwise_fixed(&acc);
-    for &x in rest {
-        s += x as f64;
-    }
-    s
+    acc16(v, |x| x as f64)
 }
 
 /// Pairwise (cascade) f64 sum: blocks of 4096 summed with sixteen accumulators, halves recursed.
 #[inline(always)]
 fn sum_f64_body(v: &[f64]) -> f64 {
-    if v.len() > 4096 {
-        let mid = v.len() / 2;
-        return sum_f64_body(&v[..mid]) + sum_f64_body(&v[mid..]);
-    }
-    let mut acc = [0f64; 16];
-    let chunks = v.chunks_exact(16);
+    cascade16(v, |x| x)
+}
+
+/// `sum term(x)` in f64: sixteen independent accumulators (vectorizes to 2-4 vector registers)
+/// combined pairwise, then the remainder in order. The summation order of the f64-accumulated
+/// reductions here.
+#[inline(always)]
+fn acc16<T: Copy>(v: &[T], term: impl Fn(T) -> f64) -> f64 {
+    fold_lanes::<16, T>(v, 0.0, |a, x| a + term(x), pairwise_fixed)
+}
+
+/// `v` folded by `step` from `init` in `N` independent lanes (element `i` of each block of `N`
+/// goes to lane `i`), the lanes reduced by `combine`, then the remainder folded in order.
+#[inline(always)]
+fn fold_lanes<const N: usize, T: Copy>(
+    v: &[T],
+    init: f64,
+    step: impl Fn(f64, T) -> f64,
+    combine: impl Fn(&[f64; N]) -> f64,
+) -> f64 {
+    let mut acc = [init; N];
+    let chunks = v.chunks_exact(N);
     let rest = chunks.remainder();
     for c in chunks {
-        for i in 0..16 {
-            acc[i] += c[i];
+        for i in 0..N {
+            acc[i] = step(acc[i], c[i]);
         }
     }
-    let mut s = pairwise_fixed(&acc);
+    let mut s = combine(&acc);
     for &x in rest {
-        s += x;
+        s = step(s, x);
     }
     s
+}
+
+/// [`acc16`] of f64 values in blocks of at most 4096, halves recursed (a pairwise cascade).
+#[inline(always)]
+fn cascade16(v: &[f64], term: impl Fn(f64) -> f64 + Copy) -> f64 {
+    if v.len() > 4096 {
+        let mid = v.len() / 2;
+        return cascade16(&v[..mid], term) + cascade16(&v[mid..], term);
+    }
+    acc16(v, term)
 }
 
 #[inline(always)]
@@ -538,119 +552,52 @@ fn chunked_sum<T: Sync>(v: &[T], serial: impl Fn(&[T]) -> f64 + Sync) -> f64 {
 /// `m = 0` gives the squared 2-norm).
 #[inline(always)]
 fn sqdev_f32_body(v: &[f32], m: f64) -> f64 {
-    let mut acc = [0f64; 16];
-    let chunks = v.chunks_exact(16);
-    let rest = chunks.remainder();
-    for c in chunks {
-        for i in 0..16 {
-            let d = c[i] as f64 - m;
-            acc[i] += d * d;
-        }
-    }
-    let mut s = pairwise_fixed(&acc);
-    for &x in rest {
+    acc16(v, |x| {
         let d = x as f64 - m;
-        s += d * d;
-    }
-    s
+        d * d
+    })
 }
 
 /// `sum (x - m)^2` of f64 values, pairwise like [`sum_f64`].
 #[inline(always)]
 fn sqdev_f64_body(v: &[f64], m: f64) -> f64 {
-    if v.len() > 4096 {
-        let mid = v.len() / 2;
-        return sqdev_f64_body(&v[..mid], m) + sqdev_f64_body(&v[mid..], m);
-    }
-    let mut acc = [0f64; 16];
-    let chunks = v.chunks_exact(16);
-    let rest = chunks.remainder();
-    for c in chunks {
-        for i in 0..16 {
-            let d = c[i] - m;
-            acc[i] += d * d;
-        }
-    }
-    let mut s = pairwise_fixed(&acc);
-    for &x in rest {
+    cascade16(v, |x| {
         let d = x - m;
-        s += d * d;
-    }
-    s
+        d * d
+    })
 }
 
 /// `sum |x|` of f32 values in f64 (the 1-norm).
 #[inline(always)]
 fn abs_f32_body(v: &[f32]) -> f64 {
-    let mut acc = [0f64; 16];
-    let chunks = v.chunks_exact(16);
-    let rest = chunks.remainder();
-    for c in chunks {
-        for i in 0..16 {
-            acc[i] += (c[i] as f64).abs();
-        }
-    }
-    let mut s = pairwise_fixed(&acc);
-    for &x in rest {
-        s += (x as f64).abs();
-    }
-    s
+    acc16(v, |x| (x as f64).abs())
 }
 
 #[inline(always)]
 fn abs_f64_body(v: &[f64]) -> f64 {
-    if v.len() > 4096 {
-        let mid = v.len() / 2;
-        return abs_f64_body(&v[..mid]) + abs_f64_body(&v[mid..]);
-    }
-    let mut acc = [0f64; 16];
-    let chunks = v.chunks_exact(16);
-    let rest = chunks.remainder();
-    for c in chunks {
-        for i in 0..16 {
-            acc[i] += c[i].abs();
-        }
-    }
-    let mut s = pairwise_fixed(&acc);
-    for &x in rest {
-        s += x.abs();
-    }
-    s
+    cascade16(v, f64::abs)
 }
 
 /// Product of f32 values in f64 (or of f64 values), eight running products combined in order.
 #[inline(always)]
 fn prod_f32_body(v: &[f32]) -> f64 {
-    let mut acc = [1f64; 8];
-    let chunks = v.chunks_exact(8);
-    let rest = chunks.remainder();
-    for c in chunks {
-        for i in 0..8 {
-            acc[i] *= c[i] as f64;
-        }
-    }
-    let mut p = ((acc[0] * acc[1]) * (acc[2] * acc[3])) * ((acc[4] * acc[5]) * (acc[6] * acc[7]));
-    for &x in rest {
-        p *= x as f64;
-    }
-    p
+    prod8(v, |x| x as f64)
 }
 
 #[inline(always)]
 fn prod_f64_body(v: &[f64]) -> f64 {
-    let mut acc = [1f64; 8];
-    let chunks = v.chunks_exact(8);
-    let rest = chunks.remainder();
-    for c in chunks {
-        for i in 0..8 {
-            acc[i] *= c[i];
-        }
-    }
-    let mut p = ((acc[0] * acc[1]) * (acc[2] * acc[3])) * ((acc[4] * acc[5]) * (acc[6] * acc[7]));
-    for &x in rest {
-        p *= x;
-    }
-    p
+    prod8(v, |x| x)
+}
+
+/// Product of `widen(x)` in f64: eight running products combined in order, then the remainder.
+#[inline(always)]
+fn prod8<T: Copy>(v: &[T], widen: impl Fn(T) -> f64) -> f64 {
+    fold_lanes::<8, T>(
+        v,
+        1.0,
+        |p, x| p * widen(x),
+        |a| ((a[0] * a[1]) * (a[2] * a[3])) * ((a[4] * a[5]) * (a[6] * a[7])),
+    )
 }
 
 multiversion_fn!(fn sqdev_f32_serial(v: &[f32], m: f64) -> f64 => sqdev_f32_body);

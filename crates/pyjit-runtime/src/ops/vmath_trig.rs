@@ -92,11 +92,15 @@ fn kcos<const F: bool>(x: f64, y: f64) -> f64 {
 fn sin_quadrant<const F: bool>(x: f64, q: i64) -> f64 {
     let (n, hi, lo) = rem_pio2::<F>(x);
     let n = n.wrapping_add(q);
-    let s = ksin::<F>(hi, lo);
-    let c = kcos::<F>(hi, lo);
-    let y = if n & 1 == 0 { s } else { c };
-    let y = if n & 2 == 0 { y } else { -y };
+    let y = rotate_quadrant(n, ksin::<F>(hi, lo), kcos::<F>(hi, lo));
     if x.is_infinite() { f64::NAN } else { y }
+}
+
+/// `sin(r + n pi/2)` from `s = sin r` and `c = cos r`.
+#[inline(always)]
+fn rotate_quadrant(n: i64, s: f64, c: f64) -> f64 {
+    let y = if n & 1 == 0 { s } else { c };
+    if n & 2 == 0 { y } else { -y }
 }
 
 #[inline(always)]
@@ -155,23 +159,22 @@ fn sin_quadrant_f32<const F: bool>(x: f32, q: i64) -> f32 {
     let z = r * r;
     let s = fma64::<F>(r * z, horner64::<F>(z, &SIN32_P), r);
     let c = horner64::<F>(z, &COS32_P);
-    let n = ni.wrapping_add(q);
-    let y = if n & 1 == 0 { s } else { c };
-    let y = if n & 2 == 0 { y } else { -y };
+    let y = rotate_quadrant(ni.wrapping_add(q), s, c);
     if xd.is_infinite() { f32::NAN } else { y as f32 }
 }
 
 /// Taylor coefficients of `(sin r - r)/r^3` in `z = r^2` for float32 results on `|r| <= pi/2`
-/// (the first omitted term, `r^17/17!`, is below 2^-33).
-const SIN32_PI_P: [f64; 7] = [
-    -1.0 / 1_307_674_368_000.0,
-    1.0 / 6_227_020_800.0,
-    -1.0 / 39_916_800.0,
-    1.0 / 362_880.0,
-    -1.0 / 5_040.0,
-    1.0 / 120.0,
-    -1.0 / 6.0,
-];
+/// (the first omitted term, `r^17/17!`, is below 2^-33): [`SIN_P`]'s from `r^15` on, then the
+/// `r^3` term's `-1/6`.
+const SIN32_PI_P: [f64; 7] = {
+    let mut p = [-1.0 / 6.0; 7];
+    let mut i = 0;
+    while i < 6 {
+        p[i] = SIN_P[i + 1];
+        i += 1;
+    }
+    p
+};
 
 /// float32 `sin`: `x = n pi + r` (the pieces of `pi/2` doubled, so the products stay exact),
 /// `sin x = (-1)^n sin r` with one odd polynomial on `|r| <= pi/2` (cheaper than the sin and

@@ -89,3 +89,12 @@ pub fn check_same_fresh(m: &Module, nm: &NativeModule, name: &str, args: impl Fn
         _ => panic!("{name}{args:?}: interp {ri:?} vs native {rn:?}"),
     }
 }
+
+/// The live tensor handles of the runtime's C ABI and the live objects native code allocated:
+/// back at their values from before a call once it released everything it made.
+pub fn live_references() -> (isize, isize) {
+    (
+        pyjit_runtime::abi::live_tensor_count(),
+        pyjit_codegen::live_object_count(),
+    )
+}
