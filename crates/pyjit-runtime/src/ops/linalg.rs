@@ -196,6 +196,9 @@ const GEMM_PAR_MIN: usize = 1 << 18;
 /// 32×128 @ 128×128 (2^19, 6 µs on one thread) took 20-30 µs on two; 64×1024 @ 1024×256 (2^24)
 /// gains (183 → 120-130 µs).
 const GEMM_RAYON_MIN: usize = 1 << 22;
+/// Products of at most this many rows (and enough columns) split their columns over the
+/// runtime's fork/join instead of gemm's rayon threading.
+const WIDE_MAX_ROWS: usize = 256;
 
 /// `dst (m×n, row stride dst_rs, column stride 1) = a (m×k) · b (k×n)`.
 ///
@@ -296,6 +299,16 @@ unsafe fn gemm_into<T: Float>(
         });
     } else if m.saturating_mul(n).saturating_mul(k) < GEMM_RAYON_MIN {
         call(m, n, dst, a, b, gemm::Parallelism::None);
+    } else if m <= WIDE_MAX_ROWS && n >= t * 64 {
+        // A short, wide product (a batch of rows through a layer): one block of columns per
+        // thread, each a single-threaded gemm packing only its own columns of `b`.
+        let block = n.div_ceil(t).next_multiple_of(16);
+        let d = crate::par::SyncPtr(dst);
+        crate::par::for_each(n.div_ceil(block), |i| {
+            let (lo, hi) = (i * block, ((i + 1) * block).min(n));
+            let dp = d.get().wrapping_add(lo);
+            call(m, hi - lo, dp, a, b.offset(0, lo), gemm::Parallelism::None);
+        });
     } else {
         let d = crate::par::SyncPtr(dst);
         pool().install(|| call(m, n, d.get(), a, b, gemm::Parallelism::Rayon(t)));
@@ -631,8 +644,10 @@ mod tests {
         out
     }
 
-    /// Every GEMM path (gemv split, threaded gemm, single-thread gemm, k = 0, empty) against a
-    /// naive f64 product, for both float dtypes and for transposed (strided) operands.
+    /// Every GEMM path (gemv split, column split of a short wide product, gemm's own
+    /// threading, single-thread gemm, k = 0, empty) against a naive f64 product, for both float
+    /// dtypes and for transposed (strided) operands. (The threaded paths run when the machine
+    /// or `PYJIT_NUM_THREADS` gives two threads or more.)
     #[test]
     fn float_gemm_matches_a_naive_product_for_every_shape() {
         let shapes = [
@@ -644,6 +659,8 @@ mod tests {
             (4, 0, 3),
             (0, 3, 4),
             (70, 80, 90),
+            (32, 1024, 200),
+            (300, 100, 200),
         ];
         for (m, k, n) in shapes {
             let (av, bv) = (pseudo(m * k, 1), pseudo(k * n, 2));
