@@ -23,9 +23,10 @@
 //!
 //! [`Uses::check`] compares an index with a fresh build (tests and debug assertions use it).
 //!
-//! Costs: [`Uses::users`] is O(1); [`Uses::replace_uses`] is O(uses of `from`);
-//! detaching an op costs, for each operand of it and of its nested ops, the length of that
-//! value's use list.
+//! Costs: [`Uses::build`] is one walk; [`Uses::users`] is O(1); [`Uses::replace_uses`] is
+//! O(uses of `from`); [`Uses::set_operand`] is O(1); attaching or detaching an op is O(operands)
+//! of it and of its nested ops (each use remembers its slot in its value's list, so dropping it
+//! is a swap-remove, whatever the number of other uses of the value).
 
 use crate::entities::{Op, Value};
 use crate::function::Function;
@@ -35,6 +36,8 @@ use cranelift_entity::SecondaryMap;
 #[derive(Clone, Debug, Default)]
 pub struct Uses {
     users: SecondaryMap<Value, Vec<(Op, u32)>>,
+    /// For each indexed op, parallel to its operands: where the use is in its value's list.
+    slots: SecondaryMap<Op, Vec<u32>>,
 }
 
 impl Uses {
@@ -42,6 +45,7 @@ impl Uses {
     pub fn build(f: &Function) -> Uses {
         let mut uses = Uses {
             users: SecondaryMap::with_capacity(f.values.len()),
+            slots: SecondaryMap::with_capacity(f.ops.len()),
         };
         f.walk(&mut |op| uses.add_op(f, op));
         uses
@@ -64,15 +68,31 @@ impl Uses {
     }
 
     fn add_op(&mut self, f: &Function, op: Op) {
-        for (i, &v) in f.ops[op].operands.iter().enumerate() {
+        let operands = &f.ops[op].operands;
+        let mut slots = Vec::with_capacity(operands.len());
+        for (i, &v) in operands.iter().enumerate() {
+            slots.push(self.users[v].len() as u32);
             self.users[v].push((op, i as u32));
+        }
+        self.slots[op] = slots;
+    }
+
+    /// Drops use `(op, i)` of `v` from `v`'s list (a swap-remove).
+    fn drop_use(&mut self, v: Value, op: Op, i: usize) {
+        let k = self.slots[op][i] as usize;
+        let list = &mut self.users[v];
+        debug_assert_eq!(list[k], (op, i as u32));
+        list.swap_remove(k);
+        if let Some(&(o, j)) = list.get(k) {
+            self.slots[o][j as usize] = k as u32;
         }
     }
 
     fn drop_op(&mut self, f: &Function, op: Op) {
-        for &v in &f.ops[op].operands {
-            self.users[v].retain(|&(o, _)| o != op);
+        for (i, &v) in f.ops[op].operands.iter().enumerate() {
+            self.drop_use(v, op, i);
         }
+        self.slots[op] = Vec::new();
     }
 
     /// Records the uses of `op` and of the ops nested in its regions, once `op` has been
@@ -99,10 +119,12 @@ impl Uses {
             return;
         }
         let moved = std::mem::take(&mut self.users[from]);
-        for &(op, i) in &moved {
+        let list = &mut self.users[to];
+        for (op, i) in moved {
             f.ops[op].operands[i as usize] = to;
+            self.slots[op][i as usize] = list.len() as u32;
+            list.push((op, i));
         }
-        self.users[to].extend(moved);
     }
 
     /// Sets operand `i` of the attached op `op` to `v`.
@@ -111,9 +133,18 @@ impl Uses {
         if old == v {
             return;
         }
-        let i = i as u32;
-        self.users[old].retain(|&u| u != (op, i));
-        self.users[v].push((op, i));
+        self.drop_use(old, op, i);
+        self.slots[op][i] = self.users[v].len() as u32;
+        self.users[v].push((op, i as u32));
+    }
+
+    /// Removes operand `i` of the attached op `op` (the later operands shift down), in
+    /// O(operands of `op`).
+    pub fn remove_operand(&mut self, f: &mut Function, op: Op, i: usize) -> Value {
+        self.drop_op(f, op);
+        let v = f.ops[op].operands.remove(i);
+        self.add_op(f, op);
+        v
     }
 
     /// [`Function::remove_op`], forgetting the uses of `op` and of its nested ops.
@@ -131,9 +162,16 @@ impl Uses {
         self.attach(f, op);
     }
 
-    /// `Ok` when the index equals a fresh [`Uses::build`] of `f`; otherwise the first value
-    /// whose uses differ.
+    /// `Ok` when the index equals a fresh [`Uses::build`] of `f` (and its slots are right);
+    /// otherwise the first value whose uses differ.
     pub fn check(&self, f: &Function) -> Result<(), String> {
+        for (v, list) in self.users.iter() {
+            for (k, &(op, i)) in list.iter().enumerate() {
+                if self.slots[op].get(i as usize) != Some(&(k as u32)) {
+                    return Err(format!("use {k} of {v:?} ({op:?}, {i}) has a wrong slot"));
+                }
+            }
+        }
         let fresh = Uses::build(f);
         for v in f.values.keys() {
             let mut a = self.users(v).to_vec();
@@ -260,6 +298,16 @@ func @f(%x: int, %c: bool) -> int {
         uses.remove_op(&mut f, if_op); // already detached: nothing changes
         uses.check(&f).unwrap();
 
+        // remove_operand shifts the later operands
+        let removed = uses.remove_operand(&mut f, neg, 0);
+        assert_eq!(removed, kv);
+        uses.check(&f).unwrap();
+        assert_eq!(uses.count(kv), 0);
+        f.ops[neg].operands.insert(0, kv);
+        // (the index saw `neg` without the inserted operand: re-index it from scratch)
+        let mut uses = Uses::build(&f);
+        uses.check(&f).unwrap();
+
         // raw detach/attach around a direct write
         uses.detach(&f, neg);
         f.ops[neg].operands = vec![x, x];
@@ -269,5 +317,39 @@ func @f(%x: int, %c: bool) -> int {
         // a direct write without the index is caught by `check`
         f.ops[neg].operands[0] = kv;
         assert!(uses.check(&f).is_err());
+    }
+
+    #[test]
+    fn removing_users_of_a_much_used_value_keeps_slots_right() {
+        let mut f = func();
+        let mut uses = Uses::build(&f);
+        let x = f.params()[0];
+        let ret = f.terminator(f.body).unwrap();
+        let span = f.ops[ret].span;
+        let mut added = Vec::new();
+        for _ in 0..20 {
+            let op = f.create_op(
+                OpKind::IntBin(crate::IntBinOp::Add),
+                &[x, x],
+                &[Type::Int],
+                &[],
+                span,
+            );
+            uses.insert_op_before(&mut f, ret, op);
+            added.push(op);
+        }
+        uses.check(&f).unwrap();
+        for (k, &op) in added.iter().enumerate() {
+            if k % 3 != 1 {
+                uses.remove_op(&mut f, op);
+                uses.check(&f).unwrap();
+            }
+        }
+        let y = f.result(added[1]);
+        uses.set_operand(&mut f, added[4], 1, y);
+        uses.check(&f).unwrap();
+        uses.replace_uses(&mut f, x, y);
+        uses.check(&f).unwrap();
+        assert_eq!(uses.count(x), 0);
     }
 }
