@@ -654,9 +654,11 @@ fn rewrite(f: &mut Function, cand: &HashMap<Value, Kind>) {
             _ => {}
         }
     }
-    for (from, to) in &map {
-        f.replace_uses(*from, *to);
-    }
+    // One walk for every substitution (not one per value). Applying `map` once is the same as
+    // one replacement per entry: a target is a new value or a value kept by the rewrite, never
+    // a key (the walk maps each definition before its uses are read).
+    debug_assert!(map.values().all(|to| !map.contains_key(to)));
+    f.replace_uses_with(&map);
     for op in dead.into_iter().rev() {
         f.remove_op(op);
     }
