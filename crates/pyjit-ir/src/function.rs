@@ -422,7 +422,9 @@ impl Function {
         }
     }
 
-    /// Replaces every use of `from` by `to` in the attached ops of the function.
+    /// Replaces every use of `from` by `to` in the attached ops of the function. Walks the whole
+    /// function: a pass replacing values per op keeps a [`crate::Uses`] index instead, whose
+    /// [`crate::Uses::replace_uses`] costs the uses of `from`.
     pub fn replace_uses(&mut self, from: Value, to: Value) {
         for op in self.all_ops() {
             for v in &mut self.ops[op].operands {
@@ -463,7 +465,8 @@ impl Function {
         }
     }
 
-    /// How many times each value is used as an operand by attached ops.
+    /// How many times each value is used as an operand by attached ops (one walk; see
+    /// [`crate::Uses`] for the users themselves, kept exact across a pass's rewrites).
     pub fn use_counts(&self) -> SecondaryMap<Value, u32> {
         let mut counts = SecondaryMap::with_capacity(self.values.len());
         for op in self.all_ops() {

@@ -16,6 +16,7 @@ mod parse;
 mod print;
 pub mod schema;
 mod types;
+mod uses;
 mod verify;
 
 pub use builder::{FunctionBuilder, InsertPoint};
@@ -32,6 +33,7 @@ pub use print::{
 pub use pyjit_runtime::ops::elem::{ElemFn, Prec};
 pub use schema::OpId;
 pub use types::{TensorType, Type};
+pub use uses::Uses;
 pub use verify::{VerifyError, verify_function, verify_module};
 
 pub use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};

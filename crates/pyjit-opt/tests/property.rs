@@ -8,6 +8,11 @@
 //! loops with carried values and computed exits, lists written in loops, small tensors with an
 //! in-place op and element loads and stores (also out of range), prints, and calls to a helper
 //! function (for the inliner).
+//!
+//! In debug builds (these tests), every pass that keeps a [`pyjit_ir::Uses`] index (constfold,
+//! dce, tensor-access) asserts after each round that it equals a fresh build, so the first test
+//! also checks the index on every generated program; the second drives the index's own mutation
+//! methods at random on the same programs.
 
 use pyjit_interp::{Config, Interpreter, Value};
 use pyjit_ir::{
@@ -646,4 +651,69 @@ fn each_pass_preserves_results_and_validity() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Random edits through the methods of a [`pyjit_ir::Uses`] index (replace_uses, set_operand,
+/// remove_operand, remove_op, insert_op_before of a copied op with regions, raw detach/attach)
+/// keep it equal to a fresh build, and its counts equal to `use_counts`. The edits need not keep
+/// the IR valid: only the use lists are checked.
+#[test]
+fn uses_index_stays_exact_under_random_edits() {
+    use pyjit_ir::Uses;
+    use std::collections::HashMap;
+    for seed in 0..150u64 {
+        let mut m = generate(seed);
+        let mut rng = Rng(seed ^ 0x5eed);
+        for f in m.funcs.values_mut() {
+            let mut uses = Uses::build(f);
+            uses.check(f).unwrap();
+            for step in 0..40 {
+                let ops = f.all_ops();
+                let values: Vec<V> = f.values.keys().collect();
+                let op = ops[rng.below(ops.len())];
+                let n = f.op(op).operands.len();
+                match rng.below(7) {
+                    0 => {
+                        let (a, b) = (
+                            values[rng.below(values.len())],
+                            values[rng.below(values.len())],
+                        );
+                        uses.replace_uses(f, a, b);
+                    }
+                    1 if n > 0 => {
+                        let v = values[rng.below(values.len())];
+                        uses.set_operand(f, op, rng.below(n), v);
+                    }
+                    2 if n > 0 => {
+                        uses.remove_operand(f, op, rng.below(n));
+                    }
+                    3 if f.op(op).parent != Some(f.body) || ops.len() > 4 => {
+                        uses.remove_op(f, op);
+                    }
+                    4 => {
+                        let copy = f.copy_op_within(op, &mut HashMap::new());
+                        uses.insert_op_before(f, op, copy);
+                    }
+                    5 => {
+                        uses.detach(f, op);
+                        let v = values[rng.below(values.len())];
+                        f.op_mut(op).operands.push(v);
+                        uses.attach(f, op);
+                    }
+                    _ => {
+                        let a = values[rng.below(values.len())];
+                        let b = f.params().first().copied().unwrap_or(a);
+                        uses.replace_uses(f, a, b);
+                    }
+                }
+                if let Err(e) = uses.check(f) {
+                    panic!("seed {seed}, {}, step {step}: {e}", f.name);
+                }
+            }
+            let counts = f.use_counts();
+            for v in f.values.keys() {
+                assert_eq!(uses.count(v), counts[v] as usize, "seed {seed}");
+            }
+        }
+    }
 }

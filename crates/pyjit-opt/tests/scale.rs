@@ -79,3 +79,25 @@ fn fuse_does_not_cross_a_raising_op_in_a_long_chain() {
     assert_eq!(top, ["const", "fused", "tensor.matmul", "fused", "return"]);
     assert_eq!(bodies, [12_345 + 2, N - 12_345 + 2]);
 }
+
+/// A chain of `n` int adds of constants, each foldable once the previous one is: constfold
+/// folds all of them in one round, replacing each result's uses (through its use index, in
+/// the uses of the result, not a walk of the function per fold).
+#[test]
+fn constfold_folds_a_chain_of_twenty_thousand_constant_adds() {
+    const N: usize = 20_000;
+    let mut s =
+        String::from("func @f(%x: int) -> int {\n  %one: int = const 1\n  %v0: int = const 0\n");
+    for i in 1..=N {
+        s.push_str(&format!("  %v{i}: int = int.add(%v{}, %one)\n", i - 1));
+    }
+    s.push_str(&format!(
+        "  %r: int = int.add(%v{N}, %x)\n  return %r\n}}\n"
+    ));
+    let mut m = parse_module(&s).unwrap();
+    run(&mut m, "constfold,dce");
+    let text = pyjit_ir::print_module_without_spans(&m);
+    assert!(text.contains(&format!("const {N}")), "{text}");
+    let f = m.funcs.values().next().unwrap();
+    assert_eq!(f.all_ops().len(), 3, "{text}");
+}

@@ -23,7 +23,7 @@
 
 use super::PassCtx;
 use super::util::region_writes_memory;
-use pyjit_ir::{Function, IndexKind, Op, OpKind, Type, Value};
+use pyjit_ir::{Function, IndexKind, Op, OpKind, Type, Uses, Value};
 
 function_pass!(
     TensorAccess,
@@ -33,13 +33,15 @@ function_pass!(
 );
 
 pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
+    // One index for the whole pass, kept exact by every rewrite (they all go through it).
+    let mut uses = Uses::build(f);
     for op in f.all_ops() {
         let OpKind::Tensor(id) = f.op(op).kind else {
             continue;
         };
         let changed = match pyjit_ir::schema::op_name(id).as_str() {
-            "index_put_.Scalar" => store(f, op, ctx),
-            "Float.Tensor" | "Int.Tensor" | "Bool.Tensor" | "item" => load(f, op, ctx),
+            "index_put_.Scalar" => store(f, &mut uses, op, ctx),
+            "Float.Tensor" | "Int.Tensor" | "Bool.Tensor" | "item" => load(f, &mut uses, op, ctx),
             _ => false,
         };
         if changed {
@@ -47,17 +49,18 @@ pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
         }
     }
     for op in f.all_ops() {
-        let changed = f.op(op).kind == OpKind::ListGet && shape_get(f, op, ctx);
+        let changed = f.op(op).kind == OpKind::ListGet && shape_get(f, &mut uses, op, ctx);
         if changed {
             ctx.stats.simplified += 1;
         }
     }
+    debug_assert_eq!(uses.check(f), Ok(()));
     f.flush_detached();
 }
 
 /// `x.shape[k]` (`list.get(tensor.size(%x), k)`, constant `k` within the known rank, the list
 /// only read) → `tensor.size.int(%x, k)`, which native code reads from the tensor's view.
-fn shape_get(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
+fn shape_get(f: &mut Function, uses: &mut Uses, op: Op, ctx: &mut PassCtx) -> bool {
     let d = f.op(op).clone();
     let [l, k] = d.operands[..] else {
         return false;
@@ -77,9 +80,10 @@ fn shape_get(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
         return false;
     };
     let r = i64::from(rank);
-    let read_only = users(f, l)
+    let read_only = uses
+        .users(l)
         .iter()
-        .all(|&u| matches!(f.op(u).kind, OpKind::ListGet | OpKind::ListLen));
+        .all(|&(u, _)| matches!(f.op(u).kind, OpKind::ListGet | OpKind::ListLen));
     if !(-r..r).contains(&kv) || !read_only || !ctx.allow() {
         return false;
     }
@@ -87,29 +91,21 @@ fn shape_get(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
         return false;
     };
     let new = f.create_op(OpKind::Tensor(size_int), &[x, k], &[Type::Int], &[], d.span);
-    f.insert_op_before(op, new);
+    uses.insert_op_before(f, op, new);
     let nv = f.result(new);
-    f.replace_uses(d.results[0], nv);
-    f.remove_op(op);
+    uses.replace_uses(f, d.results[0], nv);
+    uses.remove_op(f, op);
     true
-}
-
-/// The ops using `v`.
-fn users(f: &Function, v: Value) -> Vec<Op> {
-    f.all_ops()
-        .into_iter()
-        .filter(|&o| f.op(o).operands.contains(&v))
-        .collect()
 }
 
 /// The int indices of subscript `l` when it addresses one element of tensor `t` (known dtype and
 /// rank, one `index.int` per dim) and the list is only ever read by subscripts.
-fn element_indices(f: &Function, t: Value, l: Value) -> Option<Vec<Value>> {
+fn element_indices(f: &Function, uses: &Uses, t: Value, l: Value) -> Option<Vec<Value>> {
     let idx = int_subscript(f, t, l)?;
-    let read_only = users(f, l).iter().all(|&u| {
-        let ops = &f.op(u).operands;
-        (0..ops.len()).all(|i| ops[i] != l || reads_as_subscript(f, u, i))
-    });
+    let read_only = uses
+        .users(l)
+        .iter()
+        .all(|&(u, i)| reads_as_subscript(f, u, i as usize));
     read_only.then_some(idx)
 }
 
@@ -144,7 +140,7 @@ pub(crate) fn reads_as_subscript(f: &Function, op: Op, i: usize) -> bool {
                 "index" | "index_put_" | "index_put_.Scalar"))
 }
 
-fn store(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
+fn store(f: &mut Function, uses: &mut Uses, op: Op, ctx: &mut PassCtx) -> bool {
     let d = f.op(op).clone();
     let [t, l, v] = d.operands[..] else {
         return false;
@@ -152,11 +148,11 @@ fn store(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
     if !f.value_type(v).is_scalar() {
         return false;
     }
-    let Some(idx) = element_indices(f, t, l) else {
+    let Some(idx) = element_indices(f, uses, t, l) else {
         return false;
     };
     let u = d.results.first().copied();
-    let used = u.is_some_and(|u| !users(f, u).is_empty());
+    let used = u.is_some_and(|u| !uses.is_unused(u));
     if used && u.map(|u| f.value_type(u)) != Some(f.value_type(t)) {
         return false;
     }
@@ -167,15 +163,15 @@ fn store(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
     operands.extend(idx);
     operands.push(v);
     let new = f.create_op(OpKind::TensorStore, &operands, &[], &[], d.span);
-    f.insert_op_before(op, new);
+    uses.insert_op_before(f, op, new);
     if let Some(u) = u {
-        f.replace_uses(u, t);
+        uses.replace_uses(f, u, t);
     }
-    f.remove_op(op);
+    uses.remove_op(f, op);
     true
 }
 
-fn load(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
+fn load(f: &mut Function, uses: &mut Uses, op: Op, ctx: &mut PassCtx) -> bool {
     let d = f.op(op).clone();
     let ([e], [s]) = (&d.operands[..], &d.results[..]) else {
         return false;
@@ -190,7 +186,7 @@ fn load(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
     let [t, l] = id.operands[..] else {
         return false;
     };
-    let Some(idx) = element_indices(f, t, l) else {
+    let Some(idx) = element_indices(f, uses, t, l) else {
         return false;
     };
     let Some(dtype) = f.value_type(t).as_tensor().and_then(|tt| tt.dtype) else {
@@ -225,14 +221,14 @@ fn load(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
     let mut operands = vec![t];
     operands.extend(idx);
     let new = f.create_op(OpKind::TensorLoad, &operands, &[ty], &[], id.span);
-    f.insert_op_before(ix, new);
+    uses.insert_op_before(f, ix, new);
     let nv = f.result(new);
-    f.replace_uses(*s, nv);
-    f.remove_op(op);
+    uses.replace_uses(f, *s, nv);
+    uses.remove_op(f, op);
     // The load raises whatever the subscript would have, at its place: an otherwise unused
     // subscript goes too (DCE keeps ops that may raise).
-    if users(f, *e).is_empty() {
-        f.remove_op(ix);
+    if uses.is_unused(*e) {
+        uses.remove_op(f, ix);
     }
     true
 }

@@ -26,7 +26,7 @@ use super::PassCtx;
 use super::util::{
     self, const_bool, const_int, const_of, insert_const_before, splice_region_before,
 };
-use pyjit_ir::{Const, Function, Op, OpKind, Value};
+use pyjit_ir::{Const, Function, Op, OpKind, Uses, Value};
 use pyjit_runtime::Value as Rt;
 use pyjit_runtime::schema::ArgType;
 use pyjit_value::Value as PyValue;
@@ -54,52 +54,43 @@ pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
     for _ in 0..16 {
         let mut changed = false;
         let mut attached = util::AttachCheck::new(f);
+        // Built once per round and kept exact by every rewrite below (all of them go through
+        // it), so finding users and replacing uses cost the uses, not the function.
+        let mut uses = Uses::build(f);
         for op in f.all_ops() {
             if !attached.check(f, op) {
                 continue;
             }
-            changed |= fold_op(f, op, ctx, immutable, &mut tensors);
+            changed |= fold_op(f, &mut uses, op, ctx, immutable, &mut tensors);
         }
+        debug_assert_eq!(uses.check(f), Ok(()));
         if !changed {
             break;
         }
     }
 }
 
-/// The ops of region `r` (and the regions in it) using `v`: all of `v`'s users when `r` is (or
-/// contains) the region `v` is defined in, at the cost of `r`'s size.
-fn users_in(f: &Function, r: pyjit_ir::Region, v: Value) -> Vec<Op> {
-    let mut out = Vec::new();
-    f.walk_region(r, &mut |o| {
-        if f.op(o).operands.contains(&v) {
-            out.push(o);
-        }
-    });
-    out
-}
-
-/// The attached ops using `v`.
-pub fn users(f: &Function, v: Value) -> Vec<Op> {
-    f.all_ops()
-        .into_iter()
-        .filter(|&o| f.op(o).operands.contains(&v))
-        .collect()
-}
-
-fn replace_with_const(f: &mut Function, op: Op, c: Const, ctx: &mut PassCtx) -> bool {
-    let done = util::replace_with_const(f, op, c, ctx);
+fn replace_with_const(
+    f: &mut Function,
+    uses: &mut Uses,
+    op: Op,
+    c: Const,
+    ctx: &mut PassCtx,
+) -> bool {
+    let done = util::replace_with_const(f, uses, op, c, ctx);
     ctx.stats.folded += done as u64;
     done
 }
 
-fn forward(f: &mut Function, op: Op, to: Value, ctx: &mut PassCtx) -> bool {
-    let done = util::forward_result(f, op, to, ctx);
+fn forward(f: &mut Function, uses: &mut Uses, op: Op, to: Value, ctx: &mut PassCtx) -> bool {
+    let done = util::forward_result(f, uses, op, to, ctx);
     ctx.stats.folded += done as u64;
     done
 }
 
 fn fold_op(
     f: &mut Function,
+    uses: &mut Uses,
     op: Op,
     ctx: &mut PassCtx,
     immutable: bool,
@@ -109,18 +100,18 @@ fn fold_op(
     let ops = &data.operands;
     match &data.kind {
         OpKind::Const(_) => false,
-        OpKind::If => fold_if(f, op, ctx),
-        OpKind::Loop => fold_loop(f, op, ctx),
+        OpKind::If => fold_if(f, uses, op, ctx),
+        OpKind::Loop => fold_loop(f, uses, op, ctx),
         OpKind::Select => match const_bool(f, ops[0]) {
-            Some(c) => forward(f, op, if c { ops[1] } else { ops[2] }, ctx),
-            None if ops[1] == ops[2] => forward(f, op, ops[1], ctx),
+            Some(c) => forward(f, uses, op, if c { ops[1] } else { ops[2] }, ctx),
+            None if ops[1] == ops[2] => forward(f, uses, op, ops[1], ctx),
             None => false,
         },
         OpKind::TupleGet(i) => {
             let src = f.defining_op(ops[0]);
             match src.map(|s| f.op(s)) {
                 Some(s) if s.kind == OpKind::TupleNew => match s.operands.get(*i as usize) {
-                    Some(&v) => forward(f, op, v, ctx),
+                    Some(&v) => forward(f, uses, op, v, ctx),
                     None => false,
                 },
                 _ => false,
@@ -129,24 +120,24 @@ fn fold_op(
         OpKind::OptUnwrap => match f.defining_op(ops[0]).map(|s| f.op(s)) {
             Some(s) if s.kind == OpKind::OptWrap => {
                 let v = s.operands[0];
-                forward(f, op, v, ctx)
+                forward(f, uses, op, v, ctx)
             }
             _ => false,
         },
         OpKind::OptIsNone => match f.defining_op(ops[0]).map(|s| f.op(s).kind.clone()) {
-            Some(OpKind::OptNone) => replace_with_const(f, op, Const::Bool(true), ctx),
-            Some(OpKind::OptWrap) => replace_with_const(f, op, Const::Bool(false), ctx),
+            Some(OpKind::OptNone) => replace_with_const(f, uses, op, Const::Bool(true), ctx),
+            Some(OpKind::OptWrap) => replace_with_const(f, uses, op, Const::Bool(false), ctx),
             _ => false,
         },
-        OpKind::ListLen | OpKind::ListGet => fold_list_read(f, op, ctx),
-        OpKind::Tensor(id) => fold_tensor(f, op, *id, ctx, immutable, tensors),
+        OpKind::ListLen | OpKind::ListGet => fold_list_read(f, uses, op, ctx),
+        OpKind::Tensor(id) => fold_tensor(f, uses, op, *id, ctx, immutable, tensors),
         kind => {
             let consts: Option<Vec<Const>> = ops.iter().map(|&v| const_of(f, v).cloned()).collect();
             let Some(consts) = consts else {
                 return false;
             };
             match eval_scalar(kind, &consts) {
-                Some(c) => replace_with_const(f, op, c, ctx),
+                Some(c) => replace_with_const(f, uses, op, c, ctx),
                 None => false,
             }
         }
@@ -177,7 +168,7 @@ pub fn eval_scalar(kind: &OpKind, c: &[Const]) -> Option<Const> {
 }
 
 /// `if` on a constant: splice the taken region in place of the `if`.
-fn fold_if(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
+fn fold_if(f: &mut Function, uses: &mut Uses, op: Op, ctx: &mut PassCtx) -> bool {
     let data = f.op(op).clone();
     let Some(c) = const_bool(f, data.operands[0]) else {
         return false;
@@ -194,17 +185,18 @@ fn fold_if(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
     }
     let dead = data.regions[if c { 1 } else { 0 }];
     let removed = util::WalkExt::region_size(f, dead) as u64 + 2;
+    // Splicing moves attached ops: their uses stay as they are.
     let vals = splice_region_before(f, taken, op);
     for (&r, &y) in data.results.iter().zip(&vals) {
-        f.replace_uses(r, y);
+        uses.replace_uses(f, r, y);
     }
-    f.remove_op(op);
+    uses.remove_op(f, op);
     ctx.stats.folded += 1;
     ctx.stats.removed += removed;
     true
 }
 
-fn fold_loop(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
+fn fold_loop(f: &mut Function, uses: &mut Uses, op: Op, ctx: &mut PassCtx) -> bool {
     let data = f.op(op).clone();
     let inits = data.operands[2..].to_vec();
     let zero_trip = const_int(f, data.operands[0]).is_some_and(|n| n <= 0)
@@ -215,9 +207,9 @@ fn fold_loop(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
         }
         let removed = util::WalkExt::op_size(f, op) as u64;
         for (&r, &i) in data.results.iter().zip(&inits) {
-            f.replace_uses(r, i);
+            uses.replace_uses(f, r, i);
         }
-        f.remove_op(op);
+        uses.remove_op(f, op);
         ctx.stats.folded += 1;
         ctx.stats.removed += removed;
         return true;
@@ -230,9 +222,9 @@ fn fold_loop(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
     if f.op(term).kind != OpKind::Yield {
         return false;
     }
-    let Some(outer) = f.op(op).parent else {
+    if f.op(op).parent.is_none() {
         return false;
-    };
+    }
     let params = f.region_params(body).to_vec();
     let mut changed = false;
     for (k, &init) in inits.iter().enumerate() {
@@ -247,18 +239,16 @@ fn fold_loop(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
         }
         let r = data.results[k];
         let in_yield = f.op(term).operands.iter().filter(|&&x| x == param).count();
-        // `param` is used only in the body and `r` only in the loop's region (walking those,
-        // not the function, keeps the pass linear in a function of many loops).
-        let param_used_elsewhere = users_in(f, body, param).iter().any(|&u| u != term)
-            || in_yield > usize::from(y == param);
-        if !param_used_elsewhere && users_in(f, outer, r).is_empty() {
+        let param_used_elsewhere =
+            uses.users(param).iter().any(|&(u, _)| u != term) || in_yield > usize::from(y == param);
+        if !param_used_elsewhere && uses.is_unused(r) {
             continue; // nothing to propagate; DCE drops the slot
         }
         if !ctx.allow() {
             continue;
         }
-        f.replace_uses_in(body, param, init);
-        f.replace_uses_in(outer, r, init);
+        uses.replace_uses(f, param, init);
+        uses.replace_uses(f, r, init);
         ctx.stats.folded += 1;
         changed = true;
     }
@@ -267,26 +257,26 @@ fn fold_loop(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
 
 /// Whether list `l` (a `list.new`) is only read: every user is a `list.len`/`list.get`, a tensor
 /// op that reads it, or a print/str.
-fn list_is_read_only(f: &Function, l: Value) -> bool {
-    users(f, l).iter().all(|&u| match &f.op(u).kind {
+fn list_is_read_only(f: &Function, uses: &Uses, l: Value) -> bool {
+    uses.users(l).iter().all(|&(u, _)| match &f.op(u).kind {
         OpKind::ListLen | OpKind::ListGet | OpKind::Print | OpKind::StrOf(_) => true,
         OpKind::Tensor(id) => !pyjit_ir::schema::is_inplace(*id),
         _ => false,
     })
 }
 
-fn fold_list_read(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
+fn fold_list_read(f: &mut Function, uses: &mut Uses, op: Op, ctx: &mut PassCtx) -> bool {
     let data = f.op(op).clone();
     let l = data.operands[0];
     let Some(src) = f.defining_op(l) else {
         return false;
     };
-    if f.op(src).kind != OpKind::ListNew || !list_is_read_only(f, l) {
+    if f.op(src).kind != OpKind::ListNew || !list_is_read_only(f, uses, l) {
         return false;
     }
     let elems = f.op(src).operands.clone();
     match data.kind {
-        OpKind::ListLen => replace_with_const(f, op, Const::Int(elems.len() as i64), ctx),
+        OpKind::ListLen => replace_with_const(f, uses, op, Const::Int(elems.len() as i64), ctx),
         _ => {
             let Some(i) = const_int(f, data.operands[1]) else {
                 return false;
@@ -296,7 +286,7 @@ fn fold_list_read(f: &mut Function, op: Op, ctx: &mut PassCtx) -> bool {
             if !(0..n).contains(&j) {
                 return false;
             }
-            forward(f, op, elems[j as usize], ctx)
+            forward(f, uses, op, elems[j as usize], ctx)
         }
     }
 }
@@ -386,6 +376,7 @@ fn to_rt(k: &Known, ty: &ArgType) -> Option<Rt> {
 
 fn fold_tensor(
     f: &mut Function,
+    uses: &mut Uses,
     op: Op,
     id: pyjit_ir::OpId,
     ctx: &mut PassCtx,
@@ -422,7 +413,7 @@ fn fold_tensor(
             _ => None,
         };
         if let Some(c) = c {
-            return replace_with_const(f, op, c, ctx);
+            return replace_with_const(f, uses, op, c, ctx);
         }
     }
     if !immutable || pyjit_ir::schema::is_inplace(id) || tensors.contains_key(&data.results[0]) {
@@ -478,10 +469,10 @@ fn fold_tensor(
     }
     for (r, c) in consts {
         let v = insert_const_before(f, op, c);
-        f.replace_uses(r, v);
+        uses.replace_uses(f, r, v);
     }
     if f.results(op).len() == 1 {
-        f.remove_op(op);
+        uses.remove_op(f, op);
         ctx.stats.removed += 1;
     }
     ctx.stats.folded += 1;

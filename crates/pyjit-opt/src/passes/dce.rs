@@ -14,7 +14,7 @@
 
 use super::PassCtx;
 use super::util::{self, WalkExt, is_effect_free, remove_region_param, remove_result};
-use pyjit_ir::{Function, Op, OpKind, SecondaryMap, Value};
+use pyjit_ir::{Function, Op, OpKind, Uses, Value};
 
 function_pass!(
     Dce,
@@ -34,7 +34,8 @@ pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
 
 fn round(f: &mut Function, ctx: &mut PassCtx) -> bool {
     let mut changed = false;
-    let mut uses = f.use_counts();
+    // Built once per round and kept exact by every deletion below (they all go through it).
+    let mut uses = Uses::build(f);
     // Post-order-ish: later ops first, so a chain of dead ops dies in one round.
     let ops = f.all_ops();
     for &op in ops.iter().rev() {
@@ -48,17 +49,13 @@ fn round(f: &mut Function, ctx: &mut PassCtx) -> bool {
         if matches!(data.kind, OpKind::Yield | OpKind::Return) {
             continue;
         }
-        let all_unused = data.results.iter().all(|&r| uses[r] == 0);
+        let all_unused = data.results.iter().all(|&r| uses.is_unused(r));
         if all_unused && is_effect_free(f, op) {
             if !ctx.allow() {
                 continue;
             }
             let n = f.op_size(op) as u64;
-            let mut dec = Vec::new();
-            f.walk_region_from_op(op, &mut |o| dec.extend(f.op(o).operands.iter().copied()));
-            for v in dec {
-                uses[v] = uses[v].saturating_sub(1);
-            }
+            uses.detach(f, op);
             // Detached now, dropped from its region's list once at the end of the round.
             f.detach_op(op);
             ctx.stats.removed += n;
@@ -71,74 +68,26 @@ fn round(f: &mut Function, ctx: &mut PassCtx) -> bool {
             _ => {}
         }
     }
+    debug_assert_eq!(uses.check(f), Ok(()));
     f.flush_detached();
     changed
 }
 
 /// Drops `if` results nobody reads.
-fn prune_if_results(
-    f: &mut Function,
-    op: Op,
-    uses: &mut SecondaryMap<Value, u32>,
-    ctx: &mut PassCtx,
-) -> bool {
-    let no_condition = |_: &Function, _: usize| true;
-    prune_results(f, op, uses, ctx, no_condition, |f, k| {
-        let mut dropped = Vec::new();
-        for region in f.op(op).regions.clone() {
-            if let Some(t) = f.terminator(region)
-                && f.op(t).kind == OpKind::Yield
-            {
-                dropped.push(f.op_mut(t).operands.remove(k));
-            }
-        }
-        dropped
-    })
-}
-
-/// Drops loop-carried slots whose value nobody reads.
-fn prune_loop_slots(
-    f: &mut Function,
-    op: Op,
-    uses: &mut SecondaryMap<Value, u32>,
-    ctx: &mut PassCtx,
-) -> bool {
-    let body = f.op(op).regions[0];
-    let Some(term) = f.terminator(body) else {
-        return false;
-    };
-    if f.op(term).kind != OpKind::Yield {
-        return false;
-    }
-    let dead = |f: &Function, k: usize| slot_is_dead(f, term, k + 1, f.region_params(body)[k + 1]);
-    prune_results(f, op, uses, ctx, dead, |f, k| {
-        // Operands: max_trip, cond, carried…; yield: cond, carried….
-        let init = f.op_mut(op).operands.remove(k + 2);
-        let y = f.op_mut(term).operands.remove(k + 1);
-        remove_region_param(f, body, k + 1);
-        vec![init, y]
-    })
-}
-
-/// Removes, last first, each result `k` of `op` that nobody reads, when `removable(f, k)` and
-/// the budget allow: `drop_slot` removes what fed it and returns the values it no longer uses.
-fn prune_results(
-    f: &mut Function,
-    op: Op,
-    uses: &mut SecondaryMap<Value, u32>,
-    ctx: &mut PassCtx,
-    removable: impl Fn(&Function, usize) -> bool,
-    mut drop_slot: impl FnMut(&mut Function, usize) -> Vec<Value>,
-) -> bool {
+fn prune_if_results(f: &mut Function, op: Op, uses: &mut Uses, ctx: &mut PassCtx) -> bool {
     let mut changed = false;
     let n = f.results(op).len();
     for k in (0..n).rev() {
         let r = f.results(op)[k];
-        if uses[r] != 0 || !removable(f, k) || !ctx.allow() {
+        if !uses.is_unused(r) || !ctx.allow() {
             continue;
         }
-        for v in drop_slot(f, k) {
-            uses[v] = uses[v].saturating_sub(1);
+        for region in f.op(op).regions.clone() {
+            if let Some(t) = f.terminator(region)
+                && f.op(t).kind == OpKind::Yield
+            {
+                uses.remove_operand(f, t, k);
+            }
         }
         remove_result(f, op, k);
         ctx.stats.removed += 1;
@@ -147,22 +96,46 @@ fn prune_results(
     changed
 }
 
-/// Whether `param` only flows, through effect-free ops, into position `slot` of the yield.
-fn slot_is_dead(f: &Function, term: Op, slot: usize, param: Value) -> bool {
-    // Users of each value, computed once for this question.
-    let mut users: std::collections::HashMap<Value, Vec<Op>> = std::collections::HashMap::new();
-    for op in f.all_ops() {
-        for &v in &f.op(op).operands {
-            users.entry(v).or_default().push(op);
-        }
+/// Drops loop-carried slots whose value nobody reads.
+fn prune_loop_slots(f: &mut Function, op: Op, uses: &mut Uses, ctx: &mut PassCtx) -> bool {
+    let mut changed = false;
+    let body = f.op(op).regions[0];
+    let Some(term) = f.terminator(body) else {
+        return false;
+    };
+    if f.op(term).kind != OpKind::Yield {
+        return false;
     }
+    let n = f.results(op).len();
+    for k in (0..n).rev() {
+        let r = f.results(op)[k];
+        if !uses.is_unused(r) {
+            continue;
+        }
+        let param = f.region_params(body)[k + 1];
+        if !slot_is_dead(f, uses, term, k + 1, param) || !ctx.allow() {
+            continue;
+        }
+        // Operands: max_trip, cond, carried…; yield: cond, carried….
+        uses.remove_operand(f, op, k + 2);
+        uses.remove_operand(f, term, k + 1);
+        remove_result(f, op, k);
+        remove_region_param(f, body, k + 1);
+        ctx.stats.removed += 1;
+        changed = true;
+    }
+    changed
+}
+
+/// Whether `param` only flows, through effect-free ops, into position `slot` of the yield.
+fn slot_is_dead(f: &Function, uses: &Uses, term: Op, slot: usize, param: Value) -> bool {
     let mut work = vec![param];
     let mut seen = std::collections::HashSet::new();
     while let Some(v) = work.pop() {
         if !seen.insert(v) {
             continue;
         }
-        for &user in users.get(&v).map(Vec::as_slice).unwrap_or(&[]) {
+        for &(user, _) in uses.users(v) {
             if user == term {
                 let positions: Vec<usize> = f
                     .op(term)

@@ -14,7 +14,7 @@
 
 use super::util::WalkExt;
 use super::{Pass, PassCtx};
-use pyjit_ir::{EntityRef, FuncId, Function, InlineSite, Module, Op, OpKind, Value};
+use pyjit_ir::{EntityRef, FuncId, Function, InlineSite, Module, Op, OpKind, Uses, Value};
 use std::collections::{HashMap, HashSet};
 
 pub(crate) struct Inline;
@@ -81,6 +81,9 @@ pub(crate) fn recursive_functions(m: &Module) -> HashSet<FuncId> {
 
 fn inline_in(m: &mut Module, id: FuncId, recursive: &HashSet<FuncId>, ctx: &mut PassCtx) -> bool {
     let mut changed = false;
+    // Built at the first inlined call and kept exact by every splice (all go through it), so
+    // replacing a call's result costs its uses, not a walk of the caller per call.
+    let mut uses: Option<Uses> = None;
     let calls: Vec<Op> = m
         .func(id)
         .all_ops()
@@ -107,6 +110,7 @@ fn inline_in(m: &mut Module, id: FuncId, recursive: &HashSet<FuncId>, ctx: &mut 
         }
         let g = m.func(callee).clone();
         let f = m.func_mut(id);
+        let uses = uses.get_or_insert_with(|| Uses::build(f));
         let args = f.op(call).operands.clone();
         let mut map: HashMap<Value, Value> = g.params().iter().copied().zip(args).collect();
         let body_ops = g.region_ops(g.body).to_vec();
@@ -131,14 +135,17 @@ fn inline_in(m: &mut Module, id: FuncId, recursive: &HashSet<FuncId>, ctx: &mut 
             for (old, copy) in preorder(&g, op).into_iter().zip(preorder(f, new)) {
                 f.op_mut(copy).inlined_at = Some(g.op(old).inlined_at.map_or(site, |i| base + i));
             }
-            f.insert_op_before(call, new);
+            uses.insert_op_before(f, call, new);
         }
         let result = *map.get(&rv).unwrap_or(&rv);
         let call_result = f.result(call);
-        f.replace_uses(call_result, result);
-        f.remove_op(call);
+        uses.replace_uses(f, call_result, result);
+        uses.remove_op(f, call);
         ctx.stats.inlined += 1;
         changed = true;
+    }
+    if let Some(uses) = uses {
+        debug_assert_eq!(uses.check(m.func(id)), Ok(()));
     }
     changed
 }

@@ -32,7 +32,9 @@
 use super::PassCtx;
 use super::access::{int_subscript, reads_as_subscript};
 use super::util::{const_int, region_writes_memory};
-use pyjit_ir::{CmpOp, Const, DType, ElemFn, Function, Op, OpKind, Prec, Type, Value, ValueDef};
+use pyjit_ir::{
+    CmpOp, Const, DType, ElemFn, Function, Op, OpKind, Prec, Type, Uses, Value, ValueDef,
+};
 use std::collections::{HashMap, HashSet};
 
 function_pass!(
@@ -173,20 +175,16 @@ enum Origin {
 
 struct Analysis<'a> {
     f: &'a Function,
-    /// Every use of every value: (user op, operand index).
-    uses: HashMap<Value, Vec<(Op, usize)>>,
+    /// Every use of every value: (user op, operand index). Read-only: the analysis runs
+    /// before the rewrite changes anything.
+    uses: Uses,
     /// The storages the function writes; `None` when some write's target is unknown.
     written: Option<HashSet<Origin>>,
 }
 
 impl<'a> Analysis<'a> {
     fn new(f: &'a Function) -> Analysis<'a> {
-        let mut uses: HashMap<Value, Vec<(Op, usize)>> = HashMap::new();
-        for op in f.all_ops() {
-            for (i, &v) in f.op(op).operands.iter().enumerate() {
-                uses.entry(v).or_default().push((op, i));
-            }
-        }
+        let uses = Uses::build(f);
         let mut a = Analysis {
             f,
             uses,
@@ -213,8 +211,8 @@ impl<'a> Analysis<'a> {
         a
     }
 
-    fn users(&self, v: Value) -> &[(Op, usize)] {
-        self.uses.get(&v).map_or(&[], Vec::as_slice)
+    fn users(&self, v: Value) -> &[(Op, u32)] {
+        self.uses.users(v)
     }
 
     /// The storages tensor `v` may be (through loop-carried values, `if` results and in-place
@@ -316,7 +314,10 @@ fn element_indices(a: &Analysis, t: Value, l: Value) -> Option<Vec<Value>> {
     let f = a.f;
     Prec::of(f.value_type(t).as_tensor()?.dtype?)?;
     let idx = int_subscript(f, t, l)?;
-    let read_only = a.users(l).iter().all(|&(u, i)| reads_as_subscript(f, u, i));
+    let read_only = a
+        .users(l)
+        .iter()
+        .all(|&(u, i)| reads_as_subscript(f, u, i as usize));
     (!idx.is_empty() && read_only).then_some(idx)
 }
 
@@ -476,6 +477,7 @@ fn inplace_ok(a: &Analysis, cand: &HashMap<Value, Kind>, op: Op) -> bool {
 fn uses_ok(a: &Analysis, cand: &HashMap<Value, Kind>, v: Value, k: Kind) -> bool {
     let f = a.f;
     a.users(v).iter().all(|&(u, i)| {
+        let i = i as usize;
         let d = f.op(u);
         match &d.kind {
             OpKind::Yield => yield_target(f, u, i).is_some_and(|t| cand.get(&t) == Some(&k)),
@@ -652,9 +654,11 @@ fn rewrite(f: &mut Function, cand: &HashMap<Value, Kind>) {
             _ => {}
         }
     }
-    for (from, to) in &map {
-        f.replace_uses(*from, *to);
-    }
+    // One walk for every substitution (not one per value). Applying `map` once is the same as
+    // one replacement per entry: a target is a new value or a value kept by the rewrite, never
+    // a key (the walk maps each definition before its uses are read).
+    debug_assert!(map.values().all(|to| !map.contains_key(to)));
+    f.replace_uses_with(&map);
     for op in dead.into_iter().rev() {
         f.remove_op(op);
     }

@@ -3,8 +3,8 @@
 
 use super::PassCtx;
 use pyjit_ir::{
-    CastOp, Const, FloatBinOp, Function, IndexKind, IntBinOp, Op, OpKind, Region, Type, Value,
-    ValueDef,
+    CastOp, Const, FloatBinOp, Function, IndexKind, IntBinOp, Op, OpKind, Region, Type, Uses,
+    Value, ValueDef,
 };
 use std::collections::HashMap;
 
@@ -417,25 +417,39 @@ pub fn resolve(subst: &HashMap<Value, Value>, mut v: Value) -> Value {
 /// Replaces the single result of `op` by `to` and deletes `op`, if the budget allows (counted
 /// in `removed`); false, changing nothing, when `op` has not exactly one result or the budget ran
 /// out.
-pub(crate) fn forward_result(f: &mut Function, op: Op, to: Value, ctx: &mut PassCtx) -> bool {
+/// `uses` must be exact for `f` and stays so.
+pub(crate) fn forward_result(
+    f: &mut Function,
+    uses: &mut Uses,
+    op: Op,
+    to: Value,
+    ctx: &mut PassCtx,
+) -> bool {
     let Some(r) = replaceable_result(f, op, None, ctx) else {
         return false;
     };
-    f.replace_uses(r, to);
-    f.remove_op(op);
+    uses.replace_uses(f, r, to);
+    uses.remove_op(f, op);
     ctx.stats.removed += 1;
     true
 }
 
 /// [`forward_result`] to the constant `c` (inserted before `op`); false, changing nothing, when
 /// `c` does not have the result's type.
-pub(crate) fn replace_with_const(f: &mut Function, op: Op, c: Const, ctx: &mut PassCtx) -> bool {
+pub(crate) fn replace_with_const(
+    f: &mut Function,
+    uses: &mut Uses,
+    op: Op,
+    c: Const,
+    ctx: &mut PassCtx,
+) -> bool {
     let Some(r) = replaceable_result(f, op, Some(&c.ty()), ctx) else {
         return false;
     };
+    // A `const` has no operands: inserting it changes no use list.
     let v = insert_const_before(f, op, c);
-    f.replace_uses(r, v);
-    f.remove_op(op);
+    uses.replace_uses(f, r, v);
+    uses.remove_op(f, op);
     ctx.stats.removed += 1;
     true
 }
