@@ -31,13 +31,20 @@
 use crate::entities::{Op, Value};
 use crate::function::Function;
 use cranelift_entity::SecondaryMap;
+use smallvec::SmallVec;
+
+/// A value's uses: most values have one or two, kept inline (a build allocates only for the
+/// values and ops above the inline sizes, not once per value and op).
+type UseList = SmallVec<[(Op, u32); 2]>;
+/// An op's slots: most ops have at most three operands.
+type SlotList = SmallVec<[u32; 3]>;
 
 /// The uses of every value by attached ops (see the module documentation for when it is valid).
 #[derive(Clone, Debug, Default)]
 pub struct Uses {
-    users: SecondaryMap<Value, Vec<(Op, u32)>>,
+    users: SecondaryMap<Value, UseList>,
     /// For each indexed op, parallel to its operands: where the use is in its value's list.
-    slots: SecondaryMap<Op, Vec<u32>>,
+    slots: SecondaryMap<Op, SlotList>,
 }
 
 impl Uses {
@@ -69,7 +76,7 @@ impl Uses {
 
     fn add_op(&mut self, f: &Function, op: Op) {
         let operands = &f.ops[op].operands;
-        let mut slots = Vec::with_capacity(operands.len());
+        let mut slots = SlotList::with_capacity(operands.len());
         for (i, &v) in operands.iter().enumerate() {
             slots.push(self.users[v].len() as u32);
             self.users[v].push((op, i as u32));
@@ -92,7 +99,7 @@ impl Uses {
         for (i, &v) in f.ops[op].operands.iter().enumerate() {
             self.drop_use(v, op, i);
         }
-        self.slots[op] = Vec::new();
+        self.slots[op] = SlotList::new();
     }
 
     /// Records the uses of `op` and of the ops nested in its regions, once `op` has been
