@@ -30,7 +30,7 @@ use crate::element::Element;
 use crate::error::{Result, RuntimeError};
 use crate::schema::{self, ArgType, OpId};
 use crate::tensor::{Tensor, check_alloc};
-use crate::value::Value;
+use crate::value::{Scalar, Value};
 use ndarray::IxDyn;
 
 /// Elements per tile: 16 Ki elements (64 KiB of float32 per live tile), so a chain's live tiles
@@ -414,13 +414,19 @@ fn check(p: &Program, inputs: &[Value], group: &[usize]) -> StepResult<Option<Ve
 /// [`MIN_FUSED`] elements moves each input into the step that reads it last instead of
 /// copying it).
 pub fn run(p: &Program, inputs: Vec<Value>) -> StepResult<Tensor> {
-    run_owned(p, inputs, TILE)
+    run_owned(p, inputs, TILE, Some(TYPED_TILE))
 }
 
 /// [`run`] with tiles of `tile` elements (for measuring the tile size; results do not depend
 /// on it).
 pub fn run_with_tile(p: &Program, inputs: &[Value], tile: usize) -> StepResult<Tensor> {
-    run_owned(p, inputs.to_vec(), tile)
+    run_owned(p, inputs.to_vec(), tile, Some(tile))
+}
+
+/// [`run_with_tile`] through the kernel-call tiles only ([`run_tiles`]; the typed path off),
+/// for comparing the two.
+pub fn run_with_tile_untyped(p: &Program, inputs: &[Value], tile: usize) -> StepResult<Tensor> {
+    run_owned(p, inputs.to_vec(), tile, None)
 }
 
 /// An upper bound of the number of elements of the broadcast of the tensor inputs' shapes
@@ -444,7 +450,14 @@ fn broadcast_numel_bound(inputs: &[Value]) -> usize {
         .fold(1usize, usize::saturating_mul)
 }
 
-fn run_owned(p: &Program, inputs: Vec<Value>, tile: usize) -> StepResult<Tensor> {
+/// `tile`: group elements per tile of [`run_tiles`]; `typed`: per tile of the typed path
+/// ([`run_typed`]; `None`: not tried).
+fn run_owned(
+    p: &Program,
+    inputs: Vec<Value>,
+    tile: usize,
+    typed: Option<usize>,
+) -> StepResult<Tensor> {
     let tile = tile.max(1);
     if p.steps.is_empty() {
         return at(
@@ -503,6 +516,19 @@ fn run_owned(p: &Program, inputs: Vec<Value>, tile: usize) -> StepResult<Tensor>
             tile
         },
     };
+    // Float groups of covered ops and operand forms: slice kernels on small tiles.
+    if let Some(typed_tile) = typed {
+        let r = match dtype {
+            DType::Float32 => typed_plan::<f32>(p, &inputs, &metas, &layout)
+                .and_then(|plan| run_typed(&plan, &inputs, &layout, &shape, typed_tile)),
+            DType::Float64 => typed_plan::<f64>(p, &inputs, &metas, &layout)
+                .and_then(|plan| run_typed(&plan, &inputs, &layout, &shape, typed_tile)),
+            _ => None,
+        };
+        if let Some(r) = r {
+            return r;
+        }
+    }
     // Inputs of the group's shape and row-major are read in place (a flat view per tile);
     // others are gathered per tile.
     let flat: Vec<Option<Tensor>> = inputs
@@ -646,6 +672,743 @@ fn run_tile(
             .collect::<Result<_>>(),
     )?;
     run_steps(p, last, tiles, Kernels::Owned)
+}
+
+// ------------------------------------------------------------------------------ typed tiles
+
+/// Elements per tile of the typed path (16 KiB of f32): a chain's scratch tiles stay in L1/L2.
+/// A group with row reductions uses `TYPED_TILE / row` whole rows per tile (at least one).
+pub const TYPED_TILE: usize = 1 << 12;
+
+/// Group elements per parallel task of the typed path (a task runs its tiles one after the
+/// other on its own scratch tiles).
+const TYPED_TASK: usize = 1 << 16;
+
+/// How a value of a group reaches the typed path's tiles: the group's shape (one element per
+/// group element), one value per row of the group (`[.., 1]`, a kept row reduction or an input
+/// of that shape), or one value for all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Form {
+    Scalar,
+    Row,
+    Full,
+}
+
+/// The unary kernels of the typed path: the `vmath` kernels the unfused ops run
+/// ([`crate::ops::vector_unary_owned`] and the plain kernels both end in [`vmath::map`] /
+/// [`vmath::map_inplace`] of these).
+#[derive(Clone, Copy, Debug)]
+enum Un {
+    Exp,
+    Expm1,
+    Log,
+    Log1p,
+    Log2,
+    Log10,
+    Sqrt,
+    Rsqrt,
+    Tanh,
+    Sigmoid,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+}
+
+/// `+ - * /` (the float kernels of `ops::binary`: one IEEE operation per element).
+#[derive(Clone, Copy, Debug)]
+enum Bin {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+/// Row reductions (the lane functions of `ops::reduce` for float lanes).
+#[derive(Clone, Copy, Debug)]
+enum Red {
+    Max,
+    Min,
+    Sum,
+    Mean,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum TOp {
+    Un(Un),
+    Bin(Bin),
+    Red(Red),
+}
+
+/// Where a typed operand's elements are.
+#[derive(Clone, Copy, Debug)]
+enum Loc<T> {
+    /// The group's `i`-th input (a contiguous tensor of dtype `T`, read in place).
+    In(usize),
+    /// Scratch tile `i` (of the operand's form).
+    Buf(usize),
+    /// One value for every element.
+    Const(T),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct TArg<T> {
+    form: Form,
+    loc: Loc<T>,
+}
+
+/// One step of a typed plan: `op` on `a` (and `b`), a result of `form` written to scratch tile
+/// `dst` (`None`: the output), over the operand whose tile it already holds (`inplace`: 0 or 1)
+/// when that operand dies there.
+#[derive(Clone, Debug)]
+struct TStep<T> {
+    op: TOp,
+    a: TArg<T>,
+    b: Option<TArg<T>>,
+    form: Form,
+    dst: Option<usize>,
+    inplace: Option<usize>,
+}
+
+/// A group resolved once per run into slice kernels over `T` tiles.
+#[derive(Clone, Debug)]
+struct TPlan<T> {
+    steps: Vec<TStep<T>>,
+    /// Scratch tiles of the group's form and of the row form.
+    full_bufs: usize,
+    row_bufs: usize,
+}
+
+/// The float element types of the typed path, with the very kernels unfused ops call on them.
+trait TFloat: Element + vmath::Scalar {
+    fn unary(u: Un, x: &[Self], out: &mut [Self]);
+    fn unary_inplace(u: Un, x: &mut [Self]);
+    fn zip(b: Bin, x: &[Self], y: &[Self], out: &mut [Self]);
+    fn zip_inplace(b: Bin, x: &mut [Self], y: &[Self]);
+    /// `x op c` (`right`) or `c op x` into `out`.
+    fn with_const(b: Bin, x: &[Self], c: Self, right: bool, out: &mut [Self]);
+    fn with_const_inplace(b: Bin, x: &mut [Self], c: Self, right: bool);
+    /// One row's reduction, as `ops::reduce` computes a float lane.
+    fn reduce(r: Red, v: &[Self]) -> Self;
+}
+
+macro_rules! tfloat {
+    ($t:ty, $max:path, $min:path, $sum:expr) => {
+        impl TFloat for $t {
+            fn unary(u: Un, x: &[$t], out: &mut [$t]) {
+                tfloat!(@un u, kern => vmath::map(kern, x, out))
+            }
+            fn unary_inplace(u: Un, x: &mut [$t]) {
+                tfloat!(@un u, kern => vmath::map_inplace(kern, x))
+            }
+            fn zip(b: Bin, x: &[$t], y: &[$t], out: &mut [$t]) {
+                tfloat!(@bin b, kern => vmath::zip(kern, x, y, out))
+            }
+            fn zip_inplace(b: Bin, x: &mut [$t], y: &[$t]) {
+                tfloat!(@bin b, kern => vmath::zip_inplace(kern, x, y))
+            }
+            fn with_const(b: Bin, x: &[$t], c: $t, right: bool, out: &mut [$t]) {
+                if right {
+                    tfloat!(@bin b, kern => vmath::map(vmath::Right(kern, c), x, out))
+                } else {
+                    tfloat!(@bin b, kern => vmath::map(vmath::Left(kern, c), x, out))
+                }
+            }
+            fn with_const_inplace(b: Bin, x: &mut [$t], c: $t, right: bool) {
+                if right {
+                    tfloat!(@bin b, kern => vmath::map_inplace(vmath::Right(kern, c), x))
+                } else {
+                    tfloat!(@bin b, kern => vmath::map_inplace(vmath::Left(kern, c), x))
+                }
+            }
+            fn reduce(r: Red, v: &[$t]) -> $t {
+                let sum: fn(&[$t]) -> $t = $sum;
+                match r {
+                    Red::Max => $max(v),
+                    Red::Min => $min(v),
+                    Red::Sum => sum(v),
+                    Red::Mean => sum(v) / v.len() as $t,
+                }
+            }
+        }
+    };
+    (@un $u:expr, $k:ident => $e:expr) => {{
+        use vmath::k;
+        match $u {
+            Un::Exp => { let $k = k::Exp; $e }
+            Un::Expm1 => { let $k = k::Expm1; $e }
+            Un::Log => { let $k = k::Log; $e }
+            Un::Log1p => { let $k = k::Log1p; $e }
+            Un::Log2 => { let $k = k::Log2; $e }
+            Un::Log10 => { let $k = k::Log10; $e }
+            Un::Sqrt => { let $k = k::Sqrt; $e }
+            Un::Rsqrt => { let $k = k::Rsqrt; $e }
+            Un::Tanh => { let $k = k::Tanh; $e }
+            Un::Sigmoid => { let $k = k::Sigmoid; $e }
+            Un::Sin => { let $k = k::Sin; $e }
+            Un::Cos => { let $k = k::Cos; $e }
+            Un::Tan => { let $k = k::Tan; $e }
+            Un::Asin => { let $k = k::Asin; $e }
+            Un::Acos => { let $k = k::Acos; $e }
+            Un::Atan => { let $k = k::Atan; $e }
+            Un::Sinh => { let $k = k::Sinh; $e }
+            Un::Cosh => { let $k = k::Cosh; $e }
+        }
+    }};
+    (@bin $b:expr, $k:ident => $e:expr) => {{
+        use vmath::arith::{self, Zip};
+        match $b {
+            Bin::Add => { let $k = Zip(arith::Add); $e }
+            Bin::Sub => { let $k = Zip(arith::Sub); $e }
+            Bin::Mul => { let $k = Zip(arith::Mul); $e }
+            Bin::Div => { let $k = Zip(arith::Div); $e }
+        }
+    }};
+}
+
+tfloat!(
+    f32,
+    super::reduce::max_f32,
+    super::reduce::min_f32,
+    |v| vmath::sum_f32(v) as f32
+);
+tfloat!(
+    f64,
+    super::reduce::max_f64,
+    super::reduce::min_f64,
+    vmath::sum_f64
+);
+
+/// A constant operand as `T`, converted as the unfused kernel converts a Python scalar (or a
+/// one-element tensor of dtype `T`, read as is). `None`: not covered by the typed path.
+fn typed_const<T: TFloat>(v: &Value) -> Option<T> {
+    match v {
+        Value::Float(_) | Value::Int(_) => Some(crate::tensor::scalar_to::<T>(v.as_scalar()?)),
+        Value::Tensor(t) if t.numel() == 1 && t.dtype() == T::DTYPE => {
+            t.to_vec::<T>().first().copied()
+        }
+        _ => None,
+    }
+}
+
+/// Whether `alpha` is 1, as `ops::add_alpha` tests it (then `add`/`sub` is one `+`/`-`).
+fn alpha_one(v: &Value) -> bool {
+    matches!(v.as_scalar(), Some(Scalar::Int(1) | Scalar::Bool(true)))
+        || matches!(v.as_scalar(), Some(Scalar::Float(f)) if f == 1.0)
+}
+
+/// The typed plan of `p` over `T` tiles, or `None` when some input, constant, op or shape is
+/// not covered (the group then runs through [`run_tiles`]). `metas` are the checks' result
+/// shapes and dtypes (so every step's dtype is known to be `T` and its shape to broadcast).
+fn typed_plan<T: TFloat>(
+    p: &Program,
+    inputs: &[Value],
+    metas: &[Meta],
+    layout: &Layout,
+) -> Option<TPlan<T>> {
+    let group = layout.group.as_slice();
+    let mut row_shape = group.to_vec();
+    *row_shape.last_mut()? = 1;
+    let form_of_shape = |shape: &[usize]| {
+        if shape == group {
+            Some(Form::Full)
+        } else if layout.by_rows && shape == row_shape.as_slice() {
+            Some(Form::Row)
+        } else {
+            None
+        }
+    };
+    let input_args: Vec<Option<TArg<T>>> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::Tensor(t) if t.dtype() == T::DTYPE && t.is_contiguous() => {
+                match form_of_shape(t.shape()) {
+                    Some(form) => Some(TArg {
+                        form,
+                        loc: Loc::In(i),
+                    }),
+                    None => typed_const::<T>(v).map(|c| TArg {
+                        form: Form::Scalar,
+                        loc: Loc::Const(c),
+                    }),
+                }
+            }
+            Value::Tensor(_) => None,
+            _ => typed_const::<T>(v).map(|c| TArg {
+                form: Form::Scalar,
+                loc: Loc::Const(c),
+            }),
+        })
+        .collect();
+    let n_in = inputs.len();
+    let last = last_uses(p, n_in);
+    let mut steps: Vec<TStep<T>> = Vec::with_capacity(p.steps.len());
+    let mut step_args: Vec<TArg<T>> = Vec::with_capacity(p.steps.len());
+    let (mut free_full, mut free_row): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+    let (mut full_bufs, mut row_bufs) = (0usize, 0usize);
+    let n_steps = p.steps.len();
+    for (k, s) in p.steps.iter().enumerate() {
+        let Meta::Tensor { shape, dtype } = metas.get(k)? else {
+            return None;
+        };
+        if *dtype != T::DTYPE {
+            return None;
+        }
+        let arg = |a: &Operand| -> Option<TArg<T>> {
+            match a {
+                Operand::Input(i) => *input_args.get(*i)?,
+                Operand::Step(i) => step_args.get(*i).copied(),
+                Operand::Const(v) => typed_const::<T>(v).map(|c| TArg {
+                    form: Form::Scalar,
+                    loc: Loc::Const(c),
+                }),
+            }
+        };
+        let sch = schema::schema(s.op);
+        let (op, xo, yo) = match (sch.name.as_str(), sch.overload.as_str(), s.args.as_slice()) {
+            ("add" | "sub" | "rsub", "Tensor" | "Scalar", [x, y, Operand::Const(alpha)])
+                if alpha_one(alpha) =>
+            {
+                let (x, y) = if sch.name == "rsub" { (y, x) } else { (x, y) };
+                let b = if sch.name == "add" {
+                    Bin::Add
+                } else {
+                    Bin::Sub
+                };
+                (TOp::Bin(b), x, Some(y))
+            }
+            ("mul" | "div", "Tensor" | "Scalar", [x, y]) => {
+                let b = if sch.name == "mul" {
+                    Bin::Mul
+                } else {
+                    Bin::Div
+                };
+                (TOp::Bin(b), x, Some(y))
+            }
+            ("amax" | "amin", _, [x, _, Operand::Const(Value::Bool(_))])
+            | ("sum" | "mean", _, [x, _, Operand::Const(Value::Bool(_)), Operand::Const(_)])
+                if row_reduction(s.op) =>
+            {
+                if let Some(Operand::Const(d)) = s.args.get(3)
+                    && !matches!(d, Value::None)
+                    && d.as_dtype() != Some(T::DTYPE)
+                {
+                    return None;
+                }
+                let r = match sch.name.as_str() {
+                    "amax" => Red::Max,
+                    "amin" => Red::Min,
+                    "sum" => Red::Sum,
+                    _ => Red::Mean,
+                };
+                (TOp::Red(r), x, None)
+            }
+            (name, _, [x]) => {
+                let u = match name {
+                    "exp" => Un::Exp,
+                    "expm1" => Un::Expm1,
+                    "log" => Un::Log,
+                    "log1p" => Un::Log1p,
+                    "log2" => Un::Log2,
+                    "log10" => Un::Log10,
+                    "sqrt" => Un::Sqrt,
+                    "rsqrt" => Un::Rsqrt,
+                    "tanh" => Un::Tanh,
+                    "sigmoid" => Un::Sigmoid,
+                    "sin" => Un::Sin,
+                    "cos" => Un::Cos,
+                    "tan" => Un::Tan,
+                    "asin" => Un::Asin,
+                    "acos" => Un::Acos,
+                    "atan" => Un::Atan,
+                    "sinh" => Un::Sinh,
+                    "cosh" => Un::Cosh,
+                    _ => return None,
+                };
+                (TOp::Un(u), x, None)
+            }
+            _ => return None,
+        };
+        let a = arg(xo)?;
+        let b = match yo {
+            Some(y) => Some(arg(y)?),
+            None => None,
+        };
+        // A step of constants is a constant: the kernel on one element, as the unfused op
+        // computes its one-element result.
+        if a.form == Form::Scalar && b.is_none_or(|b| b.form == Form::Scalar) {
+            if shape.iter().product::<usize>() != 1 || k + 1 == n_steps {
+                return None;
+            }
+            let c = match (op, a.loc, b.map(|b| b.loc)) {
+                (TOp::Un(u), Loc::Const(x), None) => {
+                    let mut v = [x];
+                    T::unary_inplace(u, &mut v);
+                    v[0]
+                }
+                (TOp::Bin(o), Loc::Const(x), Some(Loc::Const(y))) => {
+                    let mut v = [x];
+                    T::with_const_inplace(o, &mut v, y, true);
+                    v[0]
+                }
+                _ => return None,
+            };
+            step_args.push(TArg {
+                form: Form::Scalar,
+                loc: Loc::Const(c),
+            });
+            continue;
+        }
+        // The result's form, and the operands' forms it needs.
+        let form = match op {
+            TOp::Red(_) => {
+                // Over whole rows of the group; kept (`[.., 1]`) or the group's result.
+                if a.form != Form::Full || !layout.by_rows {
+                    return None;
+                }
+                let dropped = &row_shape[..row_shape.len() - 1];
+                if shape.as_slice() != row_shape.as_slice()
+                    && !(k + 1 == n_steps && shape.as_slice() == dropped)
+                {
+                    return None;
+                }
+                Form::Row
+            }
+            _ => {
+                let form = form_of_shape(shape)?;
+                let widest = b.map_or(a.form, |b| b.form.max(a.form));
+                if widest != form {
+                    return None;
+                }
+                form
+            }
+        };
+        // Scratch tiles: the result goes over an operand's tile dying here when the kernels
+        // can write over it (a unary op, the left operand, or the right one against a
+        // constant or row value), else into a free tile of its form.
+        let dies = |x: &TArg<T>, other: Option<&TArg<T>>| -> Option<usize> {
+            match x.loc {
+                Loc::Buf(i) if x.form == form => {
+                    let same = other.is_some_and(
+                        |o| matches!(o.loc, Loc::Buf(j) if j == i && o.form == x.form),
+                    );
+                    Some(i).filter(|_| !same)
+                }
+                _ => None,
+            }
+        };
+        let slot_dies = |o: &Operand| slot(o, n_in).is_some_and(|i| last.get(i) == Some(&k));
+        let last_step = k + 1 == n_steps;
+        let mut inplace = None;
+        let mut dst = None;
+        if !last_step && !matches!(op, TOp::Red(_)) {
+            if let Some(i) = dies(&a, b.as_ref()).filter(|_| slot_dies(xo)) {
+                inplace = Some(0);
+                dst = Some(i);
+            } else if let Some(bb) = &b
+                && a.form < form
+                && let Some(i) = dies(bb, Some(&a)).filter(|_| yo.is_some_and(slot_dies))
+            {
+                inplace = Some(1);
+                dst = Some(i);
+            }
+        }
+        // Tiles of operands dying here become free (after this step has read them).
+        let mut freed = Vec::new();
+        for (x, o) in [(Some(a), Some(xo)), (b, yo)] {
+            if let (Some(x), Some(o)) = (x, o)
+                && let Loc::Buf(i) = x.loc
+                && slot_dies(o)
+                && dst != Some(i)
+            {
+                freed.push((x.form, i));
+            }
+        }
+        if !last_step && dst.is_none() {
+            let (free, count) = match form {
+                Form::Full => (&mut free_full, &mut full_bufs),
+                _ => (&mut free_row, &mut row_bufs),
+            };
+            dst = Some(free.pop().unwrap_or_else(|| {
+                *count += 1;
+                *count - 1
+            }));
+        }
+        for (f, i) in freed {
+            let free = if f == Form::Full {
+                &mut free_full
+            } else {
+                &mut free_row
+            };
+            if !free.contains(&i) {
+                free.push(i);
+            }
+        }
+        steps.push(TStep {
+            op,
+            a,
+            b,
+            form,
+            dst,
+            inplace,
+        });
+        step_args.push(TArg {
+            form,
+            loc: Loc::Buf(dst.unwrap_or(usize::MAX)),
+        });
+    }
+    Some(TPlan {
+        steps,
+        full_bufs,
+        row_bufs,
+    })
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Runs of the typed path on this thread (tests check that it covers what they test).
+    static TYPED_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// An operand's elements for one tile, relative to the step's result form.
+enum View<'a, T> {
+    /// One per result element.
+    Slice(&'a [T]),
+    /// One for all.
+    Const(T),
+    /// One per row of the (full) result.
+    PerRow(&'a [T]),
+}
+
+/// Calls `f` with the elements of each tensor (`None`: an empty slice), read-locked for the
+/// duration of the call. `None` if one is not contiguous or not of type `T`.
+fn with_slices<T: Element, R>(
+    ts: &[Option<&Tensor>],
+    parts: &mut Vec<(*const T, usize)>,
+    f: &mut dyn FnMut(&[&[T]]) -> R,
+) -> Option<R> {
+    match ts.split_first() {
+        None => {
+            // SAFETY: each part is the slice an enclosing `with_slice` call lent (or an empty
+            // slice); those calls are all still running, so their read guards keep the memory
+            // alive and unwritten while `f` runs.
+            let s: Vec<&[T]> = parts
+                .iter()
+                .map(|&(p, n)| unsafe { std::slice::from_raw_parts(p, n) })
+                .collect();
+            Some(f(&s))
+        }
+        Some((None, rest)) => {
+            parts.push((std::ptr::NonNull::<T>::dangling().as_ptr(), 0));
+            with_slices(rest, parts, f)
+        }
+        Some((Some(t), rest)) => t
+            .with_slice::<T, Option<R>>(|s| {
+                parts.push((s.as_ptr(), s.len()));
+                with_slices(rest, parts, f)
+            })
+            .flatten(),
+    }
+}
+
+/// Runs a typed plan over the group (see [`run_owned`]): tiles of whole rows (`tile / row`
+/// rows, at least one) or of `tile` elements, each step one slice kernel over the tile.
+fn run_typed<T: TFloat>(
+    plan: &TPlan<T>,
+    inputs: &[Value],
+    layout: &Layout,
+    shape: &[usize],
+    tile: usize,
+) -> Option<StepResult<Tensor>> {
+    let last = plan.steps.len().checked_sub(1)?;
+    let n: usize = layout.group.iter().product();
+    let n_out: usize = shape.iter().product();
+    let row = layout.row.max(1);
+    let out_row = if plan.steps[last].form == Form::Full {
+        row
+    } else {
+        1
+    };
+    if out_row != layout.out_row || n / row * out_row != n_out {
+        return None;
+    }
+    #[cfg(test)]
+    TYPED_RUNS.with(|c| c.set(c.get() + 1));
+    let rows_per_tile = (tile / row).max(1);
+    let te = rows_per_tile * row;
+    let task = te * (TYPED_TASK / te).max(1);
+    let mut out = match crate::bufpool::alloc::<T>(n_out) {
+        Ok(v) => v,
+        Err(e) => return Some(at(last, Err(e))),
+    };
+    let used: Vec<Option<&Tensor>> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::Tensor(t)
+                if plan.steps.iter().any(|s| {
+                    [Some(s.a), s.b]
+                        .into_iter()
+                        .flatten()
+                        .any(|x| matches!(x.loc, Loc::In(j) if j == i))
+                }) =>
+            {
+                Some(t)
+            }
+            _ => None,
+        })
+        .collect();
+    let parallel =
+        n.saturating_mul(plan.steps.len()) >= vmath::PAR_MIN && n > te && vmath::num_threads() > 1;
+    let done = with_slices::<T, ()>(&used, &mut Vec::new(), &mut |slices| {
+        let task_out = task / row * out_row;
+        let body = |ti: usize, chunk: &mut [T]| {
+            let glen = chunk.len() / out_row * row;
+            let mut full: Vec<Vec<T>> = (0..plan.full_bufs)
+                .map(|_| vec![T::default(); te.min(glen)])
+                .collect();
+            let mut rows: Vec<Vec<T>> = (0..plan.row_bufs)
+                .map(|_| vec![T::default(); rows_per_tile])
+                .collect();
+            let out_te = te / row * out_row;
+            for (j, oc) in chunk.chunks_mut(out_te).enumerate() {
+                let start = ti * task + j * te;
+                let len = oc.len() / out_row * row;
+                typed_tile(plan, slices, &mut full, &mut rows, start, len, row, oc);
+            }
+        };
+        if parallel {
+            crate::par::for_each_chunk_mut(&mut out, task_out, body);
+        } else {
+            out.chunks_mut(task_out)
+                .enumerate()
+                .for_each(|(ti, c)| body(ti, c));
+        }
+    });
+    done?;
+    Some(at(last, Tensor::from_vec(out, shape)))
+}
+
+/// The steps of a typed plan over group elements `start .. start + len` (whole rows of `row`
+/// elements), the last one's result written to `out`.
+#[allow(clippy::too_many_arguments)]
+fn typed_tile<T: TFloat>(
+    plan: &TPlan<T>,
+    inputs: &[&[T]],
+    full: &mut [Vec<T>],
+    rowbufs: &mut [Vec<T>],
+    start: usize,
+    len: usize,
+    row: usize,
+    out: &mut [T],
+) {
+    let rows = len / row;
+    let r0 = start / row;
+    let size = |f: Form| if f == Form::Full { len } else { rows };
+    for st in &plan.steps {
+        let m = size(st.form);
+        let mut taken = st.dst.map(|i| match st.form {
+            Form::Full => std::mem::take(&mut full[i]),
+            _ => std::mem::take(&mut rowbufs[i]),
+        });
+        let dst: &mut [T] = match &mut taken {
+            Some(v) => &mut v[..m],
+            None => &mut out[..m],
+        };
+        {
+            let (full, rowbufs) = (&*full, &*rowbufs);
+            let view = |x: &TArg<T>| -> View<'_, T> {
+                let s: &[T] = match x.loc {
+                    Loc::Const(c) => return View::Const(c),
+                    Loc::In(i) => match x.form {
+                        Form::Full => &inputs[i][start..start + len],
+                        _ => &inputs[i][r0..r0 + rows],
+                    },
+                    Loc::Buf(i) => match x.form {
+                        Form::Full => &full[i][..len],
+                        _ => &rowbufs[i][..rows],
+                    },
+                };
+                if x.form == Form::Row && st.form == Form::Full {
+                    View::PerRow(s)
+                } else {
+                    View::Slice(s)
+                }
+            };
+            match st.op {
+                TOp::Un(u) => match st.inplace {
+                    Some(_) => T::unary_inplace(u, dst),
+                    None => match view(&st.a) {
+                        View::Slice(x) => T::unary(u, x, dst),
+                        _ => unreachable!("a unary op's operand has its form"),
+                    },
+                },
+                TOp::Red(r) => {
+                    if let View::Slice(x) = view(&st.a) {
+                        for (o, lane) in dst.iter_mut().zip(x.chunks_exact(row)) {
+                            *o = T::reduce(r, lane);
+                        }
+                    }
+                }
+                TOp::Bin(op) => {
+                    let Some(bv) = st.b.as_ref() else {
+                        unreachable!("a binary op has two operands")
+                    };
+                    match st.inplace {
+                        Some(0) => match view(bv) {
+                            View::Slice(y) => T::zip_inplace(op, dst, y),
+                            View::Const(c) => T::with_const_inplace(op, dst, c, true),
+                            View::PerRow(r) => {
+                                for (d, &c) in dst.chunks_exact_mut(row).zip(r) {
+                                    T::with_const_inplace(op, d, c, true);
+                                }
+                            }
+                        },
+                        Some(_) => match view(&st.a) {
+                            View::Const(c) => T::with_const_inplace(op, dst, c, false),
+                            View::PerRow(r) => {
+                                for (d, &c) in dst.chunks_exact_mut(row).zip(r) {
+                                    T::with_const_inplace(op, d, c, false);
+                                }
+                            }
+                            View::Slice(_) => unreachable!("planned in place on the left"),
+                        },
+                        None => match (view(&st.a), view(bv)) {
+                            (View::Slice(x), View::Slice(y)) => T::zip(op, x, y, dst),
+                            (View::Slice(x), View::Const(c)) => T::with_const(op, x, c, true, dst),
+                            (View::Const(c), View::Slice(y)) => T::with_const(op, y, c, false, dst),
+                            (View::Slice(x), View::PerRow(r)) => {
+                                for ((d, xs), &c) in
+                                    dst.chunks_exact_mut(row).zip(x.chunks_exact(row)).zip(r)
+                                {
+                                    T::with_const(op, xs, c, true, d);
+                                }
+                            }
+                            (View::PerRow(r), View::Slice(y)) => {
+                                for ((d, ys), &c) in
+                                    dst.chunks_exact_mut(row).zip(y.chunks_exact(row)).zip(r)
+                                {
+                                    T::with_const(op, ys, c, false, d);
+                                }
+                            }
+                            _ => unreachable!("a binary op's result has its widest operand's form"),
+                        },
+                    }
+                }
+            }
+        }
+        if let (Some(i), Some(v)) = (st.dst, taken) {
+            match st.form {
+                Form::Full => full[i] = v,
+                _ => rowbufs[i] = v,
+            }
+        }
+    }
 }
 
 /// The elements `start .. start + len` (row-major) of `t` broadcast to `shape`, as a 1-d tensor
@@ -974,6 +1737,172 @@ mod tests {
             };
             let inputs = [Value::Tensor(x), Value::Tensor(y)];
             fused_equals_unfused(&p, &inputs);
+        }
+    }
+
+    /// `x` with NaN, ±inf, ±0 and large values sprinkled in (every 97th element).
+    fn specials(shape: &[usize], dtype: DType) -> Tensor {
+        let n: usize = shape.iter().product();
+        let s = [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.0,
+            -0.0,
+            1e30,
+            -88.5,
+            1e-40,
+        ];
+        let v: Vec<f64> = (0..n)
+            .map(|i| {
+                if i % 97 == 3 {
+                    s[(i / 97) % s.len()]
+                } else {
+                    ((i * 7919 % 1000) as f64 - 500.0) * 0.01
+                }
+            })
+            .collect();
+        Tensor::from_vec(v, shape).unwrap().to_dtype(dtype).unwrap()
+    }
+
+    /// The typed path runs `p` on `inputs` (for every tile size given) with the bits of the
+    /// unfused run and of the kernel-call tiles.
+    #[track_caller]
+    fn typed_matches(p: &Program, inputs: &[Value], tiles: &[usize]) {
+        let reference = run_unfused(p, inputs).unwrap();
+        same_bits(&run_with_tile_untyped(p, inputs, TILE).unwrap(), &reference);
+        for &tile in tiles {
+            let before = TYPED_RUNS.with(|c| c.get());
+            let r = run_with_tile(p, inputs, tile).unwrap();
+            assert_eq!(
+                TYPED_RUNS.with(|c| c.get()),
+                before + 1,
+                "the typed path ran (tile {tile})"
+            );
+            same_bits(&r, &reference);
+        }
+        let before = TYPED_RUNS.with(|c| c.get());
+        same_bits(&run(p, inputs.to_vec()).unwrap(), &reference);
+        assert_eq!(TYPED_RUNS.with(|c| c.get()), before + 1);
+    }
+
+    #[test]
+    fn typed_chain_matches_unfused_for_every_operand_form() {
+        let p = chain();
+        for dtype in [DType::Float32, DType::Float64] {
+            // Same shape; a 0-d and a one-element operand of the dtype (constants); the
+            // Python scalars of the chain are constants in every case.
+            for ys in [vec![300, 257], vec![], vec![1, 1]] {
+                let x = specials(&[300, 257], dtype);
+                let y = if ys.is_empty() {
+                    Tensor::scalar_typed(Scalar::Float(0.25), dtype)
+                } else if ys == [1, 1] {
+                    Tensor::full(&ys, Scalar::Float(-1.5), dtype).unwrap()
+                } else {
+                    specials(&ys, dtype)
+                };
+                let inputs = [Value::Tensor(x), Value::Tensor(y)];
+                typed_matches(&p, &inputs, &[1, 7, 1000, 4096, TILE, 1 << 20]);
+            }
+        }
+    }
+
+    #[test]
+    fn typed_path_declines_what_it_does_not_cover() {
+        // A row vector broadcast against a matrix, a float64 0-d operand of a float32 chain,
+        // and a non-contiguous input: the kernel-call tiles run them, with the unfused bits.
+        let p = chain();
+        let t = ramp(&[257, 300], DType::Float32, 0.01).t().unwrap();
+        for (x, y) in [
+            (
+                ramp(&[300, 257], DType::Float32, 0.01),
+                ramp(&[257], DType::Float32, 0.02),
+            ),
+            (
+                ramp(&[300, 257], DType::Float32, 0.01),
+                Tensor::scalar_typed(Scalar::Float(0.25), DType::Float64),
+            ),
+            (t, ramp(&[300, 257], DType::Float32, 0.02)),
+        ] {
+            let inputs = [Value::Tensor(x), Value::Tensor(y)];
+            let before = TYPED_RUNS.with(|c| c.get());
+            fused_equals_unfused(&p, &inputs);
+            assert_eq!(TYPED_RUNS.with(|c| c.get()), before, "not typed");
+        }
+    }
+
+    #[test]
+    fn typed_rows_match_unfused_for_every_row_split() {
+        let p = softmax();
+        for (shape, dtype) in [
+            (vec![300, 257], DType::Float32),
+            (vec![40, 1000], DType::Float64),
+            (vec![70000, 1], DType::Float32),
+            (vec![64, 1024], DType::Float32),
+        ] {
+            let x = specials(&shape, dtype);
+            typed_matches(
+                &p,
+                &[Value::Tensor(x)],
+                &[1, 1000, 2048, 4096, TILE, 1 << 20],
+            );
+        }
+        // Rank 3; row values as inputs ([N, 1], left and right of the op), a scalar constant,
+        // and reductions over dim -1 as the result: sum not kept, mean kept, amin not kept, amax kept.
+        let n = 300;
+        for (name, keep) in [
+            ("sum.dim_IntList", false),
+            ("mean.dim", true),
+            ("amin", false),
+            ("amax", true),
+            ("sum.dim_IntList", true),
+        ] {
+            let mut args = vec![
+                Operand::Step(3),
+                Operand::Const(Value::Int(-1)),
+                Operand::Const(Value::Bool(keep)),
+            ];
+            if !name.starts_with("am") {
+                args.push(Operand::Const(Value::None));
+            }
+            let one = Operand::Const(Value::Int(1));
+            let q = Program {
+                inputs: 2,
+                steps: vec![
+                    // (x - r) / 3, then r - that, then that * that: a row value on either
+                    // side, a constant, in-place steps on either side.
+                    Step {
+                        op: op("sub.Tensor"),
+                        args: vec![Operand::Input(0), Operand::Input(1), one.clone()],
+                    },
+                    Step {
+                        op: op("div.Scalar"),
+                        args: vec![Operand::Step(0), Operand::Const(Value::Float(3.0))],
+                    },
+                    Step {
+                        op: op("sub.Tensor"),
+                        args: vec![Operand::Input(1), Operand::Step(1), one],
+                    },
+                    Step {
+                        op: op("mul.Tensor"),
+                        args: vec![Operand::Step(2), Operand::Step(2)],
+                    },
+                    Step { op: op(name), args },
+                ],
+            };
+            for (dtype, xs, rs) in [
+                (DType::Float32, vec![n, 300], vec![n, 1]),
+                (DType::Float64, vec![n, 300], vec![n, 1]),
+                (DType::Float32, vec![3, 100, 300], vec![3, 100, 1]),
+            ] {
+                let x = specials(&xs, dtype);
+                let r = ramp(&rs, dtype, 0.3);
+                typed_matches(
+                    &q,
+                    &[Value::Tensor(x), Value::Tensor(r)],
+                    &[1, 299, 300, 7000, TILE],
+                );
+            }
         }
     }
 

@@ -450,10 +450,10 @@ fn max_f64_body(v: &[f64]) -> f64 {
 fn min_f64_body(v: &[f64]) -> f64 {
     fast_extreme(v, false)
 }
-multiversion_fn!(fn max_f32(v: &[f32]) -> f32 => max_f32_body);
-multiversion_fn!(fn min_f32(v: &[f32]) -> f32 => min_f32_body);
-multiversion_fn!(fn max_f64(v: &[f64]) -> f64 => max_f64_body);
-multiversion_fn!(fn min_f64(v: &[f64]) -> f64 => min_f64_body);
+multiversion_fn!(pub(crate) fn max_f32(v: &[f32]) -> f32 => max_f32_body);
+multiversion_fn!(pub(crate) fn min_f32(v: &[f32]) -> f32 => min_f32_body);
+multiversion_fn!(pub(crate) fn max_f64(v: &[f64]) -> f64 => max_f64_body);
+multiversion_fn!(pub(crate) fn min_f64(v: &[f64]) -> f64 => min_f64_body);
 
 /// NaN-propagating max/min of a non-empty lane, values only: eight independent running
 /// extremes and NaN flags in one pass, written as compare-and-select so the compiler turns them
