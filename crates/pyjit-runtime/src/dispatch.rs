@@ -72,25 +72,16 @@ fn owned_kernel_for(name: &str, overload: &str) -> Option<OwnedKernel> {
             |t, _| one(ops::vector_unary_owned(t, $k)?)
         };
     }
+    macro_rules! owned_unary {
+        ($($op:ident => $k:ident,)*) => {
+            match name {
+                $(stringify!($op) => return Some(unary!(vk::$k)),)*
+                _ => {}
+            }
+        };
+    }
+    ops::with_vector_unary_ops!(owned_unary);
     let k: OwnedKernel = match (name, overload) {
-        ("exp", _) => unary!(vk::Exp),
-        ("expm1", _) => unary!(vk::Expm1),
-        ("log", _) => unary!(vk::Log),
-        ("log1p", _) => unary!(vk::Log1p),
-        ("log2", _) => unary!(vk::Log2),
-        ("log10", _) => unary!(vk::Log10),
-        ("sqrt", _) => unary!(vk::Sqrt),
-        ("rsqrt", _) => unary!(vk::Rsqrt),
-        ("tanh", _) => unary!(vk::Tanh),
-        ("sigmoid", _) => unary!(vk::Sigmoid),
-        ("sin", _) => unary!(vk::Sin),
-        ("cos", _) => unary!(vk::Cos),
-        ("tan", _) => unary!(vk::Tan),
-        ("asin", _) => unary!(vk::Asin),
-        ("acos", _) => unary!(vk::Acos),
-        ("atan", _) => unary!(vk::Atan),
-        ("sinh", _) => unary!(vk::Sinh),
-        ("cosh", _) => unary!(vk::Cosh),
         ("add", "Tensor" | "Scalar") => |t, a| add_owned(t, a, Add),
         ("sub", "Tensor" | "Scalar") => |t, a| add_owned(t, a, Sub),
         ("mul", "Tensor" | "Scalar") => |t, a| one(ops::binary_owned(Mul, t, input(a, 1)?)?),

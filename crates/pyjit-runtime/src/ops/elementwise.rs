@@ -729,39 +729,47 @@ where
     Tensor::from_vec(out, t.shape())
 }
 
-/// `exp` (vectorized; ≤ 1 ulp, see docs/kernels.md).
-pub fn exp(t: &Tensor) -> Result<Tensor> {
-    vector_unary(t, vk::Exp)
+/// The one list of the unary ops that are one vectorized `vmath` kernel per element: each
+/// op's schema name and its kernel (`vmath::k`). Everything that maps such an op to its kernel
+/// is generated from it: the eager functions below, the dispatcher's owned (in-place) kernels
+/// and the typed tiles of fused groups, so the three cannot disagree. `$m` is a macro taking
+/// `name => Kernel, ...`.
+macro_rules! with_vector_unary_ops {
+    ($m:ident) => {
+        $m! {
+            exp => Exp,
+            expm1 => Expm1,
+            log => Log,
+            log1p => Log1p,
+            log2 => Log2,
+            log10 => Log10,
+            sqrt => Sqrt,
+            rsqrt => Rsqrt,
+            tanh => Tanh,
+            sigmoid => Sigmoid,
+            sin => Sin,
+            cos => Cos,
+            tan => Tan,
+            asin => Asin,
+            acos => Acos,
+            atan => Atan,
+            sinh => Sinh,
+            cosh => Cosh,
+        }
+    };
 }
+pub(crate) use with_vector_unary_ops;
 
-macro_rules! vector_unary_ops {
-    ($($(#[$m:meta])* $name:ident => $k:ident;)*) => {$(
-        $(#[$m])*
+macro_rules! vector_unary_fns {
+    ($($name:ident => $k:ident,)*) => {$(
+        #[doc = concat!("`", stringify!($name), "` (vectorized; its error bound is in docs/kernels.md).")]
         pub fn $name(t: &Tensor) -> Result<Tensor> {
             vector_unary(t, vk::$k)
         }
     )*};
 }
 
-vector_unary_ops! {
-    expm1 => Expm1;
-    log => Log;
-    log1p => Log1p;
-    log2 => Log2;
-    log10 => Log10;
-    sqrt => Sqrt;
-    rsqrt => Rsqrt;
-    tanh => Tanh;
-    sigmoid => Sigmoid;
-    sin => Sin;
-    cos => Cos;
-    tan => Tan;
-    asin => Asin;
-    acos => Acos;
-    atan => Atan;
-    sinh => Sinh;
-    cosh => Cosh;
-}
+with_vector_unary_ops!(vector_unary_fns);
 
 float_unary! {
     reciprocal, x => 1.0 / x;

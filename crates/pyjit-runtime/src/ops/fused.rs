@@ -696,28 +696,39 @@ enum Form {
 
 /// The unary kernels of the typed path: the `vmath` kernels the unfused ops run
 /// ([`crate::ops::vector_unary_owned`] and the plain kernels both end in [`vmath::map`] /
-/// [`vmath::map_inplace`] of these).
-#[derive(Clone, Copy, Debug)]
-enum Un {
-    Exp,
-    Expm1,
-    Log,
-    Log1p,
-    Log2,
-    Log10,
-    Sqrt,
-    Rsqrt,
-    Tanh,
-    Sigmoid,
-    Sin,
-    Cos,
-    Tan,
-    Asin,
-    Acos,
-    Atan,
-    Sinh,
-    Cosh,
+/// [`vmath::map_inplace`] of these), from the one list of such ops
+/// (`ops::with_vector_unary_ops`).
+macro_rules! typed_unary {
+    ($($op:ident => $k:ident,)*) => {
+        #[derive(Clone, Copy, Debug)]
+        enum Un {
+            $($k,)*
+        }
+
+        impl Un {
+            /// The kernel of the op named `name`, if it is one of the list.
+            fn of(name: &str) -> Option<Un> {
+                match name {
+                    $(stringify!($op) => Some(Un::$k),)*
+                    _ => None,
+                }
+            }
+        }
+
+        /// `kern` bound to the kernel of `$u` in `$e`.
+        macro_rules! with_unary_kernel {
+            ($u:expr, $kern:ident => $e:expr) => {
+                match $u {
+                    $(Un::$k => {
+                        let $kern = vmath::k::$k;
+                        $e
+                    })*
+                }
+            };
+        }
+    };
 }
+super::with_vector_unary_ops!(typed_unary);
 
 /// `+ - * /` (the float kernels of `ops::binary`: one IEEE operation per element).
 #[derive(Clone, Copy, Debug)]
@@ -800,10 +811,10 @@ macro_rules! tfloat {
     ($t:ty, $max:path, $min:path, $sum:expr) => {
         impl TFloat for $t {
             fn unary(u: Un, x: &[$t], out: &mut [$t]) {
-                tfloat!(@un u, kern => vmath::map(kern, x, out))
+                with_unary_kernel!(u, kern => vmath::map(kern, x, out))
             }
             fn unary_inplace(u: Un, x: &mut [$t]) {
-                tfloat!(@un u, kern => vmath::map_inplace(kern, x))
+                with_unary_kernel!(u, kern => vmath::map_inplace(kern, x))
             }
             fn zip(b: Bin, x: &[$t], y: &[$t], out: &mut [$t]) {
                 tfloat!(@bin b, kern => vmath::zip(kern, x, y, out))
@@ -836,29 +847,6 @@ macro_rules! tfloat {
             }
         }
     };
-    (@un $u:expr, $k:ident => $e:expr) => {{
-        use vmath::k;
-        match $u {
-            Un::Exp => { let $k = k::Exp; $e }
-            Un::Expm1 => { let $k = k::Expm1; $e }
-            Un::Log => { let $k = k::Log; $e }
-            Un::Log1p => { let $k = k::Log1p; $e }
-            Un::Log2 => { let $k = k::Log2; $e }
-            Un::Log10 => { let $k = k::Log10; $e }
-            Un::Sqrt => { let $k = k::Sqrt; $e }
-            Un::Rsqrt => { let $k = k::Rsqrt; $e }
-            Un::Tanh => { let $k = k::Tanh; $e }
-            Un::Sigmoid => { let $k = k::Sigmoid; $e }
-            Un::Sin => { let $k = k::Sin; $e }
-            Un::Cos => { let $k = k::Cos; $e }
-            Un::Tan => { let $k = k::Tan; $e }
-            Un::Asin => { let $k = k::Asin; $e }
-            Un::Acos => { let $k = k::Acos; $e }
-            Un::Atan => { let $k = k::Atan; $e }
-            Un::Sinh => { let $k = k::Sinh; $e }
-            Un::Cosh => { let $k = k::Cosh; $e }
-        }
-    }};
     (@bin $b:expr, $k:ident => $e:expr) => {{
         use vmath::arith::{self, Zip};
         match $b {
@@ -1009,27 +997,7 @@ fn typed_plan<T: TFloat>(
                 (TOp::Red(r), x, None)
             }
             (name, _, [x]) => {
-                let u = match name {
-                    "exp" => Un::Exp,
-                    "expm1" => Un::Expm1,
-                    "log" => Un::Log,
-                    "log1p" => Un::Log1p,
-                    "log2" => Un::Log2,
-                    "log10" => Un::Log10,
-                    "sqrt" => Un::Sqrt,
-                    "rsqrt" => Un::Rsqrt,
-                    "tanh" => Un::Tanh,
-                    "sigmoid" => Un::Sigmoid,
-                    "sin" => Un::Sin,
-                    "cos" => Un::Cos,
-                    "tan" => Un::Tan,
-                    "asin" => Un::Asin,
-                    "acos" => Un::Acos,
-                    "atan" => Un::Atan,
-                    "sinh" => Un::Sinh,
-                    "cosh" => Un::Cosh,
-                    _ => return None,
-                };
+                let u = Un::of(name)?;
                 (TOp::Un(u), x, None)
             }
             _ => return None,
