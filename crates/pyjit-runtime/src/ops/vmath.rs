@@ -1184,13 +1184,13 @@ pub fn gelu_tanh_f64<const F: bool>(x: f64) -> f64 {
 // ------------------------------------------------------------------------------ erf
 
 // float32-native erf and gelu(erf), 8 lanes on AVX2. The coefficients are least-squares fits in
-// the relative error, each coefficient rounded to float32 in turn and the rest refitted
-// (an mpmath least-squares script, not in the tree; the errors quoted are the
-// fits' own, measured on 3,000 points); the constant terms are `hi + lo` pairs, so their rounding costs nothing.
+// the relative error (mpmath, 300 Chebyshev points), each coefficient rounded to float32 in turn
+// and the rest refitted; the errors quoted are the rounded fits' own on 3,000 points. The
+// constant terms are `hi + lo` pairs, so their rounding costs nothing.
 
 /// `erf(a)/a = C0 + z Q(z)`, `z = a^2 <= 1`: `C0 = 2/sqrt(pi)` as `hi + lo`, `Q` highest first
 /// (fit error 1.7e-10 relative).
-const ERF32_C0: (f32, f32) = (1.128_379_2, -5.863_538_3e-8);
+const ERF32_C0: (f32, f32) = (std::f32::consts::FRAC_2_SQRT_PI, -5.863_538_3e-8);
 const ERF32_Q: [f32; 7] = [
     -9.321_609_5e-6,
     1.113_901e-4,
@@ -1212,9 +1212,10 @@ const GELU32_Q: [f32; 7] = [
     -1.329_807_6e-1,
 ];
 /// `g(t) = (X/2) erfcx(X/sqrt 2) = G0 + t Q(t)`, `t = (X-1)/(X+1)` for `X` in `[0.7, 15]`
-/// (fit error 1.5e-9). The centre `X = 1` keeps the map's error amplification small: an error
-/// `d` in `t` (the rounding of `X + 1`, `X - 1` and the quotient) moves `ln g` by at most
-/// `0.2 d/t` over the range, against 1.7 at `a = 0.5` for the f64 kernels' `(a-3)/(a+3)`.
+/// (fit error 1.5e-9). The centre `X = 1` keeps the map's error amplification small: a relative
+/// error of `t` (the roundings of `X + 1`, `X - 1` and the quotient) moves `g` by at most 0.2
+/// times as much, relatively, over the range; the f64 kernels' `(a-3)/(a+3)` amplified it by
+/// 1.7 at `a = 0.5`, which a float32 evaluation cannot afford.
 const ERFC32_G0: (f32, f32) = (2.615_782_9e-1, 2.105_365_7e-10);
 const ERFC32_Q: [f32; 12] = [
     1.304_620_1e-2,

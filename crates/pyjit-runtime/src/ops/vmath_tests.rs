@@ -413,6 +413,9 @@ fn f64_kernels_stay_within_their_ulp_bounds() {
     check(&rows, &bounds);
 }
 
+/// The FMA or plain flavour of two f32 kernels.
+type FnPair = (fn(f32) -> f32, fn(f32) -> f32);
+
 #[test]
 fn special_values_are_exact() {
     let inf = f32::INFINITY;
@@ -438,7 +441,7 @@ fn special_values_are_exact() {
     assert_eq!(erf_f32::<true>(-inf), -1.0);
     assert_eq!(erf_f32::<true>(-0.0).to_bits(), (-0.0f32).to_bits());
     for fma in [true, false] {
-        let (erf, gelu): (fn(f32) -> f32, fn(f32) -> f32) = if fma {
+        let (erf, gelu): FnPair = if fma {
             (erf_f32::<true>, gelu_erf_f32::<true>)
         } else {
             (erf_f32::<false>, gelu_erf_f32::<false>)
@@ -456,7 +459,7 @@ fn special_values_are_exact() {
         assert_eq!(gelu(-20.0).to_bits(), (-0.0f32).to_bits());
         assert!(gelu(-14.0) < 0.0, "subnormal, not flushed");
         assert_eq!(gelu(f32::MAX), f32::MAX);
-        let (sin, cos): (fn(f32) -> f32, fn(f32) -> f32) = if fma {
+        let (sin, cos): FnPair = if fma {
             (sin_f32::<true>, cos_f32::<true>)
         } else {
             (sin_f32::<false>, cos_f32::<false>)
