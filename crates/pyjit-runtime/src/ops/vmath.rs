@@ -1502,10 +1502,9 @@ pub mod k {
         Cosh => cosh_f32, cosh_f64;
     }
 
-    /// sin, cos, tan: vector reduction up to [`TRIG_MAX`] (float32 sin/cos: [`TRIG32_MAX`]),
-    /// glibc's (through `std`) beyond.
+    /// sin, cos, tan: vector reduction up to [`TRIG_MAX`], glibc's (through `std`) beyond.
     macro_rules! trig_kernels {
-        ($($name:ident => $f32:ident, $f64:ident, $std:ident, $max32:expr;)*) => {$(
+        ($($name:ident => $f32:ident, $f64:ident, $std:ident;)*) => {$(
             #[derive(Clone, Copy, Debug)]
             pub struct $name;
             impl Unary<f32> for $name {
@@ -1514,7 +1513,7 @@ pub mod k {
                 const HAS_SLOW: bool = true;
                 #[inline(always)]
                 fn needs_slow(self, x: f32) -> bool {
-                    (x.abs() > $max32) & x.is_finite()
+                    (x.abs() > TRIG_MAX as f32) & x.is_finite()
                 }
                 fn slow(self, x: f32) -> f32 { (x as f64).$std() as f32 }
             }
@@ -1532,9 +1531,9 @@ pub mod k {
     }
 
     trig_kernels! {
-        Sin => sin_f32, sin_f64, sin, TRIG32_MAX;
-        Cos => cos_f32, cos_f64, cos, TRIG32_MAX;
-        Tan => tan_f32, tan_f64, tan, TRIG_MAX as f32;
+        Sin => sin_f32, sin_f64, sin;
+        Cos => cos_f32, cos_f64, cos;
+        Tan => tan_f32, tan_f64, tan;
     }
 
     /// `atan2(y, x)` (y the first operand, as `torch.atan2(input, other)`).

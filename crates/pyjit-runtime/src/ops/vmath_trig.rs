@@ -1,8 +1,7 @@
 //! Trigonometric, inverse trigonometric and hyperbolic functions, `atan2` and float32 `pow`,
 //! written like the rest of [`vmath`](super): branch-free scalar code (both sides of every
-//! choice computed, then selected) that the dispatched loops vectorize. float32 sin and cos run
-//! in float32 arithmetic ([`TRIG32_MAX`]); the other float32 functions evaluate the float64
-//! formulas and round once at the end.
+//! choice computed, then selected) that the dispatched loops vectorize. The float32 functions
+//! evaluate the float64 formulas and round once at the end.
 //!
 //! sin/cos/tan reduce by `n pi/2` with `pi/2` split into three 33-bit pieces and a tail (fdlibm's
 //! medium-size scheme, exact products for `|n| < 2^20`): arguments beyond [`TRIG_MAX`] take the
@@ -11,7 +10,7 @@
 //! with the `sqrt((1-|x|)/2)` identities; atan: the four breakpoints 0.5, 1, 1.5, inf), the
 //! hyperbolic functions `expm1`/`exp` with a Taylor polynomial near 0.
 
-use super::{ROUND32, ROUND64, exp_f64, expm1_f64, fma32, fma64, horner32, horner64};
+use super::{ROUND64, exp_f64, expm1_f64, fma64, horner64};
 
 /// Largest `|x|` the vector sin/cos/tan reduce (`n = round(x 2/pi) < 2^20`, so every product
 /// `n * PIO2_k` below is exact); larger finite arguments take the slow path.
@@ -133,102 +132,72 @@ pub fn tan_f64<const F: bool>(x: f64) -> f64 {
     }
 }
 
-// ------------------------------------------------------------------------------ float32 sin, cos
-
-/// Largest `|x|` the float32 sin/cos kernels reduce natively; larger finite arguments take the
-/// slow path ([`Unary::slow`]). The bound of the FMA flavour's reduction error analysis (see
-/// [`rem_pio2_f32`]), checked over every float32 below it by the ignored test
-/// `f32_trig_is_exact_enough_below_its_bound` (release, ~3.5 minutes on 2 cores).
-pub const TRIG32_MAX: f32 = 131_072.0;
-
-// pi/2 = PIO2_A + PIO2_B + PIO2_C (+ 1.06e-23), each the float32 nearest the rest.
-const PIO2_A: f32 = std::f32::consts::FRAC_PI_2;
-const PIO2_B: f32 = -4.371_138_8e-8;
-const PIO2_C: f32 = -1.715_124_5e-15;
-
-/// `(q, hi, lo)` with `x = n pi/2 + hi + lo` (`hi + lo` to ~2^-48 relative), `q = n mod 4`,
-/// `|hi| <= ~pi/4`, for `|x| <= TRIG32_MAX`.
-///
-/// FMA flavour, all float32 on 8 lanes: `n = round(x 2/pi)` by the `1.5 2^23` trick (one FMA),
-/// `r1 = x - n PIO2_A` exact (one FMA: `x` and `n PIO2_A` are multiples of 2^-24 and
-/// `|r1| <= pi/4 + n 4.4e-8 < 1`), `r1 - n PIO2_B` as an exact pair (the product's error by an
-/// FMA, the difference by TwoSum), then `- n PIO2_C` and the low parts added into `lo` and
-/// renormalized (Fast2Sum). For `|x| <= 2^17` (`n < 83,500`), `|n PIO2_B| < 0.004`, so the
-/// product's error term is below 2^-33, `lo` (below 2^-24) rounds by less than 2^-48 and the
-/// truncation of pi/2 after `PIO2_C` adds `n 1.06e-23 < 2^-59`: absolute errors far below what
-/// the closest float32 to a multiple of pi/2 needs. The ignored exhaustive test checks the
-/// bound end to end (every float32 in `[0, 2^17]`, both flavours, <= 0.81 ulp).
-///
-/// Plain flavour (no FMA, so the products above would round): the float64 reduction of the f64
-/// kernels (33-bit pieces, exact products), split into `hi + lo`.
-#[inline(always)]
-fn rem_pio2_f32<const F: bool>(x: f32) -> (u32, f32, f32) {
-    if F {
-        let nf = fma32::<F>(x, std::f32::consts::FRAC_2_PI, ROUND32);
-        let n = nf - ROUND32;
-        let r1 = fma32::<F>(-n, PIO2_A, x);
-        let p = n * PIO2_B;
-        let pe = fma32::<F>(n, PIO2_B, -p);
-        // TwoSum(r1, -p): s + se = r1 - p exactly.
-        let s = r1 - p;
-        let bb = s - r1;
-        let se = (r1 - (s - bb)) - (p + bb);
-        let lo = fma32::<F>(-n, PIO2_C, se - pe);
-        let hi = s + lo;
-        (nf.to_bits(), hi, lo - (hi - s))
-    } else {
-        let xd = x as f64;
-        let nf = fma64::<F>(xd, TWO_OVER_PI, ROUND64);
-        let n = nf - ROUND64;
-        let r = ((xd - n * PIO2_1) - n * PIO2_2) - n * PIO2_3;
-        let hi = r as f32;
-        (nf.to_bits() as u32, hi, (r - hi as f64) as f32)
-    }
-}
-
-// Taylor coefficients in z = r^2 for float32 results on |r| <= 0.8: sin's first omitted term
-// r^13/13! is below 2^-35 relative, cos's r^12/12! below 2^-31.
-const SIN32_P: [f32; 5] = [
-    -1.0 / 39_916_800.0,
-    1.0 / 362_880.0,
-    -1.0 / 5_040.0,
-    1.0 / 120.0,
-    -1.0 / 6.0,
+// Taylor coefficients for float32 results: on |r| <= pi/4 the first omitted terms are
+// r^11/11! (< 2.5e-9 relative to sin r) and r^12/12! (< 1.2e-10), far below an f32 half-ulp.
+const SIN32_P: [f64; 4] = [1.0 / 362_880.0, -1.0 / 5_040.0, 1.0 / 120.0, -1.0 / 6.0];
+const COS32_P: [f64; 6] = [
+    -1.0 / 3_628_800.0,
+    1.0 / 40_320.0,
+    -1.0 / 720.0,
+    1.0 / 24.0,
+    -0.5,
+    1.0,
 ];
-const COS32_P: [f32; 4] = [-1.0 / 3_628_800.0, 1.0 / 40_320.0, -1.0 / 720.0, 1.0 / 24.0];
 
-/// `sin(x + q pi/2)` of a float32 `x`, float32 arithmetic after the reduction: sin and cos of
-/// `hi + lo` each as their leading term plus a small correction, so that the one rounding of a
-/// result-sized value is the last addition (`hi + (...)`; cos: `1 - z/2` with its rounding error
-/// and that of `z = hi^2` fed back, as fdlibm's __kernel_cos), then the quadrant's select and
-/// sign. Infinities give NaN (`x - n PIO2_A` is NaN).
+/// `sin(x + q pi/2)` of an f32 `x`, in f64 with what a float32 result needs: the f64 kernels'
+/// reduction without the tail terms (`x - n PIO2_1` and the products are exact; the two
+/// roundings that follow are ~2^-53 of a value that is at least ~1e-9 for f32 arguments below
+/// `TRIG_MAX`) and short polynomials; one rounding to f32 at the end.
 #[inline(always)]
-fn sin_quadrant_f32<const F: bool>(x: f32, q: u32) -> f32 {
-    let (nb, hi, lo) = rem_pio2_f32::<F>(x);
-    let z = hi * hi;
-    // sin(hi + lo) = hi + (hi z S(z) + lo (1 - z/2)).
-    let corr = fma32::<F>(-0.5 * z, lo, lo);
-    let s = hi + fma32::<F>(hi * z, horner32::<F>(z, &SIN32_P), corr);
-    // cos(hi + lo) = w + ((1 - w) - z/2 - zl/2 - hi lo + z^2 C(z)), w = 1 - z/2.
-    let zl = fma32::<F>(hi, hi, -z);
-    let hz = 0.5 * z;
-    let w = 1.0 - hz;
-    let e = ((1.0 - w) - hz) - fma32::<F>(hi, lo, 0.5 * zl);
-    let c = w + fma32::<F>(z * z, horner32::<F>(z, &COS32_P), e);
-    let n = nb.wrapping_add(q);
-    let y = if n & 1 == 0 { s } else { c };
-    f32::from_bits(y.to_bits() ^ ((n & 2) << 30))
+fn sin_quadrant_f32<const F: bool>(x: f32, q: i64) -> f32 {
+    let xd = x as f64;
+    let xc = super::clamp64(xd, -TRIG_MAX, TRIG_MAX);
+    let nf = fma64::<F>(xc, TWO_OVER_PI, ROUND64);
+    let ni = (nf.to_bits() as i64).wrapping_sub(ROUND64.to_bits() as i64);
+    let n = nf - ROUND64;
+    let r = ((xc - n * PIO2_1) - n * PIO2_2) - n * PIO2_3;
+    let z = r * r;
+    let s = fma64::<F>(r * z, horner64::<F>(z, &SIN32_P), r);
+    let c = horner64::<F>(z, &COS32_P);
+    let y = rotate_quadrant(ni.wrapping_add(q), s, c);
+    if xd.is_infinite() { f32::NAN } else { y as f32 }
 }
 
-/// float32 `sin` ([`sin_quadrant_f32`]); `|x| > TRIG32_MAX` takes the slow path.
+/// Taylor coefficients of `(sin r - r)/r^3` in `z = r^2` for float32 results on `|r| <= pi/2`
+/// (the first omitted term, `r^17/17!`, is below 2^-33): [`SIN_P`]'s from `r^15` on, then the
+/// `r^3` term's `-1/6`.
+const SIN32_PI_P: [f64; 7] = {
+    let mut p = [-1.0 / 6.0; 7];
+    let mut i = 0;
+    while i < 6 {
+        p[i] = SIN_P[i + 1];
+        i += 1;
+    }
+    p
+};
+
+/// float32 `sin`: `x = n pi + r` (the pieces of `pi/2` doubled, so the products stay exact),
+/// `sin x = (-1)^n sin r` with one odd polynomial on `|r| <= pi/2` (cheaper than the sin and
+/// cos polynomials and the quadrant selects of the quarter-period reduction). No clamp: an
+/// infinite `x` makes `r` NaN; arguments beyond `TRIG_MAX` get a meaningless `n` here and their
+/// result from the slow path.
 #[inline(always)]
 pub fn sin_f32<const F: bool>(x: f32) -> f32 {
-    let y = sin_quadrant_f32::<F>(x, 0);
-    // (The reduction's sums lose the sign of a zero.)
+    const PI_1: f64 = 2.0 * PIO2_1;
+    const PI_2: f64 = 2.0 * PIO2_2;
+    const PI_3: f64 = 2.0 * PIO2_3;
+    let xd = x as f64;
+    let nf = fma64::<F>(xd, std::f64::consts::FRAC_1_PI, ROUND64);
+    let n = nf - ROUND64;
+    let r = ((xd - n * PI_1) - n * PI_2) - n * PI_3;
+    let z = r * r;
+    let s = fma64::<F>(r * z, horner64::<F>(z, &SIN32_PI_P), r);
+    // The low mantissa bit of `nf` is the parity of `n`: moved to the sign bit.
+    let y = f64::from_bits(s.to_bits() ^ (nf.to_bits() << 63)) as f32;
+    // (The sum above loses the sign of a zero.)
     if x == 0.0 { x } else { y }
 }
 
-/// float32 `cos` ([`sin_quadrant_f32`] one quadrant on).
 #[inline(always)]
 pub fn cos_f32<const F: bool>(x: f32) -> f32 {
     sin_quadrant_f32::<F>(x, 1)
