@@ -1183,153 +1183,213 @@ pub fn gelu_tanh_f64<const F: bool>(x: f64) -> f64 {
 
 // ------------------------------------------------------------------------------ erf
 
-/// Chebyshev coefficients of `erfcx(x) = e^(x^2) erfc(x)` on `[0.5, 11]` in the variable
-/// `t = (x-3)/(x+3)` mapped to `[-1, 1]` (tools/fit_erfcx.py; max relative error 3.2e-15). The
-/// kernels use their re-expansion [`ERFCX_T_POLY`]; a test checks the two agree.
-#[cfg(test)]
-const ERFCX_CHEB: [f64; 18] = [
-    0.266_729_817_804_991_94,
-    -0.269_835_516_657_913_67,
-    0.064_878_706_920_303_08,
-    -0.012_295_985_411_010_157,
-    0.001_769_664_408_337_577,
-    -0.000_174_115_120_851_087_98,
-    7.402_703_350_145_259e-6,
-    7.431_569_073_950_351e-7,
-    -1.237_788_709_644_082_8e-7,
-    -6.520_105_010_330_503e-10,
-    1.435_472_105_248_177_7e-9,
-    -3.308_338_814_168_488_6e-11,
-    -1.834_583_219_415_721_7e-11,
-    5.468_855_301_455_435e-13,
-    2.735_542_088_346_622_3e-13,
-    -4.062_400_780_650_094e-15,
-    -4.519_867_195_665_666e-15,
-    -9.157_358_693_678_136e-17,
+// float32-native erf and gelu(erf), 8 lanes on AVX2. The coefficients are least-squares fits in
+// the relative error (mpmath, 300 Chebyshev points), each coefficient rounded to float32 in turn
+// and the rest refitted; the errors quoted are the rounded fits' own on 3,000 points. The
+// constant terms are `hi + lo` pairs, so their rounding costs nothing.
+
+/// `erf(a)/a = C0 + z Q(z)`, `z = a^2 <= 1`: `C0 = 2/sqrt(pi)` as `hi + lo`, `Q` highest first
+/// (fit error 1.7e-10 relative).
+const ERF32_C0: (f32, f32) = (std::f32::consts::FRAC_2_SQRT_PI, -5.863_538_3e-8);
+const ERF32_Q: [f32; 7] = [
+    -9.321_609_5e-6,
+    1.113_901e-4,
+    -8.465_585e-4,
+    5.219_680_7e-3,
+    -2.686_491_8e-2,
+    1.128_377_3e-1,
+    -3.761_263_8e-1,
 ];
-#[cfg(test)]
-const ERFCX_T0: f64 = -0.714_285_714_285_714_3;
-#[cfg(test)]
-const ERFCX_T1: f64 = 0.571_428_571_428_571_4;
-
-/// Chebyshev terms of [`ERFCX_CHEB`] the float32 kernels sum: the dropped tail adds up to less
-/// than 2e-11, below 4e-10 relative to `erfcx` on `[0.5, 11]` (`erfcx(11) = 0.051`).
-const ERFCX_TERMS_F32: usize = 12;
-
-/// The first [`ERFCX_TERMS_F32`] terms of [`ERFCX_CHEB`] re-expanded (exactly, then rounded
-/// once) as ascending powers of `t = (a-3)/(a+3)` itself (tools/fit_erfcx.py), so that the
-/// float32 kernels evaluate them by Estrin's scheme ([`estrin64`]): four dependent steps
-/// instead of Clenshaw's eleven. `|t| <= 0.72` and the terms fall off, so the re-expansion
-/// costs no accuracy a float32 result sees.
-const ERFCX_T_POLY: [f64; ERFCX_TERMS_F32] = [
-    0.179001151185112,
-    -0.3262335603856463,
-    0.24560380104271765,
-    -0.15011591646624273,
-    0.07166586013686241,
-    -0.024392828566154972,
-    0.0042688175586871775,
-    0.0007099843416304796,
-    -0.0005949616745856561,
-    3.8390455681639466e-05,
-    5.7535621392664636e-05,
-    -4.3717037631581455e-06,
+/// `erf(x/sqrt 2)/x = C0 + y Q(y)`, `y = x^2 <= 2` (gelu's small range; fit error 2.6e-10).
+const GELU32_C0: (f32, f32) = (7.978_845_8e-1, -2.267_034e-8);
+const GELU32_Q: [f32; 7] = [
+    -5.742_190_4e-8,
+    1.274_512_9e-6,
+    -1.883_508_8e-5,
+    2.308_692_5e-4,
+    -2.374_691_9e-3,
+    1.994_713_6e-2,
+    -1.329_807_6e-1,
+];
+/// `g(t) = (X/2) erfcx(X/sqrt 2) = G0 + t Q(t)`, `t = (X-1)/(X+1)` for `X` in `[0.7, 15]`
+/// (fit error 1.5e-9). The centre `X = 1` keeps the map's error amplification small: a relative
+/// error of `t` (the roundings of `X + 1`, `X - 1` and the quotient) moves `g` by at most 0.2
+/// times as much, relatively, over the range; the f64 kernels' `(a-3)/(a+3)` amplified it by
+/// 1.7 at `a = 0.5`, which a float32 evaluation cannot afford.
+const ERFC32_G0: (f32, f32) = (2.615_782_9e-1, 2.105_365_7e-10);
+const ERFC32_Q: [f32; 12] = [
+    1.304_620_1e-2,
+    -4.199_927e-2,
+    4.728_612_7e-2,
+    -2.842_597_3e-2,
+    1.031_585_7e-2,
+    6.742_650_6e-3,
+    8.293_317_6e-3,
+    3.142_146_9e-3,
+    -1.941_167_4e-2,
+    -5.745_529e-2,
+    -5.259_878_6e-2,
+    2.484_286_1e-1,
+];
+/// `e^r - 1 = r + r^2 P(r)` on `|r| <= ln2/2`: Taylor to r^8 (truncation < 2^-32 relative).
+const EXPM1_F32_SHORT: [f32; 7] = [
+    1.0 / 40_320.0,
+    1.0 / 5_040.0,
+    1.0 / 720.0,
+    1.0 / 120.0,
+    1.0 / 24.0,
+    1.0 / 6.0,
+    0.5,
 ];
 
-/// `c[0] + c[1] x + c[2] x^2 + ...` (ascending coefficients, at most 16) by Estrin's scheme:
-/// neighbouring terms paired with one FMA, then pairs of pairs with `x^2`, `x^4`, ...; a
-/// dependency chain of about `log2(len)` FMAs instead of Horner's `len - 1`.
+/// `(p, e)` with `p + e = a b` exactly (no overflow or underflow): an FMA for `e`, or Dekker's
+/// product of 12-bit halves without one.
 #[inline(always)]
-fn estrin64<const F: bool>(x: f64, c: &[f64]) -> f64 {
-    let mut b = [0f64; 16];
-    let mut n = c.len().min(16);
-    b[..n].copy_from_slice(&c[..n]);
-    let mut p = x;
-    while n > 1 {
-        let half = n.div_ceil(2);
-        for i in 0..half {
-            b[i] = if 2 * i + 1 < n {
-                fma64::<F>(b[2 * i + 1], p, b[2 * i])
-            } else {
-                b[2 * i]
-            };
-        }
-        n = half;
-        p *= p;
-    }
-    b[0]
-}
-
-/// `erfcx(a)` for `a` in `[0.5, 11]` (clamped), float32 accuracy: [`ERFCX_T_POLY`] at
-/// `t = (a-3)/(a+3)`.
-#[inline(always)]
-fn erfcx_f64<const F: bool>(a: f64) -> f64 {
-    let a = clamp64(a, 0.5, 11.0);
-    let t = (a - 3.0) / (a + 3.0);
-    estrin64::<F>(t, &ERFCX_T_POLY)
-}
-
-/// `erf(a)` for `|a| < 0.5`: `2/sqrt(pi) sum (-1)^n a^(2n+1) / (n! (2n+1))` to `n = 7`
-/// (truncation < 2^-35 relative, enough for f32 results evaluated in f64).
-#[inline(always)]
-fn erf_small_f64<const F: bool>(a: f64) -> f64 {
-    const C: [f64; 8] = [
-        1.0,
-        -1.0 / 3.0,
-        1.0 / (2.0 * 5.0),
-        -1.0 / (6.0 * 7.0),
-        1.0 / (24.0 * 9.0),
-        -1.0 / (120.0 * 11.0),
-        1.0 / (720.0 * 13.0),
-        -1.0 / (5_040.0 * 15.0),
-    ];
-    const TWO_OVER_SQRT_PI: f64 = std::f64::consts::FRAC_2_SQRT_PI;
-    a * TWO_OVER_SQRT_PI * estrin64::<F>(a * a, &C)
-}
-
-/// `(erf a, erfc a)` for `a >= 0` whose square `a2` is exact, each without cancellation; good
-/// to ~1e-14 relative (used for f32 results).
-#[inline(always)]
-fn erf_erfc_f64<const F: bool>(a: f64, a2: f64) -> (f64, f64) {
-    let small = a < 0.5;
-    let e_small = erf_small_f64::<F>(a);
-    let c_big = exp_for_f32::<F>(-a2) * erfcx_f64::<F>(a);
-    let c_big = if a > 11.0 { 0.0 } else { c_big };
-    if small {
-        (e_small, 1.0 - e_small)
+fn two_prod32<const F: bool>(a: f32, b: f32) -> (f32, f32) {
+    let p = a * b;
+    if F {
+        (p, fma32::<F>(a, b, -p))
+    } else if p.abs() < 1e-30 {
+        // (The halves' products would round in the subnormal range.)
+        (p, 0.0)
     } else {
-        (1.0 - c_big, c_big)
+        let split = |v: f32| {
+            let h = f32::from_bits(v.to_bits() & 0xffff_f000);
+            (h, v - h)
+        };
+        let (ah, al) = split(a);
+        let (bh, bl) = split(b);
+        (p, (((ah * bh - p) + ah * bl) + al * bh) + al * bl)
     }
 }
 
-/// `erf x`, f32 (evaluated in f64, where `x^2` is exact).
+/// `e^-(h + l)/2 = 2^n (1 + r + s)` for `0 <= h <= 256`, `|l| <= ulp(h)`: `(n, r, s)` with
+/// `|r| <= ln2/2` and `s = e^r - 1 - r` plus the low part of the reduced argument (the rounding
+/// of `r`, computed by an FMA, and `l`), `|s| < 0.07`. Nothing of the result's size is rounded
+/// here: [`times_exp32`] multiplies it in.
+#[inline(always)]
+fn exp_neg_half32<const F: bool>(h: f32, l: f32) -> (i32, f32, f32) {
+    let c = LN2_REDUCTION_F32;
+    let t = -0.5 * h;
+    let nf = fma32::<F>(t, c.log2e, c.round);
+    let ni = (nf.to_bits() as i32).wrapping_sub(c.round.to_bits() as i32);
+    let n = nf - c.round;
+    // n ln2_hi is exact (9 + 9 bits) and so is t - n ln2_hi (Cody-Waite).
+    let r1 = fma32::<F>(-n, c.ln2_hi, t);
+    let r = fma32::<F>(-n, c.ln2_lo, r1);
+    let rl = fma32::<F>(-n, c.ln2_lo, r1 - r) - 0.5 * l;
+    let q2 = (r * r) * horner32::<F>(r, &EXPM1_F32_SHORT);
+    // e^(r + rl) = (1 + r + q2)(1 + rl) to 2^-36.
+    (ni, r, q2 + fma32::<F>(rl, r + q2, rl))
+}
+
+/// `(hi + lo)(1 + r + s)` ([`exp_neg_half32`]) for `|lo| < |hi|/2`, rounded once at the end:
+/// `hi + hi r` by an exact product and Fast2Sum, the rest (`lo (1 + r)`, `(hi + lo) s` and the
+/// low parts) added to it.
+#[inline(always)]
+fn times_exp32<const F: bool>(hi: f32, lo: f32, r: f32, s: f32) -> f32 {
+    let (hr, hrl) = two_prod32::<F>(hi, r);
+    let sum = hi + hr;
+    let se = (hi - sum) + hr;
+    let low = fma32::<F>(hi + lo, s, fma32::<F>(lo, r, lo) + (se + hrl));
+    sum + low
+}
+
+/// `m 2^n` for `m` in `[0.1, 1]` and `n >= -160`, rounded once (two factors when subnormal).
+#[inline(always)]
+fn scale2_32(m: f32, n: i32) -> f32 {
+    let n1 = n >> 1;
+    m * pow2i_f32(n1) * pow2i_f32(n - n1)
+}
+
+/// `g((X-1)/(X+1)) - G0_hi` ([`ERFC32_Q`]) for `X` in `[0.7, 15]` (`g = G0_hi +` this).
+#[inline(always)]
+fn erfc32_g_low<const F: bool>(x: f32) -> f32 {
+    let t = (x - 1.0) / (x + 1.0);
+    fma32::<F>(t, horner32::<F>(t, &ERFC32_Q), ERFC32_G0.1)
+}
+
+/// `erf x`, f32, float32 arithmetic: below `|x| = 1` `a (C0 + z Q(z))` ([`ERF32_Q`], the
+/// rounding errors of `z = a^2` and of `a C0` carried); above, `1 - erfc a` with
+/// `erfc a = e^(-a^2) 2 g(t)/X`, `X = a sqrt 2` ([`erfc32_g`]), `a^2` an exact pair and the
+/// exponential [`exp_neg_half32`] of `2a^2`. (erfc < 0.16 there, so its relative error is damped
+/// six-fold in erf.) `|x| >= 4` gives ±1.
 #[inline(always)]
 pub fn erf_f32<const F: bool>(x: f32) -> f32 {
-    let a = (x as f64).abs();
-    let (e, _) = erf_erfc_f64::<F>(a, a * a);
-    (e as f32).copysign(x)
+    let a = x.abs();
+    // a C0 + (a z) q0 + (a z) z Q2(z) with Q = q0 + z Q2: the two leading products as exact
+    // pairs, added by Fast2Sum (|a C0| > |a^3 q0|), so that what is rounded before the last
+    // addition is at most ~a^5/10.
+    let (z, zl) = two_prod32::<F>(a, a);
+    let (u, ul) = two_prod32::<F>(a, z);
+    let (p1, e1) = two_prod32::<F>(a, ERF32_C0.0);
+    let (p2, e2) = two_prod32::<F>(u, ERF32_Q[6]);
+    let s = p1 + p2;
+    let se = (p1 - s) + p2;
+    // (z + zl) Q(z + zl) = z Q(z) + zl (Q + z Q') to 2^-48, Q + z Q' ~ q0 + 2 q1 z.
+    let dq = fma32::<F>(z, 2.0 * ERF32_Q[5], ERF32_Q[6]);
+    let low = fma32::<F>(a, ERF32_C0.1, (e1 + e2) + se);
+    let low = fma32::<F>(fma32::<F>(a, zl, ul), ERF32_Q[6], low);
+    let low = fma32::<F>(a * zl, dq - ERF32_Q[6], low);
+    let low = fma32::<F>(u * z, horner32::<F>(z, &ERF32_Q[..6]), low);
+    let small = s + low;
+    // Below 2^-60 erf is a C0 to 2^-120, evaluated 2^64 times larger so that the pair's low
+    // part is not lost to the subnormal range, then scaled back (one rounding).
+    let at = a * 18_446_744_073_709_551_616.0;
+    let (tp, te) = two_prod32::<F>(at, ERF32_C0.0);
+    let tiny = (tp + fma32::<F>(at, ERF32_C0.1, te)) * 5.421_010_9e-20;
+    let small = if a < 8.673_617_4e-19 { tiny } else { small };
+    // erfc: X = a sqrt2, clamped to 4 sqrt 2 (erf rounds to 1 beyond 3.92; NaN passes).
+    let ac = clamp32(a, 1.0, 4.0);
+    let xs = ac * std::f32::consts::SQRT_2;
+    let g = ERFC32_G0.0 + erfc32_g_low::<F>(xs);
+    let (h, l) = two_prod32::<F>(ac, ac);
+    let (n, r, se) = exp_neg_half32::<F>(2.0 * h, 2.0 * l);
+    let q = (g + g) / xs;
+    let erfc = scale2_32(times_exp32::<F>(q, 0.0, r, se), n);
+    let big = 1.0 - erfc;
+    (if a < 1.0 { small } else { big }).copysign(x)
 }
 
-/// gelu with erf: `x/2 (1 + erf(x/sqrt 2))`, as `x/2 erfc(|x|/sqrt 2)` for negative `x`
-/// (no cancellation), f32 evaluated in f64.
+/// gelu with erf, `x/2 (1 + erf(x/sqrt 2))`, f32, float32 arithmetic:
+/// - `-1/sqrt 2 < x < sqrt 2`: `x/2 + (x^2/2) G(x^2)` ([`GELU32_Q`]) with `x^2` and
+///   `(x^2/2) G0` exact pairs and the sum Fast2Sum-corrected, so the one rounding of a
+///   result-sized value is the last addition;
+/// - beyond: `E = (x/2) erfc(|x|/sqrt 2) sign(x) = e^(-x^2/2) g(t)` with `t` from `X = |x|`
+///   itself (no rounded `x/sqrt 2` anywhere) and `x^2` as an exact pair `h + l`, so the big
+///   arguments' `e^(-x^2/2)` keeps its accuracy (the rounding of `x^2` is what a plain float32
+///   evaluation loses: 4.5 ulp near x = -9 for the attempt of 2 Dec); gelu is `-E` for negative
+///   `x`, `x - E` for positive.
+///
+/// `±inf` give NaN, as PyTorch's vectorized float32 erf makes `gelu(+inf)` (and `-inf/2 * 0`).
 #[inline(always)]
 pub fn gelu_erf_f32<const F: bool>(x: f32) -> f32 {
-    let xd = x as f64;
-    let a = xd.abs() * std::f64::consts::FRAC_1_SQRT_2;
-    // x^2 is exact in f64, so a^2 = x^2/2 is too.
-    let (e, c) = erf_erfc_f64::<F>(a, 0.5 * (xd * xd));
-    let y = if xd >= 0.0 {
-        0.5 * xd * (1.0 + e)
+    let hx = 0.5 * x;
+    let (y, yl) = two_prod32::<F>(x, x);
+    let w = 0.5 * y;
+    let gc = fma32::<F>(y, horner32::<F>(y, &GELU32_Q), GELU32_C0.1);
+    let (pp, ppl) = two_prod32::<F>(w, GELU32_C0.0);
+    let s = hx + pp;
+    let se = (hx - s) + pp;
+    // x^2 = y + yl: (x^2/2) G(x^2) = w G(y) + (yl/2)(G + y G'), G + y G' ~ C0 + 2 q0 y.
+    let dg = fma32::<F>(y, 2.0 * GELU32_Q[6], GELU32_C0.0);
+    let corr = fma32::<F>(w, gc, fma32::<F>(0.5 * yl, dg, se + ppl));
+    // (gelu has the sign of x; this also keeps -0 and the tiny negative x whose result rounds
+    // to -0.)
+    let small = (s + corr).copysign(x);
+    // |x| clamped to 15: e^(-112.5) is below half the smallest subnormal.
+    let xa = clamp32(x.abs(), 0.5, 15.0);
+    let gl = erfc32_g_low::<F>(xa);
+    let (h, l) = two_prod32::<F>(xa, xa);
+    let (n, r, se) = exp_neg_half32::<F>(h, l);
+    let e = scale2_32(times_exp32::<F>(ERFC32_G0.0, gl, r, se), n);
+    let big = if x >= 0.0 { x - e } else { -e };
+    let y = if (x > -std::f32::consts::FRAC_1_SQRT_2) & (x < std::f32::consts::SQRT_2) {
+        small
     } else {
-        0.5 * xd * c
+        big
     };
-    // PyTorch's vectorized float32 erf yields NaN at +inf, so its gelu(+inf) is NaN: reproduced
-    // for bit-compatibility with the oracle.
-    if x == f32::INFINITY {
-        f32::NAN
-    } else {
-        y as f32
-    }
+    if x.is_infinite() { f32::NAN } else { y }
 }
 
 // ------------------------------------------------------------------------------ f32 via f64

@@ -101,7 +101,9 @@ fn f32_cases() -> Vec<F32Case> {
         f32_case!("silu", silu_f32, silu_ref, 1.0),
         f32_case!("gelu_tanh", gelu_tanh_f32, gelu_tanh_ref, 1.0),
         f32_case!("erf", erf_f32, libm::erf, 1.0),
-        f32_case!("gelu_erf", gelu_erf_f32, gelu_erf_ref, 1.0),
+        // float32 arithmetic since 3 Dec (was f64, 0.50 ulp): 1.86 / 1.93 ulp over every float32
+        // with 0.25 <= |x| <= 16 (`f32_erf_and_gelu_over_their_core_range`).
+        f32_case!("gelu_erf", gelu_erf_f32, gelu_erf_ref, 2.0),
         ("softplus", sp_t, sp_f, softplus_ref, 1.0),
         (
             "sin",
@@ -409,6 +411,9 @@ fn f64_kernels_stay_within_their_ulp_bounds() {
     check(&rows, &bounds);
 }
 
+/// The FMA or plain flavour of two f32 kernels.
+type FnPair = (fn(f32) -> f32, fn(f32) -> f32);
+
 #[test]
 fn special_values_are_exact() {
     let inf = f32::INFINITY;
@@ -433,6 +438,38 @@ fn special_values_are_exact() {
     assert_eq!(erf_f32::<true>(inf), 1.0);
     assert_eq!(erf_f32::<true>(-inf), -1.0);
     assert_eq!(erf_f32::<true>(-0.0).to_bits(), (-0.0f32).to_bits());
+    for fma in [true, false] {
+        let (erf, gelu): FnPair = if fma {
+            (erf_f32::<true>, gelu_erf_f32::<true>)
+        } else {
+            (erf_f32::<false>, gelu_erf_f32::<false>)
+        };
+        assert_eq!(erf(inf), 1.0);
+        assert_eq!(erf(-inf), -1.0);
+        assert_eq!(erf(-0.0).to_bits(), (-0.0f32).to_bits());
+        assert!(erf(f32::NAN).is_nan());
+        // PyTorch's vectorized erf: gelu(+inf) and gelu(-inf) are NaN.
+        assert!(gelu(inf).is_nan());
+        assert!(gelu(-inf).is_nan());
+        assert!(gelu(f32::NAN).is_nan());
+        assert_eq!(gelu(-0.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(gelu(0.0).to_bits(), 0);
+        assert_eq!(gelu(-20.0).to_bits(), (-0.0f32).to_bits());
+        assert!(gelu(-14.0) < 0.0, "subnormal, not flushed");
+        assert_eq!(gelu(f32::MAX), f32::MAX);
+        let (sin, cos): FnPair = if fma {
+            (sin_f32::<true>, cos_f32::<true>)
+        } else {
+            (sin_f32::<false>, cos_f32::<false>)
+        };
+        for x in [inf, -inf, f32::NAN] {
+            assert!(sin(x).is_nan() && cos(x).is_nan());
+        }
+        assert_eq!(sin(-0.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(sin(0.0).to_bits(), 0);
+        assert_eq!(cos(-0.0), 1.0);
+        assert_eq!(sin(f32::from_bits(0x8000_0001)).to_bits(), 0x8000_0001);
+    }
     assert_eq!(log1p_f64::<true>(-1.0), f64::NEG_INFINITY);
     assert!(log1p_f64::<true>(-2.0).is_nan());
     assert_eq!(log1p_f64::<true>(f64::INFINITY), f64::INFINITY);
@@ -616,25 +653,6 @@ fn trig_special_values_are_exact() {
 
 /// The dispatched, vectorized loops compute exactly what the scalar definitions compute.
 #[test]
-fn erfcx_power_form_matches_the_truncated_chebyshev_series() {
-    // ERFCX_T_POLY must be the first ERFCX_TERMS_F32 terms of ERFCX_CHEB (Clenshaw in u).
-    let mut worst = 0f64;
-    for i in 0..=10_000 {
-        let a = 0.5 + 10.5 * i as f64 / 10_000.0;
-        let t = (a - 3.0) / (a + 3.0);
-        let u = (2.0 * t - (ERFCX_T1 + ERFCX_T0)) / (ERFCX_T1 - ERFCX_T0);
-        let (mut b1, mut b2) = (0.0f64, 0.0f64);
-        for &c in ERFCX_CHEB[1..ERFCX_TERMS_F32].iter().rev() {
-            (b1, b2) = (2.0 * u * b1 - b2 + c, b1);
-        }
-        let cheb = u * b1 - b2 + ERFCX_CHEB[0];
-        let power = erfcx_f64::<true>(a);
-        worst = worst.max(((power - cheb) / cheb).abs());
-    }
-    assert!(worst < 1e-14, "relative difference {worst:e}");
-}
-
-#[test]
 fn dispatched_loops_match_the_scalar_kernels_bitwise() {
     let xs = f32_inputs(1 << 20);
     let fma = isa() != Isa::Scalar;
@@ -650,6 +668,32 @@ fn dispatched_loops_match_the_scalar_kernels_bitwise() {
             "{x}"
         );
     }
+    // sin and cos (with their slow path), the float32-native erf and gelu(erf).
+    let mut wide = xs.clone();
+    wide.extend((0..40_000).map(|i| (i as f32 - 20_000.0) * 7.3e-4));
+    fn scalar<K: Unary<f32>>(k: K, x: f32, fma: bool) -> f32 {
+        if K::HAS_SLOW && k.needs_slow(x) {
+            k.slow(x)
+        } else if fma {
+            k.eval::<true>(x)
+        } else {
+            k.eval::<false>(x)
+        }
+    }
+    fn same<K: Unary<f32> + std::fmt::Debug>(k: K, xs: &[f32], fma: bool) {
+        let got = map_vec(k, xs);
+        for (&x, &g) in xs.iter().zip(&got) {
+            let want = scalar(k, x, fma);
+            assert!(
+                g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
+                "{k:?}({x:e}): {g:e} vs {want:e}"
+            );
+        }
+    }
+    same(k::Sin, &wide, fma);
+    same(k::Cos, &wide, fma);
+    same(k::Erf, &wide, fma);
+    same(k::GeluErf, &wide, fma);
     let big: Vec<f32> = (0..PAR_MIN + 17).map(|i| i as f32 * 1e-4 - 5.0).collect();
     let got = map_vec(k::Exp, &big);
     for (&x, &g) in big.iter().zip(&got) {
@@ -694,6 +738,52 @@ fn avx2_f32_sum_is_the_scalar_sum_bitwise() {
     }
 }
 
+/// Every float32 with `0.25 <= |x| <= 16` (where the polynomials switch and erfc's
+/// `e^(-x^2)` matters; 2 x 41.9M inputs) through float32 erf and gelu(erf), both flavours.
+#[test]
+#[ignore = "exhaustive over 0.25 <= |x| <= 16: run in release"]
+fn f32_erf_and_gelu_over_their_core_range() {
+    let (lo, hi) = (0.25f32.to_bits(), 16f32.to_bits());
+    let parts = 4u32;
+    let worst: Vec<[(f64, f32); 4]> = std::thread::scope(|sc| {
+        let hs: Vec<_> = (0..parts)
+            .map(|p| {
+                sc.spawn(move || {
+                    let mut w = [(0.0f64, 0.0f32); 4];
+                    for b in (lo + p..=hi).step_by(parts as usize) {
+                        for x in [f32::from_bits(b), -f32::from_bits(b)] {
+                            let (e, g) = (libm::erf(x as f64), gelu_erf_ref(x as f64));
+                            let errs = [
+                                ulp_err_f32(erf_f32::<true>(x), e),
+                                ulp_err_f32(erf_f32::<false>(x), e),
+                                ulp_err_f32(gelu_erf_f32::<true>(x), g),
+                                ulp_err_f32(gelu_erf_f32::<false>(x), g),
+                            ];
+                            for (wi, e) in w.iter_mut().zip(errs) {
+                                if e > wi.0 {
+                                    *wi = (e, x);
+                                }
+                            }
+                        }
+                    }
+                    w
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let names = ["erf fma", "erf plain", "gelu_erf fma", "gelu_erf plain"];
+    for (i, name) in names.iter().enumerate() {
+        let (e, x) = worst
+            .iter()
+            .map(|w| w[i])
+            .fold((0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a });
+        println!("{name}: max {e:.3} ulp at {x:e}");
+        let bound = if i < 2 { 1.0 } else { 2.0 };
+        assert!(e <= bound, "{name}: {e} ulp at {x:e}");
+    }
+}
+
 #[test]
 #[ignore = "exhaustive: run in release to regenerate docs/kernels.md"]
 fn ulp_table() {
@@ -708,6 +798,10 @@ fn ulp_table() {
             "| {} | f32 | {} | {:.3} | {:e} |",
             r.name, r.fma, r.max, r.at
         );
+    }
+    // PYJIT_ULP_F64=0: the f32 rows only.
+    if std::env::var("PYJIT_ULP_F64").is_ok_and(|v| v == "0") {
+        return;
     }
     for r in measure_f64(&f64_inputs(10_000_000)) {
         println!(
