@@ -1183,7 +1183,7 @@ pub fn gelu_tanh_f64<const F: bool>(x: f64) -> f64 {
 
 // ------------------------------------------------------------------------------ erf
 
-// float32-native erf and gelu(erf), 8 lanes on AVX2. The coefficients are least-squares fits in
+// float32-native erf and gelu(erf), 8 lanes on AVX2. The coefficients (tools/fit_erf_f32.py) are least-squares fits in
 // the relative error (mpmath, 300 Chebyshev points), each coefficient rounded to float32 in turn
 // and the rest refitted; the errors quoted are the rounded fits' own on 3,000 points. The
 // constant terms are `hi + lo` pairs, so their rounding costs nothing.
