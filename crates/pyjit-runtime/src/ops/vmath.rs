@@ -805,8 +805,8 @@ pub const EXPM1_POLY_WIDE_F64: [f64; 17] = [
 pub const EXPM1_POLY_F64: [f64; 12] = last_n(&EXPM1_POLY_WIDE_F64);
 
 /// The last `M` entries of `a`.
-const fn last_n<const N: usize, const M: usize>(a: &[f64; N]) -> [f64; M] {
-    let mut out = [0.0; M];
+const fn last_n<T: Copy, const N: usize, const M: usize>(a: &[T; N]) -> [T; M] {
+    let mut out = [a[N - M]; M];
     let mut i = 0;
     while i < M {
         out[i] = a[N - M + i];
@@ -1231,16 +1231,9 @@ const ERFC32_Q: [f32; 12] = [
     -5.259_878_6e-2,
     2.484_286_1e-1,
 ];
-/// `e^r - 1 = r + r^2 P(r)` on `|r| <= ln2/2`: Taylor to r^8 (truncation < 2^-32 relative).
-const EXPM1_F32_SHORT: [f32; 7] = [
-    1.0 / 40_320.0,
-    1.0 / 5_040.0,
-    1.0 / 720.0,
-    1.0 / 120.0,
-    1.0 / 24.0,
-    1.0 / 6.0,
-    0.5,
-];
+/// `e^r - 1 = r + r^2 P(r)` on `|r| <= ln2/2`: Taylor to r^8 (truncation < 2^-32 relative),
+/// the tail of [`EXPM1_POLY_F32`].
+const EXPM1_F32_SHORT: [f32; 7] = last_n(&EXPM1_POLY_F32);
 
 /// `(p, e)` with `p + e = a b` exactly (no overflow or underflow): an FMA for `e`, or Dekker's
 /// product of 12-bit halves without one.
