@@ -541,15 +541,28 @@ fn structured_ok(f: &Function, cand: &HashMap<Value, Kind>, v: Value, k: Kind) -
             _ => true,
         })
     };
+    // A loop's carried value and its result are one slot, of one type: each is scalarized only
+    // with the other (a result used where a tensor is needed keeps the carried value a tensor).
     match def(f, v) {
         Def::Param(r, i) => {
             let o = f.regions[r].parent?;
-            (f.op(o).kind == OpKind::Loop && i >= 1)
-                .then(|| is(f.op(o).operands[i + 1]) && yields(o, i))
+            (f.op(o).kind == OpKind::Loop && i >= 1).then(|| {
+                is(f.op(o).operands[i + 1])
+                    && yields(o, i)
+                    && f.op(o).results.get(i - 1).is_some_and(|&res| is(res))
+            })
         }
         Def::Result(o, i) => match f.op(o).kind {
             OpKind::If => Some(yields(o, i)),
-            OpKind::Loop => Some(is(f.op(o).operands[i + 2]) && yields(o, i + 1)),
+            OpKind::Loop => Some(
+                is(f.op(o).operands[i + 2])
+                    && yields(o, i + 1)
+                    && f.op(o)
+                        .regions
+                        .first()
+                        .and_then(|&b| f.region_params(b).get(i + 1))
+                        .is_some_and(|&p| is(p)),
+            ),
             _ => None,
         },
     }
