@@ -118,6 +118,10 @@ pub(crate) struct Lowering<'a, 'b> {
     /// `f64` values that are the exact promotion of an `f32` value (an `f32` element load, an
     /// `elem.*.f32` result), with that value: narrowing one again is free.
     narrowed: HashMap<ir::Value, ir::Value>,
+    /// The `float` values kept in `f32` registers ([`f32_carried`]), and, per block their
+    /// values enter through (a loop body, an `if`'s merge), which of its parameters are those.
+    f32_vals: HashSet<IrValue>,
+    f32_params: HashMap<ir::Block, Vec<bool>>,
     /// Whether the function has a loop; the scratch words of `float_const` and how many are used.
     has_loop: bool,
     const_slot: Option<(ir::StackSlot, usize)>,
@@ -227,6 +231,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
             short_and: HashMap::new(),
             shape_ops,
             narrowed: HashMap::new(),
+            f32_vals: f32_carried(f),
+            f32_params: HashMap::new(),
             has_loop: f.all_ops().iter().any(|&op| f.op(op).kind == OpKind::Loop),
             const_slot: None,
             pinned_consts: 0,
@@ -906,6 +912,12 @@ impl<'a, 'b> Lowering<'a, 'b> {
             }
             OpKind::FloatCmp(c) => {
                 let (a, b) = (arg(self, 0)?, arg(self, 1)?);
+                // Two promoted `f32` values compare as the `f32` values do (promotion is exact
+                // and monotone, NaN stays NaN).
+                let (a, b) = match (self.narrowed.get(&a), self.narrowed.get(&b)) {
+                    (Some(&a), Some(&b)) => (a, b),
+                    _ => (a, b),
+                };
                 vec![self.b.ins().fcmp(float_cc(*c), a, b)]
             }
             OpKind::BoolBin(o) => {
@@ -1116,9 +1128,19 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 {
                     self.short_and.insert(*r, (c, *t0));
                 }
+                let mask = self.f32_mask(&results);
                 t.iter()
                     .zip(&e)
-                    .map(|(&x, &y)| self.b.ins().select(c, x, y))
+                    .zip(mask)
+                    .map(|((&x, &y), narrow)| {
+                        if narrow {
+                            let (x, y) = (self.narrow(x), self.narrow(y));
+                            let r = self.b.ins().select(c, x, y);
+                            self.widen(r)
+                        } else {
+                            self.b.ins().select(c, x, y)
+                        }
+                    })
                     .collect()
             }
             OpKind::If => {
@@ -1130,16 +1152,20 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 );
                 let res_slots: Vec<Slot> =
                     results.iter().flat_map(|&r| slots_of(self.ty(r))).collect();
-                for &s in &res_slots {
-                    self.b.append_block_param(merge, clif_type(s));
+                let mask = self.f32_mask(&results);
+                for (&s, &narrow) in res_slots.iter().zip(&mask) {
+                    let t = if narrow { types::F32 } else { clif_type(s) };
+                    self.b.append_block_param(merge, t);
                 }
+                self.f32_params.insert(merge, mask.clone());
                 self.b.ins().brif(c, then_b, &[], else_b, &[]);
                 self.b.switch_to_block(then_b);
                 self.lower_region(regions[0], Exit::IfMerge(merge), false)?;
                 self.b.switch_to_block(else_b);
                 self.lower_region(regions[1], Exit::IfMerge(merge), false)?;
                 self.b.switch_to_block(merge);
-                self.b.block_params(merge).to_vec()
+                let params = self.b.block_params(merge).to_vec();
+                self.widen_masked(params, &mask)
             }
             OpKind::Loop => self.lower_loop(op, k)?,
             OpKind::Fused => return self.fused_op(op, k),
@@ -1149,6 +1175,20 @@ impl<'a, 'b> Lowering<'a, 'b> {
                     args.extend(self.consume(v, k, op)?);
                 }
                 self.end_of_op(k)?;
+                // The target's `f32` parameters take the `f32` values (a loop's after its
+                // condition).
+                let (target, skip) = match exit {
+                    Exit::IfMerge(merge) => (Some(merge), 0),
+                    Exit::Loop { body, .. } => (Some(body), 1),
+                    Exit::Body | Exit::Capture => (None, 0),
+                };
+                if let Some(mask) = target.and_then(|b| self.f32_params.get(&b)).cloned() {
+                    for (a, narrow) in args.iter_mut().skip(skip).zip(mask) {
+                        if narrow {
+                            *a = self.narrow(*a);
+                        }
+                    }
+                }
                 let bargs =
                     |vs: &[ir::Value]| vs.iter().map(|&v| BlockArg::Value(v)).collect::<Vec<_>>();
                 match exit {
@@ -1362,13 +1402,22 @@ impl<'a, 'b> Lowering<'a, 'b> {
             kinds.extend(slots_of(self.ty(v)));
             carried.extend(self.consume(v, k, op)?);
         }
+        // Carried `float`s that are always `f32` values travel in `f32` registers.
+        let mask = self.f32_mask(params.get(1..).unwrap_or(&[]));
+        for (c, &narrow) in carried.iter_mut().zip(&mask) {
+            if narrow {
+                *c = self.narrow(*c);
+            }
+        }
         let body_b = self.b.create_block();
         let exit_b = self.b.create_block();
         let i_b = need_i.then(|| self.b.append_block_param(body_b, types::I64));
-        for &s in &kinds {
-            self.b.append_block_param(body_b, clif_type(s));
-            self.b.append_block_param(exit_b, clif_type(s));
+        for (&s, &narrow) in kinds.iter().zip(&mask) {
+            let t = if narrow { types::F32 } else { clif_type(s) };
+            self.b.append_block_param(body_b, t);
+            self.b.append_block_param(exit_b, t);
         }
+        self.f32_params.insert(body_b, mask.clone());
         let bargs = |vs: &[ir::Value]| vs.iter().map(|&v| BlockArg::Value(v)).collect::<Vec<_>>();
         let zero = self.b.ins().iconst(types::I64, 0);
         let go = if unbounded {
@@ -1396,6 +1445,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
             // The index is never read: any value will do.
             body_vals.insert(0, zero);
         }
+        let carried_vals = body_vals.split_off(1);
+        body_vals.extend(self.widen_masked(carried_vals, &mask));
         // The body region's parameters are (i, carried…): bind their slots before lowering.
         let mut it = body_vals.into_iter();
         for &p in &params {
@@ -1415,7 +1466,32 @@ impl<'a, 'b> Lowering<'a, 'b> {
         )?;
 
         self.b.switch_to_block(exit_b);
-        Ok(self.b.block_params(exit_b).to_vec())
+        let results = self.b.block_params(exit_b).to_vec();
+        Ok(self.widen_masked(results, &mask))
+    }
+
+    /// Per slot of `vs`: whether it is a `float` kept in an `f32` register ([`f32_carried`]).
+    fn f32_mask(&self, vs: &[IrValue]) -> Vec<bool> {
+        vs.iter()
+            .flat_map(|v| {
+                let narrow = self.f32_vals.contains(v);
+                slots_of(self.ty(*v)).into_iter().map(move |_| narrow)
+            })
+            .collect()
+    }
+
+    /// `vs` with the `f32` registers `mask` marks widened to the `f64` the IR's `float` is.
+    fn widen_masked(&mut self, vs: Vec<ir::Value>, mask: &[bool]) -> Vec<ir::Value> {
+        vs.into_iter()
+            .enumerate()
+            .map(|(i, v)| {
+                if mask.get(i).copied().unwrap_or(false) {
+                    self.widen(v)
+                } else {
+                    v
+                }
+            })
+            .collect()
     }
 
     /// A float constant. In a function with loops, a constant of the function's body is also
@@ -1809,4 +1885,88 @@ pub(crate) fn signature(jit: &JITModule, f: &pyjit_ir::Function) -> ir::Signatur
         sig.returns.push(AbiParam::new(clif_type(s)));
     }
     sig
+}
+
+/// The `float` values that native code keeps in `f32` registers: the loop-carried values (a
+/// loop body's parameters and the loop's results) and `if` results whose every incoming value
+/// always holds an `f32` value — an `elem.*.f32` result, an element of a `float32` tensor, a
+/// constant an `f32` holds exactly, or another value of this set. (A NumPy-style `float32`
+/// accumulator, `s += e`, is such a value: kept as the IR's `f64`, each iteration would convert
+/// it to `f32` and back on the loop's dependency chain.) The `f64` the IR's `float` is stays
+/// available as the exact promotion of the register (`Lowering::widen`).
+///
+/// Found as a greatest fixpoint: every candidate starts in the set and is dropped once one of
+/// its incoming values is not known to be an `f32` value.
+fn f32_carried(f: &pyjit_ir::Function) -> HashSet<IrValue> {
+    use pyjit_runtime::DType;
+    let is_float = |v: IrValue| f.values[v].ty == Type::Float;
+    let exact = |v: IrValue| match f.defining_op(v).map(|o| f.op(o)) {
+        Some(d) => match &d.kind {
+            OpKind::Elem(_, Prec::F32) => true,
+            OpKind::TensorLoad => d.operands.first().is_some_and(|&t| {
+                f.values[t]
+                    .ty
+                    .as_tensor()
+                    .is_some_and(|tt| tt.dtype == Some(DType::Float32))
+            }),
+            OpKind::Const(Const::Float(x)) => f64::from(*x as f32) == *x,
+            _ => false,
+        },
+        None => false,
+    };
+    let yielded = |r: Region| -> Option<Vec<IrValue>> {
+        let &last = f.region_ops(r).last()?;
+        let d = f.op(last);
+        (d.kind == OpKind::Yield).then(|| d.operands.to_vec())
+    };
+    // Per candidate group: the values that share one register (a body parameter and the loop
+    // result it becomes) and the values flowing into them.
+    let mut groups: Vec<(Vec<IrValue>, Vec<IrValue>)> = Vec::new();
+    for op in f.all_ops() {
+        let d = f.op(op);
+        match d.kind {
+            OpKind::Loop => {
+                let body = d.regions[0];
+                let params = f.region_params(body);
+                let ys = yielded(body).unwrap_or_default();
+                for (j, &init) in d.operands.iter().skip(2).enumerate() {
+                    let (Some(&p), Some(&r), Some(&y)) =
+                        (params.get(1 + j), d.results.get(j), ys.get(1 + j))
+                    else {
+                        continue;
+                    };
+                    if is_float(p) {
+                        groups.push((vec![p, r], vec![init, y]));
+                    }
+                }
+            }
+            OpKind::If if d.regions.len() == 2 => {
+                let (Some(t), Some(e)) = (yielded(d.regions[0]), yielded(d.regions[1])) else {
+                    continue;
+                };
+                for (j, &r) in d.results.iter().enumerate() {
+                    if let (true, Some(&a), Some(&b)) = (is_float(r), t.get(j), e.get(j)) {
+                        groups.push((vec![r], vec![a, b]));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut set: HashSet<IrValue> = groups.iter().flat_map(|g| g.0.iter().copied()).collect();
+    loop {
+        let before = set.len();
+        for (members, incoming) in &groups {
+            if members.iter().any(|m| set.contains(m))
+                && !incoming.iter().all(|&v| set.contains(&v) || exact(v))
+            {
+                for m in members {
+                    set.remove(m);
+                }
+            }
+        }
+        if set.len() == before {
+            return set;
+        }
+    }
 }
