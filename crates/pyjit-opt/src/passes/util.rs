@@ -17,25 +17,23 @@ pub fn const_of(f: &Function, v: Value) -> Option<&Const> {
     }
 }
 
-pub fn const_int(f: &Function, v: Value) -> Option<i64> {
-    match const_of(f, v)? {
-        Const::Int(i) => Some(*i),
-        _ => None,
-    }
+/// `pub fn NAME(f, v) -> Option<T>`: the value of the constant `v` is defined by, when it is a
+/// `Const::VARIANT`.
+macro_rules! const_getter {
+    ($($name:ident: $variant:ident -> $t:ty;)*) => {$(
+        pub fn $name(f: &Function, v: Value) -> Option<$t> {
+            match const_of(f, v)? {
+                Const::$variant(x) => Some(*x),
+                _ => None,
+            }
+        }
+    )*};
 }
 
-pub fn const_bool(f: &Function, v: Value) -> Option<bool> {
-    match const_of(f, v)? {
-        Const::Bool(b) => Some(*b),
-        _ => None,
-    }
-}
-
-pub fn const_float(f: &Function, v: Value) -> Option<f64> {
-    match const_of(f, v)? {
-        Const::Float(x) => Some(*x),
-        _ => None,
-    }
+const_getter! {
+    const_int: Int -> i64;
+    const_bool: Bool -> bool;
+    const_float: Float -> f64;
 }
 
 /// The region a value is defined in (the region of its defining op, or the region it is a
