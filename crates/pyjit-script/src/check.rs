@@ -162,28 +162,14 @@ impl Checker<'_> {
                         "use a plain `for` loop",
                     ));
                 }
-                if let Some(first) = orelse.first() {
-                    self.push(err(
-                        "`for ... else` is not supported",
-                        else_span(self.src, first),
-                        "`else` clause of a `for` loop",
-                        "set a flag before `break` (e.g. `found = True`) and test it after the loop",
-                    ));
-                }
+                self.loop_else("for", orelse);
                 self.target(target);
                 self.expr(iter, false);
                 self.block(body, false);
                 self.block(orelse, false);
             }
             StmtKind::While { test, body, orelse } => {
-                if let Some(first) = orelse.first() {
-                    self.push(err(
-                        "`while ... else` is not supported",
-                        else_span(self.src, first),
-                        "`else` clause of a `while` loop",
-                        "set a flag before `break` (e.g. `found = True`) and test it after the loop",
-                    ));
-                }
+                self.loop_else("while", orelse);
                 self.expr(test, false);
                 self.block(body, false);
                 self.block(orelse, false);
@@ -300,6 +286,18 @@ impl Checker<'_> {
                 }
             }
             StmtKind::Pass | StmtKind::Break | StmtKind::Continue => {}
+        }
+    }
+
+    /// Rejects the `else` block of a `for` or `while` loop (`keyword`), if it has one.
+    fn loop_else(&mut self, keyword: &str, orelse: &[Stmt]) {
+        if let Some(first) = orelse.first() {
+            self.push(err(
+                format!("`{keyword} ... else` is not supported"),
+                else_span(self.src, first),
+                &format!("`else` clause of a `{keyword}` loop"),
+                "set a flag before `break` (e.g. `found = True`) and test it after the loop",
+            ));
         }
     }
 
