@@ -7,19 +7,8 @@ use std::fmt::Write;
 
 /// A DOT string literal.
 fn quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    // DOT has no escapes for the other control characters: they are dropped.
+    pyjit_syntax::quote::double_quoted(s, |_, _| {})
 }
 
 /// The DOT text of `graphs` (one, or several side by side).

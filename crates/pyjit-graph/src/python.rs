@@ -31,6 +31,7 @@ use pyjit_ir::{
     BoolBinOp, CastOp, CmpOp, Const, DType, FloatBinOp, FloatUnOp, FuncId, Function, IndexKind,
     IntBinOp, IntUnOp, MathFn, Module, Op, OpKind, Region, SecondaryMap, Type, Value, ValueDef,
 };
+use pyjit_syntax::quote;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write;
 
@@ -163,26 +164,22 @@ fn annotation(t: &Type) -> String {
 
 /// A Python string literal.
 fn py_str(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        push_escaped(&mut out, c);
-    }
-    out.push('"');
-    out
+    quote::double_quoted(s, py_control)
 }
 
+/// `c` as it stands inside a Python string literal in double quotes.
 fn push_escaped(out: &mut String, c: char) {
+    quote::push_escaped(out, c, py_control);
+}
+
+/// Python's escape for a control character other than a newline.
+fn py_control(out: &mut String, c: char) {
     match c {
-        '"' => out.push_str("\\\""),
-        '\\' => out.push_str("\\\\"),
-        '\n' => out.push_str("\\n"),
         '\t' => out.push_str("\\t"),
         '\r' => out.push_str("\\r"),
-        c if c.is_control() => {
+        c => {
             let _ = write!(out, "\\u{:04x}", c as u32);
         }
-        c => out.push(c),
     }
 }
 

@@ -79,23 +79,13 @@ pub(crate) fn is_plain_name(s: &str) -> bool {
 
 /// A string literal in the text format: `"`, `\` and control characters escaped.
 pub(crate) fn quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
+    pyjit_syntax::quote::double_quoted(s, |out, c| match c {
+        '\t' => out.push_str("\\t"),
+        '\r' => out.push_str("\\r"),
+        c => {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
         }
-    }
-    out.push('"');
-    out
+    })
 }
 
 /// A function name after `@`.

@@ -10,11 +10,12 @@ use pyjit_syntax::ast::{Expr, ExprKind, FunctionDef, Keyword, Parameters, Stmt, 
 /// Checks one module-level function: its signature and its body.
 pub(crate) fn check_function(def: &FunctionDef, src: &str, out: &mut Vec<Diagnostic>) {
     if def.is_async {
-        out.push(
-            Diagnostic::error("`async` functions are not supported")
-                .with_primary(def.name.span, "declared `async def`")
-                .with_help("remove `async`; compiled functions run synchronously"),
-        );
+        out.push(err(
+            "`async` functions are not supported",
+            def.name.span,
+            "declared `async def`",
+            "remove `async`; compiled functions run synchronously",
+        ));
     }
     check_params(&def.params, out);
     let mut c = Checker { out, src };
@@ -24,24 +25,23 @@ pub(crate) fn check_function(def: &FunctionDef, src: &str, out: &mut Vec<Diagnos
 /// Rejects `*args` / `**kwargs` parameters.
 pub(crate) fn check_params(params: &Parameters, out: &mut Vec<Diagnostic>) {
     if let Some(p) = &params.vararg {
-        out.push(
-            Diagnostic::error(format!(
-                "variadic parameter `*{}` is not supported",
-                p.name.name
-            ))
-            .with_primary(p.span, "`*args` parameter")
-            .with_help("take a `List[T]` parameter, or a fixed number of parameters"),
-        );
+        out.push(err(
+            format!("variadic parameter `*{}` is not supported", p.name.name),
+            p.span,
+            "`*args` parameter",
+            "take a `List[T]` parameter, or a fixed number of parameters",
+        ));
     }
     if let Some(p) = &params.kwarg {
-        out.push(
-            Diagnostic::error(format!(
+        out.push(err(
+            format!(
                 "keyword-variadic parameter `**{}` is not supported",
                 p.name.name
-            ))
-            .with_primary(p.span, "`**kwargs` parameter")
-            .with_help("declare each keyword parameter with a default value instead"),
-        );
+            ),
+            p.span,
+            "`**kwargs` parameter",
+            "declare each keyword parameter with a default value instead",
+        ));
     }
 }
 
@@ -162,28 +162,14 @@ impl Checker<'_> {
                         "use a plain `for` loop",
                     ));
                 }
-                if let Some(first) = orelse.first() {
-                    self.push(err(
-                        "`for ... else` is not supported",
-                        else_span(self.src, first),
-                        "`else` clause of a `for` loop",
-                        "set a flag before `break` (e.g. `found = True`) and test it after the loop",
-                    ));
-                }
+                self.loop_else("for", orelse);
                 self.target(target);
                 self.expr(iter, false);
                 self.block(body, false);
                 self.block(orelse, false);
             }
             StmtKind::While { test, body, orelse } => {
-                if let Some(first) = orelse.first() {
-                    self.push(err(
-                        "`while ... else` is not supported",
-                        else_span(self.src, first),
-                        "`else` clause of a `while` loop",
-                        "set a flag before `break` (e.g. `found = True`) and test it after the loop",
-                    ));
-                }
+                self.loop_else("while", orelse);
                 self.expr(test, false);
                 self.block(body, false);
                 self.block(orelse, false);
@@ -300,6 +286,18 @@ impl Checker<'_> {
                 }
             }
             StmtKind::Pass | StmtKind::Break | StmtKind::Continue => {}
+        }
+    }
+
+    /// Rejects the `else` block of a `for` or `while` loop (`keyword`), if it has one.
+    fn loop_else(&mut self, keyword: &str, orelse: &[Stmt]) {
+        if let Some(first) = orelse.first() {
+            self.push(err(
+                format!("`{keyword} ... else` is not supported"),
+                else_span(self.src, first),
+                &format!("`else` clause of a `{keyword}` loop"),
+                "set a flag before `break` (e.g. `found = True`) and test it after the loop",
+            ));
         }
     }
 

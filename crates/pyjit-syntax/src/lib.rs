@@ -28,6 +28,7 @@ mod dump;
 pub mod lexer;
 mod normalize;
 mod parser;
+pub mod quote;
 mod render;
 pub mod span;
 pub mod token;

@@ -175,33 +175,29 @@ fn tuples_and_lambdas() {
 
 #[test]
 fn numbers_in_every_form() {
-    let ints = [
-        ("1_000", 1000),
-        ("0x1F", 31),
-        ("0X_ff", 255),
-        ("0b101", 5),
-        ("0o17", 15),
-        ("0", 0),
-        ("00", 0),
-        ("1_2_3", 123),
+    use ExprKind::{Float, Imag, Int};
+    let cases = [
+        ("1_000", Int(1000)),
+        ("0x1F", Int(31)),
+        ("0X_ff", Int(255)),
+        ("0b101", Int(5)),
+        ("0o17", Int(15)),
+        ("0", Int(0)),
+        ("00", Int(0)),
+        ("1_2_3", Int(123)),
+        ("1e-3", Float(1e-3)),
+        (".5", Float(0.5)),
+        ("5.", Float(5.0)),
+        ("1.5e+2", Float(150.0)),
+        ("1_0.2_5", Float(10.25)),
+        ("1E5", Float(1e5)),
+        ("1j", Imag(1.0)),
+        ("2.5J", Imag(2.5)),
+        ("1e999", Float(f64::INFINITY)),
     ];
-    for (src, v) in ints {
-        assert_eq!(expr(src).kind, ExprKind::Int(v), "{src}");
+    for (src, kind) in cases {
+        assert_eq!(expr(src).kind, kind, "{src}");
     }
-    let floats = [
-        ("1e-3", 1e-3),
-        (".5", 0.5),
-        ("5.", 5.0),
-        ("1.5e+2", 150.0),
-        ("1_0.2_5", 10.25),
-        ("1E5", 1e5),
-    ];
-    for (src, v) in floats {
-        assert_eq!(expr(src).kind, ExprKind::Float(v), "{src}");
-    }
-    assert_eq!(expr("1j").kind, ExprKind::Imag(1.0));
-    assert_eq!(expr("2.5J").kind, ExprKind::Imag(2.5));
-    assert_eq!(expr("1e999").kind, ExprKind::Float(f64::INFINITY));
 }
 
 #[test]

@@ -268,14 +268,8 @@ fn inplace_args_are_untouched_by_an_abandoned_run() {
 fn scripted_callee_keeps_its_control_flow() {
     let src = "import torch\nfrom torch import Tensor\n\n@torch.jit.script\ndef pick(x: Tensor) -> Tensor:\n    if x.sum() > 0:\n        return x * 2\n    return x - 1\n\ndef f(x):\n    return pick(x) + 1\n";
     let (file, m) = parsed("mix.py", src);
-    let tr = trace_of(
-        &file,
-        &m,
-        "f",
-        vec![t(&[1.0, 2.0])],
-        TraceOptions::default(),
-    )
-    .expect("traces");
+    let args = vec![t(&[1.0, 2.0])];
+    let tr = trace_of(&file, &m, "f", args, TraceOptions::default()).expect("traces");
     assert!(
         tr.guards.is_empty(),
         "the branch is inside the scripted callee: {:?}",
@@ -343,18 +337,12 @@ fn caught_tensor_op_errors_are_not_traced_but_run_eagerly() {
     let src = "import torch\n\ndef f(x):\n    try:\n        return x + torch.ones(3)\n    except RuntimeError:\n        return x\n";
     let (file, m) = parsed("c.py", src);
     // Eagerly, Python semantics: the shape error is caught.
-    let r = pyjit_trace::eval_function_to(&file, &m, "f", vec![t(&[1.0, 2.0])], &mut Vec::new())
+    let args = vec![t(&[1.0, 2.0])];
+    let r = pyjit_trace::eval_function_to(&file, &m, "f", args.clone(), &mut Vec::new())
         .expect("caught");
     assert_eq!(pyjit_interp::format::py_str(&r), "tensor([1., 2.])");
     // A trace may not record it: whether the op raises depends on shapes it does not guard.
-    let e = trace_of(
-        &file,
-        &m,
-        "f",
-        vec![t(&[1.0, 2.0])],
-        TraceOptions::default(),
-    )
-    .expect_err("refused");
+    let e = trace_of(&file, &m, "f", args, TraceOptions::default()).expect_err("refused");
     assert_eq!(e.kind, "TraceError");
     assert!(
         e.message

@@ -126,7 +126,7 @@ fn apply(
 ) -> bool {
     match rw {
         Rewrite::Value(v) => {
-            if !edits.forward_result(f, op, v, ctx) {
+            if !util::forward_result(f, edits, op, v, ctx) {
                 return false;
             }
         }
@@ -142,7 +142,7 @@ fn apply(
             return any;
         }
         Rewrite::Const(c) => {
-            if !edits.replace_with_const(f, op, c, ctx) {
+            if !util::replace_with_const(f, edits, op, c, ctx) {
                 return false;
             }
         }

@@ -17,25 +17,23 @@ pub fn const_of(f: &Function, v: Value) -> Option<&Const> {
     }
 }
 
-pub fn const_int(f: &Function, v: Value) -> Option<i64> {
-    match const_of(f, v)? {
-        Const::Int(i) => Some(*i),
-        _ => None,
-    }
+/// `pub fn NAME(f, v) -> Option<T>`: the value of the constant `v` is defined by, when it is a
+/// `Const::VARIANT`.
+macro_rules! const_getter {
+    ($($name:ident: $variant:ident -> $t:ty;)*) => {$(
+        pub fn $name(f: &Function, v: Value) -> Option<$t> {
+            match const_of(f, v)? {
+                Const::$variant(x) => Some(*x),
+                _ => None,
+            }
+        }
+    )*};
 }
 
-pub fn const_bool(f: &Function, v: Value) -> Option<bool> {
-    match const_of(f, v)? {
-        Const::Bool(b) => Some(*b),
-        _ => None,
-    }
-}
-
-pub fn const_float(f: &Function, v: Value) -> Option<f64> {
-    match const_of(f, v)? {
-        Const::Float(x) => Some(*x),
-        _ => None,
-    }
+const_getter! {
+    const_int: Int -> i64;
+    const_bool: Bool -> bool;
+    const_float: Float -> f64;
 }
 
 /// The region a value is defined in (the region of its defining op, or the region it is a
@@ -414,13 +412,55 @@ pub fn resolve(subst: &HashMap<Value, Value>, mut v: Value) -> Value {
     v
 }
 
+/// Where a pass's rewrites of single results go: at once, through the exact [`Uses`] index of the
+/// function (which stays exact), or deferred, through [`Edits`].
+pub(crate) trait Rewriter {
+    /// Every use of `from` becomes a use of `to`.
+    fn replace_value(&mut self, f: &mut Function, from: Value, to: Value);
+    /// Deletes the attached `op`, whose results have no uses left.
+    fn drop_op(&mut self, f: &mut Function, op: Op);
+    /// Inserts a `const` before `anchor` with `anchor`'s span and returns its value.
+    fn insert_const(&mut self, f: &mut Function, anchor: Op, c: Const) -> Value;
+}
+
+impl Rewriter for Uses {
+    fn replace_value(&mut self, f: &mut Function, from: Value, to: Value) {
+        self.replace_uses(f, from, to);
+    }
+
+    fn drop_op(&mut self, f: &mut Function, op: Op) {
+        self.remove_op(f, op);
+    }
+
+    fn insert_const(&mut self, f: &mut Function, anchor: Op, c: Const) -> Value {
+        // A `const` has no operands: inserting it changes no use list.
+        insert_const_before(f, anchor, c)
+    }
+}
+
+impl Rewriter for Edits {
+    fn replace_value(&mut self, _: &mut Function, from: Value, to: Value) {
+        self.replace_uses(from, to);
+    }
+
+    /// Detaches `op` in O(1).
+    fn drop_op(&mut self, f: &mut Function, op: Op) {
+        f.detach_op(op);
+    }
+
+    fn insert_const(&mut self, f: &mut Function, anchor: Op, c: Const) -> Value {
+        let k = const_op(f, anchor, c);
+        self.insert_before(f, anchor, k);
+        f.result(k)
+    }
+}
+
 /// Replaces the single result of `op` by `to` and deletes `op`, if the budget allows (counted
 /// in `removed`); false, changing nothing, when `op` has not exactly one result or the budget ran
 /// out.
-/// `uses` must be exact for `f` and stays so.
 pub(crate) fn forward_result(
     f: &mut Function,
-    uses: &mut Uses,
+    rw: &mut impl Rewriter,
     op: Op,
     to: Value,
     ctx: &mut PassCtx,
@@ -428,8 +468,8 @@ pub(crate) fn forward_result(
     let Some(r) = replaceable_result(f, op, None, ctx) else {
         return false;
     };
-    uses.replace_uses(f, r, to);
-    uses.remove_op(f, op);
+    rw.replace_value(f, r, to);
+    rw.drop_op(f, op);
     ctx.stats.removed += 1;
     true
 }
@@ -438,7 +478,7 @@ pub(crate) fn forward_result(
 /// `c` does not have the result's type.
 pub(crate) fn replace_with_const(
     f: &mut Function,
-    uses: &mut Uses,
+    rw: &mut impl Rewriter,
     op: Op,
     c: Const,
     ctx: &mut PassCtx,
@@ -446,10 +486,9 @@ pub(crate) fn replace_with_const(
     let Some(r) = replaceable_result(f, op, Some(&c.ty()), ctx) else {
         return false;
     };
-    // A `const` has no operands: inserting it changes no use list.
-    let v = insert_const_before(f, op, c);
-    uses.replace_uses(f, r, v);
-    uses.remove_op(f, op);
+    let v = rw.insert_const(f, op, c);
+    rw.replace_value(f, r, v);
+    rw.drop_op(f, op);
     ctx.stats.removed += 1;
     true
 }
@@ -536,43 +575,6 @@ impl Edits {
             .1
             .push(op);
         self.regions.push(r);
-    }
-
-    /// [`forward_result`], deferred: `op` is detached in O(1).
-    pub fn forward_result(
-        &mut self,
-        f: &mut Function,
-        op: Op,
-        to: Value,
-        ctx: &mut PassCtx,
-    ) -> bool {
-        let Some(r) = replaceable_result(f, op, None, ctx) else {
-            return false;
-        };
-        self.replace_uses(r, to);
-        f.detach_op(op);
-        ctx.stats.removed += 1;
-        true
-    }
-
-    /// [`replace_with_const`], deferred.
-    pub fn replace_with_const(
-        &mut self,
-        f: &mut Function,
-        op: Op,
-        c: Const,
-        ctx: &mut PassCtx,
-    ) -> bool {
-        let Some(r) = replaceable_result(f, op, Some(&c.ty()), ctx) else {
-            return false;
-        };
-        let k = const_op(f, op, c);
-        self.insert_before(f, op, k);
-        let v = f.result(k);
-        self.replace_uses(r, v);
-        f.detach_op(op);
-        ctx.stats.removed += 1;
-        true
     }
 
     /// Applies the insertions, removals and substitutions: one pass over each region concerned

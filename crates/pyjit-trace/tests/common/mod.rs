@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+mod manifest;
+
 /// A 1-d float32 tensor argument.
 pub fn t(v: &[f32]) -> Value {
     Value::Tensor(Tensor::from_slice(v))
@@ -184,26 +186,10 @@ fn manifest_tolerances() -> &'static Tolerances {
             .expect("tests/programs/manifest.json");
         let json: serde_json::Value = serde_json::from_str(&text).expect("manifest.json parses");
         let mut out = Tolerances::new();
-        let programs = json.get("programs").and_then(|p| p.as_object());
-        for (name, p) in programs.into_iter().flatten() {
-            let cases = p.get("cases").and_then(|c| c.as_array());
-            for c in cases.into_iter().flatten() {
-                let (Some(k), Some(tol)) = (c.get("case").and_then(|k| k.as_u64()), c.get("tol"))
-                else {
-                    continue;
-                };
-                let pair = match tol {
-                    serde_json::Value::Number(n) => n.as_f64().map(|t| (t, t)),
-                    serde_json::Value::Array(a) if a.len() == 2 => a[0].as_f64().zip(a[1].as_f64()),
-                    serde_json::Value::Object(o) => o
-                        .get("rtol")
-                        .and_then(|v| v.as_f64())
-                        .zip(o.get("atol").and_then(|v| v.as_f64())),
-                    _ => None,
-                };
-                let pair = pair.unwrap_or_else(|| panic!("{name}/{k}: malformed tol {tol}"));
-                out.insert((name.clone(), k as usize), pair);
-            }
+        for (name, k, tol) in manifest::case_tols(&json) {
+            let pair = manifest::tol_pair(tol)
+                .unwrap_or_else(|| panic!("{name}/{k}: malformed tol {tol}"));
+            out.insert((name.clone(), k), pair);
         }
         out
     })

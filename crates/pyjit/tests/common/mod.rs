@@ -8,6 +8,9 @@ use pyjit_runtime::{DType, Tensor};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+#[path = "../../../pyjit-trace/tests/common/manifest.rs"]
+mod manifest;
+
 /// `(rtol, atol)`: floats agree when `|a - b| <= atol + rtol * |b|`.
 pub type Tol = (f64, f64);
 
@@ -88,31 +91,9 @@ pub fn tolerances() -> Tolerances {
     let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
         return out;
     };
-    if let Some(programs) = json.get("programs").and_then(|p| p.as_object()) {
-        for (name, p) in programs {
-            for c in p
-                .get("cases")
-                .and_then(|c| c.as_array())
-                .into_iter()
-                .flatten()
-            {
-                let (Some(k), Some(tol)) = (c.get("case").and_then(|k| k.as_u64()), c.get("tol"))
-                else {
-                    continue;
-                };
-                let pair = match tol {
-                    serde_json::Value::Number(n) => n.as_f64().map(|t| (t, t)),
-                    serde_json::Value::Array(a) if a.len() == 2 => a[0].as_f64().zip(a[1].as_f64()),
-                    serde_json::Value::Object(o) => o
-                        .get("rtol")
-                        .and_then(|v| v.as_f64())
-                        .zip(o.get("atol").and_then(|v| v.as_f64())),
-                    _ => None,
-                };
-                if let Some(pair) = pair {
-                    out.insert((name.clone(), k as usize), pair);
-                }
-            }
+    for (name, k, tol) in manifest::case_tols(&json) {
+        if let Some(pair) = manifest::tol_pair(tol) {
+            out.insert((name.clone(), k), pair);
         }
     }
     out
