@@ -1442,6 +1442,38 @@ fn gather(t: &Tensor, shape: &[usize], start: usize, len: usize) -> Result<Tenso
     })
 }
 
+/// `tanh(x * 2.0 + y) * sigmoid(y) - 0.5 * x` of inputs `x` and `y`: an elementwise chain with
+/// every operand form (Python scalars, the other input, earlier steps), which the tests and the
+/// `fused_tiles` example run.
+pub fn example_chain() -> Program {
+    let step = |name: &str, args: Vec<Operand>| Step {
+        op: schema::lookup(name).expect("the chain's ops are in the op table"),
+        args,
+    };
+    let one = Operand::Const(Value::Int(1));
+    Program {
+        inputs: 2,
+        steps: vec![
+            step(
+                "mul.Scalar",
+                vec![Operand::Input(0), Operand::Const(Value::Float(2.0))],
+            ),
+            step(
+                "add.Tensor",
+                vec![Operand::Step(0), Operand::Input(1), one.clone()],
+            ),
+            step("tanh", vec![Operand::Step(1)]),
+            step("sigmoid", vec![Operand::Input(1)]),
+            step("mul.Tensor", vec![Operand::Step(2), Operand::Step(3)]),
+            step(
+                "mul.Scalar",
+                vec![Operand::Input(0), Operand::Const(Value::Float(0.5))],
+            ),
+            step("sub.Tensor", vec![Operand::Step(4), Operand::Step(5), one]),
+        ],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1453,32 +1485,6 @@ mod tests {
 
     fn step(name: &str, args: Vec<Operand>) -> Step {
         Step { op: op(name), args }
-    }
-
-    fn chain() -> Program {
-        // tanh(x * 2.0 + y) * sigmoid(y) - 0.5 * x
-        let one = Operand::Const(Value::Int(1));
-        Program {
-            inputs: 2,
-            steps: vec![
-                step(
-                    "mul.Scalar",
-                    vec![Operand::Input(0), Operand::Const(Value::Float(2.0))],
-                ),
-                step(
-                    "add.Tensor",
-                    vec![Operand::Step(0), Operand::Input(1), one.clone()],
-                ),
-                step("tanh", vec![Operand::Step(1)]),
-                step("sigmoid", vec![Operand::Input(1)]),
-                step("mul.Tensor", vec![Operand::Step(2), Operand::Step(3)]),
-                step(
-                    "mul.Scalar",
-                    vec![Operand::Input(0), Operand::Const(Value::Float(0.5))],
-                ),
-                step("sub.Tensor", vec![Operand::Step(4), Operand::Step(5), one]),
-            ],
-        }
     }
 
     /// The operands of the reduction `name` (`sum.dim_IntList`, `mean.dim`, `amin` or `amax`)
@@ -1535,7 +1541,7 @@ mod tests {
 
     #[test]
     fn fused_chain_matches_unfused_bitwise_with_broadcasting() {
-        let p = chain();
+        let p = example_chain();
         for (xs, ys) in [
             (vec![300, 257], vec![300, 257]),
             (vec![300, 257], vec![257]),
@@ -1554,7 +1560,7 @@ mod tests {
 
     #[test]
     fn errors_are_the_unfused_ones_and_come_first() {
-        let p = chain();
+        let p = example_chain();
         let x = ramp(&[300, 257], DType::Float32, 0.01);
         let y = ramp(&[300, 256], DType::Float32, 0.01);
         let inputs = [Value::Tensor(x), Value::Tensor(y)];
@@ -1744,7 +1750,7 @@ mod tests {
 
     #[test]
     fn typed_chain_matches_unfused_for_every_operand_form() {
-        let p = chain();
+        let p = example_chain();
         for dtype in [DType::Float32, DType::Float64] {
             // Same shape; a 0-d and a one-element operand of the dtype (constants); the
             // Python scalars of the chain are constants in every case.
@@ -1767,7 +1773,7 @@ mod tests {
     fn typed_path_declines_what_it_does_not_cover() {
         // A row vector broadcast against a matrix, a float64 0-d operand of a float32 chain,
         // and a non-contiguous input: the kernel-call tiles run them, with the unfused bits.
-        let p = chain();
+        let p = example_chain();
         let t = ramp(&[257, 300], DType::Float32, 0.01).t().unwrap();
         for (x, y) in [
             (
