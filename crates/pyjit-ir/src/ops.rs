@@ -130,17 +130,10 @@ pub enum FloatUnOp {
     Abs,
 }
 
-/// Comparisons; operands of one type (`int`, `float` or `bool`), result `bool`. Float comparisons
-/// are IEEE (every comparison with NaN is false except `ne`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CmpOp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
+/// Comparisons; operands of one type (`int`, `float` or `bool`), result `bool`: the runtime's
+/// comparison of tensor elements, so a scalar and a tensor comparison are one operator. Float
+/// comparisons are IEEE (every comparison with NaN is false except `ne`).
+pub use pyjit_runtime::ops::CmpOp;
 
 /// Non-short-circuit ops on two `bool`s (`&`, `|`, `^` on bools; `and`/`or` are `if`s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

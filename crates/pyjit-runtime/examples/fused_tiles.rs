@@ -2,38 +2,12 @@
 //! against the same steps unfused, for several tile sizes:
 //! `cargo run --release -p pyjit-runtime --example fused_tiles`.
 
-use pyjit_runtime::ops::fused::{Operand, Program, Step, run_unfused, run_with_tile};
-use pyjit_runtime::{DType, Tensor, Value, schema};
+use pyjit_runtime::ops::fused::{example_chain, run_unfused, run_with_tile};
+use pyjit_runtime::{DType, Tensor, Value};
 use std::time::{Duration, Instant};
 
-fn op(name: &str) -> schema::OpId {
-    schema::lookup(name).unwrap_or_else(|| panic!("no op {name}"))
-}
-
 fn main() {
-    let one = Operand::Const(Value::Int(1));
-    let step = |name: &str, args: Vec<Operand>| Step { op: op(name), args };
-    let chain = Program {
-        inputs: 2,
-        steps: vec![
-            step(
-                "mul.Scalar",
-                vec![Operand::Input(0), Operand::Const(Value::Float(2.0))],
-            ),
-            step(
-                "add.Tensor",
-                vec![Operand::Step(0), Operand::Input(1), one.clone()],
-            ),
-            step("tanh", vec![Operand::Step(1)]),
-            step("sigmoid", vec![Operand::Input(1)]),
-            step("mul.Tensor", vec![Operand::Step(2), Operand::Step(3)]),
-            step(
-                "mul.Scalar",
-                vec![Operand::Input(0), Operand::Const(Value::Float(0.5))],
-            ),
-            step("sub.Tensor", vec![Operand::Step(4), Operand::Step(5), one]),
-        ],
-    };
+    let chain = example_chain();
     let n = 4_000_000;
     let ramp = |k: usize| -> Tensor {
         let v: Vec<f32> = (0..n)

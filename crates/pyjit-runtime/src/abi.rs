@@ -22,7 +22,7 @@ use ndarray::{ArrayViewD, ArrayViewMutD, IxDyn, ShapeBuilder};
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::RuntimeError;
-use crate::ops::{self, BinaryOp, Input};
+use crate::ops::{self, BinaryOp, CmpOp, Input};
 use crate::schema::{self, OpId};
 use crate::tensor::{RawView, Tensor};
 use crate::value::{Scalar, Value};
@@ -564,12 +564,12 @@ fn binary_op_of_code(code: u32) -> Option<BinaryOp> {
         6 => Pow,
         7 => Maximum,
         8 => Minimum,
-        9 => Eq,
-        10 => Ne,
-        11 => Lt,
-        12 => Le,
-        13 => Gt,
-        14 => Ge,
+        9 => Cmp(CmpOp::Eq),
+        10 => Cmp(CmpOp::Ne),
+        11 => Cmp(CmpOp::Lt),
+        12 => Cmp(CmpOp::Le),
+        13 => Cmp(CmpOp::Gt),
+        14 => Cmp(CmpOp::Ge),
         15 => Atan2,
         16 => BitAnd,
         17 => BitOr,

@@ -11,7 +11,7 @@ pub use crate::schema::{bind, resolve};
 
 use crate::dtype::DType;
 use crate::error::{BindError, Result, RuntimeError};
-use crate::ops::{self, BinaryOp, Input};
+use crate::ops::{self, BinaryOp, CmpOp, Input};
 use crate::schema::{self, OpId};
 use crate::tensor::{Tensor, fmt_list};
 use crate::value::{Scalar, TensorIndex, Value};
@@ -438,12 +438,12 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
         ("atan2", _) => |a| bin(Atan2, a),
         ("maximum", _) | ("max", "other") => |a| bin(Maximum, a),
         ("minimum", _) | ("min", "other") => |a| bin(Minimum, a),
-        ("eq", _) => |a| bin(Eq, a),
-        ("ne", _) => |a| bin(Ne, a),
-        ("lt", _) => |a| bin(Lt, a),
-        ("le", _) => |a| bin(Le, a),
-        ("gt", _) => |a| bin(Gt, a),
-        ("ge", _) => |a| bin(Ge, a),
+        ("eq", _) => |a| bin(Cmp(CmpOp::Eq), a),
+        ("ne", _) => |a| bin(Cmp(CmpOp::Ne), a),
+        ("lt", _) => |a| bin(Cmp(CmpOp::Lt), a),
+        ("le", _) => |a| bin(Cmp(CmpOp::Le), a),
+        ("gt", _) => |a| bin(Cmp(CmpOp::Gt), a),
+        ("ge", _) => |a| bin(Cmp(CmpOp::Ge), a),
         ("logical_and", _) => |a| bin(LogicalAnd, a),
         ("logical_or", _) => |a| bin(LogicalOr, a),
         ("logical_xor", _) => |a| bin(LogicalXor, a),

@@ -175,27 +175,15 @@ impl Element for bool {
 #[doc(hidden)]
 macro_rules! with_dtype {
     ($dt:expr, $T:ident => $body:expr) => {
+        $crate::with_dtype!(@arms $dt, $T => $body;
+            Bool: bool, Int32: i32, Int64: i64, Float32: f32, Float64: f64)
+    };
+    (@arms $dt:expr, $T:ident => $body:expr; $($variant:ident: $t:ty),*) => {
         match $dt {
-            $crate::DType::Bool => {
-                type $T = bool;
+            $($crate::DType::$variant => {
+                type $T = $t;
                 $body
-            }
-            $crate::DType::Int32 => {
-                type $T = i32;
-                $body
-            }
-            $crate::DType::Int64 => {
-                type $T = i64;
-                $body
-            }
-            $crate::DType::Float32 => {
-                type $T = f32;
-                $body
-            }
-            $crate::DType::Float64 => {
-                type $T = f64;
-                $body
-            }
+            })*
         }
     };
 }

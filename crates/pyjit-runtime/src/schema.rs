@@ -23,6 +23,7 @@ use std::sync::OnceLock;
 
 use crate::dtype::{DEFAULT_FLOAT, DType, promote};
 use crate::error::{BindError, RuntimeError};
+use crate::ops::CmpOp;
 use crate::promotion::{Operand, result_type};
 use crate::tensor::wrap_dim;
 use crate::value::{Scalar, Value};
@@ -815,12 +816,8 @@ pub enum PyOperator {
     BitXor,
     LShift,
     RShift,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
+    /// `==`, `!=`, `<`, `<=`, `>`, `>=`
+    Cmp(CmpOp),
     /// unary `-`
     Neg,
     /// unary `+`
@@ -868,12 +865,7 @@ pub fn operator_target(op: PyOperator, form: OperatorForm) -> Option<OperatorTar
                 BitXor => "bitwise_xor",
                 LShift => "bitwise_left_shift",
                 RShift => "bitwise_right_shift",
-                Eq => "eq",
-                Ne => "ne",
-                Lt => "lt",
-                Le => "le",
-                Gt => "gt",
-                Ge => "ge",
+                Cmp(c) => c.name(),
                 Neg => "neg",
                 Pos => "positive",
                 Invert => "bitwise_not",
@@ -886,12 +878,7 @@ pub fn operator_target(op: PyOperator, form: OperatorForm) -> Option<OperatorTar
             BitAnd => t("bitwise_and", true),
             BitOr => t("bitwise_or", true),
             BitXor => t("bitwise_xor", true),
-            Eq => t("eq", true),
-            Ne => t("ne", true),
-            Lt => t("gt", true),
-            Le => t("ge", true),
-            Gt => t("lt", true),
-            Ge => t("le", true),
+            Cmp(c) => t(c.swapped().name(), true),
             Sub => t("rsub", true),
             Div => t("rdiv", true),
             FloorDiv => t("rfloordiv", true),
@@ -1977,7 +1964,7 @@ mod tests {
     fn operators() {
         let t = operator_target(PyOperator::Sub, OperatorForm::Reflected).unwrap();
         assert_eq!((t.name, t.swap), ("rsub", true));
-        let t = operator_target(PyOperator::Lt, OperatorForm::Reflected).unwrap();
+        let t = operator_target(PyOperator::Cmp(CmpOp::Lt), OperatorForm::Reflected).unwrap();
         assert_eq!((t.name, t.swap), ("gt", true));
         assert_eq!(
             operator_target(PyOperator::Add, OperatorForm::InPlace)

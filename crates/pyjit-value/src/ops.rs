@@ -8,7 +8,7 @@ use crate::error::{ExcKind, PyErr};
 use crate::format::{py_format, py_str};
 use crate::scalar;
 use crate::value::{Dict, DictKey, Value};
-use pyjit_ir::{Const, FloatBinOp, IndexKind, IntBinOp, OpKind};
+use pyjit_ir::{CmpOp as IrCmp, Const, FloatBinOp, IndexKind, IntBinOp, OpKind};
 use pyjit_runtime::TensorIndex;
 use pyjit_runtime::schema::PyOperator;
 use pyjit_syntax::ast::{BinOp, CmpOp};
@@ -61,15 +61,15 @@ pub fn tensor_operator(op: BinOp) -> PyOperator {
 /// The runtime's tensor operator of a Python comparison with a tensor operand (`is`/`in` are
 /// not tensor operators: `None`).
 pub fn tensor_comparison(op: CmpOp) -> Option<PyOperator> {
-    Some(match op {
-        CmpOp::Eq => PyOperator::Eq,
-        CmpOp::NotEq => PyOperator::Ne,
-        CmpOp::Lt => PyOperator::Lt,
-        CmpOp::LtE => PyOperator::Le,
-        CmpOp::Gt => PyOperator::Gt,
-        CmpOp::GtE => PyOperator::Ge,
+    Some(PyOperator::Cmp(match op {
+        CmpOp::Eq => IrCmp::Eq,
+        CmpOp::NotEq => IrCmp::Ne,
+        CmpOp::Lt => IrCmp::Lt,
+        CmpOp::LtE => IrCmp::Le,
+        CmpOp::Gt => IrCmp::Gt,
+        CmpOp::GtE => IrCmp::Ge,
         CmpOp::Is | CmpOp::IsNot | CmpOp::In | CmpOp::NotIn => return None,
-    })
+    }))
 }
 
 /// The IR's float operator of a Python binary operator with a float operand.

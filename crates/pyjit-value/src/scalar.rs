@@ -312,15 +312,9 @@ pub fn float_un(op: FloatUnOp, a: f64) -> f64 {
     }
 }
 
+/// `a op b`: the comparison tensor elements are compared with ([`CmpOp::eval`]).
 pub fn cmp<T: PartialOrd>(op: CmpOp, a: T, b: T) -> bool {
-    match op {
-        CmpOp::Eq => a == b,
-        CmpOp::Ne => a != b,
-        CmpOp::Lt => a < b,
-        CmpOp::Le => a <= b,
-        CmpOp::Gt => a > b,
-        CmpOp::Ge => a >= b,
-    }
+    op.eval(a, b)
 }
 
 /// IEEE comparison (every comparison with NaN is false except `ne`), which `PartialOrd` gives.

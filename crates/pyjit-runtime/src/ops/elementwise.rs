@@ -41,6 +41,57 @@ impl Input<'_> {
     }
 }
 
+/// A comparison of two values of one type, result `bool`: of tensor elements here, of Python
+/// scalars in the IR (`pyjit_ir::CmpOp` is this type). Float comparisons are IEEE (every
+/// comparison with NaN is false except `ne`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CmpOp {
+    /// `a op b` (IEEE on floats, as `PartialOrd` compares them).
+    #[inline(always)]
+    pub fn eval<T: PartialOrd>(self, a: T, b: T) -> bool {
+        match self {
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        }
+    }
+
+    /// The name of the op (`eq`, `ne`, `lt`, `le`, `gt`, `ge`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "eq",
+            CmpOp::Ne => "ne",
+            CmpOp::Lt => "lt",
+            CmpOp::Le => "le",
+            CmpOp::Gt => "gt",
+            CmpOp::Ge => "ge",
+        }
+    }
+
+    /// The comparison with its operands swapped: `a < b` is `b > a`.
+    pub fn swapped(self) -> CmpOp {
+        match self {
+            CmpOp::Lt => CmpOp::Gt,
+            CmpOp::Le => CmpOp::Ge,
+            CmpOp::Gt => CmpOp::Lt,
+            CmpOp::Ge => CmpOp::Le,
+            eq_or_ne => eq_or_ne,
+        }
+    }
+}
+
 /// The binary elementwise ops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
@@ -61,12 +112,8 @@ pub enum BinaryOp {
     Atan2,
     Maximum,
     Minimum,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
+    /// A comparison; the result is bool.
+    Cmp(CmpOp),
     LogicalAnd,
     LogicalOr,
     LogicalXor,
@@ -348,17 +395,10 @@ pub fn binary(op: BinaryOp, a: Input<'_>, b: Input<'_>) -> Result<Tensor> {
                 }
             }
         }
-        Eq | Ne | Lt | Le | Gt | Ge => {
+        Cmp(c) => {
             macro_rules! cmp {
                 ($t:ty) => {
-                    map_binary::<$t, bool>(&x, &y, move |p, q| match op {
-                        Eq => p == q,
-                        Ne => p != q,
-                        Lt => p < q,
-                        Le => p <= q,
-                        Gt => p > q,
-                        _ => p >= q,
-                    })
+                    map_binary::<$t, bool>(&x, &y, move |p, q| c.eval(p, q))
                 };
             }
             crate::with_dtype!(compute, T => cmp!(T))
@@ -505,17 +545,19 @@ nan_minmax!(nan_minmax_f32, f32);
 nan_minmax!(nan_minmax_f64, f64);
 
 macro_rules! tensor_tensor {
-    ($($name:ident => $op:ident),* $(,)?) => {$(
+    ($($name:ident => $op:expr),* $(,)?) => {$(
         pub fn $name(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-            binary(BinaryOp::$op, Input::T(a), Input::T(b))
+            use BinaryOp::*;
+            binary($op, Input::T(a), Input::T(b))
         }
     )*};
 }
 
 macro_rules! tensor_scalar {
-    ($($name:ident => $op:ident),* $(,)?) => {$(
+    ($($name:ident => $op:expr),* $(,)?) => {$(
         pub fn $name(a: &Tensor, b: Scalar) -> Result<Tensor> {
-            binary(BinaryOp::$op, Input::T(a), Input::S(b))
+            use BinaryOp::*;
+            binary($op, Input::T(a), Input::S(b))
         }
     )*};
 }
@@ -523,8 +565,9 @@ macro_rules! tensor_scalar {
 tensor_tensor! {
     add => Add, sub => Sub, mul => Mul, div => Div, true_divide => Div,
     floor_divide => DivFloor, remainder => Remainder, fmod => Fmod, pow => Pow, atan2 => Atan2,
-    maximum => Maximum, minimum => Minimum, eq => Eq, ne => Ne, lt => Lt, le => Le, gt => Gt,
-    ge => Ge, logical_and => LogicalAnd, logical_or => LogicalOr, logical_xor => LogicalXor,
+    maximum => Maximum, minimum => Minimum, eq => Cmp(CmpOp::Eq), ne => Cmp(CmpOp::Ne),
+    lt => Cmp(CmpOp::Lt), le => Cmp(CmpOp::Le), gt => Cmp(CmpOp::Gt), ge => Cmp(CmpOp::Ge),
+    logical_and => LogicalAnd, logical_or => LogicalOr, logical_xor => LogicalXor,
     bitwise_and => BitAnd, bitwise_or => BitOr, bitwise_xor => BitXor,
     bitwise_left_shift => Shl, bitwise_right_shift => Shr,
 }
@@ -532,8 +575,9 @@ tensor_tensor! {
 tensor_scalar! {
     add_scalar => Add, sub_scalar => Sub, mul_scalar => Mul, div_scalar => Div,
     floor_divide_scalar => DivFloor, remainder_scalar => Remainder, fmod_scalar => Fmod,
-    pow_scalar => Pow, eq_scalar => Eq, ne_scalar => Ne, lt_scalar => Lt, le_scalar => Le,
-    gt_scalar => Gt, ge_scalar => Ge, bitwise_and_scalar => BitAnd, bitwise_or_scalar => BitOr,
+    pow_scalar => Pow, eq_scalar => Cmp(CmpOp::Eq), ne_scalar => Cmp(CmpOp::Ne),
+    lt_scalar => Cmp(CmpOp::Lt), le_scalar => Cmp(CmpOp::Le), gt_scalar => Cmp(CmpOp::Gt),
+    ge_scalar => Cmp(CmpOp::Ge), bitwise_and_scalar => BitAnd, bitwise_or_scalar => BitOr,
     bitwise_xor_scalar => BitXor, bitwise_left_shift_scalar => Shl,
     bitwise_right_shift_scalar => Shr,
 }

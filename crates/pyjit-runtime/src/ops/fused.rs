@@ -1442,6 +1442,38 @@ fn gather(t: &Tensor, shape: &[usize], start: usize, len: usize) -> Result<Tenso
     })
 }
 
+/// `tanh(x * 2.0 + y) * sigmoid(y) - 0.5 * x` of inputs `x` and `y`: an elementwise chain with
+/// every operand form (Python scalars, the other input, earlier steps), which the tests and the
+/// `fused_tiles` example run.
+pub fn example_chain() -> Program {
+    let step = |name: &str, args: Vec<Operand>| Step {
+        op: schema::lookup(name).expect("the chain's ops are in the op table"),
+        args,
+    };
+    let one = Operand::Const(Value::Int(1));
+    Program {
+        inputs: 2,
+        steps: vec![
+            step(
+                "mul.Scalar",
+                vec![Operand::Input(0), Operand::Const(Value::Float(2.0))],
+            ),
+            step(
+                "add.Tensor",
+                vec![Operand::Step(0), Operand::Input(1), one.clone()],
+            ),
+            step("tanh", vec![Operand::Step(1)]),
+            step("sigmoid", vec![Operand::Input(1)]),
+            step("mul.Tensor", vec![Operand::Step(2), Operand::Step(3)]),
+            step(
+                "mul.Scalar",
+                vec![Operand::Input(0), Operand::Const(Value::Float(0.5))],
+            ),
+            step("sub.Tensor", vec![Operand::Step(4), Operand::Step(5), one]),
+        ],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1451,42 +1483,22 @@ mod tests {
         schema::lookup(name).expect(name)
     }
 
-    fn chain() -> Program {
-        // tanh(x * 2.0 + y) * sigmoid(y) - 0.5 * x
-        let one = Operand::Const(Value::Int(1));
-        Program {
-            inputs: 2,
-            steps: vec![
-                Step {
-                    op: op("mul.Scalar"),
-                    args: vec![Operand::Input(0), Operand::Const(Value::Float(2.0))],
-                },
-                Step {
-                    op: op("add.Tensor"),
-                    args: vec![Operand::Step(0), Operand::Input(1), one.clone()],
-                },
-                Step {
-                    op: op("tanh"),
-                    args: vec![Operand::Step(1)],
-                },
-                Step {
-                    op: op("sigmoid"),
-                    args: vec![Operand::Input(1)],
-                },
-                Step {
-                    op: op("mul.Tensor"),
-                    args: vec![Operand::Step(2), Operand::Step(3)],
-                },
-                Step {
-                    op: op("mul.Scalar"),
-                    args: vec![Operand::Input(0), Operand::Const(Value::Float(0.5))],
-                },
-                Step {
-                    op: op("sub.Tensor"),
-                    args: vec![Operand::Step(4), Operand::Step(5), one],
-                },
-            ],
+    fn step(name: &str, args: Vec<Operand>) -> Step {
+        Step { op: op(name), args }
+    }
+
+    /// The operands of the reduction `name` (`sum.dim_IntList`, `mean.dim`, `amin` or `amax`)
+    /// of step `x` over the last dim, kept or not: `sum` and `mean` also take a dtype.
+    fn last_dim_reduction_args(name: &str, x: usize, keep: bool) -> Vec<Operand> {
+        let mut args = vec![
+            Operand::Step(x),
+            Operand::Const(Value::Int(-1)),
+            Operand::Const(Value::Bool(keep)),
+        ];
+        if !name.starts_with("am") {
+            args.push(Operand::Const(Value::None));
         }
+        args
     }
 
     fn ramp(shape: &[usize], dtype: DType, scale: f64) -> Tensor {
@@ -1529,7 +1541,7 @@ mod tests {
 
     #[test]
     fn fused_chain_matches_unfused_bitwise_with_broadcasting() {
-        let p = chain();
+        let p = example_chain();
         for (xs, ys) in [
             (vec![300, 257], vec![300, 257]),
             (vec![300, 257], vec![257]),
@@ -1548,7 +1560,7 @@ mod tests {
 
     #[test]
     fn errors_are_the_unfused_ones_and_come_first() {
-        let p = chain();
+        let p = example_chain();
         let x = ramp(&[300, 257], DType::Float32, 0.01);
         let y = ramp(&[300, 256], DType::Float32, 0.01);
         let inputs = [Value::Tensor(x), Value::Tensor(y)];
@@ -1556,14 +1568,14 @@ mod tests {
         let b = Tensor::ones(&[300, 257], DType::Bool).unwrap();
         let sub = Program {
             inputs: 2,
-            steps: vec![Step {
-                op: op("sub.Tensor"),
-                args: vec![
+            steps: vec![step(
+                "sub.Tensor",
+                vec![
                     Operand::Input(0),
                     Operand::Input(1),
                     Operand::Const(Value::Int(1)),
                 ],
-            }],
+            )],
         };
         let inputs = [Value::Tensor(b.clone()), Value::Tensor(b)];
         fails_as_unfused(&sub, &inputs);
@@ -1575,18 +1587,15 @@ mod tests {
         let p = Program {
             inputs: 1,
             steps: vec![
-                Step {
-                    op: op("floor_divide"),
-                    args: vec![Operand::Input(0), Operand::Input(0)],
-                },
-                Step {
-                    op: op("add.Scalar"),
-                    args: vec![
+                step("floor_divide", vec![Operand::Input(0), Operand::Input(0)]),
+                step(
+                    "add.Scalar",
+                    vec![
                         Operand::Step(0),
                         Operand::Const(Value::Int(1)),
                         Operand::Const(Value::Int(1)),
                     ],
-                },
+                ),
             ],
         };
         let inputs = [Value::Tensor(x)];
@@ -1608,39 +1617,34 @@ mod tests {
         Program {
             inputs: 1,
             steps: vec![
-                Step {
-                    op: op("amax"),
-                    args: vec![Operand::Input(0), dims.clone(), keep.clone()],
-                },
-                Step {
-                    op: op("sub.Tensor"),
-                    args: vec![Operand::Input(0), Operand::Step(0), one],
-                },
-                Step {
-                    op: op("exp"),
-                    args: vec![Operand::Step(1)],
-                },
-                Step {
-                    op: op("sum.dim_IntList"),
-                    args: vec![Operand::Step(2), dims, keep, Operand::Const(Value::None)],
-                },
-                Step {
-                    op: op("div.Tensor"),
-                    args: vec![Operand::Step(2), Operand::Step(3)],
-                },
+                step("amax", vec![Operand::Input(0), dims.clone(), keep.clone()]),
+                step("sub.Tensor", vec![Operand::Input(0), Operand::Step(0), one]),
+                step("exp", vec![Operand::Step(1)]),
+                step(
+                    "sum.dim_IntList",
+                    vec![Operand::Step(2), dims, keep, Operand::Const(Value::None)],
+                ),
+                step("div.Tensor", vec![Operand::Step(2), Operand::Step(3)]),
             ],
         }
+    }
+
+    /// Rank-2 softmax inputs, which the typed row path runs: float32 and float64 rows of
+    /// several lengths, and rows of one element.
+    fn typed_softmax_shapes() -> [(Vec<usize>, DType); 4] {
+        [
+            (vec![300, 257], DType::Float32),
+            (vec![40, 1000], DType::Float64),
+            (vec![70000, 1], DType::Float32),
+            (vec![64, 1024], DType::Float32),
+        ]
     }
 
     #[test]
     fn row_reductions_match_unfused_bitwise() {
         let p = softmax();
-        for (shape, dtype) in [
-            (vec![300, 257], DType::Float32),
-            (vec![40, 1000], DType::Float64),
-            (vec![3, 100, 257], DType::Float32),
-            (vec![70000, 1], DType::Float32),
-        ] {
+        let rank3 = (vec![3, 100, 257], DType::Float32);
+        for (shape, dtype) in typed_softmax_shapes().into_iter().chain([rank3]) {
             let x = ramp(&shape, dtype, 0.01);
             let inputs = [Value::Tensor(x)];
             let reference = run_unfused(&p, &inputs).unwrap();
@@ -1654,22 +1658,12 @@ mod tests {
             ("mean.dim", true),
             ("amin", false),
         ] {
-            let mut args = vec![
-                Operand::Step(0),
-                Operand::Const(Value::Int(-1)),
-                Operand::Const(Value::Bool(keep)),
-            ];
-            if name != "amin" {
-                args.push(Operand::Const(Value::None));
-            }
+            let args = last_dim_reduction_args(name, 0, keep);
             let q = Program {
                 inputs: 1,
                 steps: vec![
-                    Step {
-                        op: op("mul.Tensor"),
-                        args: vec![Operand::Input(0), Operand::Input(0)],
-                    },
-                    Step { op: op(name), args },
+                    step("mul.Tensor", vec![Operand::Input(0), Operand::Input(0)]),
+                    step(name, args),
                 ],
             };
             let x = ramp(&[500, 300], DType::Float32, 0.01);
@@ -1690,23 +1684,17 @@ mod tests {
             let p = Program {
                 inputs: 2,
                 steps: vec![
-                    Step {
-                        op: op("exp"),
-                        args: vec![Operand::Input(0)],
-                    },
-                    Step {
-                        op: op("sum.dim_IntList"),
-                        args: vec![
+                    step("exp", vec![Operand::Input(0)]),
+                    step(
+                        "sum.dim_IntList",
+                        vec![
                             Operand::Step(0),
                             Operand::Const(Value::IntList(vec![dim])),
                             Operand::Const(Value::Bool(true)),
                             Operand::Const(Value::None),
                         ],
-                    },
-                    Step {
-                        op: op("mul.Tensor"),
-                        args: vec![Operand::Step(1), Operand::Input(1)],
-                    },
+                    ),
+                    step("mul.Tensor", vec![Operand::Step(1), Operand::Input(1)]),
                 ],
             };
             let inputs = [Value::Tensor(x), Value::Tensor(y)];
@@ -1762,7 +1750,7 @@ mod tests {
 
     #[test]
     fn typed_chain_matches_unfused_for_every_operand_form() {
-        let p = chain();
+        let p = example_chain();
         for dtype in [DType::Float32, DType::Float64] {
             // Same shape; a 0-d and a one-element operand of the dtype (constants); the
             // Python scalars of the chain are constants in every case.
@@ -1785,7 +1773,7 @@ mod tests {
     fn typed_path_declines_what_it_does_not_cover() {
         // A row vector broadcast against a matrix, a float64 0-d operand of a float32 chain,
         // and a non-contiguous input: the kernel-call tiles run them, with the unfused bits.
-        let p = chain();
+        let p = example_chain();
         let t = ramp(&[257, 300], DType::Float32, 0.01).t().unwrap();
         for (x, y) in [
             (
@@ -1808,12 +1796,7 @@ mod tests {
     #[test]
     fn typed_rows_match_unfused_for_every_row_split() {
         let p = softmax();
-        for (shape, dtype) in [
-            (vec![300, 257], DType::Float32),
-            (vec![40, 1000], DType::Float64),
-            (vec![70000, 1], DType::Float32),
-            (vec![64, 1024], DType::Float32),
-        ] {
+        for (shape, dtype) in typed_softmax_shapes() {
             let x = specials(&shape, dtype);
             typed_matches(
                 &p,
@@ -1831,37 +1814,24 @@ mod tests {
             ("amax", true),
             ("sum.dim_IntList", true),
         ] {
-            let mut args = vec![
-                Operand::Step(3),
-                Operand::Const(Value::Int(-1)),
-                Operand::Const(Value::Bool(keep)),
-            ];
-            if !name.starts_with("am") {
-                args.push(Operand::Const(Value::None));
-            }
+            let args = last_dim_reduction_args(name, 3, keep);
             let one = Operand::Const(Value::Int(1));
             let q = Program {
                 inputs: 2,
                 steps: vec![
                     // (x - r) / 3, then r - that, then that * that: a row value on either
                     // side, a constant, in-place steps on either side.
-                    Step {
-                        op: op("sub.Tensor"),
-                        args: vec![Operand::Input(0), Operand::Input(1), one.clone()],
-                    },
-                    Step {
-                        op: op("div.Scalar"),
-                        args: vec![Operand::Step(0), Operand::Const(Value::Float(3.0))],
-                    },
-                    Step {
-                        op: op("sub.Tensor"),
-                        args: vec![Operand::Input(1), Operand::Step(1), one],
-                    },
-                    Step {
-                        op: op("mul.Tensor"),
-                        args: vec![Operand::Step(2), Operand::Step(2)],
-                    },
-                    Step { op: op(name), args },
+                    step(
+                        "sub.Tensor",
+                        vec![Operand::Input(0), Operand::Input(1), one.clone()],
+                    ),
+                    step(
+                        "div.Scalar",
+                        vec![Operand::Step(0), Operand::Const(Value::Float(3.0))],
+                    ),
+                    step("sub.Tensor", vec![Operand::Input(1), Operand::Step(1), one]),
+                    step("mul.Tensor", vec![Operand::Step(2), Operand::Step(2)]),
+                    step(name, args),
                 ],
             };
             for (dtype, xs, rs) in [
@@ -1904,19 +1874,16 @@ mod tests {
         let p = Program {
             inputs: 1,
             steps: vec![
-                Step {
-                    op: op("sum.dim_IntList"),
-                    args: vec![
+                step(
+                    "sum.dim_IntList",
+                    vec![
                         Operand::Input(0),
                         Operand::Const(Value::IntList(vec![1])),
                         Operand::Const(Value::Bool(true)),
                         Operand::Const(Value::None),
                     ],
-                },
-                Step {
-                    op: op("div.Tensor"),
-                    args: vec![Operand::Input(0), Operand::Step(0)],
-                },
+                ),
+                step("div.Tensor", vec![Operand::Input(0), Operand::Step(0)]),
             ],
         };
         for dt in [DType::Float64, DType::Float32] {

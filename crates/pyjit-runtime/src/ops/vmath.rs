@@ -889,15 +889,7 @@ pub fn exp_f64<const F: bool>(x: f64) -> f64 {
 /// polynomial cut at r^8 (truncation below 2^-31 relative on `|r| <= ln2/2`).
 #[inline(always)]
 fn exp_for_f32<const F: bool>(t: f64) -> f64 {
-    const C: [f64; 7] = [
-        1.0 / 40_320.0,
-        1.0 / 5_040.0,
-        1.0 / 720.0,
-        1.0 / 120.0,
-        1.0 / 24.0,
-        1.0 / 6.0,
-        0.5,
-    ];
+    const C: [f64; 7] = last_n(&EXPM1_POLY_WIDE_F64);
     let tc = clamp64(t, -200.0, 200.0);
     let (n, r) = reduce_ln2_f64::<F>(tc);
     let y = 1.0 + expm1_poly64::<F>(r, &C);
@@ -1052,16 +1044,7 @@ fn log_of_f32_f64<const F: bool>(x: f64) -> f64 {
 #[inline(always)]
 fn log_from_parts_f64<const F: bool>(x: f64, (dk, f): (f64, f64)) -> f64 {
     const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
-    let y = fma64::<F>(dk, LN2_HI, log1p_core_f64::<F>(f, dk) + f);
-    if x == 0.0 {
-        f64::NEG_INFINITY
-    } else if !(x >= 0.0) {
-        f64::NAN
-    } else if x == f64::INFINITY {
-        x
-    } else {
-        y
-    }
+    special_log(x, fma64::<F>(dk, LN2_HI, log1p_core_f64::<F>(f, dk) + f))
 }
 
 /// `ln(1+x)`, f64: `log(u) - ((u-1) - x)/u` with `u = 1 + x` (the quotient corrects the
@@ -1421,6 +1404,8 @@ pub fn log10_f64<const F: bool>(x: f64) -> f64 {
     special_log(x, y)
 }
 
+/// `y`, a logarithm of `x` computed for positive finite `x`, with the special values: `-inf`
+/// at zero, NaN below zero or at NaN, `+inf` at `+inf`.
 #[inline(always)]
 fn special_log(x: f64, y: f64) -> f64 {
     if x == 0.0 {
