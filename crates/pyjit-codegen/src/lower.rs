@@ -1733,12 +1733,27 @@ impl<'a, 'b> Lowering<'a, 'b> {
     }
 
     /// `x` (an `f64` holding an `f32` value) as an `f32`: the value it was widened from when
-    /// there is one, else a conversion (exact).
+    /// there is one, an `f32` constant for an `f64` constant (`np.float32(2.0)`: Cranelift
+    /// rematerializes a constant where it is used, where a converted one is a loop-invariant
+    /// value that holds a register or a stack slot through the loop), else a conversion.
     fn narrow(&mut self, x: ir::Value) -> ir::Value {
-        match self.narrowed.get(&x) {
-            Some(&n) => n,
-            None => self.b.ins().fdemote(types::F32, x),
+        if let Some(&n) = self.narrowed.get(&x) {
+            return n;
         }
+        let dfg = &self.b.func.dfg;
+        if let ir::ValueDef::Result(inst, 0) = dfg.value_def(x)
+            && let ir::InstructionData::UnaryIeee64 {
+                opcode: ir::Opcode::F64const,
+                imm,
+            } = dfg.insts[inst]
+        {
+            let c = f64::from_bits(imm.bits());
+            // `fdemote` rounds to nearest even, as `as f32` does; a NaN keeps the conversion.
+            if !c.is_nan() {
+                return self.b.ins().f32const(c as f32);
+            }
+        }
+        self.b.ins().fdemote(types::F32, x)
     }
 
     /// `x` (an `f32`) as the `f64` the IR's `float` is, remembering where it came from.
