@@ -1183,11 +1183,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
                     Exit::Body | Exit::Capture => (None, 0),
                 };
                 if let Some(mask) = target.and_then(|b| self.f32_params.get(&b)).cloned() {
-                    for (a, narrow) in args.iter_mut().skip(skip).zip(mask) {
-                        if narrow {
-                            *a = self.narrow(*a);
-                        }
-                    }
+                    let from = skip.min(args.len());
+                    self.narrow_masked(&mut args[from..], &mask);
                 }
                 let bargs =
                     |vs: &[ir::Value]| vs.iter().map(|&v| BlockArg::Value(v)).collect::<Vec<_>>();
@@ -1404,11 +1401,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         }
         // Carried `float`s that are always `f32` values travel in `f32` registers.
         let mask = self.f32_mask(params.get(1..).unwrap_or(&[]));
-        for (c, &narrow) in carried.iter_mut().zip(&mask) {
-            if narrow {
-                *c = self.narrow(*c);
-            }
-        }
+        self.narrow_masked(&mut carried, &mask);
         let body_b = self.b.create_block();
         let exit_b = self.b.create_block();
         let i_b = need_i.then(|| self.b.append_block_param(body_b, types::I64));
@@ -1478,6 +1471,15 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 slots_of(self.ty(*v)).into_iter().map(move |_| narrow)
             })
             .collect()
+    }
+
+    /// The values of `vs` that `mask` marks (promoted `f32` values) narrowed to `f32` in place.
+    fn narrow_masked(&mut self, vs: &mut [ir::Value], mask: &[bool]) {
+        for (v, &narrow) in vs.iter_mut().zip(mask) {
+            if narrow {
+                *v = self.narrow(*v);
+            }
+        }
     }
 
     /// `vs` with the `f32` registers `mask` marks widened to the `f64` the IR's `float` is.
