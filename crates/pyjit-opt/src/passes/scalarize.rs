@@ -19,7 +19,8 @@
 //!   variable int would round twice on its way to `float32`); their in-place forms (`s += e`)
 //!   when the value written is used by nothing else and comes from no tensor a subscript made
 //!   (so no other name sees the write); comparisons; `if`/`loop` results and loop-carried values
-//!   all of whose incoming values are scalarized;
+//!   all of whose incoming values are scalarized (a carried value and its loop result are one
+//!   slot: both or neither);
 //! - uses: the operations above; `bool`/`float`/`.item()`; `out[i, …] = v` into a float tensor
 //!   with one int per dim; `yield` into a scalarized result or carried value.
 //!
