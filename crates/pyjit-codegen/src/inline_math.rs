@@ -26,16 +26,26 @@ pub(crate) fn fma_flavour() -> bool {
     vmath::fma_flavour()
 }
 
-/// `f(x)` at precision `p` (`x` an `f32` for [`Prec::F32`], else an `f64`), in the FMA flavour
-/// when `fma`; `None` for the functions it does not inline.
-pub(crate) fn emit(
+/// Whether [`emit_lanes`] inlines `f` (at either precision).
+pub(crate) fn inlines(f: ElemFn) -> bool {
+    matches!(
+        f,
+        ElemFn::Exp | ElemFn::Expm1 | ElemFn::Tanh | ElemFn::Sigmoid
+    )
+}
+
+/// `f(x)` at precision `p` (`x` an `f32` for [`Prec::F32`], else an `f64`; for `lanes` > 1 a
+/// vector of them, as the loop vectorizer's `f32x4`, each lane computed by the same operations
+/// as a scalar), in the FMA flavour when `fma`; `None` for the functions it does not inline.
+pub(crate) fn emit_lanes(
     b: &mut FunctionBuilder<'_>,
     f: ElemFn,
     p: Prec,
     fma: bool,
     x: Value,
+    lanes: u32,
 ) -> Option<Value> {
-    let mut e = Emit { b, fma, p };
+    let mut e = Emit { b, fma, p, lanes };
     Some(match (f, p) {
         (ElemFn::Exp, Prec::F32) => e.exp(x, &EXP_F32),
         (ElemFn::Exp, Prec::F64) => e.exp(x, &EXP_F64),
@@ -58,41 +68,97 @@ struct Emit<'a, 'b> {
     b: &'a mut FunctionBuilder<'b>,
     fma: bool,
     p: Prec,
+    /// 1 (scalars) or the lane count of the vectors the operations apply to.
+    lanes: u32,
 }
 
 impl Emit<'_, '_> {
-    fn fty(&self) -> Type {
+    fn lane_fty(&self) -> Type {
         match self.p {
             Prec::F32 => types::F32,
             Prec::F64 => types::F64,
         }
     }
 
-    fn ity(&self) -> Type {
+    fn lane_ity(&self) -> Type {
         match self.p {
             Prec::F32 => types::I32,
             Prec::F64 => types::I64,
         }
     }
 
+    fn fty(&self) -> Type {
+        self.lane_fty().by(self.lanes).unwrap_or(self.lane_fty())
+    }
+
+    fn ity(&self) -> Type {
+        self.lane_ity().by(self.lanes).unwrap_or(self.lane_ity())
+    }
+
+    /// `v` in every lane (itself for scalars).
+    fn splat(&mut self, v: Value, ty: Type) -> Value {
+        if self.lanes > 1 {
+            self.b.ins().splat(ty, v)
+        } else {
+            v
+        }
+    }
+
     /// The float constant `v` (exactly a value of the precision).
     fn k(&mut self, v: impl Num) -> Value {
         let v: f64 = v.into();
-        match self.p {
+        let c = match self.p {
             Prec::F32 => self.b.ins().f32const(v as f32),
             Prec::F64 => self.b.ins().f64const(v),
-        }
+        };
+        let ty = self.fty();
+        self.splat(c, ty)
     }
 
     /// The integer constant `v` of the integer type as wide as the precision.
     fn int(&mut self, v: i64) -> Value {
-        let ty = self.ity();
-        let v = if ty == types::I32 {
+        let lane = self.lane_ity();
+        let v = if lane == types::I32 {
             i64::from(v as i32 as u32)
         } else {
             v
         };
-        self.b.ins().iconst(ty, v)
+        let c = self.b.ins().iconst(lane, v);
+        let ty = self.ity();
+        self.splat(c, ty)
+    }
+
+    /// `if c { a } else { b }` for the result `c` of an `fcmp` (a lane mask for vectors).
+    fn select(&mut self, c: Value, a: Value, b: Value) -> Value {
+        if self.lanes == 1 {
+            return self.b.ins().select(c, a, b);
+        }
+        let ty = self.b.func.dfg.value_type(a);
+        let c = if self.b.func.dfg.value_type(c) == ty {
+            c
+        } else {
+            self.b.ins().bitcast(ty, MemFlagsData::new(), c)
+        };
+        self.b.ins().bitselect(c, a, b)
+    }
+
+    /// `|y|` with the sign of `x` (Cranelift's x64 `fcopysign` takes scalars only).
+    fn copysign(&mut self, y: Value, x: Value) -> Value {
+        if self.lanes == 1 {
+            return self.b.ins().fcopysign(y, x);
+        }
+        let (ity, fty) = (self.ity(), self.fty());
+        let sign = match self.p {
+            Prec::F32 => i64::from(i32::MIN),
+            Prec::F64 => i64::MIN,
+        };
+        let sign = self.int(sign);
+        let yi = self.b.ins().bitcast(ity, MemFlagsData::new(), y);
+        let xi = self.b.ins().bitcast(ity, MemFlagsData::new(), x);
+        let mag = self.b.ins().band_not(yi, sign);
+        let s = self.b.ins().band(xi, sign);
+        let r = self.b.ins().bor(mag, s);
+        self.b.ins().bitcast(fty, MemFlagsData::new(), r)
     }
 
     /// The bits of the float constant `v`, as an integer constant.
@@ -147,8 +213,8 @@ impl Emit<'_, '_> {
         let hi = self.k(hi);
         let below = self.b.ins().fcmp(FloatCC::LessThan, x, lo);
         let above = self.b.ins().fcmp(FloatCC::GreaterThan, x, hi);
-        let upper = self.b.ins().select(above, hi, x);
-        self.b.ins().select(below, lo, upper)
+        let upper = self.select(above, hi, x);
+        self.select(below, lo, upper)
     }
 
     /// `if c { a } else { b }` of the comparison `x cc y`, selected as integers: Cranelift
@@ -159,7 +225,7 @@ impl Emit<'_, '_> {
         let (ity, fty) = (self.ity(), self.fty());
         let ai = self.b.ins().bitcast(ity, MemFlagsData::new(), a);
         let bi = self.b.ins().bitcast(ity, MemFlagsData::new(), b);
-        let r = self.b.ins().select(c, ai, bi);
+        let r = self.select(c, ai, bi);
         self.b.ins().bitcast(fty, MemFlagsData::new(), r)
     }
 
@@ -223,8 +289,8 @@ impl Emit<'_, '_> {
         let near_bound = self.k(c.near);
         let near = self.b.ins().fcmp(FloatCC::LessThan, a, near_bound);
         let zero = self.int(0);
-        let n = self.b.ins().select(near, zero, n);
-        let r = self.b.ins().select(near, x, r);
+        let n = self.select(near, zero, n);
+        let r = self.select(near, x, r);
         let p = self.expm1_poly(r, c.poly);
         let one = self.int(1);
         let nm1 = self.b.ins().isub(n, one);
@@ -254,7 +320,7 @@ impl Emit<'_, '_> {
         let big = self.sub(one, q);
         let bound = self.k(TANH_F32_SMALL);
         let y = self.pick(FloatCC::LessThan, a, bound, small, big);
-        self.b.ins().fcopysign(y, x)
+        self.copysign(y, x)
     }
 
     /// `tanh_f64`.
@@ -286,7 +352,7 @@ impl Emit<'_, '_> {
         let big = self.sub(one, q2);
         let bound = self.k(TANH_F64_SMALL);
         let y = self.pick(FloatCC::LessThan, a, bound, small, big);
-        self.b.ins().fcopysign(y, x)
+        self.copysign(y, x)
     }
 
     /// `sigmoid_f32`: `1/(1+t)` or `t/(1+t)` with `t = e^-|x|`, the rounding of `1 + t` fed

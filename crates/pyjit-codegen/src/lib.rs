@@ -80,6 +80,9 @@ pub struct Options {
     /// module. The facade passes the one function a call needs, so the callees that inlining
     /// made unreachable cost nothing.
     pub roots: Option<Vec<FuncId>>,
+    /// Run counted loops of float32 element code four iterations at a time, with the same
+    /// results (on by default; see `lower/vectorize.rs`). Off: every loop runs scalar.
+    pub vectorize: bool,
 }
 
 impl Default for Options {
@@ -91,6 +94,7 @@ impl Default for Options {
             keep_clif: false,
             keep_asm: false,
             roots: None,
+            vectorize: true,
         }
     }
 }
@@ -314,7 +318,15 @@ impl NativeModule {
             ctx.func.signature = lower::signature(&jit, f);
             ctx.func.name = UserFuncName::user(0, id.as_u32());
             let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            let lowering = lower::Lowering::new(f, b, &mut jit, &host_ids, &ids, &mut sites);
+            let lowering = lower::Lowering::new(
+                f,
+                b,
+                &mut jit,
+                &host_ids,
+                &ids,
+                &mut sites,
+                options.vectorize,
+            );
             let result = lowering.lower_function();
             let b = match result {
                 Ok(b) => b,

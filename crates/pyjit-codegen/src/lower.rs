@@ -32,6 +32,8 @@ use pyjit_syntax::Span;
 use pyjit_value::{ExcKind, PyErr, scalar};
 use std::collections::{HashMap, HashSet};
 
+mod vectorize;
+
 pub(crate) fn clif_type(s: Slot) -> ir::Type {
     match s {
         Slot::Int | Slot::Tensor | Slot::Obj => types::I64,
@@ -126,6 +128,8 @@ pub(crate) struct Lowering<'a, 'b> {
     has_loop: bool,
     const_slot: Option<(ir::StackSlot, usize)>,
     pinned_consts: usize,
+    /// Run counted loops over float32 views four iterations at a time ([`vectorize`]).
+    vectorize: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -194,6 +198,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         host: &'a HashMap<&'static str, ClFuncId>,
         funcs: &'a [Option<ClFuncId>],
         sites: &'a mut Vec<Site>,
+        vectorize: bool,
     ) -> Self {
         let (last_use, nested_use) = liveness(f);
         let mut view_users: HashSet<IrValue> = f
@@ -236,6 +241,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             has_loop: f.all_ops().iter().any(|&op| f.op(op).kind == OpKind::Loop),
             const_slot: None,
             pinned_consts: 0,
+            vectorize,
         }
     }
 
@@ -1402,6 +1408,13 @@ impl<'a, 'b> Lowering<'a, 'b> {
         // Carried `float`s that are always `f32` values travel in `f32` registers.
         let mask = self.f32_mask(params.get(1..).unwrap_or(&[]));
         self.narrow_masked(&mut carried, &mask);
+        // The vector loop, when it takes this one, runs first; the scalar loop does the rest.
+        let mut first = None;
+        if let Some(plan) = self.vector_plan(op) {
+            let (start, rest) = self.emit_vector_loop(&plan, max, &carried, &mask)?;
+            first = Some(start);
+            carried = rest;
+        }
         let body_b = self.b.create_block();
         let exit_b = self.b.create_block();
         let i_b = need_i.then(|| self.b.append_block_param(body_b, types::I64));
@@ -1413,10 +1426,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.f32_params.insert(body_b, mask.clone());
         let bargs = |vs: &[ir::Value]| vs.iter().map(|&v| BlockArg::Value(v)).collect::<Vec<_>>();
         let zero = self.b.ins().iconst(types::I64, 0);
+        let first = first.unwrap_or(zero);
         let go = if unbounded {
             cond0
         } else {
-            let lt = self.b.ins().icmp(IntCC::SignedLessThan, zero, max);
+            let lt = self.b.ins().icmp(IntCC::SignedLessThan, first, max);
             if self.const_bool(operands[1]) == Some(true) {
                 lt
             } else {
@@ -1425,7 +1439,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         };
         let mut a = Vec::new();
         if need_i {
-            a.push(zero);
+            a.push(first);
         }
         a.extend(carried.iter().copied());
         self.b
@@ -1707,31 +1721,47 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let f32 = p == Prec::F32;
         let a = if f32 { self.narrow(a) } else { a };
         let b = b.map(|b| if f32 { self.narrow(b) } else { b });
-        let r = if f.is_inline() {
-            let ins = self.b.ins();
-            match (f, b) {
-                (ElemFn::Neg, _) => ins.fneg(a),
-                (ElemFn::Abs, _) => ins.fabs(a),
-                (ElemFn::Sqrt, _) => ins.sqrt(a),
-                (ElemFn::Add, Some(b)) => ins.fadd(a, b),
-                (ElemFn::Sub, Some(b)) => ins.fsub(a, b),
-                (ElemFn::Mul, Some(b)) => ins.fmul(a, b),
-                (ElemFn::Div, Some(b)) => ins.fdiv(a, b),
-                _ => a,
+        let r = match self.inline_elem(f, p, a, b) {
+            Some(r) => r,
+            None => {
+                let name = pyjit_runtime::ops::elem::entries()
+                    .into_iter()
+                    .find(|e| e.f == f && e.prec == p)
+                    .map(|e| e.name)
+                    .unwrap_or("pjn_elem_exp_f64");
+                self.call_host(name, &[a])[0]
             }
-        } else if let Some(r) =
-            crate::inline_math::emit(&mut self.b, f, p, crate::inline_math::fma_flavour(), a)
-        {
-            r
-        } else {
-            let name = pyjit_runtime::ops::elem::entries()
-                .into_iter()
-                .find(|e| e.f == f && e.prec == p)
-                .map(|e| e.name)
-                .unwrap_or("pjn_elem_exp_f64");
-            self.call_host(name, &[a])[0]
         };
         if f32 { self.widen(r) } else { r }
+    }
+
+    /// `f(a[, b])` at precision `p` computed inline, on scalars or on vectors of them (the loop
+    /// vectorizer's): the IEEE operations, and `inline_math`'s kernels; `None` for the functions
+    /// the runtime computes.
+    fn inline_elem(
+        &mut self,
+        f: ElemFn,
+        p: Prec,
+        a: ir::Value,
+        b: Option<ir::Value>,
+    ) -> Option<ir::Value> {
+        if !f.is_inline() {
+            let lanes = self.b.func.dfg.value_type(a).lane_count();
+            let fma = crate::inline_math::fma_flavour();
+            return crate::inline_math::emit_lanes(&mut self.b, f, p, fma, a, lanes);
+        }
+        let ins = self.b.ins();
+        Some(match (f, b) {
+            (ElemFn::Neg, _) => ins.fneg(a),
+            (ElemFn::Abs, _) => ins.fabs(a),
+            (ElemFn::Sqrt, _) => ins.sqrt(a),
+            (ElemFn::Add, Some(b)) => ins.fadd(a, b),
+            (ElemFn::Sub, Some(b)) => ins.fsub(a, b),
+            (ElemFn::Mul, Some(b)) => ins.fmul(a, b),
+            (ElemFn::Div, Some(b)) => ins.fdiv(a, b),
+            // The cast to the precision: done by the narrowing of the operand.
+            _ => a,
+        })
     }
 
     /// `x` (an `f64` holding an `f32` value) as an `f32`: the value it was widened from when

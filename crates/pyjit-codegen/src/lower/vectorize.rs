@@ -1,0 +1,433 @@
+//! The loop vectorizer: a counted loop over the last dim of float32 views runs four iterations
+//! at a time in `f32x4` registers.
+//!
+//! **Which loops.** A `loop` with a trip count and a constant-true condition (`for k in
+//! range(n)`) whose body holds only
+//! * element loads and stores `t[a, …, k + c]` of float32 tensors with a view: the leading
+//!   indices defined outside the loop, the last the counter plus a constant `c >= 0`;
+//! * float32 `elem` ops the backend computes inline (`+ - * /`, neg, abs, sqrt, the cast to
+//!   float32, and `inline_math`'s exp, expm1, tanh, sigmoid) of such loads, of loop-invariant
+//!   floats and of constants;
+//! * constants and `k + c` index arithmetic;
+//!
+//! and whose carried values are floats that are either passed through unchanged or updated by
+//! one binary inline float32 op with a value of the body (`s += e`, `p *= e`), the result
+//! yielded and used nowhere else.
+//!
+//! **Same bits as the scalar loop.** Every lane runs the scalar code's operations (inline
+//! `elem` ops round in `f32` as the scalar code does; `inline_math` emits the same operations on
+//! vectors), and a carried value is updated lane by lane, in iteration order (`s + e0 + e1 + e2 +
+//! e3`, never a tree), so sums round exactly as the scalar loop's do.
+//!
+//! **When.** In front of the scalar loop, one check decides: the trip count is at least 4, every
+//! access's last-dim stride is 1, every index of every iteration is in bounds (so no iteration
+//! can raise), and no store overlaps another access unless both touch the same address in every
+//! iteration (a store and a later load of an element another lane wrote would otherwise see the
+//! vector order). When the check fails the scalar loop runs every iteration as before; when it
+//! holds, the vector loop runs `n & !3` iterations and the scalar loop the rest, starting from
+//! the vector loop's counter and carried values.
+
+use super::{Lowering, Res};
+use crate::CodegenError;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{self, BlockArg, InstBuilder, MemFlagsData, types};
+use pyjit_ir::{Const, ElemFn, IntBinOp, Op, OpKind, Prec, Type, Value as IrValue};
+use std::collections::HashMap;
+
+/// The lane count: `f32x4`, the widest vector Cranelift's x64 backend has.
+const LANES: i64 = 4;
+
+/// What a value of the loop body is, to the vectorizer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Class {
+    /// The loop counter plus a constant.
+    Index(i64),
+    /// An integer constant defined in the body.
+    Int(i64),
+    /// A float constant defined in the body.
+    Float(f64),
+    /// A float32 value per iteration: one lane each.
+    Lanes,
+    /// The `j`th carried value (a body parameter).
+    Carried(usize),
+    /// The new value of the `j`th carried value (its update op's result).
+    Update(usize),
+}
+
+/// One element load or store.
+struct Access {
+    op: Op,
+    tensor: IrValue,
+    /// The indices of the dims before the last (values defined outside the loop, or body
+    /// constants).
+    lead: Vec<IrValue>,
+    /// `c` of the last index `k + c`.
+    offset: i64,
+    store: bool,
+}
+
+/// A loop the vectorizer takes: its body's ops in order (the yield excluded), the classes of
+/// its values and its accesses in order.
+pub(super) struct Plan {
+    ops: Vec<Op>,
+    class: HashMap<IrValue, Class>,
+    accesses: Vec<Access>,
+}
+
+/// Whether `f` is computed inline at float32 on vectors as on scalars.
+fn vector_fn(f: ElemFn) -> bool {
+    f.is_inline() || crate::inline_math::inlines(f)
+}
+
+impl Lowering<'_, '_> {
+    /// The plan for loop `op` when the vectorizer takes it (see the module doc).
+    pub(super) fn vector_plan(&self, op: Op) -> Option<Plan> {
+        if !self.vectorize {
+            return None;
+        }
+        let f = self.f;
+        let d = f.op(op);
+        if d.kind != OpKind::Loop
+            || self.const_bool(d.operands[1]) != Some(true)
+            || self.const_int(d.operands[0]) == Some(i64::MAX)
+        {
+            return None;
+        }
+        let body = d.regions[0];
+        let params = f.region_params(body);
+        let (&counter, carried) = params.split_first()?;
+        let mut class: HashMap<IrValue, Class> = HashMap::new();
+        class.insert(counter, Class::Index(0));
+        for (j, &p) in carried.iter().enumerate() {
+            if f.values[p].ty != Type::Float {
+                return None;
+            }
+            class.insert(p, Class::Carried(j));
+        }
+        let all = f.region_ops(body);
+        let (&last, ops) = all.split_last()?;
+        let mut accesses = Vec::new();
+        let mut updates: Vec<Option<Op>> = vec![None; carried.len()];
+        let mut uses: HashMap<IrValue, usize> = HashMap::new();
+        // A float operand an `elem` op or a store may take: per-lane, invariant or constant.
+        let float_operand = |class: &HashMap<IrValue, Class>, v: IrValue| match class.get(&v) {
+            Some(Class::Lanes | Class::Float(_)) => true,
+            None => f.values[v].ty == Type::Float,
+            _ => false,
+        };
+        for &o in ops {
+            let od = f.op(o);
+            for &v in &od.operands {
+                *uses.entry(v).or_default() += 1;
+            }
+            if !od.regions.is_empty() {
+                return None;
+            }
+            let result = od.results.first().copied();
+            let c = match &od.kind {
+                OpKind::Const(Const::Int(k)) => Class::Int(*k),
+                OpKind::Const(Const::Float(x)) => Class::Float(*x),
+                OpKind::IntBin(IntBinOp::Add) => {
+                    let k_of = |v: IrValue| match class.get(&v) {
+                        Some(Class::Int(k)) => Some(*k),
+                        None => self.const_int(v),
+                        _ => None,
+                    };
+                    let (a, b) = (od.operands[0], od.operands[1]);
+                    match (class.get(&a), class.get(&b)) {
+                        (Some(Class::Index(c)), _) => Class::Index(c.checked_add(k_of(b)?)?),
+                        (_, Some(Class::Index(c))) => Class::Index(c.checked_add(k_of(a)?)?),
+                        _ => return None,
+                    }
+                }
+                OpKind::TensorLoad | OpKind::TensorStore => {
+                    let store = od.kind == OpKind::TensorStore;
+                    let t = od.operands[0];
+                    let tt = f.values[t].ty.as_tensor()?;
+                    let view = self.views.get(&t)?;
+                    let n_idx = od.operands.len() - 1 - store as usize;
+                    if class.contains_key(&t)
+                        || tt.dtype != Some(pyjit_runtime::DType::Float32)
+                        || n_idx == 0
+                        || view.sizes.len() != n_idx
+                    {
+                        return None;
+                    }
+                    let idx = &od.operands[1..1 + n_idx];
+                    let (&last_idx, lead) = idx.split_last()?;
+                    let Some(Class::Index(offset)) = class.get(&last_idx).copied() else {
+                        return None;
+                    };
+                    let lead_ok = lead.iter().all(|v| match class.get(v) {
+                        Some(Class::Int(_)) => true,
+                        None => f.values[*v].ty == Type::Int,
+                        _ => false,
+                    });
+                    if offset < 0 || !lead_ok {
+                        return None;
+                    }
+                    if store && !float_operand(&class, od.operands[1 + n_idx]) {
+                        return None;
+                    }
+                    accesses.push(Access {
+                        op: o,
+                        tensor: t,
+                        lead: lead.to_vec(),
+                        offset,
+                        store,
+                    });
+                    if store {
+                        continue;
+                    }
+                    Class::Lanes
+                }
+                OpKind::Elem(func, Prec::F32) if vector_fn(*func) => {
+                    let carried_at: Vec<usize> = od
+                        .operands
+                        .iter()
+                        .filter_map(|v| match class.get(v) {
+                            Some(Class::Carried(j)) => Some(*j),
+                            _ => None,
+                        })
+                        .collect();
+                    match carried_at[..] {
+                        [] if od.operands.iter().all(|&v| float_operand(&class, v)) => Class::Lanes,
+                        [j] if func.arity() == 2
+                            && func.is_inline()
+                            && updates[j].is_none()
+                            && od.operands.iter().any(|&v| float_operand(&class, v)) =>
+                        {
+                            updates[j] = Some(o);
+                            Class::Update(j)
+                        }
+                        _ => return None,
+                    }
+                }
+                _ => return None,
+            };
+            if let Some(r) = result {
+                class.insert(r, c);
+            }
+        }
+        // The yield: condition true, each carried value its update or itself.
+        let yd = f.op(last);
+        if yd.kind != OpKind::Yield || self.const_bool(*yd.operands.first()?) != Some(true) {
+            return None;
+        }
+        for (j, &y) in yd.operands[1..].iter().enumerate() {
+            *uses.entry(y).or_default() += 1;
+            let ok = match class.get(&y) {
+                Some(Class::Update(i)) => *i == j,
+                Some(Class::Carried(i)) => *i == j && updates[j].is_none(),
+                _ => false,
+            };
+            if !ok {
+                return None;
+            }
+        }
+        // A carried value and its update are used once each (by the update op, by the yield).
+        for (j, &p) in carried.iter().enumerate() {
+            if let Some(u) = updates[j] {
+                let r = f.op(u).results[0];
+                if uses.get(&p) != Some(&1) || uses.get(&r) != Some(&1) {
+                    return None;
+                }
+            }
+        }
+        if accesses.is_empty() {
+            return None;
+        }
+        Some(Plan {
+            ops: ops.to_vec(),
+            class,
+            accesses,
+        })
+    }
+
+    /// Emits the check and the vector loop of `plan` in front of the scalar loop (trip count
+    /// `max`, carried values `carried` in the scalar loop's registers, `mask` marking the `f32`
+    /// ones); returns where the scalar loop starts: its first counter value and carried values
+    /// (0 and `carried` when the check fails).
+    pub(super) fn emit_vector_loop(
+        &mut self,
+        plan: &Plan,
+        max: ir::Value,
+        carried: &[ir::Value],
+        mask: &[bool],
+    ) -> Res<(ir::Value, Vec<ir::Value>)> {
+        let flags = MemFlagsData::trusted();
+        let mut ok = self.b.ins().iconst(types::I8, 1);
+        // Per access: the address of its element at k = 0.
+        let mut bases = Vec::with_capacity(plan.accesses.len());
+        for a in &plan.accesses {
+            let view = self
+                .views
+                .get(&a.tensor)
+                .cloned()
+                .ok_or_else(|| CodegenError::Internal("vector access without a view".into()))?;
+            let last = view.sizes.len() - 1;
+            let mut off = self.b.ins().iconst(types::I64, a.offset);
+            for (d, &v) in a.lead.iter().enumerate() {
+                let i = match plan.class.get(&v) {
+                    Some(Class::Int(k)) => self.b.ins().iconst(types::I64, *k),
+                    _ => self.one(v)?,
+                };
+                let size = view.sizes[d];
+                let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
+                let wrapped = self.b.ins().iadd(i, size);
+                let j = self.b.ins().select(neg, wrapped, i);
+                let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, j, size);
+                ok = self.b.ins().band(ok, inb);
+                let term = self.b.ins().imul(j, view.strides[d]);
+                off = self.b.ins().iadd(off, term);
+            }
+            let unit = self.b.ins().icmp_imm_s(IntCC::Equal, view.strides[last], 1);
+            ok = self.b.ins().band(ok, unit);
+            // k + offset < size for every k < max.
+            let room = self.b.ins().iadd_imm_s(view.sizes[last], -a.offset);
+            let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, max, room);
+            ok = self.b.ins().band(ok, fits);
+            let bytes = self.b.ins().ishl_imm_u(off, 2);
+            bases.push(self.b.ins().iadd(view.data, bytes));
+        }
+        // A store and any other access: the same address, or byte ranges apart.
+        let len = self.b.ins().ishl_imm_u(max, 2);
+        let n = plan.accesses.len();
+        for s in (0..n).filter(|&s| plan.accesses[s].store) {
+            for o in (0..n).filter(|&o| o != s) {
+                let (bs, bo) = (bases[s], bases[o]);
+                let same = self.b.ins().icmp(IntCC::Equal, bs, bo);
+                let end_s = self.b.ins().iadd(bs, len);
+                let end_o = self.b.ins().iadd(bo, len);
+                let before = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end_s, bo);
+                let after = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end_o, bs);
+                let apart = self.b.ins().bor(before, after);
+                let fine = self.b.ins().bor(same, apart);
+                ok = self.b.ins().band(ok, fine);
+            }
+        }
+        let nv = self.b.ins().band_imm_s(max, -LANES);
+        let some = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, nv, 0);
+        let go = self.b.ins().band(ok, some);
+
+        // Loop-invariant operands, splat once here.
+        let mut lanes: HashMap<IrValue, ir::Value> = HashMap::new();
+        for &o in &plan.ops {
+            for &v in &self.f.op(o).operands {
+                if lanes.contains_key(&v) || self.f.values[v].ty != Type::Float {
+                    continue;
+                }
+                let x = match plan.class.get(&v) {
+                    Some(Class::Float(x)) => self.b.ins().f64const(*x),
+                    None => self.one(v)?,
+                    _ => continue,
+                };
+                let x = self.narrow(x);
+                lanes.insert(v, self.b.ins().splat(types::F32X4, x));
+            }
+        }
+
+        let reg = |narrow: bool| if narrow { types::F32 } else { types::F64 };
+        let vbody = self.b.create_block();
+        let join = self.b.create_block();
+        for blk in [vbody, join] {
+            self.b.append_block_param(blk, types::I64);
+            for &m in mask {
+                self.b.append_block_param(blk, reg(m));
+            }
+        }
+        let bargs = |i: ir::Value, vs: &[ir::Value]| {
+            std::iter::once(BlockArg::Value(i))
+                .chain(vs.iter().map(|&v| BlockArg::Value(v)))
+                .collect::<Vec<_>>()
+        };
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.ins().brif(
+            go,
+            vbody,
+            &bargs(zero, carried),
+            join,
+            &bargs(zero, carried),
+        );
+
+        self.b.switch_to_block(vbody);
+        let params = self.b.block_params(vbody).to_vec();
+        let (iv, mut acc) = (params[0], params[1..].to_vec());
+        let step = self.b.ins().ishl_imm_u(iv, 2);
+        let outer_loc = self.b.srcloc();
+        let mut access = plan.accesses.iter().zip(&bases);
+        for &o in &plan.ops {
+            self.b.set_srcloc(ir::SourceLoc::new(o.as_u32()));
+            let od = self.f.op(o);
+            match &od.kind {
+                OpKind::TensorLoad | OpKind::TensorStore => {
+                    let (a, &base) = access
+                        .next()
+                        .filter(|(a, _)| a.op == o)
+                        .ok_or_else(|| CodegenError::Internal("vector access order".into()))?;
+                    let addr = self.b.ins().iadd(base, step);
+                    if a.store {
+                        let v = *od.operands.last().ok_or_else(|| {
+                            CodegenError::Internal("store without a value".into())
+                        })?;
+                        let x = lane_value(&lanes, v)?;
+                        self.b.ins().store(flags, x, addr, 0);
+                    } else {
+                        let x = self.b.ins().load(types::F32X4, flags, addr, 0);
+                        lanes.insert(od.results[0], x);
+                    }
+                }
+                OpKind::Elem(func, _) => {
+                    let func = *func;
+                    if let Some(Class::Update(j)) = plan.class.get(&od.results[0]).copied() {
+                        // Lane by lane, in iteration order.
+                        let (x, acc_first) = match plan.class.get(&od.operands[0]) {
+                            Some(Class::Carried(_)) => (lane_value(&lanes, od.operands[1])?, true),
+                            _ => (lane_value(&lanes, od.operands[0])?, false),
+                        };
+                        let mut s = if mask[j] { acc[j] } else { self.narrow(acc[j]) };
+                        for lane in 0..LANES as u8 {
+                            let e = self.b.ins().extractlane(x, lane);
+                            let (l, r) = if acc_first { (s, e) } else { (e, s) };
+                            s = self.vector_elem(func, l, Some(r))?;
+                        }
+                        acc[j] = if mask[j] { s } else { self.widen(s) };
+                    } else {
+                        let a = lane_value(&lanes, od.operands[0])?;
+                        let b = match od.operands.get(1) {
+                            Some(&v) => Some(lane_value(&lanes, v)?),
+                            None => None,
+                        };
+                        let r = self.vector_elem(func, a, b)?;
+                        lanes.insert(od.results[0], r);
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.b.set_srcloc(outer_loc);
+        let next = self.b.ins().iadd_imm_s(iv, LANES);
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, next, nv);
+        self.b
+            .ins()
+            .brif(more, vbody, &bargs(next, &acc), join, &bargs(next, &acc));
+
+        self.b.switch_to_block(join);
+        let params = self.b.block_params(join).to_vec();
+        Ok((params[0], params[1..].to_vec()))
+    }
+
+    /// `elem.F.f32(a[, b])` on `f32x4` (or `f32`) operands.
+    fn vector_elem(&mut self, f: ElemFn, a: ir::Value, b: Option<ir::Value>) -> Res<ir::Value> {
+        self.inline_elem(f, Prec::F32, a, b)
+            .ok_or_else(|| CodegenError::Internal(format!("no vector form of {f:?}")))
+    }
+}
+
+/// The `f32x4` of body value `v` (per-lane, or an invariant splat).
+fn lane_value(lanes: &HashMap<IrValue, ir::Value>, v: IrValue) -> Res<ir::Value> {
+    lanes
+        .get(&v)
+        .copied()
+        .ok_or_else(|| CodegenError::Internal("vector operand without lanes".into()))
+}
