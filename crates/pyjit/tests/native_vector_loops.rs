@@ -108,30 +108,143 @@ struct Case {
     b: f64,
     n: i64,
     i: i64,
+    /// The layout of the second call's arguments (the first is contiguous).
+    layout: Layout,
 }
 
+/// How the tensor arguments lie in memory. Specializations are keyed by dtype and rank only, so
+/// one compiled function sees all of these: its runtime checks must tell them apart.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Layout {
+    /// Two contiguous tensors.
+    Contiguous,
+    /// Every other element of a buffer twice as long in the last dimension (stride 2).
+    Strided,
+    /// `base[..., 1:]`: a storage offset, and rows of a 2-D input one element apart.
+    Offset,
+    /// `y` is `x`.
+    Same,
+    /// `x = base[..., :L]`, `y = base[..., s:L + s]`: `y[k]` is `x[k + s]`.
+    Overlap(usize),
+    /// The transpose of a contiguous tensor (2-D; last-dimension stride = rows); for 1-D,
+    /// `Strided`.
+    Transposed,
+}
+
+/// Filler of buffer elements outside the arguments' views (a wrong read shows).
+const GAP: f32 = 777.0;
+
 impl Case {
-    fn args(&self) -> Vec<Value> {
-        let t = |d: &[f32]| {
-            if self.f64 {
-                let d: Vec<f64> = d.iter().map(|&v| f64::from(v)).collect();
-                Tensor::from_vec(d, &self.shape).unwrap()
+    fn tensor(&self, data: Vec<f32>, shape: &[usize]) -> Tensor {
+        if self.f64 {
+            let d: Vec<f64> = data.iter().map(|&v| f64::from(v)).collect();
+            Tensor::from_vec(d, shape).unwrap()
+        } else {
+            Tensor::from_vec(data, shape).unwrap()
+        }
+    }
+
+    /// The arguments of `f`, with `x` and `y` laid out as `layout` says.
+    fn args_in(&self, layout: Layout) -> Vec<Value> {
+        let (rows, l) = match self.shape[..] {
+            [r, l] => (r, l),
+            [l] => (1, l),
+            _ => unreachable!(),
+        };
+        let last = self.shape.len() as i64 - 1;
+        // A 1-D tensor has no transpose: every other element instead.
+        let layout = match layout {
+            Layout::Transposed if last == 0 => Layout::Strided,
+            l => l,
+        };
+        // A buffer of `rows` rows of `width` elements (shaped like `x`, but wider), filled with
+        // `GAP` and then row by row by `fill(buf, row)`.
+        let wide = |width: usize, fill: &dyn Fn(&mut Vec<f32>, usize)| {
+            let mut buf = vec![GAP; rows * width];
+            for r in 0..rows {
+                fill(&mut buf, r);
+            }
+            let shape: Vec<usize> = if self.shape.len() == 2 {
+                vec![rows, width]
             } else {
-                Tensor::from_vec(d.to_vec(), &self.shape).unwrap()
+                vec![width]
+            };
+            self.tensor(buf, &shape)
+        };
+        let slice = |t: &Tensor, start: usize, stop: usize, step: i64| {
+            t.slice(last, Some(start as i64), Some(stop as i64), step)
+                .unwrap()
+        };
+        let (x, y) = match layout {
+            Layout::Contiguous => (
+                self.tensor(self.x.clone(), &self.shape),
+                self.tensor(self.y.clone(), &self.shape),
+            ),
+            Layout::Strided => {
+                let mk = |d: &[f32]| {
+                    let b = wide(2 * l, &|buf, r| {
+                        for j in 0..l {
+                            buf[r * 2 * l + 2 * j] = d[r * l + j];
+                        }
+                    });
+                    slice(&b, 0, 2 * l, 2)
+                };
+                (mk(&self.x), mk(&self.y))
+            }
+            Layout::Offset => {
+                let mk = |d: &[f32]| {
+                    let b = wide(l + 1, &|buf, r| {
+                        buf[r * (l + 1) + 1..(r + 1) * (l + 1)]
+                            .copy_from_slice(&d[r * l..(r + 1) * l]);
+                    });
+                    slice(&b, 1, l + 1, 1)
+                };
+                (mk(&self.x), mk(&self.y))
+            }
+            Layout::Same => {
+                let x = self.tensor(self.x.clone(), &self.shape);
+                (x.clone(), x)
+            }
+            Layout::Overlap(s) => {
+                let b = wide(l + s, &|buf, r| {
+                    let w = l + s;
+                    buf[r * w..r * w + l].copy_from_slice(&self.x[r * l..(r + 1) * l]);
+                    for t in 0..s.min(l) {
+                        buf[r * w + l + t] = self.y[r * l + t];
+                    }
+                });
+                (slice(&b, 0, l, 1), slice(&b, s, l + s, 1))
+            }
+            Layout::Transposed => {
+                let mk = |d: &[f32]| {
+                    let mut t = vec![0.0; rows * l];
+                    for r in 0..rows {
+                        for j in 0..l {
+                            t[j * rows + r] = d[r * l + j];
+                        }
+                    }
+                    self.tensor(t, &[l, rows]).t().unwrap()
+                };
+                (mk(&self.x), mk(&self.y))
             }
         };
         vec![
-            Value::Tensor(t(&self.x)),
-            Value::Tensor(t(&self.y)),
+            Value::Tensor(x),
+            Value::Tensor(y),
             Value::Float(self.a),
             Value::Float(self.b),
             Value::Int(self.n),
             Value::Int(self.i),
         ]
     }
+
+    fn args(&self) -> Vec<Value> {
+        self.args_in(Layout::Contiguous)
+    }
+
     fn describe(&self) -> String {
         format!(
-            "{}\nx {:?} {:?}{}\ny {:?}\na {:?} b {:?} n {} i {}",
+            "{}\nx {:?} {:?}{}\ny {:?}\na {:?} b {:?} n {} i {}\nsecond call's layout {:?}",
             self.src,
             self.shape,
             self.x,
@@ -140,7 +253,8 @@ impl Case {
             self.a,
             self.b,
             self.n,
-            self.i
+            self.i,
+            self.layout
         )
     }
 }
@@ -611,6 +725,14 @@ fn case(seed: u64) -> Case {
             names.join(", ")
         )
     };
+    let layout = match g.pick(6) {
+        0 => Layout::Strided,
+        1 => Layout::Offset,
+        2 => Layout::Same,
+        3 => Layout::Overlap(1 + g.pick(2)),
+        4 if two_d => Layout::Transposed,
+        _ => Layout::Contiguous,
+    };
     Case {
         src,
         shape,
@@ -621,6 +743,7 @@ fn case(seed: u64) -> Case {
         b,
         n,
         i,
+        layout,
     }
 }
 
@@ -631,12 +754,6 @@ fn compile(src: &str, backend: Backend, level: OptLevel, args: &[Value]) -> Prog
     };
     Program::compile_for_call(SourceFile::new("gen.py", src), options, Some("f"), args)
         .unwrap_or_else(|d| panic!("program did not compile:\n{src}\n{d:?}"))
-}
-
-fn run(src: &str, backend: Backend, level: OptLevel, args: Vec<Value>) -> Result<Value, String> {
-    let p = compile(src, backend, level, &args);
-    p.call_with_output("f", args, &mut Vec::new())
-        .map_err(|e| format!("{e:?}"))
 }
 
 /// Where `got` first differs from `want` (` at result[1][7]: bits … vs …`), or "".
@@ -673,37 +790,54 @@ fn locate(want: &Value, got: &Value, path: &str) -> String {
     }
 }
 
-/// Native -O2 and interpreter -O2 against the interpreter at -O0: `Err` describes a difference,
-/// `Ok` is the reference's outcome.
-fn differences(src: &str, args: impl Fn() -> Vec<Value>) -> Result<Result<Value, String>, String> {
-    let reference = run(src, Backend::Interp, OptLevel::O0, args());
-    for (backend, level) in [
+/// Native -O2 and interpreter -O2 against the interpreter at -O0, on `calls` calls of one
+/// compiled program each (`args(c)` for call `c`): `Err` describes a difference, `Ok` holds the
+/// reference's outcomes.
+fn differences(
+    src: &str,
+    calls: usize,
+    args: impl Fn(usize) -> Vec<Value>,
+) -> Result<Vec<Result<Value, String>>, String> {
+    let first = args(0);
+    let programs = [
+        (Backend::Interp, OptLevel::O0),
         (Backend::Native, OptLevel::O2),
         (Backend::Interp, OptLevel::O2),
-    ] {
-        let r = run(src, backend, level, args());
-        let agree = match (&reference, &r) {
-            (Ok(p), Ok(q)) => common::same(p, q),
-            (Err(p), Err(q)) => p == q,
-            _ => false,
+    ]
+    .map(|(backend, level)| (backend, level, compile(src, backend, level, &first)));
+    let mut outcomes = vec![];
+    for c in 0..calls {
+        let call = |p: &Program| {
+            p.call_with_output("f", args(c), &mut Vec::new())
+                .map_err(|e| format!("{e:?}"))
         };
-        if !agree {
-            let at = match (&reference, &r) {
-                (Ok(p), Ok(q)) => locate(p, q, "result"),
-                _ => String::new(),
+        let reference = call(&programs[0].2);
+        for (backend, level, p) in &programs[1..] {
+            let r = call(p);
+            let agree = match (&reference, &r) {
+                (Ok(p), Ok(q)) => common::same(p, q),
+                (Err(p), Err(q)) => p == q,
+                _ => false,
             };
-            return Err(format!(
-                "{backend:?} {level:?} differs from Interp O0{at}:\n  got       {r:?}\n  \
-                 reference {reference:?}"
-            ));
+            if !agree {
+                let at = match (&reference, &r) {
+                    (Ok(p), Ok(q)) => locate(p, q, "result"),
+                    _ => String::new(),
+                };
+                return Err(format!(
+                    "call {c}: {backend:?} {level:?} differs from Interp O0{at}:\n  \
+                     got       {r:?}\n  reference {reference:?}"
+                ));
+            }
         }
+        outcomes.push(reference);
     }
-    Ok(reference)
+    Ok(outcomes)
 }
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 2000,
+        cases: 1500,
         failure_persistence: None,
         // Shrinking a seed gives unrelated programs: a few tries only.
         max_shrink_iters: 32,
@@ -713,7 +847,9 @@ proptest! {
     #[test]
     fn vector_loops_native_equals_interpreter(seed in any::<u64>()) {
         let c = case(seed);
-        if let Err(d) = differences(&c.src, || c.args()) {
+        // Contiguous arguments, then (same machine code) the case's layout.
+        let layouts = [Layout::Contiguous, c.layout];
+        if let Err(d) = differences(&c.src, 2, |k| c.args_in(layouts[k])) {
             prop_assert!(false, "{}\n{d}", c.describe());
         }
     }
@@ -760,7 +896,9 @@ fn generated_programs_use_element_ops() {
 /// Asserts that native code and the interpreter at -O2 agree with the interpreter at -O0 on
 /// `src`'s `f(args)`, and returns the reference's outcome.
 fn check(src: &str, args: impl Fn() -> Vec<Value>) -> Result<Value, String> {
-    differences(src, &args).unwrap_or_else(|d| panic!("{src}\nargs {:?}\n{d}", args()))
+    differences(src, 1, |_| args())
+        .unwrap_or_else(|d| panic!("{src}\nargs {:?}\n{d}", args()))
+        .remove(0)
 }
 
 fn f32s(data: &[f32], shape: &[usize]) -> Value {
@@ -990,9 +1128,65 @@ fn carried_view_sees_later_stores() {
     let mut failures = vec![];
     for src in [branch, carried, running_max] {
         let d = [0.809f32, 0.285, -2.161, -1.562];
-        if let Err(e) = differences(src, || vec![f32s(&d, &[4])]) {
+        if let Err(e) = differences(src, 1, |_| vec![f32s(&d, &[4])]) {
             failures.push(format!("{src}\n{e}"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The argument layouts hold the case's values, with the strides and sharing they promise.
+#[test]
+fn layouts_hold_the_data() {
+    for seed in 0..40u64 {
+        let c = case(seed);
+        let (rows, l) = match c.shape[..] {
+            [r, l] => (r, l),
+            [l] => (1, l),
+            _ => unreachable!(),
+        };
+        for layout in [
+            Layout::Contiguous,
+            Layout::Strided,
+            Layout::Offset,
+            Layout::Same,
+            Layout::Overlap(1),
+            Layout::Overlap(2),
+            Layout::Transposed,
+        ] {
+            let args = c.args_in(layout);
+            let (Value::Tensor(x), Value::Tensor(y)) = (&args[0], &args[1]) else {
+                unreachable!()
+            };
+            let vals = |t: &Tensor| -> Vec<f32> {
+                t.to_vec::<f64>().into_iter().map(|v| v as f32).collect()
+            };
+            let same = |a: &[f32], b: &[f32]| {
+                a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits())
+            };
+            assert_eq!(x.shape(), &c.shape[..], "{layout:?}");
+            assert!(same(&vals(x), &c.x), "{layout:?} x");
+            let last = *x.strides().last().unwrap();
+            match layout {
+                Layout::Same => assert!(x.shares_storage(y) && same(&vals(y), &c.x)),
+                Layout::Overlap(s) => {
+                    assert!(x.shares_storage(y));
+                    let (xv, yv) = (vals(x), vals(y));
+                    for r in 0..rows {
+                        for j in 0..l.saturating_sub(s) {
+                            assert_eq!(yv[r * l + j].to_bits(), xv[r * l + j + s].to_bits());
+                        }
+                    }
+                }
+                _ => assert!(!x.shares_storage(y) && same(&vals(y), &c.y), "{layout:?} y"),
+            }
+            match layout {
+                Layout::Strided if l > 0 => assert_eq!(last, 2),
+                Layout::Transposed if c.shape.len() == 1 && l > 0 => assert_eq!(last, 2),
+                Layout::Offset if l > 0 => assert_eq!(x.storage_offset(), 1),
+                Layout::Transposed if c.shape.len() == 2 && l > 1 => assert_eq!(last, rows),
+                _ => {}
+            }
+        }
+    }
 }
