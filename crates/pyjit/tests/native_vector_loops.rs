@@ -8,7 +8,14 @@
 //! place and into views of the input read in the same loop (`w = v[1:]`: `w[k]` is `v[k + 1]`),
 //! walk strided and transposed views (last-dimension stride not 1), use trip counts around
 //! multiples of 4 (0 … 9, 16, 17, 33, 1001) and ranges that run out of bounds. Inputs hold NaN,
-//! infinities, signed zeros, subnormals and huge values.
+//! infinities, signed zeros, subnormals and huge values (a few cases are float64). Each program
+//! is called twice, with contiguous arguments and then (the same machine code: specializations
+//! are keyed by dtype and rank) with arguments strided, at an offset, transposed, or `y` the same
+//! tensor as `x` or overlapping it (see [`Layout`]).
+//!
+//! A failure prints the program, its inputs and the first differing element with its bits;
+//! `cargo test --release -p pyjit --test native_vector_loops -- --ignored print_generated`
+//! shows what the generator writes.
 //!
 //! The reference is the interpreter at -O0 (the runtime's own subscripts and tensor kernels);
 //! native code at -O2 and the interpreter at -O2 must give the same values to the bit (sums in
@@ -1125,8 +1132,12 @@ fn carried_view_sees_later_stores() {
     let branch = "import torch\nfrom torch import Tensor\n\n\n\
         def f(x: Tensor) -> Tensor:\n    m = x[0]\n    if bool(x[1] > m):\n        m = x[1]\n    \
         x[0] = 5.0\n    x[1] = 5.0\n    return m * 1.0\n";
+    // NumPy spelling (NumPy's `x[j]` of a 1-D array is a copy: it gives what -O2 gives).
+    let running_max_np = "import numpy as np\n\n\ndef f(x):\n    m = x[0]\n    \
+        for j in range(1, x.shape[0]):\n        if x[j] > m:\n            m = x[j]\n    \
+        for j in range(x.shape[0]):\n        x[j] = x[j] - m\n    return x\n";
     let mut failures = vec![];
-    for src in [branch, carried, running_max] {
+    for src in [branch, carried, running_max, running_max_np] {
         let d = [0.809f32, 0.285, -2.161, -1.562];
         if let Err(e) = differences(src, 1, |_| vec![f32s(&d, &[4])]) {
             failures.push(format!("{src}\n{e}"));
