@@ -13,7 +13,7 @@
 //!
 //! A 0-d value is scalarized only when every definition and every use is one of:
 //! - definitions: `x[i, …]` of a float tensor of known dtype and rank with one int per dim;
-//!   `scalar_tensor(c, dtype)` (`np.float32(c)`); `add`/`sub`/`rsub` (alpha 1)/`mul`/`div` (no
+//!   `scalar_tensor(c, dtype)` (`np.float32(c)`); `add`/`sub`/`rsub` (alpha 1)/`mul`/`div`/`rdiv` (no
 //!   rounding mode)/`neg`/`abs` and the vector-math functions (`exp`, `tanh`, `sigmoid` …) whose
 //!   tensor operands are scalarized and whose number operands are floats or int constants (a
 //!   variable int would round twice on its way to `float32`); their in-place forms (`s += e`)
@@ -22,7 +22,10 @@
 //!   all of whose incoming values are scalarized (a carried value and its loop result are one
 //!   slot: both or neither);
 //! - uses: the operations above; `bool`/`float`/`.item()`; `out[i, …] = v` into a float tensor
-//!   with one int per dim; `yield` into a scalarized result or carried value.
+//!   with one int per dim; `yield` into a scalarized result or carried value; and, for a float
+//!   value that is fresh storage (no subscript's view), uses that only read it — `return s`, a
+//!   tuple only returned, an element-wise op of a tensor (`e / s`) — which get a fresh 0-d tensor
+//!   of the value (`scalar_tensor`) made right before them.
 //!
 //! `x[i]` is a view in PyTorch: reading its element later sees writes made in between. The
 //! element is read where the subscript was, so a subscript is scalarized only when nothing can
@@ -111,6 +114,12 @@ fn form(f: &Function, op: Op) -> Option<Form> {
         ("ge", "Tensor" | "Scalar") => cmp(CmpOp::Ge),
         ("rsub", "Tensor" | "Scalar") => Some(Form::Elem {
             f: ElemFn::Sub,
+            swap: true,
+            inplace: false,
+        }),
+        // `c / t`: the runtime's `rdiv` is the division with the operands swapped.
+        ("rdiv", "Scalar") => Some(Form::Elem {
+            f: ElemFn::Div,
             swap: true,
             inplace: false,
         }),
@@ -284,7 +293,8 @@ impl<'a> Analysis<'a> {
     }
 
     /// Whether each use of `v` directly follows its definition `def` in one region with no
-    /// memory write in between.
+    /// memory write in between, and none is a `yield` or a loop's initial value (an `if`
+    /// result or a carried value made of the view lives on, past later writes).
     fn used_right_away(&self, v: Value, def: Op) -> bool {
         let f = self.f;
         let Some(r) = f.op(def).parent else {
@@ -294,7 +304,8 @@ impl<'a> Analysis<'a> {
             return false;
         };
         self.users(v).iter().all(|&(u, _)| {
-            f.op(u).parent == Some(r)
+            !matches!(f.op(u).kind, OpKind::Yield | OpKind::Loop)
+                && f.op(u).parent == Some(r)
                 && f.position(u).is_some_and(|b| {
                     b > a
                         && f.region_ops(r)[a + 1..b].iter().all(|&o| {
@@ -476,47 +487,125 @@ fn inplace_ok(a: &Analysis, cand: &HashMap<Value, Kind>, op: Op) -> bool {
 
 /// Whether every use of candidate `v` is one the rewrite handles.
 fn uses_ok(a: &Analysis, cand: &HashMap<Value, Kind>, v: Value, k: Kind) -> bool {
+    a.users(v)
+        .iter()
+        .all(|&(u, i)| use_of(a, cand, v, k, u, i as usize).is_some())
+}
+
+/// How the rewrite handles use `(u, i)` of candidate `v`: `Some(false)` as a scalar,
+/// `Some(true)` as an escape (the use gets a fresh 0-d tensor of the value, see [`escapes`]),
+/// `None` not at all.
+fn use_of(
+    a: &Analysis,
+    cand: &HashMap<Value, Kind>,
+    v: Value,
+    k: Kind,
+    u: Op,
+    i: usize,
+) -> Option<bool> {
     let f = a.f;
-    a.users(v).iter().all(|&(u, i)| {
-        let i = i as usize;
-        let d = f.op(u);
-        match &d.kind {
-            OpKind::Yield => yield_target(f, u, i).is_some_and(|t| cand.get(&t) == Some(&k)),
-            OpKind::Loop => {
-                // An initial carried value (operands: trip count, condition, carried …).
-                i >= 2 && {
-                    let p = f.region_params(d.regions[0])[i - 1];
-                    cand.get(&p) == Some(&k)
-                }
+    let d = f.op(u);
+    let handled = match &d.kind {
+        OpKind::Yield => yield_target(f, u, i).is_some_and(|t| cand.get(&t) == Some(&k)),
+        OpKind::Loop => {
+            // An initial carried value (operands: trip count, condition, carried …).
+            i >= 2 && {
+                let p = f.region_params(d.regions[0])[i - 1];
+                cand.get(&p) == Some(&k)
             }
-            OpKind::Tensor(id) => {
-                let name = pyjit_ir::schema::op_name(*id);
-                match name.as_str() {
-                    "Bool.Tensor" => k == Kind::Bool,
-                    "Float.Tensor" => matches!(k, Kind::Float(_)),
-                    "item" => {
-                        let want = match k {
-                            Kind::Bool => Type::Bool,
-                            Kind::Float(_) => Type::Float,
-                        };
-                        *f.value_type(d.results[0]) == want
-                    }
-                    "index_put_" => {
-                        let [t, l, val] = d.operands[..] else {
-                            return false;
-                        };
-                        val == v
-                            && i == 2
-                            && matches!(k, Kind::Float(_))
-                            && element_indices(a, t, l).is_some()
-                            && a.users(d.results[0]).is_empty()
-                    }
-                    _ => d.results.first().is_some_and(|r| cand.contains_key(r)),
-                }
-            }
-            _ => false,
         }
-    })
+        OpKind::Tensor(id) => {
+            let name = pyjit_ir::schema::op_name(*id);
+            match name.as_str() {
+                "Bool.Tensor" => k == Kind::Bool,
+                "Float.Tensor" => matches!(k, Kind::Float(_)),
+                "item" => {
+                    let want = match k {
+                        Kind::Bool => Type::Bool,
+                        Kind::Float(_) => Type::Float,
+                    };
+                    *f.value_type(d.results[0]) == want
+                }
+                "index_put_" => {
+                    let [t, l, val] = d.operands[..] else {
+                        return None;
+                    };
+                    val == v
+                        && i == 2
+                        && matches!(k, Kind::Float(_))
+                        && element_indices(a, t, l).is_some()
+                        && a.users(d.results[0]).is_empty()
+                }
+                _ => d.results.first().is_some_and(|r| cand.contains_key(r)),
+            }
+        }
+        _ => false,
+    };
+    if handled {
+        return Some(false);
+    }
+    escape_ok(a, v, k, u).then_some(true)
+}
+
+/// Whether candidate `v` may be given to `u` as a fresh 0-d tensor of its value: `u` returns it,
+/// puts it in a tuple that is only returned, or is an element-wise op that only reads it (`e /
+/// s`, a tensor `e` and an accumulator `s`); and `v` is fresh storage (computed, never a view of
+/// a subscripted tensor: a view returned would share storage the copy does not).
+fn escape_ok(a: &Analysis, v: Value, k: Kind, u: Op) -> bool {
+    let f = a.f;
+    if !matches!(k, Kind::Float(_)) {
+        return false;
+    }
+    let reads_only = match &f.op(u).kind {
+        OpKind::Return => true,
+        OpKind::TupleNew => {
+            let r = f.op(u).results[0];
+            a.users(r)
+                .iter()
+                .all(|&(w, _)| f.op(w).kind == OpKind::Return)
+        }
+        // Of a tensor, not 0-d element arithmetic the pass refused (making a tensor for it
+        // again would only add an op).
+        OpKind::Tensor(_) => {
+            matches!(
+                form(f, u),
+                Some(Form::Elem { inplace: false, .. } | Form::Cmp(_))
+            ) && f
+                .op(u)
+                .results
+                .iter()
+                .all(|&r| kind_of(f.value_type(r)).is_none())
+        }
+        _ => false,
+    };
+    reads_only
+        && a.origins(v, &mut HashSet::new())
+            .iter()
+            .all(|o| matches!(o, Origin::Fresh(_)))
+}
+
+/// Whether candidate `v` is `scalar_tensor(c)` used only where a tensor of it would be made
+/// again: nothing to gain (and the pass would rewrite its own output forever).
+fn only_remade(a: &Analysis, cand: &HashMap<Value, Kind>, v: Value, k: Kind) -> bool {
+    let f = a.f;
+    matches!(def(f, v), Def::Result(op, 0) if form(f, op) == Some(Form::Make))
+        && a.users(v)
+            .iter()
+            .all(|&(u, i)| use_of(a, cand, v, k, u, i as usize) == Some(true))
+}
+
+/// The escaping uses of the candidates (see [`use_of`]): (value, user, operand index).
+fn escapes(a: &Analysis, cand: &HashMap<Value, Kind>) -> Vec<(Value, Op, usize)> {
+    let mut out = Vec::new();
+    for (&v, &k) in cand {
+        for &(u, i) in a.users(v) {
+            if use_of(a, cand, v, k, u, i as usize) == Some(true) {
+                out.push((v, u, i as usize));
+            }
+        }
+    }
+    out.sort_by_key(|&(v, u, i)| (u, i, v));
+    out
 }
 
 /// The value a `yield`'s operand `i` becomes: an `if` result or a loop's carried value.
@@ -570,10 +659,15 @@ fn structured_ok(f: &Function, cand: &HashMap<Value, Kind>, v: Value, k: Kind) -
 }
 
 pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
-    let cand = {
+    let (cand, escaping) = {
         let a = Analysis::new(f);
         let mut cand: HashMap<Value, Kind> = HashMap::new();
         for (v, data) in f.values.iter() {
+            // Not the results of ops an earlier rewrite removed (values stay in the table).
+            let removed = f.defining_op(v).is_some_and(|o| f.op(o).parent.is_none());
+            if removed {
+                continue;
+            }
             if let Some(k) = kind_of(&data.ty) {
                 cand.insert(v, k);
             }
@@ -590,7 +684,7 @@ pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
                             _ => false,
                         },
                     };
-                    !def || !uses_ok(&a, &cand, v, k)
+                    !def || !uses_ok(&a, &cand, v, k) || only_remade(&a, &cand, v, k)
                 })
                 .map(|(&v, _)| v)
                 .collect();
@@ -601,20 +695,26 @@ pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
                 cand.remove(&v);
             }
         }
-        cand
+        let escaping = escapes(&a, &cand);
+        (cand, escaping)
     };
     if cand.is_empty() || !ctx.allow() {
         return;
     }
-    rewrite(f, &cand);
+    rewrite(f, &cand, &escaping);
     ctx.stats.simplified += cand.len() as u64;
 }
 
-fn rewrite(f: &mut Function, cand: &HashMap<Value, Kind>) {
+fn rewrite(f: &mut Function, cand: &HashMap<Value, Kind>, escaping: &[(Value, Op, usize)]) {
     let scalar = |k: Kind| match k {
         Kind::Bool => Type::Bool,
         Kind::Float(_) => Type::Float,
     };
+    // The tensor types the escaping values had (structured ones change type below).
+    let tensor_ty: HashMap<Value, Type> = escaping
+        .iter()
+        .map(|&(v, _, _)| (v, f.value_type(v).clone()))
+        .collect();
     // Structured values keep their identity and change type.
     for (&v, &k) in cand {
         let structured = match def(f, v) {
@@ -667,6 +767,42 @@ fn rewrite(f: &mut Function, cand: &HashMap<Value, Kind>) {
             }
             _ => {}
         }
+    }
+    // Escapes: a fresh 0-d tensor of the value, made right before the use (one per user op).
+    let make = pyjit_ir::schema::lookup("scalar_tensor").expect("scalar_tensor is in the schema");
+    let mut made: HashMap<(Value, Op), Value> = HashMap::new();
+    for &(v, u, i) in escaping {
+        let t = match made.get(&(v, u)) {
+            Some(&t) => t,
+            None => {
+                let Some(Kind::Float(p)) = cand.get(&v).copied() else {
+                    continue;
+                };
+                let span = f.op(u).span;
+                let x = map.get(&v).copied().unwrap_or(v);
+                let dt = f.create_op(
+                    OpKind::Const(Const::DType(p.dtype())),
+                    &[],
+                    &[Type::DType],
+                    &[],
+                    span,
+                );
+                f.insert_op_before(u, dt);
+                let dtv = f.result(dt);
+                let o = f.create_op(
+                    OpKind::Tensor(make),
+                    &[x, dtv],
+                    &[tensor_ty[&v].clone()],
+                    &[],
+                    span,
+                );
+                f.insert_op_before(u, o);
+                let t = f.result(o);
+                made.insert((v, u), t);
+                t
+            }
+        };
+        f.op_mut(u).operands[i] = t;
     }
     // One walk for every substitution (not one per value). Applying `map` once is the same as
     // one replacement per entry: a target is a new value or a value kept by the rewrite, never
