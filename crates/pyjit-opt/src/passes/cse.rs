@@ -12,13 +12,17 @@
 //!   list) and ops that return a fresh tensor only in functions without any memory write (no
 //!   in-place op, list write or call): otherwise a write between the two, or through an alias of
 //!   the merged result, could tell them apart;
+//! - element loads (`tensor.load`) also in functions that write memory, when no write can come
+//!   between the two: the key carries a *memory generation*, bumped after every op that writes
+//!   memory (or whose regions do) and on entering a loop body that writes (a later iteration
+//!   runs after the writes of an earlier one), so a load only meets the loads of its generation;
 //! - ops that may raise are fine: the earlier one raised first if it was going to.
 
 use super::PassCtx;
 use super::util;
 use pyjit_ir::{Function, Op, OpKind, Region, Type, Value};
 use rustc_hash::FxHashMap;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 function_pass!(
     Cse,
@@ -27,11 +31,16 @@ function_pass!(
     run_function
 );
 
-type Key = (OpKind, Vec<Value>, Vec<Type>);
+/// An expression: kind, operands, result types, and the memory generation it read (0 for what
+/// reads no memory that may change).
+type Key = (OpKind, Vec<Value>, Vec<Type>, u64);
 
 pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
     let immutable = !util::function_writes_memory(f);
-    let mut scopes = Scopes::default();
+    let mut scopes = Scopes {
+        writing: writing_regions(f),
+        ..Scopes::default()
+    };
     let mut subst: HashMap<Value, Value> = HashMap::new();
     let body = f.body;
     visit(f, body, immutable, &mut scopes, &mut subst, ctx);
@@ -55,13 +64,35 @@ fn eligible(f: &Function, op: Op, immutable: bool) -> bool {
     true
 }
 
+/// The regions containing an op that writes memory (at any depth): one walk up from each
+/// writing op, stopping at a region already marked, so linear in the function's size.
+fn writing_regions(f: &Function) -> HashSet<Region> {
+    let mut out = HashSet::new();
+    for op in f.all_ops() {
+        if !f.op(op).kind.writes_memory() {
+            continue;
+        }
+        let mut r = f.op(op).parent;
+        while let Some(reg) = r {
+            if !out.insert(reg) {
+                break;
+            }
+            r = f.regions[reg].parent.and_then(|o| f.op(o).parent);
+        }
+    }
+    out
+}
+
 /// The available expressions of the enclosing regions: one table (an expression is entered only
 /// where no enclosing region has it, so nothing is shadowed) and, per open region, the keys it
-/// entered, removed when it closes. A lookup costs O(1) whatever the nesting depth.
+/// entered, removed when it closes. A lookup costs O(1) whatever the nesting depth. `memory`
+/// is the current memory generation, `writing` the regions that write memory.
 #[derive(Default)]
 struct Scopes {
     table: FxHashMap<Key, Value>,
     entered: Vec<Vec<Key>>,
+    memory: u64,
+    writing: HashSet<Region>,
 }
 
 fn visit(
@@ -89,10 +120,20 @@ fn visit(
                 .map(|&v| util::resolve(subst, v))
                 .collect();
             f.op_mut(op).operands = operands.clone();
-            for inner in f.op(op).regions.clone() {
+            let regions = f.op(op).regions.clone();
+            let writes =
+                f.op(op).kind.writes_memory() || regions.iter().any(|r| scopes.writing.contains(r));
+            for inner in regions {
+                if f.op(op).kind == OpKind::Loop && scopes.writing.contains(&inner) {
+                    scopes.memory += 1;
+                }
                 visit(f, inner, immutable, scopes, subst, ctx);
             }
-            if !eligible(f, op, immutable) {
+            if writes {
+                scopes.memory += 1;
+            }
+            let load = f.op(op).kind == OpKind::TensorLoad;
+            if !(load || eligible(f, op, immutable)) {
                 continue;
             }
             let data = f.op(op);
@@ -101,7 +142,8 @@ fn visit(
                 .iter()
                 .map(|&v| f.value_type(v).clone())
                 .collect();
-            let key = (data.kind.clone(), operands, types);
+            let generation = if load && !immutable { scopes.memory } else { 0 };
+            let key = (data.kind.clone(), operands, types, generation);
             let found = scopes.table.get(&key).copied();
             match found {
                 Some(prev) => {
