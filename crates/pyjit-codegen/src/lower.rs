@@ -1135,17 +1135,25 @@ impl<'a, 'b> Lowering<'a, 'b> {
                     self.short_and.insert(*r, (c, *t0));
                 }
                 let mask = self.f32_mask(&results);
+                let max = self.max_or_min(op);
                 t.iter()
                     .zip(&e)
                     .zip(mask)
                     .map(|((&x, &y), narrow)| {
-                        if narrow {
-                            let (x, y) = (self.narrow(x), self.narrow(y));
-                            let r = self.b.ins().select(c, x, y);
-                            self.widen(r)
+                        let (x, y) = if narrow {
+                            (self.narrow(x), self.narrow(y))
                         } else {
-                            self.b.ins().select(c, x, y)
-                        }
+                            (x, y)
+                        };
+                        // `x if x > y else y` as the comparison Cranelift turns into `maxss`
+                        // (`minss`), whose unordered case gives `y` as the select does.
+                        let c = match max {
+                            Some(true) => self.b.ins().fcmp(FloatCC::LessThan, y, x),
+                            Some(false) => self.b.ins().fcmp(FloatCC::LessThan, x, y),
+                            None => c,
+                        };
+                        let r = self.b.ins().select(c, x, y);
+                        if narrow { self.widen(r) } else { r }
                     })
                     .collect()
             }
@@ -1556,6 +1564,34 @@ impl<'a, 'b> Lowering<'a, 'b> {
     fn const_bool(&self, v: IrValue) -> Option<bool> {
         match &self.f.op(self.f.defining_op(v)?).kind {
             OpKind::Const(Const::Bool(b)) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// For an `if` with one float result whose branches only yield `t` and `e` and whose
+    /// condition compares them strictly (a running maximum, `if x > m: m = x`): `Some(true)` for
+    /// `t if t > e else e`, `Some(false)` for `t if t < e else e`.
+    fn max_or_min(&self, op: Op) -> Option<bool> {
+        let f = self.f;
+        let d = f.op(op);
+        let [r] = d.results[..] else { return None };
+        if *self.ty(r) != Type::Float {
+            return None;
+        }
+        let yielded = |reg: Region| -> Option<IrValue> {
+            match f.region_ops(reg) {
+                [y] if f.op(*y).kind == OpKind::Yield => f.op(*y).operands.first().copied(),
+                _ => None,
+            }
+        };
+        let (t, e) = (yielded(d.regions[0])?, yielded(d.regions[1])?);
+        let cd = f.op(f.defining_op(d.operands[0])?);
+        let OpKind::FloatCmp(c) = cd.kind else {
+            return None;
+        };
+        match (c, &cd.operands[..]) {
+            (CmpOp::Gt, &[a, b]) | (CmpOp::Lt, &[b, a]) if (a, b) == (t, e) => Some(true),
+            (CmpOp::Lt, &[a, b]) | (CmpOp::Gt, &[b, a]) if (a, b) == (t, e) => Some(false),
             _ => None,
         }
     }

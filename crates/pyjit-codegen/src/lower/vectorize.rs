@@ -1,17 +1,20 @@
-//! The loop vectorizer: a counted loop over the last dim of float32 views runs four iterations
-//! at a time in `f32x4` registers.
+//! The loop vectorizer: a counted loop over the last dim of float32 (float64) views runs four
+//! (two) iterations at a time in `f32x4` (`f64x2`) registers.
 //!
 //! **Which loops.** A `loop` with a trip count and a constant-true condition (`for k in
 //! range(n)`) whose body holds only
-//! * element loads and stores `t[a, …, k + c]` of float32 tensors with a view: the leading
-//!   indices defined outside the loop, the last the counter plus a constant `c >= 0`;
-//! * float32 `elem` ops the backend computes inline (`+ - * /`, neg, abs, sqrt, the cast to
-//!   float32, and `inline_math`'s exp, expm1, tanh, sigmoid) of such loads, of loop-invariant
-//!   floats and of constants;
+//! * element loads and stores `t[a, …, k + c]` of tensors with a view, all float32 or all
+//!   float64: the leading indices defined outside the loop, the last the counter plus a
+//!   constant `c >= 0`;
+//! * `elem` ops of that precision the backend computes inline (`+ - * /`, neg, abs, sqrt, the
+//!   cast, and `inline_math`'s exp, expm1, tanh, sigmoid) of such loads, of loop-invariant
+//!   floats and of constants; for float64, Python's float `+ - *` too (the same IEEE operations;
+//!   `/` raises on zero);
 //! * constants and `k + c` index arithmetic;
 //!
 //! and whose carried values are floats that are either passed through unchanged or updated by
-//! one binary inline float32 op with a value of the body (`s += e`, `p *= e`), the result
+//! one binary inline float32 op with a value of the body (`s += e`, `p *= e`), or by one
+//! float64 op with a float32 lane value (a float64 accumulator of float32 elements), the result
 //! yielded and used nowhere else.
 //!
 //! **Same bits as the scalar loop.** Every lane runs the scalar code's operations (inline
@@ -34,8 +37,13 @@ use cranelift_codegen::ir::{self, BlockArg, InstBuilder, MemFlagsData, types};
 use pyjit_ir::{Const, ElemFn, IntBinOp, Op, OpKind, Prec, Type, Value as IrValue};
 use std::collections::HashMap;
 
-/// The lane count: `f32x4`, the widest vector Cranelift's x64 backend has.
-const LANES: i64 = 4;
+/// The vector type of a precision: 128 bits, the widest Cranelift's x64 backend has.
+fn vector_type(p: Prec) -> types::Type {
+    match p {
+        Prec::F32 => types::F32X4,
+        Prec::F64 => types::F64X2,
+    }
+}
 
 /// What a value of the loop body is, to the vectorizer.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -66,17 +74,31 @@ struct Access {
     store: bool,
 }
 
-/// A loop the vectorizer takes: its body's ops in order (the yield excluded), the classes of
-/// its values and its accesses in order.
+/// A loop the vectorizer takes: its precision, its body's ops in order (the yield excluded), the
+/// classes of its values and its accesses in order.
 pub(super) struct Plan {
+    prec: Prec,
     ops: Vec<Op>,
     class: HashMap<IrValue, Class>,
     accesses: Vec<Access>,
 }
 
-/// Whether `f` is computed inline at float32 on vectors as on scalars.
+/// Whether `f` is computed inline on vectors as on scalars.
 fn vector_fn(f: ElemFn) -> bool {
     f.is_inline() || crate::inline_math::inlines(f)
+}
+
+/// An op computing one float from floats the vectorizer knows: `elem.F.P`, or Python's float
+/// `+ - *` (float64, no error possible).
+fn float_fn(kind: &OpKind) -> Option<(ElemFn, Prec)> {
+    use pyjit_ir::FloatBinOp as B;
+    match kind {
+        OpKind::Elem(f, p) => Some((*f, *p)),
+        OpKind::FloatBin(B::Add) => Some((ElemFn::Add, Prec::F64)),
+        OpKind::FloatBin(B::Sub) => Some((ElemFn::Sub, Prec::F64)),
+        OpKind::FloatBin(B::Mul) => Some((ElemFn::Mul, Prec::F64)),
+        _ => None,
+    }
 }
 
 impl Lowering<'_, '_> {
@@ -106,6 +128,18 @@ impl Lowering<'_, '_> {
         }
         let all = f.region_ops(body);
         let (&last, ops) = all.split_last()?;
+        // The precision: the dtype of the first element access (every one must have it).
+        let prec = ops.iter().find_map(|&o| {
+            let od = f.op(o);
+            matches!(od.kind, OpKind::TensorLoad | OpKind::TensorStore)
+                .then(|| f.values[od.operands[0]].ty.as_tensor()?.dtype)
+                .flatten()
+        })?;
+        let prec = match prec {
+            pyjit_runtime::DType::Float32 => Prec::F32,
+            pyjit_runtime::DType::Float64 => Prec::F64,
+            _ => return None,
+        };
         let mut accesses = Vec::new();
         let mut updates: Vec<Option<Op>> = vec![None; carried.len()];
         let mut uses: HashMap<IrValue, usize> = HashMap::new();
@@ -147,7 +181,7 @@ impl Lowering<'_, '_> {
                     let view = self.views.get(&t)?;
                     let n_idx = od.operands.len() - 1 - store as usize;
                     if class.contains_key(&t)
-                        || tt.dtype != Some(pyjit_runtime::DType::Float32)
+                        || tt.dtype.and_then(Prec::of) != Some(prec)
                         || n_idx == 0
                         || view.sizes.len() != n_idx
                     {
@@ -181,7 +215,8 @@ impl Lowering<'_, '_> {
                     }
                     Class::Lanes
                 }
-                OpKind::Elem(func, Prec::F32) if vector_fn(*func) => {
+                kind => {
+                    let (func, q) = float_fn(kind)?;
                     let carried_at: Vec<usize> = od
                         .operands
                         .iter()
@@ -191,11 +226,27 @@ impl Lowering<'_, '_> {
                         })
                         .collect();
                     match carried_at[..] {
-                        [] if od.operands.iter().all(|&v| float_operand(&class, v)) => Class::Lanes,
+                        [] if q == prec
+                            && vector_fn(func)
+                            && od.operands.iter().all(|&v| float_operand(&class, v)) =>
+                        {
+                            Class::Lanes
+                        }
+                        // An update: the plan's precision, or a float64 accumulator of float32
+                        // lanes (`s = np.float64(0.0)`, `s += x[k]` of a float32 `x`), each lane
+                        // promoted exactly as the scalar code does. (A float64 result never
+                        // travels in an `f32` register, `f32_carried`.)
                         [j] if func.arity() == 2
                             && func.is_inline()
                             && updates[j].is_none()
-                            && od.operands.iter().any(|&v| float_operand(&class, v)) =>
+                            && od.operands.iter().any(|&v| float_operand(&class, v))
+                            && (q == prec
+                                || (q == Prec::F64
+                                    && od
+                                        .operands
+                                        .iter()
+                                        .any(|v| class.get(v) == Some(&Class::Lanes))
+                                    && !self.f32_vals.contains(&carried[j]))) =>
                         {
                             updates[j] = Some(o);
                             Class::Update(j)
@@ -203,7 +254,6 @@ impl Lowering<'_, '_> {
                         _ => return None,
                     }
                 }
-                _ => return None,
             };
             if let Some(r) = result {
                 class.insert(r, c);
@@ -238,6 +288,7 @@ impl Lowering<'_, '_> {
             return None;
         }
         Some(Plan {
+            prec,
             ops: ops.to_vec(),
             class,
             accesses,
@@ -255,7 +306,13 @@ impl Lowering<'_, '_> {
         carried: &[ir::Value],
         mask: &[bool],
     ) -> Res<(ir::Value, Vec<ir::Value>)> {
-        let flags = MemFlagsData::trusted();
+        // Not `aligned`: a vector's address is only element-aligned, and an SSE instruction
+        // Cranelift folded an aligned load into would fault on it.
+        let flags = MemFlagsData::new().with_notrap();
+        let vty = vector_type(plan.prec);
+        let n_lanes = i64::from(vty.lane_count());
+        // log2 of the element size.
+        let shift = i64::from(vty.lane_bits().trailing_zeros()) - 3;
         let mut ok = self.b.ins().iconst(types::I8, 1);
         // Per access: the address of its element at k = 0.
         let mut bases = Vec::with_capacity(plan.accesses.len());
@@ -287,11 +344,11 @@ impl Lowering<'_, '_> {
             let room = self.b.ins().iadd_imm_s(view.sizes[last], -a.offset);
             let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, max, room);
             ok = self.b.ins().band(ok, fits);
-            let bytes = self.b.ins().ishl_imm_u(off, 2);
+            let bytes = self.b.ins().ishl_imm_u(off, shift);
             bases.push(self.b.ins().iadd(view.data, bytes));
         }
         // A store and any other access: the same address, or byte ranges apart.
-        let len = self.b.ins().ishl_imm_u(max, 2);
+        let len = self.b.ins().ishl_imm_u(max, shift);
         let n = plan.accesses.len();
         for s in (0..n).filter(|&s| plan.accesses[s].store) {
             for o in (0..n).filter(|&o| o != s) {
@@ -306,7 +363,7 @@ impl Lowering<'_, '_> {
                 ok = self.b.ins().band(ok, fine);
             }
         }
-        let nv = self.b.ins().band_imm_s(max, -LANES);
+        let nv = self.b.ins().band_imm_s(max, -n_lanes);
         let some = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, nv, 0);
         let go = self.b.ins().band(ok, some);
 
@@ -322,8 +379,11 @@ impl Lowering<'_, '_> {
                     None => self.one(v)?,
                     _ => continue,
                 };
-                let x = self.narrow(x);
-                lanes.insert(v, self.b.ins().splat(types::F32X4, x));
+                let x = match plan.prec {
+                    Prec::F32 => self.narrow(x),
+                    Prec::F64 => x,
+                };
+                lanes.insert(v, self.b.ins().splat(vty, x));
             }
         }
 
@@ -353,7 +413,7 @@ impl Lowering<'_, '_> {
         self.b.switch_to_block(vbody);
         let params = self.b.block_params(vbody).to_vec();
         let (iv, mut acc) = (params[0], params[1..].to_vec());
-        let step = self.b.ins().ishl_imm_u(iv, 2);
+        let step = self.b.ins().ishl_imm_u(iv, shift);
         let outer_loc = self.b.srcloc();
         let mut access = plan.accesses.iter().zip(&bases);
         for &o in &plan.ops {
@@ -373,40 +433,62 @@ impl Lowering<'_, '_> {
                         let x = lane_value(&lanes, v)?;
                         self.b.ins().store(flags, x, addr, 0);
                     } else {
-                        let x = self.b.ins().load(types::F32X4, flags, addr, 0);
+                        let x = self.b.ins().load(vty, flags, addr, 0);
                         lanes.insert(od.results[0], x);
                     }
                 }
-                OpKind::Elem(func, _) => {
-                    let func = *func;
+                kind => {
+                    let Some((func, prec)) = float_fn(kind) else {
+                        continue;
+                    };
                     if let Some(Class::Update(j)) = plan.class.get(&od.results[0]).copied() {
                         // Lane by lane, in iteration order.
                         let (x, acc_first) = match plan.class.get(&od.operands[0]) {
                             Some(Class::Carried(_)) => (lane_value(&lanes, od.operands[1])?, true),
                             _ => (lane_value(&lanes, od.operands[0])?, false),
                         };
-                        let mut s = if mask[j] { acc[j] } else { self.narrow(acc[j]) };
-                        for lane in 0..LANES as u8 {
-                            let e = self.b.ins().extractlane(x, lane);
+                        // The accumulator at the op's precision (an `f32` register holds only
+                        // float32 updates' results, `f32_carried`).
+                        let mut s = match (prec, mask[j]) {
+                            (Prec::F32, true) | (Prec::F64, false) => acc[j],
+                            (Prec::F32, false) => self.narrow(acc[j]),
+                            (Prec::F64, true) => {
+                                return Err(CodegenError::Internal(
+                                    "float64 update of an f32 register".into(),
+                                ));
+                            }
+                        };
+                        for lane in 0..vty.lane_count() as u8 {
+                            let mut e = self.b.ins().extractlane(x, lane);
+                            if prec == Prec::F64 && plan.prec == Prec::F32 {
+                                e = self.b.ins().fpromote(types::F64, e);
+                            }
                             let (l, r) = if acc_first { (s, e) } else { (e, s) };
-                            s = self.vector_elem(func, l, Some(r))?;
+                            s = self
+                                .inline_elem(func, prec, l, Some(r))
+                                .ok_or_else(|| CodegenError::Internal("vector update".into()))?;
                         }
-                        acc[j] = if mask[j] { s } else { self.widen(s) };
+                        acc[j] = if prec == Prec::F32 && !mask[j] {
+                            self.widen(s)
+                        } else {
+                            s
+                        };
                     } else {
                         let a = lane_value(&lanes, od.operands[0])?;
                         let b = match od.operands.get(1) {
                             Some(&v) => Some(lane_value(&lanes, v)?),
                             None => None,
                         };
-                        let r = self.vector_elem(func, a, b)?;
+                        let r = self
+                            .inline_elem(func, prec, a, b)
+                            .ok_or_else(|| CodegenError::Internal(format!("vector {func:?}")))?;
                         lanes.insert(od.results[0], r);
                     }
                 }
-                _ => {}
             }
         }
         self.b.set_srcloc(outer_loc);
-        let next = self.b.ins().iadd_imm_s(iv, LANES);
+        let next = self.b.ins().iadd_imm_s(iv, n_lanes);
         let more = self.b.ins().icmp(IntCC::SignedLessThan, next, nv);
         self.b
             .ins()
@@ -416,15 +498,9 @@ impl Lowering<'_, '_> {
         let params = self.b.block_params(join).to_vec();
         Ok((params[0], params[1..].to_vec()))
     }
-
-    /// `elem.F.f32(a[, b])` on `f32x4` (or `f32`) operands.
-    fn vector_elem(&mut self, f: ElemFn, a: ir::Value, b: Option<ir::Value>) -> Res<ir::Value> {
-        self.inline_elem(f, Prec::F32, a, b)
-            .ok_or_else(|| CodegenError::Internal(format!("no vector form of {f:?}")))
-    }
 }
 
-/// The `f32x4` of body value `v` (per-lane, or an invariant splat).
+/// The vector of body value `v` (per-lane, or an invariant splat).
 fn lane_value(lanes: &HashMap<IrValue, ir::Value>, v: IrValue) -> Res<ir::Value> {
     lanes
         .get(&v)
