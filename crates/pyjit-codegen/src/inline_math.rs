@@ -208,12 +208,16 @@ impl Emit<'_, '_> {
     }
 
     /// `clamp32`/`clamp64`: `lo` if `x < lo`, else `hi` if `x > hi`, else `x` (NaN passes).
+    /// Computed as `u = hi if hi < x else x`, then `lo if u < lo else u` (the same value, as
+    /// `lo < hi`): each a select of a comparison of its own two arms, which Cranelift emits as
+    /// `minss`/`maxss` (`minps`/`maxps`), whose unordered case gives the second arm, as the
+    /// select does, instead of a branch or a blend.
     fn clamp<T: Num>(&mut self, x: Value, lo: T, hi: T) -> Value {
         let lo = self.k(lo);
         let hi = self.k(hi);
-        let below = self.b.ins().fcmp(FloatCC::LessThan, x, lo);
-        let above = self.b.ins().fcmp(FloatCC::GreaterThan, x, hi);
+        let above = self.b.ins().fcmp(FloatCC::LessThan, hi, x);
         let upper = self.select(above, hi, x);
+        let below = self.b.ins().fcmp(FloatCC::LessThan, upper, lo);
         self.select(below, lo, upper)
     }
 
