@@ -34,27 +34,36 @@ pub(crate) fn inlines(f: ElemFn) -> bool {
     )
 }
 
-/// `f(x)` at precision `p` (`x` an `f32` for [`Prec::F32`], else an `f64`; for `lanes` > 1 a
-/// vector of them, as the loop vectorizer's `f32x4`, each lane computed by the same operations
-/// as a scalar), in the FMA flavour when `fma`; `None` for the functions it does not inline.
+/// `f(x)` at precision `p` for each value of `xs` (each an `f32` for [`Prec::F32`], else an
+/// `f64`; for `lanes` > 1 vectors of them, as the loop vectorizer's `f32x4`, each lane computed
+/// by the same operations as a scalar), in the FMA flavour when `fma`; `None` for the functions
+/// it does not inline. Several values (the vectorizer's parts of one iteration) are computed
+/// together, instruction by instruction, so their independent dependency chains interleave.
 pub(crate) fn emit_lanes(
     b: &mut FunctionBuilder<'_>,
     f: ElemFn,
     p: Prec,
     fma: bool,
-    x: Value,
+    xs: &[Value],
     lanes: u32,
-) -> Option<Value> {
-    let mut e = Emit { b, fma, p, lanes };
+) -> Option<Vec<Value>> {
+    let mut e = Emit {
+        b,
+        fma,
+        p,
+        lanes,
+        parts: xs.len(),
+    };
+    let x = xs.to_vec();
     Some(match (f, p) {
-        (ElemFn::Exp, Prec::F32) => e.exp(x, &EXP_F32),
-        (ElemFn::Exp, Prec::F64) => e.exp(x, &EXP_F64),
-        (ElemFn::Expm1, Prec::F32) => e.expm1(x, &EXPM1_F32),
-        (ElemFn::Expm1, Prec::F64) => e.expm1(x, &EXPM1_F64),
-        (ElemFn::Tanh, Prec::F32) => e.tanh_f32(x),
-        (ElemFn::Tanh, Prec::F64) => e.tanh_f64(x),
-        (ElemFn::Sigmoid, Prec::F32) => e.sigmoid_f32(x),
-        (ElemFn::Sigmoid, Prec::F64) => e.sigmoid_f64(x),
+        (ElemFn::Exp, Prec::F32) => e.exp(&x, &EXP_F32),
+        (ElemFn::Exp, Prec::F64) => e.exp(&x, &EXP_F64),
+        (ElemFn::Expm1, Prec::F32) => e.expm1(&x, &EXPM1_F32),
+        (ElemFn::Expm1, Prec::F64) => e.expm1(&x, &EXPM1_F64),
+        (ElemFn::Tanh, Prec::F32) => e.tanh_f32(&x),
+        (ElemFn::Tanh, Prec::F64) => e.tanh_f64(&x),
+        (ElemFn::Sigmoid, Prec::F32) => e.sigmoid_f32(&x),
+        (ElemFn::Sigmoid, Prec::F64) => e.sigmoid_f64(&x),
         _ => return None,
     })
 }
@@ -64,12 +73,17 @@ trait Num: Copy + Into<f64> {}
 impl Num for f32 {}
 impl Num for f64 {}
 
+/// One value per part.
+type V = Vec<Value>;
+
 struct Emit<'a, 'b> {
     b: &'a mut FunctionBuilder<'b>,
     fma: bool,
     p: Prec,
     /// 1 (scalars) or the lane count of the vectors the operations apply to.
     lanes: u32,
+    /// How many independent values each operation is applied to.
+    parts: usize,
 }
 
 impl Emit<'_, '_> {
@@ -95,28 +109,44 @@ impl Emit<'_, '_> {
         self.lane_ity().by(self.lanes).unwrap_or(self.lane_ity())
     }
 
-    /// `v` in every lane (itself for scalars).
-    fn splat(&mut self, v: Value, ty: Type) -> Value {
-        if self.lanes > 1 {
+    /// `f` of each part.
+    fn un(&mut self, a: &[Value], f: impl Fn(&mut FunctionBuilder<'_>, Value) -> Value) -> V {
+        a.iter().map(|&x| f(self.b, x)).collect()
+    }
+
+    /// `f` of each part's pair.
+    fn bin(
+        &mut self,
+        a: &[Value],
+        b: &[Value],
+        f: impl Fn(&mut FunctionBuilder<'_>, Value, Value) -> Value,
+    ) -> V {
+        a.iter().zip(b).map(|(&x, &y)| f(self.b, x, y)).collect()
+    }
+
+    /// One value in every part (itself for scalars, splat for vectors).
+    fn same(&mut self, v: Value, ty: Type) -> V {
+        let v = if self.lanes > 1 {
             self.b.ins().splat(ty, v)
         } else {
             v
-        }
+        };
+        vec![v; self.parts]
     }
 
     /// The float constant `v` (exactly a value of the precision).
-    fn k(&mut self, v: impl Num) -> Value {
+    fn k(&mut self, v: impl Num) -> V {
         let v: f64 = v.into();
         let c = match self.p {
             Prec::F32 => self.b.ins().f32const(v as f32),
             Prec::F64 => self.b.ins().f64const(v),
         };
         let ty = self.fty();
-        self.splat(c, ty)
+        self.same(c, ty)
     }
 
     /// The integer constant `v` of the integer type as wide as the precision.
-    fn int(&mut self, v: i64) -> Value {
+    fn int(&mut self, v: i64) -> V {
         let lane = self.lane_ity();
         let v = if lane == types::I32 {
             i64::from(v as i32 as u32)
@@ -125,27 +155,42 @@ impl Emit<'_, '_> {
         };
         let c = self.b.ins().iconst(lane, v);
         let ty = self.ity();
-        self.splat(c, ty)
+        self.same(c, ty)
     }
 
-    /// `if c { a } else { b }` for the result `c` of an `fcmp` (a lane mask for vectors).
-    fn select(&mut self, c: Value, a: Value, b: Value) -> Value {
-        if self.lanes == 1 {
-            return self.b.ins().select(c, a, b);
-        }
-        let ty = self.b.func.dfg.value_type(a);
-        let c = if self.b.func.dfg.value_type(c) == ty {
-            c
-        } else {
-            self.b.ins().bitcast(ty, MemFlagsData::new(), c)
-        };
-        self.b.ins().bitselect(c, a, b)
+    fn fcmp(&mut self, cc: FloatCC, a: &[Value], b: &[Value]) -> V {
+        self.bin(a, b, |b, x, y| b.ins().fcmp(cc, x, y))
+    }
+
+    fn bitcast(&mut self, ty: Type, a: &[Value]) -> V {
+        self.un(a, |b, x| b.ins().bitcast(ty, MemFlagsData::new(), x))
+    }
+
+    /// `if c { a } else { b }` for the results `c` of an `fcmp` (lane masks for vectors).
+    fn select(&mut self, c: &[Value], a: &[Value], b: &[Value]) -> V {
+        let vector = self.lanes > 1;
+        c.iter()
+            .zip(a)
+            .zip(b)
+            .map(|((&c, &x), &y)| {
+                if !vector {
+                    return self.b.ins().select(c, x, y);
+                }
+                let ty = self.b.func.dfg.value_type(x);
+                let c = if self.b.func.dfg.value_type(c) == ty {
+                    c
+                } else {
+                    self.b.ins().bitcast(ty, MemFlagsData::new(), c)
+                };
+                self.b.ins().bitselect(c, x, y)
+            })
+            .collect()
     }
 
     /// `|y|` with the sign of `x` (Cranelift's x64 `fcopysign` takes scalars only).
-    fn copysign(&mut self, y: Value, x: Value) -> Value {
+    fn copysign(&mut self, y: &[Value], x: &[Value]) -> V {
         if self.lanes == 1 {
-            return self.b.ins().fcopysign(y, x);
+            return self.bin(y, x, |b, y, x| b.ins().fcopysign(y, x));
         }
         let (ity, fty) = (self.ity(), self.fty());
         let sign = match self.p {
@@ -153,16 +198,16 @@ impl Emit<'_, '_> {
             Prec::F64 => i64::MIN,
         };
         let sign = self.int(sign);
-        let yi = self.b.ins().bitcast(ity, MemFlagsData::new(), y);
-        let xi = self.b.ins().bitcast(ity, MemFlagsData::new(), x);
-        let mag = self.b.ins().band_not(yi, sign);
-        let s = self.b.ins().band(xi, sign);
-        let r = self.b.ins().bor(mag, s);
-        self.b.ins().bitcast(fty, MemFlagsData::new(), r)
+        let yi = self.bitcast(ity, y);
+        let xi = self.bitcast(ity, x);
+        let mag = self.bin(&yi, &sign, |b, y, s| b.ins().band_not(y, s));
+        let s = self.bin(&xi, &sign, |b, x, s| b.ins().band(x, s));
+        let r = self.bin(&mag, &s, |b, m, s| b.ins().bor(m, s));
+        self.bitcast(fty, &r)
     }
 
     /// The bits of the float constant `v`, as an integer constant.
-    fn bits_of(&mut self, v: impl Num) -> Value {
+    fn bits_of(&mut self, v: impl Num) -> V {
         let v: f64 = v.into();
         let bits = match self.p {
             Prec::F32 => i64::from((v as f32).to_bits()),
@@ -171,38 +216,50 @@ impl Emit<'_, '_> {
         self.int(bits)
     }
 
-    fn add(&mut self, a: Value, b: Value) -> Value {
-        self.b.ins().fadd(a, b)
+    fn add(&mut self, a: &[Value], b: &[Value]) -> V {
+        self.bin(a, b, |b, x, y| b.ins().fadd(x, y))
     }
 
-    fn sub(&mut self, a: Value, b: Value) -> Value {
-        self.b.ins().fsub(a, b)
+    fn sub(&mut self, a: &[Value], b: &[Value]) -> V {
+        self.bin(a, b, |b, x, y| b.ins().fsub(x, y))
     }
 
-    fn mul(&mut self, a: Value, b: Value) -> Value {
-        self.b.ins().fmul(a, b)
+    fn mul(&mut self, a: &[Value], b: &[Value]) -> V {
+        self.bin(a, b, |b, x, y| b.ins().fmul(x, y))
     }
 
-    fn div(&mut self, a: Value, b: Value) -> Value {
-        self.b.ins().fdiv(a, b)
+    fn div(&mut self, a: &[Value], b: &[Value]) -> V {
+        self.bin(a, b, |b, x, y| b.ins().fdiv(x, y))
+    }
+
+    fn neg(&mut self, a: &[Value]) -> V {
+        self.un(a, |b, x| b.ins().fneg(x))
+    }
+
+    fn abs(&mut self, a: &[Value]) -> V {
+        self.un(a, |b, x| b.ins().fabs(x))
     }
 
     /// The kernels' `fma32::<F>` / `fma64::<F>`: `a b + c`, fused in the FMA flavour.
-    fn fma(&mut self, a: Value, b: Value, c: Value) -> Value {
+    fn fma(&mut self, a: &[Value], b: &[Value], c: &[Value]) -> V {
         if self.fma {
-            self.b.ins().fma(a, b, c)
+            a.iter()
+                .zip(b)
+                .zip(c)
+                .map(|((&x, &y), &z)| self.b.ins().fma(x, y, z))
+                .collect()
         } else {
-            let m = self.b.ins().fmul(a, b);
-            self.b.ins().fadd(m, c)
+            let m = self.mul(a, b);
+            self.add(&m, c)
         }
     }
 
     /// `horner32`/`horner64`: `c` highest coefficient first.
-    fn horner<T: Num>(&mut self, x: Value, c: &[T]) -> Value {
+    fn horner<T: Num>(&mut self, x: &[Value], c: &[T]) -> V {
         let mut p = self.k(c[0]);
         for &k in &c[1..] {
             let k = self.k(k);
-            p = self.fma(p, x, k);
+            p = self.fma(&p, x, &k);
         }
         p
     }
@@ -212,180 +269,180 @@ impl Emit<'_, '_> {
     /// `lo < hi`): each a select of a comparison of its own two arms, which Cranelift emits as
     /// `minss`/`maxss` (`minps`/`maxps`), whose unordered case gives the second arm, as the
     /// select does, instead of a branch or a blend.
-    fn clamp<T: Num>(&mut self, x: Value, lo: T, hi: T) -> Value {
+    fn clamp<T: Num>(&mut self, x: &[Value], lo: T, hi: T) -> V {
         let lo = self.k(lo);
         let hi = self.k(hi);
-        let above = self.b.ins().fcmp(FloatCC::LessThan, hi, x);
-        let upper = self.select(above, hi, x);
-        let below = self.b.ins().fcmp(FloatCC::LessThan, upper, lo);
-        self.select(below, lo, upper)
+        let above = self.fcmp(FloatCC::LessThan, &hi, x);
+        let upper = self.select(&above, &hi, x);
+        let below = self.fcmp(FloatCC::LessThan, &upper, &lo);
+        self.select(&below, &lo, &upper)
     }
 
     /// `if c { a } else { b }` of the comparison `x cc y`, selected as integers: Cranelift
     /// lowers a float `select` to a branch, which data-dependent picks (tanh's two forms)
     /// mispredict; an integer one is a `cmov`. The same bits either way.
-    fn pick(&mut self, cc: FloatCC, x: Value, y: Value, a: Value, b: Value) -> Value {
-        let c = self.b.ins().fcmp(cc, x, y);
+    fn pick(&mut self, cc: FloatCC, x: &[Value], y: &[Value], a: &[Value], b: &[Value]) -> V {
+        let c = self.fcmp(cc, x, y);
         let (ity, fty) = (self.ity(), self.fty());
-        let ai = self.b.ins().bitcast(ity, MemFlagsData::new(), a);
-        let bi = self.b.ins().bitcast(ity, MemFlagsData::new(), b);
-        let r = self.select(c, ai, bi);
-        self.b.ins().bitcast(fty, MemFlagsData::new(), r)
+        let ai = self.bitcast(ity, a);
+        let bi = self.bitcast(ity, b);
+        let r = self.select(&c, &ai, &bi);
+        self.bitcast(fty, &r)
     }
 
     /// `reduce_ln2_f32`/`reduce_ln2_f64`: `(n, r)`, `n` an integer of the precision's width.
-    fn reduce<T: Num>(&mut self, x: Value, c: &Ln2Reduction<T>) -> (Value, Value) {
+    fn reduce<T: Num>(&mut self, x: &[Value], c: &Ln2Reduction<T>) -> (V, V) {
         let log2e = self.k(c.log2e);
         let round = self.k(c.round);
-        let nf = self.fma(x, log2e, round);
+        let nf = self.fma(x, &log2e, &round);
         let ity = self.ity();
-        let nbits = self.b.ins().bitcast(ity, MemFlagsData::new(), nf);
+        let nbits = self.bitcast(ity, &nf);
         let rbits = self.bits_of(c.round);
-        let ni = self.b.ins().isub(nbits, rbits);
-        let n = self.sub(nf, round);
-        let neg_n = self.b.ins().fneg(n);
+        let ni = self.bin(&nbits, &rbits, |b, x, y| b.ins().isub(x, y));
+        let n = self.sub(&nf, &round);
+        let neg_n = self.neg(&n);
         let hi = self.k(c.ln2_hi);
-        let r = self.fma(neg_n, hi, x);
+        let r = self.fma(&neg_n, &hi, x);
         let lo = self.k(c.ln2_lo);
-        (ni, self.fma(neg_n, lo, r))
+        (ni, self.fma(&neg_n, &lo, &r))
     }
 
     /// `pow2i_f32`/`pow2i_f64`: `2^n` from its exponent bits.
-    fn pow2i(&mut self, n: Value) -> Value {
+    fn pow2i(&mut self, n: &[Value]) -> V {
         let (bias, shift) = match self.p {
             Prec::F32 => (127, 23),
             Prec::F64 => (1023, 52),
         };
         let bias = self.int(bias);
-        let e = self.b.ins().iadd(n, bias);
-        let bits = self.b.ins().ishl_imm_u(e, shift);
+        let e = self.bin(n, &bias, |b, x, y| b.ins().iadd(x, y));
+        let bits = self.un(&e, |b, x| b.ins().ishl_imm_u(x, shift));
         let fty = self.fty();
-        self.b.ins().bitcast(fty, MemFlagsData::new(), bits)
+        self.bitcast(fty, &bits)
     }
 
     /// `expm1_poly32`/`expm1_poly64`: `r + r^2 P(r)`.
-    fn expm1_poly<T: Num>(&mut self, r: Value, c: &[T]) -> Value {
+    fn expm1_poly<T: Num>(&mut self, r: &[Value], c: &[T]) -> V {
         let h = self.horner(r, c);
         let r2 = self.mul(r, r);
-        self.fma(h, r2, r)
+        self.fma(&h, &r2, r)
     }
 
     /// `exp_f32`/`exp_f64`.
-    fn exp<T: Num>(&mut self, x: Value, c: &ExpConsts<T>) -> Value {
+    fn exp<T: Num>(&mut self, x: &[Value], c: &ExpConsts<T>) -> V {
         let xc = self.clamp(x, c.lo, c.hi);
-        let (n, r) = self.reduce(xc, &c.reduce);
-        let p = self.expm1_poly(r, c.poly);
+        let (n, r) = self.reduce(&xc, &c.reduce);
+        let p = self.expm1_poly(&r, c.poly);
         let one = self.k(1.0f32);
-        let y = self.add(p, one);
-        let n1 = self.b.ins().sshr_imm_u(n, 1);
-        let n2 = self.b.ins().isub(n, n1);
-        let s1 = self.pow2i(n1);
-        let s2 = self.pow2i(n2);
-        let y = self.mul(y, s1);
-        self.mul(y, s2)
+        let y = self.add(&p, &one);
+        let n1 = self.un(&n, |b, x| b.ins().sshr_imm_u(x, 1));
+        let n2 = self.bin(&n, &n1, |b, x, y| b.ins().isub(x, y));
+        let s1 = self.pow2i(&n1);
+        let s2 = self.pow2i(&n2);
+        let y = self.mul(&y, &s1);
+        self.mul(&y, &s2)
     }
 
     /// `expm1_f32`/`expm1_f64`.
-    fn expm1<T: Num>(&mut self, x: Value, c: &Expm1Consts<T>) -> Value {
+    fn expm1<T: Num>(&mut self, x: &[Value], c: &Expm1Consts<T>) -> V {
         let xc = self.clamp(x, c.lo, c.hi);
-        let (n, r) = self.reduce(xc, &c.reduce);
-        let a = self.b.ins().fabs(x);
+        let (n, r) = self.reduce(&xc, &c.reduce);
+        let a = self.abs(x);
         let near_bound = self.k(c.near);
-        let near = self.b.ins().fcmp(FloatCC::LessThan, a, near_bound);
+        let near = self.fcmp(FloatCC::LessThan, &a, &near_bound);
         let zero = self.int(0);
-        let n = self.select(near, zero, n);
-        let r = self.select(near, x, r);
-        let p = self.expm1_poly(r, c.poly);
+        let n = self.select(&near, &zero, &n);
+        let r = self.select(&near, x, &r);
+        let p = self.expm1_poly(&r, c.poly);
         let one = self.int(1);
-        let nm1 = self.b.ins().isub(n, one);
-        let t = self.pow2i(nm1);
+        let nm1 = self.bin(&n, &one, |b, x, y| b.ins().isub(x, y));
+        let t = self.pow2i(&nm1);
         let half = self.k(0.5f32);
-        let th = self.sub(t, half);
-        let f = self.fma(t, p, th);
+        let th = self.sub(&t, &half);
+        let f = self.fma(&t, &p, &th);
         let two = self.k(2.0f32);
-        let y = self.mul(two, f);
+        let y = self.mul(&two, &f);
         let z = self.k(0.0f32);
-        self.pick(FloatCC::Equal, x, z, x, y)
+        self.pick(FloatCC::Equal, x, &z, x, &y)
     }
 
     /// `tanh_f32`.
-    fn tanh_f32(&mut self, x: Value) -> Value {
-        let a = self.b.ins().fabs(x);
+    fn tanh_f32(&mut self, x: &[Value]) -> V {
+        let a = self.abs(x);
         let z = self.mul(x, x);
-        let h = self.horner(z, &TANH_F32_POLY);
-        let hz = self.mul(h, z);
-        let small = self.fma(hz, x, x);
+        let h = self.horner(&z, &TANH_F32_POLY);
+        let hz = self.mul(&h, &z);
+        let small = self.fma(&hz, x, x);
         let two = self.k(2.0f32);
-        let a2 = self.mul(two, a);
-        let e = self.exp(a2, &EXP_F32);
+        let a2 = self.mul(&two, &a);
+        let e = self.exp(&a2, &EXP_F32);
         let one = self.k(1.0f32);
-        let d = self.add(e, one);
-        let q = self.div(two, d);
-        let big = self.sub(one, q);
+        let d = self.add(&e, &one);
+        let q = self.div(&two, &d);
+        let big = self.sub(&one, &q);
         let bound = self.k(TANH_F32_SMALL);
-        let y = self.pick(FloatCC::LessThan, a, bound, small, big);
-        self.copysign(y, x)
+        let y = self.pick(FloatCC::LessThan, &a, &bound, &small, &big);
+        self.copysign(&y, x)
     }
 
     /// `tanh_f64`.
-    fn tanh_f64(&mut self, x: Value) -> Value {
-        let a = self.b.ins().fabs(x);
+    fn tanh_f64(&mut self, x: &[Value]) -> V {
+        let a = self.abs(x);
         let m2 = self.k(-2.0f32);
-        let ma2 = self.mul(m2, a);
-        let e = self.expm1(ma2, &EXPM1_F64);
+        let ma2 = self.mul(&m2, &a);
+        let e = self.expm1(&ma2, &EXPM1_F64);
         let two = self.k(2.0f32);
-        let s = self.add(two, e);
-        let ts = self.sub(two, s);
-        let es = self.add(ts, e);
-        let neg_e = self.b.ins().fneg(e);
-        let q = self.div(neg_e, s);
+        let s = self.add(&two, &e);
+        let ts = self.sub(&two, &s);
+        let es = self.add(&ts, &e);
+        let neg_e = self.neg(&e);
+        let q = self.div(&neg_e, &s);
         let small = if self.fma {
-            let neg_q = self.b.ins().fneg(q);
-            let res = self.fma(neg_q, s, neg_e);
-            let c = self.fma(neg_q, es, res);
-            let c = self.div(c, s);
-            self.add(q, c)
+            let neg_q = self.neg(&q);
+            let res = self.fma(&neg_q, &s, &neg_e);
+            let c = self.fma(&neg_q, &es, &res);
+            let c = self.div(&c, &s);
+            self.add(&q, &c)
         } else {
             q
         };
-        let a2 = self.mul(two, a);
-        let e2 = self.expm1(a2, &EXPM1_F64);
-        let d = self.add(e2, two);
-        let q2 = self.div(two, d);
+        let a2 = self.mul(&two, &a);
+        let e2 = self.expm1(&a2, &EXPM1_F64);
+        let d = self.add(&e2, &two);
+        let q2 = self.div(&two, &d);
         let one = self.k(1.0f32);
-        let big = self.sub(one, q2);
+        let big = self.sub(&one, &q2);
         let bound = self.k(TANH_F64_SMALL);
-        let y = self.pick(FloatCC::LessThan, a, bound, small, big);
-        self.copysign(y, x)
+        let y = self.pick(FloatCC::LessThan, &a, &bound, &small, &big);
+        self.copysign(&y, x)
     }
 
     /// `sigmoid_f32`: `1/(1+t)` or `t/(1+t)` with `t = e^-|x|`, the rounding of `1 + t` fed
     /// back.
-    fn sigmoid_f32(&mut self, x: Value) -> Value {
-        let a = self.b.ins().fabs(x);
-        let na = self.b.ins().fneg(a);
-        let t = self.exp(na, &EXP_F32);
+    fn sigmoid_f32(&mut self, x: &[Value]) -> V {
+        let a = self.abs(x);
+        let na = self.neg(&a);
+        let t = self.exp(&na, &EXP_F32);
         let one = self.k(1.0f32);
         let zero = self.k(0.0f32);
-        let num = self.pick(FloatCC::GreaterThanOrEqual, x, zero, one, t);
-        let s = self.add(one, t);
-        let d = self.sub(one, s);
-        let err = self.add(d, t);
-        let q = self.div(num, s);
-        let neg_q = self.b.ins().fneg(q);
-        let es = self.div(err, s);
-        self.fma(neg_q, es, q)
+        let num = self.pick(FloatCC::GreaterThanOrEqual, x, &zero, &one, &t);
+        let s = self.add(&one, &t);
+        let d = self.sub(&one, &s);
+        let err = self.add(&d, &t);
+        let q = self.div(&num, &s);
+        let neg_q = self.neg(&q);
+        let es = self.div(&err, &s);
+        self.fma(&neg_q, &es, &q)
     }
 
     /// `sigmoid_f64`.
-    fn sigmoid_f64(&mut self, x: Value) -> Value {
-        let a = self.b.ins().fabs(x);
-        let na = self.b.ins().fneg(a);
-        let t = self.exp(na, &EXP_F64);
+    fn sigmoid_f64(&mut self, x: &[Value]) -> V {
+        let a = self.abs(x);
+        let na = self.neg(&a);
+        let t = self.exp(&na, &EXP_F64);
         let one = self.k(1.0f32);
         let zero = self.k(0.0f32);
-        let num = self.pick(FloatCC::GreaterThanOrEqual, x, zero, one, t);
-        let s = self.add(one, t);
-        self.div(num, s)
+        let num = self.pick(FloatCC::GreaterThanOrEqual, x, &zero, &one, &t);
+        let s = self.add(&one, &t);
+        self.div(&num, &s)
     }
 }

@@ -80,8 +80,9 @@ pub struct Options {
     /// module. The facade passes the one function a call needs, so the callees that inlining
     /// made unreachable cost nothing.
     pub roots: Option<Vec<FuncId>>,
-    /// Run counted loops of float32 element code four iterations at a time, with the same
-    /// results (on by default; see `lower/vectorize.rs`). Off: every loop runs scalar.
+    /// Run counted loops of float32 (float64) element code eight (four) iterations at a time,
+    /// with the same results (on by default; see `lower/vectorize.rs`). Off: every loop runs
+    /// scalar.
     pub vectorize: bool,
 }
 

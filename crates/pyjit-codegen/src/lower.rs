@@ -128,7 +128,7 @@ pub(crate) struct Lowering<'a, 'b> {
     has_loop: bool,
     const_slot: Option<(ir::StackSlot, usize)>,
     pinned_consts: usize,
-    /// Run counted loops over float32 views four iterations at a time ([`vectorize`]).
+    /// Run counted loops over float views several iterations at a time ([`vectorize`]).
     vectorize: bool,
 }
 
@@ -1757,8 +1757,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let f32 = p == Prec::F32;
         let a = if f32 { self.narrow(a) } else { a };
         let b = b.map(|b| if f32 { self.narrow(b) } else { b });
-        let r = match self.inline_elem(f, p, a, b) {
-            Some(r) => r,
+        let r = match self.inline_elem(f, p, &[a], b.as_ref().map(std::slice::from_ref)) {
+            Some(r) => r[0],
             None => {
                 let name = pyjit_runtime::ops::elem::entries()
                     .into_iter()
@@ -1772,32 +1772,41 @@ impl<'a, 'b> Lowering<'a, 'b> {
     }
 
     /// `f(a[, b])` at precision `p` computed inline, on scalars or on vectors of them (the loop
-    /// vectorizer's): the IEEE operations, and `inline_math`'s kernels; `None` for the functions
-    /// the runtime computes.
+    /// vectorizer's), for each part of `a` (and `b`): the IEEE operations, and `inline_math`'s
+    /// kernels, whose parts are emitted interleaved; `None` for the functions the runtime
+    /// computes.
     fn inline_elem(
         &mut self,
         f: ElemFn,
         p: Prec,
-        a: ir::Value,
-        b: Option<ir::Value>,
-    ) -> Option<ir::Value> {
+        a: &[ir::Value],
+        b: Option<&[ir::Value]>,
+    ) -> Option<Vec<ir::Value>> {
         if !f.is_inline() {
-            let lanes = self.b.func.dfg.value_type(a).lane_count();
+            let lanes = self.b.func.dfg.value_type(*a.first()?).lane_count();
             let fma = crate::inline_math::fma_flavour();
             return crate::inline_math::emit_lanes(&mut self.b, f, p, fma, a, lanes);
         }
-        let ins = self.b.ins();
-        Some(match (f, b) {
-            (ElemFn::Neg, _) => ins.fneg(a),
-            (ElemFn::Abs, _) => ins.fabs(a),
-            (ElemFn::Sqrt, _) => ins.sqrt(a),
-            (ElemFn::Add, Some(b)) => ins.fadd(a, b),
-            (ElemFn::Sub, Some(b)) => ins.fsub(a, b),
-            (ElemFn::Mul, Some(b)) => ins.fmul(a, b),
-            (ElemFn::Div, Some(b)) => ins.fdiv(a, b),
-            // The cast to the precision: done by the narrowing of the operand.
-            _ => a,
-        })
+        Some(
+            a.iter()
+                .enumerate()
+                .map(|(i, &x)| {
+                    let y = b.and_then(|b| b.get(i).copied());
+                    let ins = self.b.ins();
+                    match (f, y) {
+                        (ElemFn::Neg, _) => ins.fneg(x),
+                        (ElemFn::Abs, _) => ins.fabs(x),
+                        (ElemFn::Sqrt, _) => ins.sqrt(x),
+                        (ElemFn::Add, Some(y)) => ins.fadd(x, y),
+                        (ElemFn::Sub, Some(y)) => ins.fsub(x, y),
+                        (ElemFn::Mul, Some(y)) => ins.fmul(x, y),
+                        (ElemFn::Div, Some(y)) => ins.fdiv(x, y),
+                        // The cast to the precision: done by the narrowing of the operand.
+                        _ => x,
+                    }
+                })
+                .collect(),
+        )
     }
 
     /// `x` (an `f64` holding an `f32` value) as an `f32`: the value it was widened from when

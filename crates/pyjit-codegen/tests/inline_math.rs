@@ -7,7 +7,7 @@
 //! and the neighbours of every bound (clamps, overflow, underflow to subnormals and to zero,
 //! the kernels' branch points). The FMA flavour and the plain one: on a CPU with FMA the test
 //! runs itself again with `PYJIT_SIMD=scalar`, the runtime's switch to the plain flavour, which
-//! native code follows. Both with the loop vectorizer (the float32 loops run four lanes at a
+//! native code follows. Both with the loop vectorizer (the float32 loops run eight iterations at a
 //! time, `inline_math` emitting the same operations on `f32x4`) and without it.
 
 use pyjit_codegen::{NativeModule, Options, Value};
@@ -207,7 +207,7 @@ fn inline_math_matches_the_kernels() {
                 !clif.contains("pjn_elem"),
                 "{name} calls the runtime:\n{clif}"
             );
-            // The float32 loops run on four lanes (when vectorizing).
+            // The float32 loops run on `f32x4` vectors (when vectorizing).
             assert_eq!(
                 clif.contains("f32x4"),
                 vectorize && name.ends_with("_f32"),

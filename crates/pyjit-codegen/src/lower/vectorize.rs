@@ -1,5 +1,5 @@
-//! The loop vectorizer: a counted loop over the last dim of float32 (float64) views runs four
-//! (two) iterations at a time in `f32x4` (`f64x2`) registers.
+//! The loop vectorizer: a counted loop over the last dim of float32 (float64) views runs eight
+//! (four) iterations at a time, as two `f32x4` (`f64x2`) vectors whose instructions interleave.
 //!
 //! **Which loops.** A `loop` with a trip count and a constant-true condition (`for k in
 //! range(n)`) whose body holds only
@@ -27,8 +27,8 @@
 //! can raise), and no store overlaps another access unless both touch the same address in every
 //! iteration (a store and a later load of an element another lane wrote would otherwise see the
 //! vector order). When the check fails the scalar loop runs every iteration as before; when it
-//! holds, the vector loop runs `n & !3` iterations and the scalar loop the rest, starting from
-//! the vector loop's counter and carried values.
+//! holds, the vector loop runs `n & !7` (`n & !3`) iterations and the scalar loop the rest,
+//! starting from the vector loop's counter and carried values.
 
 use super::{Lowering, Res};
 use crate::CodegenError;
@@ -36,6 +36,11 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{self, BlockArg, InstBuilder, MemFlagsData, types};
 use pyjit_ir::{Const, ElemFn, IntBinOp, Op, OpKind, Prec, Type, Value as IrValue};
 use std::collections::HashMap;
+
+/// Vectors per trip of the vector loop: two, computed instruction by instruction together, so
+/// that the long dependency chains of the inline math (an `exp` is some 20 dependent
+/// operations) of two vectors overlap in the core's out-of-order window.
+const PARTS: usize = 2;
 
 /// The vector type of a precision: 128 bits, the widest Cranelift's x64 backend has.
 fn vector_type(p: Prec) -> types::Type {
@@ -310,7 +315,8 @@ impl Lowering<'_, '_> {
         // Cranelift folded an aligned load into would fault on it.
         let flags = MemFlagsData::new().with_notrap();
         let vty = vector_type(plan.prec);
-        let n_lanes = i64::from(vty.lane_count());
+        // Iterations per trip of the vector loop: `PARTS` vectors.
+        let n_lanes = i64::from(vty.lane_count()) * PARTS as i64;
         // log2 of the element size.
         let shift = i64::from(vty.lane_bits().trailing_zeros()) - 3;
         let mut ok = self.b.ins().iconst(types::I8, 1);
@@ -368,7 +374,7 @@ impl Lowering<'_, '_> {
         let go = self.b.ins().band(ok, some);
 
         // Loop-invariant operands, splat once here.
-        let mut lanes: HashMap<IrValue, ir::Value> = HashMap::new();
+        let mut lanes: HashMap<IrValue, Vec<ir::Value>> = HashMap::new();
         for &o in &plan.ops {
             for &v in &self.f.op(o).operands {
                 if lanes.contains_key(&v) || self.f.values[v].ty != Type::Float {
@@ -383,7 +389,8 @@ impl Lowering<'_, '_> {
                     Prec::F32 => self.narrow(x),
                     Prec::F64 => x,
                 };
-                lanes.insert(v, self.b.ins().splat(vty, x));
+                let x = self.b.ins().splat(vty, x);
+                lanes.insert(v, vec![x; PARTS]);
             }
         }
 
@@ -426,15 +433,19 @@ impl Lowering<'_, '_> {
                         .filter(|(a, _)| a.op == o)
                         .ok_or_else(|| CodegenError::Internal("vector access order".into()))?;
                     let addr = self.b.ins().iadd(base, step);
+                    // Part `u` holds the iterations `u * lanes ..`, `u * 16` bytes on.
                     if a.store {
                         let v = *od.operands.last().ok_or_else(|| {
                             CodegenError::Internal("store without a value".into())
                         })?;
-                        let x = lane_value(&lanes, v)?;
-                        self.b.ins().store(flags, x, addr, 0);
+                        for (u, x) in lane_value(&lanes, v)?.into_iter().enumerate() {
+                            self.b.ins().store(flags, x, addr, 16 * u as i32);
+                        }
                     } else {
-                        let x = self.b.ins().load(vty, flags, addr, 0);
-                        lanes.insert(od.results[0], x);
+                        let xs = (0..PARTS)
+                            .map(|u| self.b.ins().load(vty, flags, addr, 16 * u as i32))
+                            .collect();
+                        lanes.insert(od.results[0], xs);
                     }
                 }
                 kind => {
@@ -458,15 +469,17 @@ impl Lowering<'_, '_> {
                                 ));
                             }
                         };
-                        for lane in 0..vty.lane_count() as u8 {
-                            let mut e = self.b.ins().extractlane(x, lane);
-                            if prec == Prec::F64 && plan.prec == Prec::F32 {
-                                e = self.b.ins().fpromote(types::F64, e);
+                        for part in x {
+                            for lane in 0..vty.lane_count() as u8 {
+                                let mut e = self.b.ins().extractlane(part, lane);
+                                if prec == Prec::F64 && plan.prec == Prec::F32 {
+                                    e = self.b.ins().fpromote(types::F64, e);
+                                }
+                                let (l, r) = if acc_first { (s, e) } else { (e, s) };
+                                s = self.inline_elem(func, prec, &[l], Some(&[r])).ok_or_else(
+                                    || CodegenError::Internal("vector update".into()),
+                                )?[0];
                             }
-                            let (l, r) = if acc_first { (s, e) } else { (e, s) };
-                            s = self
-                                .inline_elem(func, prec, l, Some(r))
-                                .ok_or_else(|| CodegenError::Internal("vector update".into()))?;
                         }
                         acc[j] = if prec == Prec::F32 && !mask[j] {
                             self.widen(s)
@@ -480,7 +493,7 @@ impl Lowering<'_, '_> {
                             None => None,
                         };
                         let r = self
-                            .inline_elem(func, prec, a, b)
+                            .inline_elem(func, prec, &a, b.as_deref())
                             .ok_or_else(|| CodegenError::Internal(format!("vector {func:?}")))?;
                         lanes.insert(od.results[0], r);
                     }
@@ -500,10 +513,10 @@ impl Lowering<'_, '_> {
     }
 }
 
-/// The vector of body value `v` (per-lane, or an invariant splat).
-fn lane_value(lanes: &HashMap<IrValue, ir::Value>, v: IrValue) -> Res<ir::Value> {
+/// The vectors of body value `v` (per-lane, or an invariant splat), one per part.
+fn lane_value(lanes: &HashMap<IrValue, Vec<ir::Value>>, v: IrValue) -> Res<Vec<ir::Value>> {
     lanes
         .get(&v)
-        .copied()
+        .cloned()
         .ok_or_else(|| CodegenError::Internal("vector operand without lanes".into()))
 }
