@@ -13,20 +13,7 @@ use proptest::prelude::*;
 use pyjit::opt::manager::OptLevel;
 use pyjit::{Backend, Options, Program, SourceFile, Value};
 
-struct Gen(u64);
-
-impl Gen {
-    fn pick(&mut self, n: usize) -> usize {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n as u64) as usize
-    }
-    fn of<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.pick(xs.len())]
-    }
-}
+use common::Rng as Gen;
 
 /// Views of `x: [3, 4]` (float32) and their shapes.
 const VIEWS: &[(&str, [i64; 2])] = &[

@@ -30,7 +30,21 @@ use pyjit::opt::manager::OptLevel;
 use pyjit::{Backend, Options, Program, SourceFile, Value};
 use pyjit_runtime::Tensor;
 
-struct Gen(u64);
+/// The generator: [`common::Rng`]'s choices and the values this test draws.
+struct Gen(common::Rng);
+
+impl std::ops::Deref for Gen {
+    type Target = common::Rng;
+    fn deref(&self) -> &common::Rng {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Gen {
+    fn deref_mut(&mut self) -> &mut common::Rng {
+        &mut self.0
+    }
+}
 
 impl Gen {
     /// A generator for `seed` (splitmix64 of it: nearby seeds start far apart).
@@ -38,17 +52,7 @@ impl Gen {
         let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Gen((z ^ (z >> 31)) | 1)
-    }
-    fn pick(&mut self, n: usize) -> usize {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n as u64) as usize
-    }
-    fn of<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.pick(xs.len())]
+        Gen(common::Rng((z ^ (z >> 31)) | 1))
     }
     /// True with probability `pct` percent.
     fn chance(&mut self, pct: usize) -> bool {
@@ -1096,33 +1100,20 @@ fn reduction_in_order() {
                 _ => 1.0 + j as f32 * 1e-3,
             })
             .collect();
-        let mut want = 0.0f32;
-        for v in &d {
-            want += v;
-        }
-        for src in [np_sum, torch_sum] {
-            let Ok(Value::Tensor(t)) = check(src, || vec![f32s(&d, &[len])]) else {
+        // `src` on `data` returns exactly `want`, a 0-d float32 tensor.
+        let expect = |src: &str, data: &[f32], want: f32| {
+            let Ok(Value::Tensor(t)) = check(src, || vec![f32s(data, &[len])]) else {
                 panic!("{src}")
             };
-            assert_eq!(
-                t.to_vec::<f32>()[0].to_bits(),
-                want.to_bits(),
-                "{src}\n{len}"
-            );
+            let got = t.to_vec::<f32>()[0];
+            assert_eq!(got.to_bits(), want.to_bits(), "{src}\n{len}");
+        };
+        let want = d.iter().fold(0.0f32, |s, v| s + v);
+        for src in [np_sum, torch_sum] {
+            expect(src, &d, want);
         }
         let p: Vec<f32> = (0..len).map(|j| [1e-3, 3e3, 0.7, -1.3][j % 4]).collect();
-        let mut want = 1.0f32;
-        for v in &p {
-            want *= v + 1.0;
-        }
-        let Ok(Value::Tensor(t)) = check(np_prod, || vec![f32s(&p, &[len])]) else {
-            panic!("{np_prod}")
-        };
-        assert_eq!(
-            t.to_vec::<f32>()[0].to_bits(),
-            want.to_bits(),
-            "product {len}"
-        );
+        expect(np_prod, &p, p.iter().fold(1.0f32, |s, v| s * (v + 1.0)));
     }
 }
 

@@ -98,3 +98,21 @@ pub fn live_references() -> (isize, isize) {
         pyjit_codegen::live_object_count(),
     )
 }
+
+/// The property tests' generators' random choices (xorshift64*, a seed that is odd).
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// One of `0 .. n`.
+    pub fn pick(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n as u64) as usize
+    }
+
+    /// One of `xs`.
+    pub fn of<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.pick(xs.len())]
+    }
+}
