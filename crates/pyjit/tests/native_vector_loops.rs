@@ -1213,3 +1213,74 @@ fn layouts_hold_the_data() {
         }
     }
 }
+
+/// Running maxima and minima (`if x[j] > m: m = x[j]`), which the vector loop keeps per lane
+/// with the iteration that gave each: the result must be the scalar loop's first extremum to the
+/// bit — with zeros of both signs (equal, so the earliest wins), NaN as the starting value (kept)
+/// or among the elements (skipped), infinities, and ties across lanes and parts. Also checks
+/// that the loops are vectorized.
+#[test]
+fn running_extrema_keep_the_first() {
+    let np_src = "import numpy as np\n\n\ndef f(x):\n    out = np.empty_like(x)\n    m = x[0]\n    \
+        for j in range(1, x.shape[0]):\n        if x[j] > m:\n            m = x[j]\n    n = x[0]\n    \
+        for j in range(1, x.shape[0]):\n        if x[j] < n:\n            n = x[j]\n    out[0] = m\n    \
+        out[1] = n\n    return out\n";
+    let torch_src = "import torch\nfrom torch import Tensor\n\n\ndef f(x: Tensor) -> Tensor:\n    \
+        out = torch.zeros_like(x)\n    m = x[0]\n    for j in range(1, x.size(0)):\n        \
+        if bool(x[j] > m):\n            m = x[j]\n    n = x[0]\n    for j in range(1, x.size(0)):\n        \
+        if bool(x[j] < n):\n            n = x[j]\n    out[0] = m\n    out[1] = n\n    return out\n";
+    for src in [np_src, torch_src] {
+        let f = SourceFile::new("gen.py", src);
+        let p = Program::compile_with(f, Options::at_level(OptLevel::O2)).unwrap();
+        let args = vec![f32s(&[1.0; 20], &[20])];
+        let (m, _, _) = p.specialize_optimized("f", &args).unwrap();
+        let options = pyjit::codegen::Options {
+            keep_clif: true,
+            ..pyjit::codegen::Options::default()
+        };
+        let native = pyjit::codegen::NativeModule::compile(&m, &options).unwrap();
+        assert!(
+            native.clif().iter().any(|(_, c)| c.contains("f32x4")),
+            "{src}: not vectorized"
+        );
+    }
+    let mut cases: Vec<Vec<f32>> = Vec::new();
+    for len in [2, 9, 10, 17, 24, 40] {
+        // Zeros of both signs, the sign pattern shifted through the lanes and parts.
+        for shift in 0..9 {
+            cases.push(
+                (0..len)
+                    .map(|j| if (j + shift) % 3 == 0 { -0.0 } else { 0.0 })
+                    .collect(),
+            );
+            cases.push(
+                (0..len)
+                    .map(|j| match (j + shift) % 5 {
+                        0 => -0.0,
+                        1 => 0.0,
+                        _ => -1.0 - j as f32,
+                    })
+                    .collect(),
+            );
+        }
+        let mut nan_first: Vec<f32> = (0..len).map(|j| j as f32 - 3.0).collect();
+        nan_first[0] = f32::NAN;
+        cases.push(nan_first);
+        let mut nan_inside: Vec<f32> = (0..len).map(|j| (j % 7) as f32 - 3.0).collect();
+        nan_inside[len / 2] = f32::NAN;
+        cases.push(nan_inside);
+        cases.push(
+            (0..len)
+                .map(|j| [f32::INFINITY, -f32::INFINITY, 1.0][j % 3])
+                .collect(),
+        );
+        cases.push(vec![2.5; len]);
+        cases.push((0..len).map(|j| ((j * 7) % 11) as f32).collect());
+    }
+    for d in &cases {
+        for src in [np_src, torch_src] {
+            let r = check(src, || vec![f32s(d, &[d.len()])]);
+            assert!(r.is_ok(), "{src}\n{d:?}: {r:?}");
+        }
+    }
+}

@@ -14,8 +14,9 @@
 //!
 //! and whose carried values are floats that are either passed through unchanged or updated by
 //! one binary inline float32 op with a value of the body (`s += e`, `p *= e`), or by one
-//! float64 op with a float32 lane value (a float64 accumulator of float32 elements), the result
-//! yielded and used nowhere else.
+//! float64 op with a float32 lane value (a float64 accumulator of float32 elements), or running
+//! maxima and minima (`if x[k] > m: m = x[k]`, see [`Extremum`]), the result yielded and used
+//! nowhere else.
 //!
 //! **Same bits as the scalar loop.** Every lane runs the scalar code's operations (inline
 //! `elem` ops round in `f32` as the scalar code does; `inline_math` emits the same operations on
@@ -32,9 +33,9 @@
 
 use super::{Lowering, Res};
 use crate::CodegenError;
-use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{self, BlockArg, InstBuilder, MemFlagsData, types};
-use pyjit_ir::{Const, ElemFn, IntBinOp, Op, OpKind, Prec, Type, Value as IrValue};
+use pyjit_ir::{CmpOp, Const, ElemFn, IntBinOp, Op, OpKind, Prec, Type, Value as IrValue};
 use std::collections::HashMap;
 
 /// Vectors per trip of the vector loop: two, computed instruction by instruction together, so
@@ -65,6 +66,24 @@ enum Class {
     Carried(usize),
     /// The new value of the `j`th carried value (its update op's result).
     Update(usize),
+    /// A strict comparison of a lane value with the `j`th carried value, only for the `if` of a
+    /// running maximum or minimum.
+    Compare(usize),
+}
+
+/// A running maximum (minimum) of carried value `j`: `m = x if x > m else m` (`<`), `x` a lane
+/// value. Each lane keeps its own maximum and the iteration that gave it; at the end the lanes
+/// combine into the first maximum in iteration order (the greatest value, of equal ones the
+/// earliest: what the scalar loop keeps, `-0.0` and `0.0` included), so the result is the scalar
+/// loop's to the bit.
+#[derive(Clone, Copy)]
+struct Extremum {
+    j: usize,
+    max: bool,
+    /// The lane value compared.
+    x: IrValue,
+    /// The `if`.
+    op: Op,
 }
 
 /// One element load or store.
@@ -86,6 +105,7 @@ pub(super) struct Plan {
     ops: Vec<Op>,
     class: HashMap<IrValue, Class>,
     accesses: Vec<Access>,
+    extrema: Vec<Extremum>,
 }
 
 /// Whether `f` is computed inline on vectors as on scalars.
@@ -154,16 +174,34 @@ impl Lowering<'_, '_> {
             None => f.values[v].ty == Type::Float,
             _ => false,
         };
+        let mut extrema: Vec<Extremum> = Vec::new();
         for &o in ops {
             let od = f.op(o);
             for &v in &od.operands {
                 *uses.entry(v).or_default() += 1;
             }
+            let result = od.results.first().copied();
+            if od.kind == OpKind::If {
+                let e = self.extremum(o, &class, &mut uses, prec, carried)?;
+                if updates[e.j].is_some() {
+                    return None;
+                }
+                updates[e.j] = Some(o);
+                extrema.push(e);
+                class.insert(od.results[0], Class::Update(e.j));
+                continue;
+            }
             if !od.regions.is_empty() {
                 return None;
             }
-            let result = od.results.first().copied();
             let c = match &od.kind {
+                OpKind::FloatCmp(CmpOp::Gt | CmpOp::Lt) => {
+                    match (class.get(&od.operands[0]), class.get(&od.operands[1])) {
+                        (Some(Class::Lanes), Some(Class::Carried(j)))
+                        | (Some(Class::Carried(j)), Some(Class::Lanes)) => Class::Compare(*j),
+                        _ => return None,
+                    }
+                }
                 OpKind::Const(Const::Int(k)) => Class::Int(*k),
                 OpKind::Const(Const::Float(x)) => Class::Float(*x),
                 OpKind::IntBin(IntBinOp::Add) => {
@@ -280,14 +318,26 @@ impl Lowering<'_, '_> {
                 return None;
             }
         }
-        // A carried value and its update are used once each (by the update op, by the yield).
+        // A carried value and its update are used once each (by the update op, by the yield);
+        // a running extremum's twice (by the comparison and by the `if`'s else branch), and its
+        // comparison once (by the `if`).
         for (j, &p) in carried.iter().enumerate() {
             if let Some(u) = updates[j] {
                 let r = f.op(u).results[0];
-                if uses.get(&p) != Some(&1) || uses.get(&r) != Some(&1) {
+                let n = if f.op(u).kind == OpKind::If { 2 } else { 1 };
+                if uses.get(&p) != Some(&n) || uses.get(&r) != Some(&1) {
                     return None;
                 }
             }
+        }
+        let compares_used_once = class
+            .iter()
+            .filter(|(_, c)| matches!(c, Class::Compare(_)))
+            .all(|(v, _)| {
+                uses.get(v) == Some(&1) && extrema.iter().any(|e| f.op(e.op).operands[0] == *v)
+            });
+        if !compares_used_once {
+            return None;
         }
         if accesses.is_empty() {
             return None;
@@ -297,6 +347,48 @@ impl Lowering<'_, '_> {
             ops: ops.to_vec(),
             class,
             accesses,
+            extrema,
+        })
+    }
+
+    /// The running extremum an `if` of the loop body is: one float result, each branch only a
+    /// `yield`, the condition a strict comparison ([`Class::Compare`]) of the lane value the
+    /// then branch yields with the carried value the else branch yields (`m = x if x > m else
+    /// m`; the other way round, `m if m > x else x`, keeps the latest of equal values and lets
+    /// NaN in, and is not taken). Counts the branches' uses in `uses`.
+    fn extremum(
+        &self,
+        op: Op,
+        class: &HashMap<IrValue, Class>,
+        uses: &mut HashMap<IrValue, usize>,
+        prec: Prec,
+        carried: &[IrValue],
+    ) -> Option<Extremum> {
+        let f = self.f;
+        let d = f.op(op);
+        let Some(Class::Compare(j)) = class.get(d.operands.first()?).copied() else {
+            return None;
+        };
+        let max = self.max_or_min(op)?;
+        let yielded = |k: usize| -> Option<IrValue> {
+            match f.region_ops(*d.regions.get(k)?) {
+                [y] => f.op(*y).operands.first().copied(),
+                _ => None,
+            }
+        };
+        let (t, e) = (yielded(0)?, yielded(1)?);
+        for v in [t, e] {
+            *uses.entry(v).or_default() += 1;
+        }
+        let p = *carried.get(j)?;
+        // The lane registers hold the plan's precision; the carried value must too (an `f32`
+        // register for float32 lanes, `f32_carried`; a float64 one for float64 lanes).
+        let same_reg = self.f32_vals.contains(&p) == (prec == Prec::F32);
+        (class.get(&t) == Some(&Class::Lanes) && e == p && same_reg).then_some(Extremum {
+            j,
+            max,
+            x: t,
+            op,
         })
     }
 
@@ -369,6 +461,15 @@ impl Lowering<'_, '_> {
                 ok = self.b.ins().band(ok, fine);
             }
         }
+        // Iteration numbers of running extrema are kept in lanes as wide as the values'.
+        let ity = vty.as_int();
+        if !plan.extrema.is_empty() && ity.lane_bits() == 32 {
+            let fits =
+                self.b
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedLessThanOrEqual, max, i64::from(i32::MAX));
+            ok = self.b.ins().band(ok, fits);
+        }
         let nv = self.b.ins().band_imm_s(max, -n_lanes);
         let some = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, nv, 0);
         let go = self.b.ins().band(ok, some);
@@ -396,30 +497,71 @@ impl Lowering<'_, '_> {
 
         let reg = |narrow: bool| if narrow { types::F32 } else { types::F64 };
         let vbody = self.b.create_block();
+        let vexit = self.b.create_block();
         let join = self.b.create_block();
-        for blk in [vbody, join] {
+        for blk in [vbody, vexit, join] {
             self.b.append_block_param(blk, types::I64);
             for &m in mask {
                 self.b.append_block_param(blk, reg(m));
             }
         }
-        let bargs = |i: ir::Value, vs: &[ir::Value]| {
+        // Per running extremum and part: the lanes' extremum and the iteration that gave it
+        // (-1: the carried value it started from, earlier than every iteration).
+        let n_state = plan.extrema.len() * PARTS;
+        for blk in [vbody, vexit] {
+            for _ in 0..n_state {
+                self.b.append_block_param(blk, vty);
+            }
+            for _ in 0..n_state {
+                self.b.append_block_param(blk, ity);
+            }
+        }
+        let lane_ty = ity.lane_type();
+        let mut state0 = Vec::with_capacity(2 * n_state);
+        for e in &plan.extrema {
+            let m = self.b.ins().splat(vty, carried[e.j]);
+            state0.extend(std::iter::repeat_n(m, PARTS));
+        }
+        let minus1 = self.b.ins().iconst(lane_ty, -1);
+        let minus1 = self.b.ins().splat(ity, minus1);
+        state0.extend(std::iter::repeat_n(minus1, n_state));
+        // The iteration of each lane of part `u` relative to the trip's first.
+        let per = vty.lane_count();
+        let iota: Vec<ir::Value> = (0..PARTS as u32)
+            .map(|u| {
+                let first = self.b.ins().iconst(lane_ty, i64::from(u * per));
+                let mut v = self.b.ins().splat(ity, first);
+                for l in 1..per {
+                    let k = self.b.ins().iconst(lane_ty, i64::from(u * per + l));
+                    v = self.b.ins().insertlane(v, k, l as u8);
+                }
+                v
+            })
+            .collect();
+        let bargs = |i: ir::Value, vs: &[ir::Value], st: &[ir::Value]| {
             std::iter::once(BlockArg::Value(i))
-                .chain(vs.iter().map(|&v| BlockArg::Value(v)))
+                .chain(vs.iter().chain(st).map(|&v| BlockArg::Value(v)))
                 .collect::<Vec<_>>()
         };
         let zero = self.b.ins().iconst(types::I64, 0);
         self.b.ins().brif(
             go,
             vbody,
-            &bargs(zero, carried),
+            &bargs(zero, carried, &state0),
             join,
-            &bargs(zero, carried),
+            &bargs(zero, carried, &[]),
         );
 
         self.b.switch_to_block(vbody);
         let params = self.b.block_params(vbody).to_vec();
-        let (iv, mut acc) = (params[0], params[1..].to_vec());
+        let (iv, mut acc) = (params[0], params[1..1 + mask.len()].to_vec());
+        let mut state = params[1 + mask.len()..].to_vec();
+        let iv_lanes = if lane_ty == types::I32 {
+            let t = self.b.ins().ireduce(types::I32, iv);
+            self.b.ins().splat(ity, t)
+        } else {
+            self.b.ins().splat(ity, iv)
+        };
         let step = self.b.ins().ishl_imm_u(iv, shift);
         let outer_loc = self.b.srcloc();
         let mut access = plan.accesses.iter().zip(&bases);
@@ -427,6 +569,31 @@ impl Lowering<'_, '_> {
             self.b.set_srcloc(ir::SourceLoc::new(o.as_u32()));
             let od = self.f.op(o);
             match &od.kind {
+                // The comparison of a running extremum: part of its `if`.
+                OpKind::FloatCmp(_) => {}
+                OpKind::If => {
+                    let (k, e) = plan
+                        .extrema
+                        .iter()
+                        .enumerate()
+                        .find(|(_, e)| e.op == o)
+                        .ok_or_else(|| CodegenError::Internal("vector if".into()))?;
+                    let xs = lane_value(&lanes, e.x)?;
+                    for (u, &x) in xs.iter().enumerate() {
+                        let (vi, ii) = (k * PARTS + u, n_state + k * PARTS + u);
+                        let m = state[vi];
+                        // `x if x > m else m` as `m < x` (`x < m`): `maxps`/`minps`.
+                        let c = if e.max {
+                            self.b.ins().fcmp(FloatCC::LessThan, m, x)
+                        } else {
+                            self.b.ins().fcmp(FloatCC::LessThan, x, m)
+                        };
+                        let cf = self.b.ins().bitcast(vty, MemFlagsData::new(), c);
+                        state[vi] = self.b.ins().bitselect(cf, x, m);
+                        let k_lanes = self.b.ins().iadd(iv_lanes, iota[u]);
+                        state[ii] = self.b.ins().bitselect(c, k_lanes, state[ii]);
+                    }
+                }
                 OpKind::TensorLoad | OpKind::TensorStore => {
                     let (a, &base) = access
                         .next()
@@ -503,9 +670,52 @@ impl Lowering<'_, '_> {
         self.b.set_srcloc(outer_loc);
         let next = self.b.ins().iadd_imm_s(iv, n_lanes);
         let more = self.b.ins().icmp(IntCC::SignedLessThan, next, nv);
-        self.b
-            .ins()
-            .brif(more, vbody, &bargs(next, &acc), join, &bargs(next, &acc));
+        self.b.ins().brif(
+            more,
+            vbody,
+            &bargs(next, &acc, &state),
+            vexit,
+            &bargs(next, &acc, &state),
+        );
+
+        // The lanes of each running extremum combined: the greatest (least) value, of equal
+        // ones the one from the earliest iteration.
+        self.b.switch_to_block(vexit);
+        let params = self.b.block_params(vexit).to_vec();
+        let (next, mut acc) = (params[0], params[1..1 + mask.len()].to_vec());
+        let state = params[1 + mask.len()..].to_vec();
+        for (k, e) in plan.extrema.iter().enumerate() {
+            let mut best: Option<(ir::Value, ir::Value)> = None;
+            for u in 0..PARTS {
+                let (vs, is) = (state[k * PARTS + u], state[n_state + k * PARTS + u]);
+                for l in 0..per as u8 {
+                    let v = self.b.ins().extractlane(vs, l);
+                    let i = self.b.ins().extractlane(is, l);
+                    best = Some(match best {
+                        None => (v, i),
+                        Some((bv, bi)) => {
+                            let beats = if e.max {
+                                self.b.ins().fcmp(FloatCC::LessThan, bv, v)
+                            } else {
+                                self.b.ins().fcmp(FloatCC::LessThan, v, bv)
+                            };
+                            let equal = self.b.ins().fcmp(FloatCC::Equal, v, bv);
+                            let earlier = self.b.ins().icmp(IntCC::SignedLessThan, i, bi);
+                            let tie = self.b.ins().band(equal, earlier);
+                            let take = self.b.ins().bor(beats, tie);
+                            (
+                                self.b.ins().select(take, v, bv),
+                                self.b.ins().select(take, i, bi),
+                            )
+                        }
+                    });
+                }
+            }
+            acc[e.j] = best
+                .ok_or_else(|| CodegenError::Internal("vector extremum".into()))?
+                .0;
+        }
+        self.b.ins().jump(join, &bargs(next, &acc, &[]));
 
         self.b.switch_to_block(join);
         let params = self.b.block_params(join).to_vec();
