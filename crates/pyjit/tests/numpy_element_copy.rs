@@ -42,6 +42,7 @@ fn check(src: &str, function: &str, args: &[&str], shape: &[usize], want: &[f32]
                 RunOutcome::Ok { value, .. } => panic!("{what}: not a tensor: {value:?}"),
                 RunOutcome::CompileError(d) => panic!("{what}: compile error {d:?}"),
                 RunOutcome::RunError(e) => panic!("{what}: run error {}", e.error.message),
+                RunOutcome::Usage(u) => panic!("{what}: usage error {u}"),
             }
         }
     }
