@@ -12,7 +12,10 @@ use pyjit_runtime::{DType, Tensor};
 /// Runs `function` of `src` on the `.npy` arguments `args` (file names in `dir`) everywhere and
 /// checks that the result is a float32 tensor of `shape` holding `want`.
 fn check(src: &str, function: &str, args: &[&str], shape: &[usize], want: &[f32]) {
-    let dir = std::env::temp_dir().join(format!("pyjit-npelem-{}", std::process::id()));
+    // One directory per call: the tests run in parallel and each writes its inputs.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("pyjit-npelem-{}-{k}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let x = Tensor::from_vec(vec![0.5f32, 1.5, 2.5, 3.5], &[4]).unwrap();
     let m = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
