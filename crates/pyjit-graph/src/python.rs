@@ -1012,6 +1012,11 @@ impl<'a> Printer<'a> {
                 }
                 return None;
             }
+            // NumPy's int subscript: a copy when it is one element, the view otherwise.
+            "np_element" => {
+                let x = e(self, 0);
+                Some(format!("({x}.clone() if {x}.dim() == 0 else {x})"))
+            }
             "Float.Tensor" => Some(format!("float({})", e(self, 0))),
             "Int.Tensor" => Some(format!("int({})", e(self, 0))),
             "Bool.Tensor" => Some(format!("bool({})", e(self, 0))),

@@ -636,6 +636,7 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
         ("expand_as", _) => |a| one(t(a, 0)?.broadcast_to(t(a, 1)?.shape())?),
         ("contiguous", _) => |a| one(t(a, 0)?.contiguous()?),
         ("clone", _) => |a| one(t(a, 0)?.clone_data()?),
+        ("np_element", _) => |a| one(t(a, 0)?.numpy_element()?),
         ("cat", _) => |a| one(ops::cat(&tensors(a, 0)?, int(a, 1)?)?),
         ("stack", _) => |a| one(ops::stack(&tensors(a, 0)?, int(a, 1)?)?),
         ("split", "Tensor") => |a| list(ops::split(t(a, 0)?, int(a, 1)?, int(a, 2)?)?),

@@ -74,7 +74,7 @@ pub fn number_operand_ok(
 /// Which ops cannot raise: the one list of it (by the qualified name, `"size"`, `"add.Scalar"`).
 pub fn raise_class(qualified: &str) -> MayRaise {
     match qualified {
-        "dim" | "numel" | "size" | "clone" | "contiguous" => MayRaise::Never,
+        "dim" | "numel" | "size" | "clone" | "contiguous" | "np_element" => MayRaise::Never,
         "neg" | "abs" | "exp" | "log" | "sqrt" | "sin" | "cos" | "tanh" | "sigmoid" | "relu"
         | "floor" | "ceil" | "trunc" | "square" | "reciprocal" => MayRaise::NeverOnFloat,
         "add.Scalar" | "sub.Scalar" | "mul.Scalar" => MayRaise::NeverOnNumbers,
@@ -174,6 +174,7 @@ mod tests {
             "size",
             "clone",
             "contiguous",
+            "np_element",
             "neg",
             "abs",
             "exp",

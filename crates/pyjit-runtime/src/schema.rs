@@ -213,6 +213,9 @@ const SIGNATURES: &[&str] = &[
     "expand_as(Tensor self, Tensor other) -> Tensor",
     "contiguous(Tensor self) -> Tensor",
     "clone(Tensor self) -> Tensor",
+    // NumPy's integer subscript (`x[i]` in a NumPy-style module): the `index` result copied when
+    // it is one element (a NumPy scalar), itself (a view) otherwise. See `Tensor::numpy_element`.
+    "np_element(Tensor self) -> Tensor",
     "cat(Tensor[] tensors, int dim=0) -> Tensor",
     "stack(Tensor[] tensors, int dim=0) -> Tensor",
     "split.Tensor(Tensor self, int split_size, int dim=0) -> Tensor[]",
@@ -609,6 +612,7 @@ const OP_INFO: &[(&str, &str, &[&str], OpKind)] = {
         ("expand_as", "M", &[], Shape),
         ("contiguous", "M", &["ascontiguousarray"], Shape),
         ("clone", "TM", &["copy"], Shape),
+        ("np_element", "", &[], Shape),
         ("cat", "T", &["concatenate"], Shape),
         ("stack", "T", &["stack"], Shape),
         ("split", "TM", &[], Shape),

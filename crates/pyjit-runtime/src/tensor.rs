@@ -1059,6 +1059,16 @@ impl Tensor {
         self.clone_data()
     }
 
+    /// NumPy's result of an integer subscript `x[i, …]` given the (view) result of the same
+    /// subscript in PyTorch's sense: when it is one element (0-d), a NumPy scalar, i.e. a copy
+    /// that shares nothing; otherwise (fewer ints than dims) NumPy's view, `self`.
+    pub fn numpy_element(&self) -> Result<Tensor> {
+        if self.dim() == 0 {
+            return self.clone_data();
+        }
+        Ok(self.clone())
+    }
+
     /// `x.clone()` in PyTorch's sense: a fresh, contiguous copy that shares nothing.
     pub fn clone_data(&self) -> Result<Tensor> {
         check_alloc(self.shape(), self.dtype)?;

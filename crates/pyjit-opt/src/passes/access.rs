@@ -11,6 +11,10 @@
 //!   placed where `tensor.index` was (so an out-of-range index raises at the same point), provided
 //!   nothing between the two ops writes memory (the element read is the same). `%e` stays for
 //!   its other users and is deleted when there are none (the load raises what it would have).
+//!   In a NumPy-style module the subscript is wrapped, `%c = tensor.np_element(%e)` (a copy
+//!   when 0-d), and `Float.Tensor(%c)` is rewritten the same way: the copy is taken at
+//!   `np_element`, so only the ops between `tensor.index` and `np_element` must not write
+//!   memory; `%c` and `%e` go when nothing else uses them.
 //!
 //! - `x.shape[k]` (`list.get(tensor.size(%x), k)` with a constant `k` within the known rank, the
 //!   size list only read) → `tensor.size.int(%x, k)`.
@@ -176,9 +180,19 @@ fn load(f: &mut Function, uses: &mut Uses, op: Op, ctx: &mut PassCtx) -> bool {
     let ([e], [s]) = (&d.operands[..], &d.results[..]) else {
         return false;
     };
-    let Some(ix) = f.defining_op(*e) else {
+    let Some(mut ix) = f.defining_op(*e) else {
         return false;
     };
+    // NumPy's element subscript `np_element(tensor.index(…))` copies the element where
+    // `np_element` is: the element is read there, whatever writes come after.
+    let mut wrap = None;
+    if matches!(f.op(ix).kind, OpKind::Tensor(k) if pyjit_ir::schema::op_name(k) == "np_element") {
+        let Some(inner) = f.defining_op(f.op(ix).operands[0]) else {
+            return false;
+        };
+        wrap = Some(ix);
+        ix = inner;
+    }
     let id = f.op(ix).clone();
     if !matches!(id.kind, OpKind::Tensor(k) if pyjit_ir::schema::op_name(k) == "index") {
         return false;
@@ -196,11 +210,13 @@ fn load(f: &mut Function, uses: &mut Uses, op: Op, ctx: &mut PassCtx) -> bool {
     if *f.value_type(*s) != ty {
         return false;
     }
-    // Both ops in one region, nothing between them writing memory.
-    let (Some(r), Some(r2)) = (f.op(ix).parent, d.parent) else {
+    // Both ops in one region, nothing between them writing memory (up to the copy, for a NumPy
+    // element subscript).
+    let end = wrap.unwrap_or(op);
+    let (Some(r), Some(r2)) = (f.op(ix).parent, f.op(end).parent) else {
         return false;
     };
-    let (Some(a), Some(b)) = (f.position(ix), f.position(op)) else {
+    let (Some(a), Some(b)) = (f.position(ix), f.position(end)) else {
         return false;
     };
     if r != r2 || a >= b {
@@ -226,8 +242,13 @@ fn load(f: &mut Function, uses: &mut Uses, op: Op, ctx: &mut PassCtx) -> bool {
     uses.replace_uses(f, *s, nv);
     uses.remove_op(f, op);
     // The load raises whatever the subscript would have, at its place: an otherwise unused
-    // subscript goes too (DCE keeps ops that may raise).
-    if uses.is_unused(*e) {
+    // subscript goes too (DCE keeps ops that may raise; `np_element` cannot raise).
+    if let Some(w) = wrap
+        && uses.is_unused(*e)
+    {
+        uses.remove_op(f, w);
+    }
+    if uses.is_unused(id.results[0]) {
         uses.remove_op(f, ix);
     }
     true

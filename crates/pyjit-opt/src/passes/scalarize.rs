@@ -31,7 +31,11 @@
 //! element is read where the subscript was, so a subscript is scalarized only when nothing can
 //! write the tensor in between: either the function writes only tensors it allocated itself
 //! (never the subscripted one, which is a parameter or another fresh tensor), or every use of the
-//! subscript directly follows it in its region with no memory write in between.
+//! subscript directly follows it in its region with no memory write in between. NumPy's element
+//! subscript, `np_element(x[i, …])` (a NumPy-style module's `x[i]`), is a copy taken at
+//! `np_element`: its element is loaded there whatever writes follow (copy semantics), provided
+//! only ops without effects that cannot raise lie between the subscript and `np_element`; the
+//! subscript is removed with it when nothing else uses it.
 
 use super::PassCtx;
 use super::access::{int_subscript, reads_as_subscript};
@@ -94,6 +98,8 @@ enum Form {
     Make,
     /// `x[i, …]`.
     Subscript,
+    /// `np_element(x[i, …])`: NumPy's element subscript, a copy of the element taken there.
+    NpElement,
 }
 
 fn form(f: &Function, op: Op) -> Option<Form> {
@@ -106,6 +112,7 @@ fn form(f: &Function, op: Op) -> Option<Form> {
     match (name, overload) {
         ("scalar_tensor", "") => Some(Form::Make),
         ("index", "") => Some(Form::Subscript),
+        ("np_element", "") => Some(Form::NpElement),
         ("eq", "Tensor" | "Scalar") => cmp(CmpOp::Eq),
         ("ne", "Tensor" | "Scalar") => cmp(CmpOp::Ne),
         ("lt", "Tensor" | "Scalar") => cmp(CmpOp::Lt),
@@ -269,6 +276,14 @@ impl<'a> Analysis<'a> {
                     OpKind::Tensor(id) if pyjit_ir::schema::is_inplace(*id) => {
                         out.extend(self.origins(d.operands[0], seen));
                     }
+                    // NumPy's element subscript: a copy when 0-d, its operand otherwise.
+                    OpKind::Tensor(_) if form(f, op) == Some(Form::NpElement) => {
+                        if f.value_type(d.results[0]).as_tensor().and_then(|t| t.rank) == Some(0) {
+                            out.insert(Origin::Fresh(op));
+                        } else {
+                            out.extend(self.origins(d.operands[0], seen));
+                        }
+                    }
                     _ if allocates(f, op) => {
                         out.insert(Origin::Fresh(op));
                     }
@@ -318,6 +333,25 @@ impl<'a> Analysis<'a> {
                 })
         })
     }
+}
+
+/// The `tensor.index` op NumPy element subscript `op` (`np_element`) wraps, when it comes
+/// before `op` in its region with only ops between that neither have effects nor may raise (the
+/// frontend puts them next to each other): a load at `op` then reads what the copy holds and
+/// raises what the subscript would have.
+fn wrapped_subscript(f: &Function, op: Op) -> Option<Op> {
+    let ix = f.defining_op(*f.op(op).operands.first()?)?;
+    if form(f, ix) != Some(Form::Subscript) {
+        return None;
+    }
+    let r = f.op(op).parent?;
+    let (a, b) = (f.position(ix)?, f.position(op)?);
+    let quiet = f.op(ix).parent == Some(r)
+        && a < b
+        && f.region_ops(r)[a + 1..b]
+            .iter()
+            .all(|&o| !f.op(o).kind.has_side_effects() && !f.op(o).kind.may_raise());
+    quiet.then_some(ix)
 }
 
 /// The int indices of subscript list `l` when it addresses one element of `t` (known float
@@ -382,6 +416,21 @@ fn def_ok(a: &Analysis, cand: &HashMap<Value, Kind>, op: Op, k: Kind) -> bool {
             dtype_ok
                 && element_indices(a, t, l).is_some()
                 && (a.never_written(t) || a.used_right_away(d.results[0], op))
+        }
+        // A copy taken right here: the element can be loaded here whatever writes follow.
+        (Form::NpElement, Kind::Float(p)) => {
+            let Some(ix) = wrapped_subscript(f, op) else {
+                return false;
+            };
+            let [t, l] = f.op(ix).operands[..] else {
+                return false;
+            };
+            f.value_type(t)
+                .as_tensor()
+                .and_then(|tt| tt.dtype)
+                .and_then(Prec::of)
+                == Some(p)
+                && element_indices(a, t, l).is_some()
         }
         (Form::Make, Kind::Float(p)) => {
             let [s, dt] = d.operands[..] else {
@@ -659,7 +708,7 @@ fn structured_ok(f: &Function, cand: &HashMap<Value, Kind>, v: Value, k: Kind) -
 }
 
 pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
-    let (cand, escaping) = {
+    let (cand, escaping, wrapped) = {
         let a = Analysis::new(f);
         let mut cand: HashMap<Value, Kind> = HashMap::new();
         for (v, data) in f.values.iter() {
@@ -668,7 +717,9 @@ pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
             if removed {
                 continue;
             }
-            if let Some(k) = kind_of(&data.ty) {
+            if let Some(k) = kind_of(&data.ty)
+                && !only_wrapped(&a, v)
+            {
                 cand.insert(v, k);
             }
         }
@@ -696,16 +747,55 @@ pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
             }
         }
         let escaping = escapes(&a, &cand);
-        (cand, escaping)
+        // The subscripts whose every use is a scalarized `np_element`: their loads replace them.
+        let mut wrapped = Vec::new();
+        for (&v, _) in &cand {
+            if let Def::Result(op, 0) = def(f, v)
+                && form(f, op) == Some(Form::NpElement)
+                && let Some(ix) = wrapped_subscript(f, op)
+            {
+                let e = f.op(ix).results[0];
+                let all = a.users(e).iter().all(|&(u, _)| {
+                    form(f, u) == Some(Form::NpElement)
+                        && f.op(u)
+                            .results
+                            .first()
+                            .is_some_and(|r| cand.contains_key(r))
+                });
+                if all && !cand.contains_key(&e) && !wrapped.contains(&ix) {
+                    wrapped.push(ix);
+                }
+            }
+        }
+        (cand, escaping, wrapped)
     };
     if cand.is_empty() || !ctx.allow() {
         return;
     }
-    rewrite(f, &cand, &escaping);
+    rewrite(f, &cand, &escaping, &wrapped);
     ctx.stats.simplified += cand.len() as u64;
 }
 
-fn rewrite(f: &mut Function, cand: &HashMap<Value, Kind>, escaping: &[(Value, Op, usize)]) {
+/// Whether `v` is a subscript used only by `np_element`s (NumPy element subscripts), which are
+/// scalarized on their own (see [`Form::NpElement`]) and take the subscript away with them.
+fn only_wrapped(a: &Analysis, v: Value) -> bool {
+    let f = a.f;
+    matches!(def(f, v), Def::Result(op, 0) if form(f, op) == Some(Form::Subscript))
+        && !a.users(v).is_empty()
+        && a.users(v)
+            .iter()
+            .all(|&(u, _)| form(f, u) == Some(Form::NpElement))
+}
+
+/// Rewrites the candidates; `escaping` are the uses that get a fresh 0-d tensor ([`escapes`]),
+/// `wrapped` the subscripts of scalarized `np_element`s that nothing else uses, removed with
+/// them.
+fn rewrite(
+    f: &mut Function,
+    cand: &HashMap<Value, Kind>,
+    escaping: &[(Value, Op, usize)],
+    wrapped: &[Op],
+) {
     let scalar = |k: Kind| match k {
         Kind::Bool => Type::Bool,
         Kind::Float(_) => Type::Float,
@@ -809,6 +899,7 @@ fn rewrite(f: &mut Function, cand: &HashMap<Value, Kind>, escaping: &[(Value, Op
     // a key (the walk maps each definition before its uses are read).
     debug_assert!(map.values().all(|to| !map.contains_key(to)));
     f.replace_uses_with(&map);
+    dead.extend_from_slice(wrapped);
     for op in dead.into_iter().rev() {
         f.remove_op(op);
     }
@@ -844,6 +935,15 @@ fn build(
     match (form, k) {
         (Form::Subscript, _) => {
             let (t, l) = (d.operands[0], d.operands[1]);
+            let mut operands = vec![t];
+            operands.extend(int_subscript(f, t, l).expect("checked by def_ok"));
+            insert(f, OpKind::TensorLoad, &operands, Type::Float)
+        }
+        (Form::NpElement, _) => {
+            let ix = f.defining_op(d.operands[0]).expect("checked by def_ok");
+            let [t, l] = f.op(ix).operands[..] else {
+                unreachable!("checked by def_ok")
+            };
             let mut operands = vec![t];
             operands.extend(int_subscript(f, t, l).expect("checked by def_ok"));
             insert(f, OpKind::TensorLoad, &operands, Type::Float)

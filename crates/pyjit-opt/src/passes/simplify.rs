@@ -20,7 +20,9 @@
 //! kernel does); `neg(neg x)` → `x` (non-bool dtypes); `transpose(transpose(x, a, b), a, b)`
 //! and `t(t x)` → `x` when the rank is known and the dims are valid; `reshape(reshape(x, s1),
 //! s2)` → `reshape(x, s2)` when `x`'s shape is fully known and `s1` is a valid constant shape
-//! for it (so the inner op could not have failed).
+//! for it (so the inner op could not have failed). In every function: `np_element(x)` (NumPy's
+//! int subscript) → `x` when `x`'s rank is known and not 0 (fewer ints than dims: the view
+//! itself, which is what the op returns).
 
 use super::PassCtx;
 use super::util::{self, const_bool, const_float, const_int, const_of};
@@ -253,7 +255,9 @@ fn rewrite(f: &Function, op: Op, immutable: bool) -> Option<Rewrite> {
         },
         // Rewritten once the walk has left its branches ([`rewrite_if`]).
         OpKind::If => return None,
-        OpKind::Tensor(id) if immutable => return tensor_rewrite(f, op, *id),
+        OpKind::Tensor(id) if immutable || is_np_element(*id) => {
+            return tensor_rewrite(f, op, *id);
+        }
         _ => return None,
     })
 }
@@ -308,6 +312,12 @@ fn is_int(d: DType) -> bool {
     matches!(d, DType::Int64 | DType::Int32)
 }
 
+/// `np_element` of a tensor of rank > 0 returns that very tensor (no fresh one), so replacing
+/// it by its operand is exact even in functions that write memory.
+fn is_np_element(id: pyjit_ir::OpId) -> bool {
+    pyjit_ir::schema::op_name(id) == "np_element"
+}
+
 fn tensor_rewrite(f: &Function, op: Op, id: pyjit_ir::OpId) -> Option<Rewrite> {
     let data = f.op(op);
     let o = &data.operands;
@@ -341,6 +351,8 @@ fn tensor_rewrite(f: &Function, op: Op, id: pyjit_ir::OpId) -> Option<Rewrite> {
             Rewrite::Value(x)
         }
         "pow.Tensor_Scalar" if scalar_is(1, 1.0) => Rewrite::Value(x),
+        // NumPy's int subscript of fewer ints than dims: a view, the subscript itself.
+        "np_element" if f.value_type(x).as_tensor()?.rank? > 0 => Rewrite::Value(x),
         "pow.Tensor_Scalar"
             if xd.is_some_and(|d| is_float(d) || is_int(d)) && scalar_is(1, 2.0) =>
         {

@@ -682,7 +682,21 @@ impl Lower<'_, '_, '_> {
             "indexing",
             span,
         )?;
+        // NumPy: the elements of a 1-D array are scalars (copies), the rows of others views.
+        let r = self.numpy_element(r, true, span)?;
         Ok(r.v)
+    }
+
+    /// In a NumPy-style module, `r`, the result of a subscript made of ints only (`ints_only`),
+    /// wrapped in `np_element`: NumPy gives a scalar (a copy) when the ints select one element
+    /// and a view when they are fewer than the dims; which one is known only once the rank is
+    /// (at run time, or after specialization). Otherwise `r` itself (PyTorch: always a view).
+    fn numpy_element(&mut self, r: Val, ints_only: bool, span: Span) -> R<Val> {
+        if !(ints_only && self.m.info.numpy_mode()) {
+            return Ok(r);
+        }
+        self.set_span(span);
+        self.schema_call("np_element", vec![SArg::V(r)], vec![], "indexing", span)
     }
 
     // ---- subscripts ----
@@ -806,17 +820,22 @@ impl Lower<'_, '_, '_> {
         Ok(())
     }
 
+    /// `base[index]` as an expression. In a NumPy-style module a subscript of ints only gives
+    /// NumPy's scalar copy when it selects one element (see [`Lower::numpy_element`]); stores
+    /// (`x[i] = v`, `x[i] += v`) go through [`Lower::tensor_index_keep`] and write `base`.
     pub(crate) fn tensor_index(&mut self, base: Val, index: &Expr, span: Span) -> R<Val> {
         let items = self.index_items(index)?;
+        let ints_only = items.iter().all(|it| matches!(it, IndexItem::Int(_)));
         self.set_span(span);
         let idx = self.encode_indices(items);
-        self.schema_call(
+        let r = self.schema_call(
             "index",
             vec![SArg::V(base), SArg::Indices(idx)],
             vec![],
             "indexing",
             span,
-        )
+        )?;
+        self.numpy_element(r, ints_only, span)
     }
 
     /// `t[idx] = v`: `index_put_` writes into `t`'s storage, so every alias sees it.
