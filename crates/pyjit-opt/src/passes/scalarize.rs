@@ -749,7 +749,7 @@ pub fn run_function(f: &mut Function, ctx: &mut PassCtx) {
         let escaping = escapes(&a, &cand);
         // The subscripts whose every use is a scalarized `np_element`: their loads replace them.
         let mut wrapped = Vec::new();
-        for (&v, _) in &cand {
+        for &v in cand.keys() {
             if let Def::Result(op, 0) = def(f, v)
                 && form(f, op) == Some(Form::NpElement)
                 && let Some(ix) = wrapped_subscript(f, op)
