@@ -189,6 +189,25 @@ fn call_overhead(c: &mut Criterion) {
     g.bench_function("native_scalar_inc", |b| {
         b.iter(|| inc.call(black_box(&[Value::Int(41)])).unwrap())
     });
+    // The same function through the facade a user (and the Python package) calls: binding,
+    // argument checks and the code-cache lookup included.
+    let f = pyjit::api::Function::script(
+        &pyjit::api::Source::new("calls.py", CALLS),
+        "inc",
+        &pyjit::api::CompileOptions::default(),
+    )
+    .unwrap();
+    let mut sink = std::io::sink();
+    g.bench_function("facade_scalar_inc", |b| {
+        b.iter(|| {
+            f.call_with_output(
+                vec![black_box(pyjit::api::Value::Int(41))],
+                Vec::new(),
+                &mut sink,
+            )
+            .unwrap()
+        })
+    });
     g.finish();
 }
 

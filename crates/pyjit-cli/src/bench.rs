@@ -4,7 +4,10 @@
 //! passes, codegen, Cranelift) and the first call; then K warm-up calls and N timed calls, of
 //! which it reports the minimum, the median and the interquartile range. Each call gets a fresh
 //! deep copy of the ARGs (made outside the timing), so in-place writes do not leak from one call
-//! into the next. A progress bar shows on a terminal when the calls should take more than a
+//! into the next; `--reuse-args` passes the same ARGs to every call instead, back to back, as
+//! Python harnesses time a function (for functions that do not write their arguments: the copy
+//! between two calls also lets the kernel pool's helper threads go to sleep, so each call pays
+//! their wake-up). A progress bar shows on a terminal when the calls should take more than a
 //! second; `--json` prints one JSON object on one line (stdout) for scripts instead of the table.
 //!
 //! Exit status: 0 success, 1 compile-time error, 2 the program raised, 64 bad usage.
@@ -42,6 +45,10 @@ pub struct BenchArgs {
     /// Print one JSON line (stdout) instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Pass the same ARGs to every call, back to back (no fresh copy per call: only for a
+    /// function that does not write its arguments).
+    #[arg(long)]
+    pub reuse_args: bool,
     /// Arguments, as for `pyjit run`.
     #[arg(allow_hyphen_values = true, value_name = "ARG")]
     pub args: Vec<String>,
@@ -52,6 +59,7 @@ fn take_trailing_options(args: &mut BenchArgs) -> Result<(), String> {
     Trailing::new(&mut args.args, &mut args.function)
         .opt(&mut args.opt)
         .switch("--json", &mut args.json)
+        .switch("--reuse-args", &mut args.reuse_args)
         .take(
             &["--mode", "--backend", "--repeat", "--warmup"],
             |flag, value| {
@@ -280,8 +288,14 @@ pub fn run(args: &BenchArgs) -> u8 {
         }
     };
 
+    let reuse = args.reuse_args;
     let timed_call = |callee: &mut Callee| -> Result<Duration, String> {
-        let a = fresh(&call_args)?;
+        // Reused: a shallow clone (tensors shared with the ARGs, nothing copied).
+        let a = if reuse {
+            call_args.clone()
+        } else {
+            fresh(&call_args)?
+        };
         let t = Instant::now();
         callee.call(a)?;
         Ok(t.elapsed())

@@ -154,13 +154,13 @@ pub fn write_result(path: Option<&Path>, value: &Value, ty: &Type, stdout: &mut 
 
 /// The options a command takes after its first ARG (see [`take_trailing_options`] for why clap
 /// leaves them to us): every command's `-f`/`--function`, and what [`Self::output`],
-/// [`Self::opt`] and [`Self::switch`] add; [`Self::take`] picks them out.
+/// [`Self::opt`] and [`Self::switch`]es add; [`Self::take`] picks them out.
 pub struct Trailing<'a> {
     words: &'a mut Vec<String>,
     function: &'a mut Option<String>,
     output: Option<&'a mut Option<PathBuf>>,
     opt: Option<&'a mut OptArgs>,
-    switch: Option<(&'static str, &'a mut bool)>,
+    switches: Vec<(&'static str, &'a mut bool)>,
 }
 
 impl<'a> Trailing<'a> {
@@ -171,7 +171,7 @@ impl<'a> Trailing<'a> {
             function,
             output: None,
             opt: None,
-            switch: None,
+            switches: Vec::new(),
         }
     }
 
@@ -187,9 +187,9 @@ impl<'a> Trailing<'a> {
         self
     }
 
-    /// The command's flag without a value, set when seen.
+    /// A flag of the command without a value, set when seen (one call per flag).
     pub fn switch(mut self, name: &'static str, on: &'a mut bool) -> Self {
-        self.switch = Some((name, on));
+        self.switches.push((name, on));
         self
     }
 
@@ -207,9 +207,7 @@ impl<'a> Trailing<'a> {
                 Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
                 _ => (w.clone(), None),
             };
-            if let Some((name, on)) = self.switch.as_mut()
-                && flag == *name
-            {
+            if let Some((_, on)) = self.switches.iter_mut().find(|(name, _)| flag == *name) {
                 **on = true;
                 continue;
             }

@@ -286,6 +286,23 @@ fn bench_json_line_parses() {
         let compiled = v["compile_ms"]["cranelift"].as_f64().unwrap() > 0.0;
         assert_eq!(compiled, mode != "eager", "{v}");
     }
+    // Two switches after the ARGs: both taken (the same ARGs reused, the JSON line printed).
+    let (code, out, err) = pyjit(
+        &dir,
+        &[
+            "bench",
+            "cond.py",
+            "x.npy",
+            "0.5",
+            "--reuse-args",
+            "--repeat",
+            "5",
+            "--json",
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("JSON");
+    assert_eq!(v["repeat"], 5);
     // The table.
     let (out, _) = pyjit_ok(&dir, "bench cond.py x.npy 0.5 --repeat 3");
     assert!(

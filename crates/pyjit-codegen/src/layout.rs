@@ -126,15 +126,59 @@ pub(crate) fn value_into_slots(v: Value, ty: &Type, out: &mut Vec<u64>) -> Resul
     }
 }
 
+/// A scalar argument of a call from Rust ([`crate::NativeFunction::call_scalars`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ScalarArg {
+    /// A Python `int`.
+    Int(i64),
+    /// A Python `float`.
+    Float(f64),
+    /// A Python `bool`.
+    Bool(bool),
+}
+
+impl ScalarArg {
+    /// The scalar `v` holds, if it is one.
+    pub fn of(v: &Value) -> Option<ScalarArg> {
+        Some(match v {
+            Value::Int(i) => ScalarArg::Int(*i),
+            Value::Float(f) => ScalarArg::Float(*f),
+            Value::Bool(b) => ScalarArg::Bool(*b),
+            _ => return None,
+        })
+    }
+
+    /// The value.
+    pub fn to_value(self) -> Value {
+        match self {
+            ScalarArg::Int(i) => Value::Int(i),
+            ScalarArg::Float(f) => Value::Float(f),
+            ScalarArg::Bool(b) => Value::Bool(b),
+        }
+    }
+
+    /// The one slot of this scalar passed where type `ty` is expected (`None`: the type takes
+    /// no scalar, or not this one).
+    pub(crate) fn slot(self, ty: &Type) -> Option<u64> {
+        Some(match (ty, self) {
+            (Type::Int, ScalarArg::Int(i)) => i as u64,
+            (Type::Int, ScalarArg::Bool(b)) => b as u64,
+            (Type::Float, ScalarArg::Float(f)) => f.to_bits(),
+            // Python's implicit int → float at a call boundary.
+            (Type::Float, ScalarArg::Int(i)) => (i as f64).to_bits(),
+            (Type::Bool, ScalarArg::Bool(b)) => b as u64,
+            _ => return None,
+        })
+    }
+}
+
 fn write_slots(v: &Value, ty: &Type, out: &mut Vec<u64>) -> Result<(), String> {
     let mismatch = || format!("expected a value of type {ty}, got {}", v.type_name());
+    if let Some(slot) = ScalarArg::of(v).and_then(|a| a.slot(ty)) {
+        out.push(slot);
+        return Ok(());
+    }
     match (ty, v) {
-        (Type::Int, Value::Int(i)) => out.push(*i as u64),
-        (Type::Int, Value::Bool(b)) => out.push(*b as u64),
-        (Type::Float, Value::Float(f)) => out.push(f.to_bits()),
-        // Python's implicit int → float at a call boundary.
-        (Type::Float, Value::Int(i)) => out.push((*i as f64).to_bits()),
-        (Type::Bool, Value::Bool(b)) => out.push(*b as u64),
         (Type::None, Value::None) => {}
         (Type::DType, Value::DType(d)) => out.push(d.code() as u64),
         (Type::Tensor(_), Value::Tensor(t)) => out.push(abi::handle_from_tensor(t.clone()) as u64),

@@ -21,7 +21,7 @@ mod layout;
 mod listing;
 mod lower;
 
-pub use layout::live_object_count;
+pub use layout::{ScalarArg, live_object_count};
 pub use pyjit_value::{InterpError, Value};
 
 use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, UserFuncName, types};
@@ -566,7 +566,26 @@ impl NativeFunction {
         A: IntoIterator<Item = Value>,
         A::IntoIter: ExactSizeIterator,
     {
-        let args = args.into_iter();
+        // The argument and result slot buffers are reused from call to call on this thread,
+        // borrowed in place (a nested call, from a host function, finds them borrowed and uses
+        // fresh ones): the call path allocates nothing of its own and moves no buffers.
+        SLOT_BUFFERS.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut buffers) => {
+                let (slots, ret) = &mut *buffers;
+                self.call_in_slots(args.into_iter(), out, slots, ret)
+            }
+            Err(_) => self.call_in_slots(args.into_iter(), out, &mut Vec::new(), &mut Vec::new()),
+        })
+    }
+
+    /// [`NativeFunction::call_owned_with_output`] with the slot buffers to use.
+    fn call_in_slots(
+        &self,
+        args: impl ExactSizeIterator<Item = Value>,
+        out: &mut dyn Write,
+        slots: &mut Vec<u64>,
+        ret: &mut Vec<u64>,
+    ) -> Result<Value, InterpError> {
         let nargs = args.len();
         let entry = &self.inner.funcs[self.index];
         let bad = |m: String| {
@@ -586,27 +605,61 @@ impl NativeFunction {
                 nargs
             )));
         }
-        // The argument and result slot buffers are reused from call to call on this thread
-        // (taken out while in use, so a nested call just gets fresh ones): the call path
-        // allocates nothing of its own.
-        let (mut slots, mut ret) = SLOT_BUFFERS.with(|b| b.take());
         slots.clear();
         let written = args
             .zip(&entry.params)
             .enumerate()
-            .try_for_each(|(i, (a, t))| {
-                layout::value_into_slots(a, t, &mut slots).map_err(|m| (i, m))
-            });
+            .try_for_each(|(i, (a, t))| layout::value_into_slots(a, t, slots).map_err(|m| (i, m)));
         if let Err((i, m)) = written {
             // The slots written so far (every earlier argument's) own references.
             let kinds: Vec<Slot> = entry.params.iter().flat_map(slots_of).collect();
-            layout::release_raw(&kinds, &slots);
-            SLOT_BUFFERS.with(|b| b.set((slots, ret)));
+            layout::release_raw(&kinds, slots);
             return Err(bad(format!("argument {i} of {}(): {m}", entry.name)));
         }
-        let ret_kinds = &entry.ret_kinds;
         ret.clear();
-        ret.resize(ret_kinds.len().max(1), 0);
+        ret.resize(entry.ret_kinds.len().max(1), 0);
+        self.invoke(slots, ret, out)
+    }
+
+    /// Calls a function whose parameters all take scalars (`int`, `float`, `bool`) with
+    /// scalar arguments: their slots and the result's live on the stack, so the call touches
+    /// no buffer and no thread-local (the facade's per-call path for scalar functions). Any
+    /// other call — a parameter of another type, an argument that does not fit its
+    /// parameter, more than [`SCALAR_CALL_SLOTS`] slots — takes the general path, with its
+    /// errors.
+    pub fn call_scalars(
+        &self,
+        args: &[ScalarArg],
+        out: &mut dyn Write,
+    ) -> Result<Value, InterpError> {
+        let entry = &self.inner.funcs[self.index];
+        let mut slots = [0u64; SCALAR_CALL_SLOTS];
+        let fits = args.len() == entry.params.len()
+            && args.len() <= SCALAR_CALL_SLOTS
+            && entry.ret_kinds.len() <= SCALAR_CALL_SLOTS
+            && args
+                .iter()
+                .zip(&entry.params)
+                .zip(&mut slots)
+                .all(|((a, t), s)| a.slot(t).map(|v| *s = v).is_some());
+        if !fits {
+            return self.call_owned_with_output(args.iter().map(|a| a.to_value()), out);
+        }
+        let mut ret = [0u64; SCALAR_CALL_SLOTS];
+        let nret = entry.ret_kinds.len().max(1);
+        self.invoke(&slots[..args.len()], &mut ret[..nret], out)
+    }
+
+    /// Runs the trampoline on the parameters' `slots` (their references pass to the callee)
+    /// with room for the result's slots in `ret`, and reads the result.
+    fn invoke(
+        &self,
+        slots: &[u64],
+        ret: &mut [u64],
+        out: &mut dyn Write,
+    ) -> Result<Value, InterpError> {
+        let entry = &self.inner.funcs[self.index];
+        let ret_kinds = &entry.ret_kinds;
         let mut ctx = Ctx {
             failed: 0,
             depth: 0,
@@ -626,11 +679,8 @@ impl NativeFunction {
                 ret.as_mut_ptr(),
             );
         }
-        let failed = ctx.failed != 0;
-        let error = ctx.error.take();
-        if failed {
-            SLOT_BUFFERS.with(|b| b.set((slots, ret)));
-            return Err(error.unwrap_or_else(|| {
+        if ctx.failed != 0 {
+            return Err(ctx.error.take().unwrap_or_else(|| {
                 InterpError::new(
                     pyjit_value::ExcKind::Internal,
                     "native code failed without an error",
@@ -638,33 +688,38 @@ impl NativeFunction {
                 )
             }));
         }
-        let v = if let (Type::Tensor(_), [Slot::Tensor]) = (&entry.ret, ret_kinds.as_slice()) {
+        if let (Type::Tensor(_), [Slot::Tensor]) = (&entry.ret, ret_kinds.as_slice()) {
             // A tensor result takes over the result slot's reference (no copy of the tensor
             // when native code holds no other).
             // SAFETY: on success the result slot holds a live handle owned by us.
-            match unsafe {
-                pyjit_runtime::abi::tensor_from_handle(ret[0] as *mut pyjit_runtime::abi::PjTensor)
-            } {
-                Some(t) => Value::Tensor(t),
-                None => Value::None,
-            }
-        } else {
-            let mut pos = 0;
-            // SAFETY: on success the result slots hold live references owned by us.
-            let v = unsafe { layout::slots_to_value(&entry.ret, &ret, &mut pos) };
-            layout::release_raw(ret_kinds, &ret);
-            v
-        };
-        SLOT_BUFFERS.with(|b| b.set((slots, ret)));
+            return Ok(
+                match unsafe {
+                    pyjit_runtime::abi::tensor_from_handle(
+                        ret[0] as *mut pyjit_runtime::abi::PjTensor,
+                    )
+                } {
+                    Some(t) => Value::Tensor(t),
+                    None => Value::None,
+                },
+            );
+        }
+        let mut pos = 0;
+        // SAFETY: on success the result slots hold live references owned by us.
+        let v = unsafe { layout::slots_to_value(&entry.ret, ret, &mut pos) };
+        layout::release_raw(ret_kinds, ret);
         Ok(v)
     }
 }
 
+/// The most slots (arguments, or result) of a [`NativeFunction::call_scalars`] call kept on the
+/// stack.
+pub const SCALAR_CALL_SLOTS: usize = 8;
+
 thread_local! {
     /// [`NativeFunction::call_with_output`]'s argument and result slot buffers, kept between
     /// calls.
-    static SLOT_BUFFERS: std::cell::Cell<(Vec<u64>, Vec<u64>)> =
-        const { std::cell::Cell::new((Vec::new(), Vec::new())) };
+    static SLOT_BUFFERS: std::cell::RefCell<(Vec<u64>, Vec<u64>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
 /// `extern "C" fn(ctx, args: *const u64, ret: *mut u64)`: loads the parameters' slots, calls the

@@ -37,6 +37,7 @@
 use crate::archive::{Archive, SavedKey};
 use crate::program::{Backend, CallError, Options, Program};
 use crate::traced::{TraceError, TraceOptions, TracedProgram};
+use pyjit_codegen::ScalarArg;
 use pyjit_interp::Value as IValue;
 use pyjit_ir::Type;
 use pyjit_opt::manager::OptLevel;
@@ -413,6 +414,9 @@ impl Call<'_> {
         let v = match self.inner {
             CallInner::Script(c) => c.run(out).map_err(|e| Error::from_call(e, &f.name))?,
             CallInner::Fast(p, fast, args) => {
+                if fast.scalars {
+                    return f.run_scalars(p, fast, args, out);
+                }
                 let types = f.params.as_ref().map_or(&[][..], |p| &p.types[..]);
                 // Each argument has its parameter's fast kind (checked by `prepare`), which
                 // `fit` takes; a `None` here could only reach native code's own type check.
@@ -484,6 +488,8 @@ type ArgTypesKey = Vec<Option<Type>>;
 struct FastPath {
     native: pyjit_codegen::NativeFunction,
     args: smallvec::SmallVec<[FastArg; 4]>,
+    /// Every argument a scalar, few enough for [`pyjit_codegen::NativeFunction::call_scalars`].
+    scalars: bool,
 }
 
 impl FastPath {
@@ -863,7 +869,51 @@ impl Function {
         kwargs: Vec<(String, Value)>,
         out: &mut dyn Write,
     ) -> Result<Value, Error> {
+        // The per-call path of a scalar function called as before: nothing to bind or prepare.
+        if let (Kind::Script(p), Some(fast), true, None) = (
+            &self.kind,
+            self.fast.get(),
+            kwargs.is_empty(),
+            &self.by_arg_types,
+        ) && fast.scalars
+        {
+            let types = self.params.as_ref().map_or(&[][..], |p| &p.types[..]);
+            if fast.matches(&args, types) {
+                return self.run_scalars(p, fast, args, out);
+            }
+        }
         self.prepare(args, kwargs)?.run(out)
+    }
+
+    /// Runs the [`FastPath`] of a scalar function on arguments it [matched](FastPath::matches):
+    /// their slots go on the stack ([`Program::run_native_scalars`]).
+    fn run_scalars(
+        &self,
+        p: &Program,
+        fast: &FastPath,
+        args: Vec<Value>,
+        out: &mut dyn Write,
+    ) -> Result<Value, Error> {
+        let mut scalars = [ScalarArg::Int(0); pyjit_codegen::SCALAR_CALL_SLOTS];
+        for (s, v) in scalars.iter_mut().zip(&args) {
+            *s = match *v {
+                Value::Int(i) => ScalarArg::Int(i),
+                Value::Float(x) => ScalarArg::Float(x),
+                Value::Bool(b) => ScalarArg::Bool(b),
+                // Not a scalar (the fast path's match rules it out): the program's own path.
+                _ => {
+                    let v = p
+                        .prepare_call(&self.name, self.bind(args, Vec::new())?)
+                        .and_then(|c| c.run(out))
+                        .map_err(|e| Error::from_call(e, &self.name))?;
+                    return Value::from_interp(v);
+                }
+            };
+        }
+        let v = p
+            .run_native_scalars(&fast.native, &scalars[..args.len()], out)
+            .map_err(|e| Error::from_call(e, &self.name))?;
+        Value::from_interp(v)
     }
 
     /// A call with these arguments, bound and checked, ready to [run](Call::run); nothing is
@@ -916,9 +966,12 @@ impl Function {
         if let (Some(kinds), Some(native)) = (kinds, call.native()) {
             // Compiled already (this is a cache hit): later calls of this signature take the
             // fast path.
+            let scalars = kinds.len() <= pyjit_codegen::SCALAR_CALL_SLOTS
+                && kinds.iter().all(|k| !matches!(k, FastArg::Tensor(..)));
             let _ = self.fast.set(FastPath {
                 native: native.clone(),
                 args: kinds,
+                scalars,
             });
         }
         Ok(Call {
@@ -1334,6 +1387,61 @@ mod tests {
             )
             .unwrap_err();
         assert!(e.to_string().contains("at most 3"), "{e}");
+    }
+
+    #[test]
+    fn scalar_functions_take_the_stack_slot_path_with_the_same_results_and_errors() {
+        let src = Source::new(
+            "s.py",
+            "def f(a: int, x: float, b: bool) -> float:\n    if b:\n        return x / float(a)\n    return x * float(a)\n",
+        );
+        let f = Function::script(&src, "f", &CompileOptions::default()).unwrap();
+        let call = |args: Vec<Value>| f.call(args, vec![]);
+        let float = |v: Result<Value, Error>| match v {
+            Ok(Value::Float(x)) => x,
+            other => panic!("{other:?}"),
+        };
+        // First calls compile and set the fast path; later ones take it.
+        for _ in 0..3 {
+            assert_eq!(
+                float(call(vec![
+                    Value::Int(4),
+                    Value::Float(2.0),
+                    Value::Bool(true)
+                ])),
+                0.5
+            );
+        }
+        assert!(f.fast.get().is_some_and(|p| p.scalars));
+        // An int for the float parameter widens, on the fast path as on the general one.
+        assert_eq!(
+            float(call(vec![Value::Int(4), Value::Int(3), Value::Bool(false)])),
+            12.0
+        );
+        // A run-time error on the fast path: Python's class, the source line.
+        let e = call(vec![Value::Int(0), Value::Float(1.0), Value::Bool(true)]).unwrap_err();
+        assert_eq!(e.python_class(), "ZeroDivisionError");
+        assert!(e.to_string().contains("s.py:3:"), "{e}");
+        // Arguments that do not match the fast path: the general path's checks.
+        let e = call(vec![
+            Value::Float(1.0),
+            Value::Float(1.0),
+            Value::Bool(true),
+        ])
+        .unwrap_err();
+        assert!(e.to_string().contains("for argument 'a'"), "{e}");
+        let e = call(vec![Value::Int(1), Value::Float(1.0)]).unwrap_err();
+        assert!(
+            e.to_string().contains("missing value for argument 'b'"),
+            "{e}"
+        );
+        assert_eq!(
+            float(f.call(
+                vec![Value::Int(2), Value::Float(3.0)],
+                vec![("b".into(), Value::Bool(false))]
+            )),
+            6.0
+        );
     }
 
     #[test]

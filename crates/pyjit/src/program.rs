@@ -937,6 +937,19 @@ impl Program {
             .map_err(|error| CallError::Run(RunError::new(error, self.source.clone())))
     }
 
+    /// [`Program::run_native`] for a function whose arguments are all scalars
+    /// ([`pyjit_codegen::NativeFunction::call_scalars`]: no buffer, no allocation).
+    pub fn run_native_scalars(
+        &self,
+        native: &pyjit_codegen::NativeFunction,
+        args: &[pyjit_codegen::ScalarArg],
+        out: &mut dyn Write,
+    ) -> Result<Value, CallError> {
+        native
+            .call_scalars(args, out)
+            .map_err(|error| CallError::Run(RunError::new(error, self.source.clone())))
+    }
+
     /// The module in which function `id` is specialized for the signature of `args`: from the
     /// cache, or made now.
     fn specialized_module(

@@ -148,9 +148,22 @@ unsafe fn gemv_rows_v3<T: Float>(x: &[T], b: Mat<T>, lo: usize, y: &mut [T]) {
     unsafe { gemv_rows_body(x, b, lo, y) }
 }
 
+/// [`gemv_rows_body`] compiled for AVX-512 (512-bit vectors: half the instructions per row).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+unsafe fn gemv_rows_v4<T: Float>(x: &[T], b: Mat<T>, lo: usize, y: &mut [T]) {
+    // SAFETY: the caller's contract.
+    unsafe { gemv_rows_body(x, b, lo, y) }
+}
+
 /// # Safety
 /// As [`gemv_rows_body`].
 unsafe fn gemv_rows<T: Float>(x: &[T], b: Mat<T>, lo: usize, y: &mut [T]) {
+    #[cfg(target_arch = "x86_64")]
+    if super::vmath::isa() >= super::vmath::Isa::Avx512 {
+        // SAFETY: `isa()` reports only features the running CPU has; the caller's contract.
+        return unsafe { gemv_rows_v4(x, b, lo, y) };
+    }
     #[cfg(target_arch = "x86_64")]
     if super::vmath::isa() >= super::vmath::Isa::Avx2Fma {
         // SAFETY: `isa()` reports only features the running CPU has; the caller's contract.
