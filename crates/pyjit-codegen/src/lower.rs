@@ -117,6 +117,9 @@ pub(crate) struct Lowering<'a, 'b> {
     short_and: HashMap<IrValue, (ir::Value, ir::Value)>,
     /// `size.int` (constant dim) and `numel` of tensors of known rank: read from the view.
     shape_ops: HashMap<Op, ShapeQuery>,
+    /// The function's use lists, built the first time a bounds check asks whether a tensor's
+    /// sizes are those of the list it was created from ([`Lowering::created_size`]).
+    uses: std::cell::OnceCell<pyjit_ir::Uses>,
     /// `f64` values that are the exact promotion of an `f32` value (an `f32` element load, an
     /// `elem.*.f32` result), with that value: narrowing one again is free.
     narrowed: HashMap<ir::Value, ir::Value>,
@@ -235,6 +238,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             views: HashMap::new(),
             short_and: HashMap::new(),
             shape_ops,
+            uses: std::cell::OnceCell::new(),
             narrowed: HashMap::new(),
             f32_vals: f32_carried(f),
             f32_params: HashMap::new(),
@@ -692,11 +696,44 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 _ => return false,
             }
         }
+        // `out = np.zeros((n, m))` then `for i in range(n)`: the size `t` was created with.
+        if self.created_size(self.shape_source(t), d) == Some(size) {
+            return true;
+        }
         let Some(size_op) = f.defining_op(size) else {
             return false;
         };
         matches!(self.shape_ops.get(&size_op), Some(ShapeQuery::Size(q)) if *q == d)
             && self.shape_source(f.op(size_op).operands[0]) == self.shape_source(t)
+    }
+
+    /// The int value dim `d` of tensor `t` was created with, when `t` is made by
+    /// `zeros`/`ones`/`empty`/`full` from a list built in place (`np.zeros((n, m))`,
+    /// `torch.empty([n, m])`) that nothing else uses (so nothing changed it before): a tensor
+    /// that exists has exactly those sizes (a negative one raised when it was made).
+    fn created_size(&self, t: IrValue, d: usize) -> Option<IrValue> {
+        let f = self.f;
+        let op = f.defining_op(t)?;
+        let OpKind::Tensor(id) = f.op(op).kind else {
+            return None;
+        };
+        if !matches!(
+            pyjit_ir::schema::op_name(id).as_str(),
+            "zeros" | "ones" | "empty" | "full"
+        ) {
+            return None;
+        }
+        let list = f.defining_op(*f.op(op).operands.first()?)?;
+        if f.op(list).kind != OpKind::ListNew
+            || self
+                .uses
+                .get_or_init(|| pyjit_ir::Uses::build(f))
+                .count(f.op(op).operands[0])
+                != 1
+        {
+            return None;
+        }
+        f.op(list).operands.get(d).copied()
     }
 
     /// The tensor whose sizes `t` was created with: through `empty_like`/`zeros_like`/

@@ -226,3 +226,58 @@ fn wrong_arguments_are_errors() {
     assert_eq!(add.call(&[z, Value::Int(1)]).unwrap_err().kind, "TypeError");
     assert_eq!(pyjit_runtime::abi::live_tensor_count(), t0);
 }
+
+/// `out[i, j]` in loops over the sizes `out` was created with needs no bounds check (the sizes
+/// of `torch.zeros([n, m])` are `n` and `m`); a list changed before the tensor is made, or a
+/// loop over the other size, keeps the check and raises PyTorch's IndexError.
+#[test]
+fn stores_into_a_tensor_made_from_a_size_list() {
+    use pyjit::api::{CompileOptions, Function, Source, Value as V};
+    let src = Source::new(
+        "made.py",
+        "\
+import torch
+from torch import Tensor
+
+def fill(n: int, m: int) -> Tensor:
+    out = torch.zeros([n, m], dtype=torch.int64)
+    for i in range(n):
+        for j in range(m):
+            out[i, j] = i * m + j
+    return out
+
+def shrunk(n: int) -> Tensor:
+    s = [n, n]
+    s[0] = 1
+    out = torch.zeros(s)
+    for i in range(n):
+        out[i, 0] = 1.0
+    return out
+
+def swapped(n: int, m: int) -> Tensor:
+    out = torch.zeros([n, m])
+    for i in range(m):
+        out[i, 0] = 1.0
+    return out
+",
+    );
+    let f = |name: &str| Function::script(&src, name, &CompileOptions::default()).unwrap();
+    let fill = f("fill");
+    for (n, m) in [(3, 4), (0, 2), (2, 0), (1, 1)] {
+        let Ok(V::Tensor(t)) = fill.call(vec![V::Int(n), V::Int(m)], vec![]) else {
+            panic!("fill({n}, {m})");
+        };
+        assert_eq!(t.shape(), [n as usize, m as usize]);
+        let want: Vec<i64> = (0..n * m).collect();
+        assert_eq!(t.to_vec::<i64>(), want, "fill({n}, {m})");
+    }
+    let e = f("shrunk").call(vec![V::Int(3)], vec![]).unwrap_err();
+    assert_eq!(e.python_class(), "IndexError", "{e}");
+    assert!(e.to_string().contains("made.py:16:"), "{e}");
+    let swapped = f("swapped");
+    let e = swapped
+        .call(vec![V::Int(2), V::Int(3)], vec![])
+        .unwrap_err();
+    assert_eq!(e.python_class(), "IndexError", "{e}");
+    assert!(swapped.call(vec![V::Int(3), V::Int(2)], vec![]).is_ok());
+}
