@@ -44,8 +44,8 @@ fn emit(
     let text = match what {
         Emit::Python => Ok(pyjit_graph::to_python(module, id, defaults)),
         Emit::Ir => Ok(pyjit::ir::print_function(module, id)),
-        Emit::Clif => pyjit::codegen::emit_clif(module),
-        Emit::Asm => pyjit::codegen::emit_asm(module),
+        Emit::Clif => pyjit::codegen::emit_listing_from(module, id, false),
+        Emit::Asm => pyjit::codegen::emit_listing_from(module, id, true),
         Emit::Dot => {
             let name = crate::graph::user_name(&module.func(id).name);
             let g = pyjit_graph::Graph::of_function(module, id, name);

@@ -502,6 +502,28 @@ pub fn emit_asm(module: &pyjit_ir::Module) -> Result<String, CodegenError> {
     emit_listing(module, &options, NativeModule::asm)
 }
 
+/// [`emit_clif`] or (`asm`) [`emit_asm`] of function `root` of `module` and the functions it
+/// still calls, only: what runs when `root` is called (`pyjit compile -f NAME ARG...` lists the
+/// specialization, not the generic function it was made from).
+pub fn emit_listing_from(
+    module: &pyjit_ir::Module,
+    root: FuncId,
+    asm: bool,
+) -> Result<String, CodegenError> {
+    let options = Options {
+        keep_clif: !asm,
+        keep_asm: asm,
+        roots: Some(vec![root]),
+        ..Options::default()
+    };
+    let listing = if asm {
+        NativeModule::asm
+    } else {
+        NativeModule::clif
+    };
+    emit_listing(module, &options, listing)
+}
+
 /// `module` compiled with `options`, and its per-function `listing` joined.
 fn emit_listing(
     module: &pyjit_ir::Module,
