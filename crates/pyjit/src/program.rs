@@ -258,12 +258,7 @@ impl fmt::Display for ArgKey {
             ArgKey::Index => f.write_str("Index"),
             ArgKey::Tuple(items) => {
                 f.write_str("(")?;
-                for (i, it) in items.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{it}")?;
-                }
+                pyjit_ir::write_comma_separated(f, items)?;
                 f.write_str(")")
             }
             ArgKey::List(t) => write!(f, "{t}"),
