@@ -917,16 +917,12 @@ impl Program {
     /// checked against its parameters — any exact-size iterator of them, so that a caller
     /// with a per-call path of its own (the facade's [`crate::api::Function`]) need not
     /// allocate. Errors are located in the program's source.
-    pub fn run_native<A>(
+    pub fn run_native(
         &self,
         native: &pyjit_codegen::NativeFunction,
-        args: A,
+        args: impl pyjit_codegen::CallArgs,
         out: &mut dyn Write,
-    ) -> Result<Value, CallError>
-    where
-        A: IntoIterator<Item = Value>,
-        A::IntoIter: ExactSizeIterator,
-    {
+    ) -> Result<Value, CallError> {
         native
             .call_owned_with_output(args, out)
             .map_err(|error| CallError::Run(RunError::new(error, self.source.clone())))
