@@ -14,7 +14,9 @@
 //! also checks the index on every generated program; the second drives the index's own mutation
 //! methods at random on the same programs.
 
-use pyjit_interp::{Config, Interpreter, Value};
+mod common;
+
+use pyjit_interp::Value;
 use pyjit_ir::{
     BoolBinOp, CastOp, CmpOp, FloatBinOp, FloatUnOp, FuncId, FunctionBuilder, IntBinOp, IntUnOp,
     Module, Type, Value as V, schema, verify_module,
@@ -512,15 +514,9 @@ fn generate(seed: u64) -> Module {
     m
 }
 
+/// [`common::outcome`] of `@main`.
 fn outcome(m: &Module, args: &[Value]) -> String {
-    let id = m.function_by_name("main").unwrap();
-    let mut out = Vec::new();
-    let r = Interpreter::new(m, Config::default(), &mut out).call(id, args.to_vec());
-    let printed = String::from_utf8_lossy(&out).into_owned();
-    match r {
-        Ok(v) => format!("ok {}\n{printed}", pyjit_interp::format::py_str(&v)),
-        Err(e) => format!("error {}: {}\n{printed}", e.kind, e.message),
-    }
+    common::outcome(m, m.function_by_name("main").unwrap(), args.to_vec())
 }
 
 const INPUTS: [(i64, i64, f64, bool); 6] = [
