@@ -30,7 +30,6 @@
 
 use crate::program::ArgKey;
 use pyjit_runtime::DType;
-use std::fmt;
 
 /// The archive format this build reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
@@ -46,16 +45,9 @@ const MAX_RANK: u32 = 64;
 const MAX_DEPTH: usize = 32;
 
 /// Why an archive could not be read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct ArchiveError(pub String);
-
-impl fmt::Display for ArchiveError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ArchiveError {}
 
 fn err(m: impl Into<String>) -> ArchiveError {
     ArchiveError(m.into())
