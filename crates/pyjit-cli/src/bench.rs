@@ -11,8 +11,9 @@
 
 use crate::run::{CallArgs, ModeArg, Trailing};
 use clap::Args;
+use pyjit::run::RunReport;
 use pyjit::traced::{TraceOptions, TracedProgram, deep_clone, dynamic_call};
-use pyjit::{Compilation, Program, SourceFile, Value};
+use pyjit::{Program, SourceFile, Value};
 use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -53,39 +54,18 @@ fn take_trailing_options(args: &mut BenchArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Where compile time went (all zero in eager mode, which compiles nothing).
-#[derive(Default)]
-struct Phases {
-    parse: Duration,
-    frontend: Duration,
-    specialize: Duration,
-    passes: Duration,
-    codegen: Duration,
-    cranelift: Duration,
-}
-
-impl Phases {
-    fn add_compilations(&mut self, cs: &[Compilation]) {
-        for c in cs {
-            self.specialize += c.specialize;
-            self.passes += c.passes.total_time;
-            if let Some(t) = &c.codegen {
-                self.codegen += t.verify + t.lower;
-                self.cranelift += t.cranelift;
-            }
-        }
-    }
-
-    fn list(&self) -> [(&'static str, Duration); 6] {
-        [
-            ("parse", self.parse),
-            ("frontend", self.frontend),
-            ("specialize", self.specialize),
-            ("passes", self.passes),
-            ("codegen", self.codegen),
-            ("cranelift", self.cranelift),
-        ]
-    }
+/// Where compile time went, as the facade's report of a run sums it (all zero in eager mode,
+/// which compiles nothing), phase by phase.
+fn phases(report: &RunReport) -> [(&'static str, Duration); 6] {
+    let (codegen, cranelift) = report.codegen();
+    [
+        ("parse", report.frontend.parse),
+        ("frontend", report.frontend.frontend),
+        ("specialize", report.specialize()),
+        ("passes", report.passes()),
+        ("codegen", codegen),
+        ("cranelift", cranelift),
+    ]
 }
 
 /// One way of calling the function again and again.
@@ -166,7 +146,7 @@ pub fn run(args: &BenchArgs) -> u8 {
         Err(code) => return code,
     };
     let backend = how.backend.backend();
-    let mut phases = Phases::default();
+    let mut report = RunReport::default();
     let base = Path::new(".");
     // Capture (and, scripted, compile the file).
     let (mut callee, call_args, name) = match how.mode {
@@ -185,9 +165,7 @@ pub fn run(args: &BenchArgs) -> u8 {
                 Ok(p) => p,
                 Err(code) => return code,
             };
-            let t = program.frontend_times();
-            phases.parse = t.parse;
-            phases.frontend = t.frontend;
+            report.frontend = program.frontend_times();
             let fitted = pyjit::run::pick_function(&program, how.target.function.as_deref())
                 .and_then(|name| {
                     pyjit::run::fit_call(&program, &name, &how.target.args, base).map(|a| (name, a))
@@ -211,7 +189,7 @@ pub fn run(args: &BenchArgs) -> u8 {
                 Ok(a) => a,
                 Err(code) => return code,
             };
-            phases.parse = t.elapsed();
+            report.frontend.parse = t.elapsed();
             let call = match crate::usage(dynamic_call(
                 &file,
                 &ast,
@@ -278,11 +256,11 @@ pub fn run(args: &BenchArgs) -> u8 {
         Ok(d) => d + first_compile,
         Err(e) => return fail(e),
     };
-    match &callee {
-        Callee::Script { program, .. } => phases.add_compilations(&program.compilations()),
-        Callee::Trace(t, _) => phases.add_compilations(&t.compilations()),
-        Callee::Eager { .. } => {}
-    }
+    report.compilations = match &callee {
+        Callee::Script { program, .. } => program.compilations(),
+        Callee::Trace(t, _) => t.compilations(),
+        Callee::Eager { .. } => Vec::new(),
+    };
 
     // A progress bar when the rest should take more than a second (estimated from a second
     // call, the first one having compiled).
@@ -336,8 +314,7 @@ pub fn run(args: &BenchArgs) -> u8 {
     let mut stdout = std::io::stdout().lock();
     if args.json {
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
-        let compile: serde_json::Map<String, serde_json::Value> = phases
-            .list()
+        let compile: serde_json::Map<String, serde_json::Value> = phases(&report)
             .iter()
             .map(|(k, d)| (k.to_string(), serde_json::json!(ms(*d))))
             .collect();
@@ -365,8 +342,7 @@ pub fn run(args: &BenchArgs) -> u8 {
         "bench {name}() --mode {mode} --backend {} {level}",
         backend.name()
     );
-    let compiled: Vec<String> = phases
-        .list()
+    let compiled: Vec<String> = phases(&report)
         .iter()
         .filter(|(_, d)| !d.is_zero())
         .map(|(k, d)| format!("{k} {}", human(d.as_secs_f64())))
