@@ -29,6 +29,7 @@
 //! ```
 
 use crate::program::ArgKey;
+use pyjit_ir::Type;
 use pyjit_runtime::DType;
 
 /// The archive format this build reads and writes.
@@ -103,13 +104,15 @@ impl SavedKey {
     pub fn of(k: &ArgKey) -> Option<SavedKey> {
         Some(match k {
             ArgKey::Tensor { dtype, rank } => SavedKey::Tensor(*dtype, *rank),
-            ArgKey::Int => SavedKey::Int,
-            ArgKey::Float => SavedKey::Float,
-            ArgKey::Bool => SavedKey::Bool,
-            ArgKey::None => SavedKey::None,
-            ArgKey::Str => SavedKey::Str,
-            ArgKey::DType => SavedKey::DType,
-            ArgKey::Index => return None,
+            ArgKey::Scalar(t) => match t {
+                Type::Int => SavedKey::Int,
+                Type::Float => SavedKey::Float,
+                Type::Bool => SavedKey::Bool,
+                Type::None => SavedKey::None,
+                Type::Str => SavedKey::Str,
+                Type::DType => SavedKey::DType,
+                _ => return None,
+            },
             ArgKey::Tuple(items) => {
                 SavedKey::Tuple(items.iter().map(SavedKey::of).collect::<Option<_>>()?)
             }
