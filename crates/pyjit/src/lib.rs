@@ -37,40 +37,6 @@ mod program;
 pub mod run;
 pub mod traced;
 
-/// The tensor values the unit tests make and read, of the API's value type and the
-/// interpreter's alike.
-#[cfg(test)]
-mod test_values {
-    use pyjit_runtime::Tensor;
-
-    /// A value type with a tensor variant.
-    pub(crate) trait TensorValue: From<Tensor> {
-        fn tensor(&self) -> Option<&Tensor>;
-    }
-
-    impl TensorValue for crate::api::Value {
-        fn tensor(&self) -> Option<&Tensor> {
-            self.as_tensor()
-        }
-    }
-
-    impl TensorValue for pyjit_interp::Value {
-        fn tensor(&self) -> Option<&Tensor> {
-            self.as_tensor()
-        }
-    }
-
-    /// The float32 vector `v` as a tensor value.
-    pub(crate) fn t<V: TensorValue>(v: &[f32]) -> V {
-        Tensor::from_slice(v).into()
-    }
-
-    /// The elements of float32 tensor value `v`.
-    pub(crate) fn vals(v: &impl TensorValue) -> Vec<f32> {
-        v.tensor().expect("a tensor").to_vec::<f32>()
-    }
-}
-
 /// The ndarray crate tensors are built on (`Tensor::from_array`, `Tensor::to_array`), so that
 /// users need no ndarray dependency of their own (nor one of a different version).
 pub use ndarray;
@@ -94,3 +60,6 @@ pub use pyjit_runtime as runtime;
 #[doc = include_str!("../../../docs/guide.md")]
 pub struct UsersGuide;
 pub use pyjit_syntax::{Diagnostic, SourceFile, Span};
+
+#[cfg(test)]
+mod test_values;
