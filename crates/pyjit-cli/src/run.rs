@@ -276,8 +276,11 @@ impl<'a> Trailing<'a> {
             let is_output = self.output.is_some() && matches!(flag.as_str(), "-o" | "--output");
             let is_mode = self.mode.is_some() && flag == "--mode";
             let is_backend = self.backend.is_some() && flag == "--backend";
-            if !(is_function || is_output || is_mode || is_backend)
-                && !valued.contains(&flag.as_str())
+            if !(is_function
+                || is_output
+                || is_mode
+                || is_backend
+                || valued.contains(&flag.as_str()))
             {
                 if w.starts_with("--") {
                     return Err(format!("unknown option `{w}`"));
