@@ -12,30 +12,19 @@
 //!
 //! Exit status: 0 success, 1 compile-time error, 2 the program raised, 64 bad usage.
 
-use crate::opt::OptArgs;
-use crate::run::{BackendArg, ModeArg, Trailing, parse_backend, parse_mode};
+use crate::run::{CallArgs, ModeArg, Trailing};
 use clap::Args;
+use pyjit::run::RunReport;
 use pyjit::traced::{TraceOptions, TracedProgram, deep_clone, dynamic_call};
-use pyjit::{Compilation, Program, SourceFile, Value};
+use pyjit::{Program, SourceFile, Value};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 #[derive(Args, Clone)]
 pub struct BenchArgs {
-    /// The Python source file.
-    pub file: PathBuf,
-    /// The function to time (may be omitted when the file defines exactly one).
-    #[arg(short = 'f', long = "function", value_name = "NAME")]
-    pub function: Option<String>,
-    /// How the function is captured.
-    #[arg(long, value_enum, default_value = "script")]
-    pub mode: ModeArg,
-    /// What executes it.
-    #[arg(long, value_enum, default_value = "native")]
-    pub backend: BackendArg,
     #[command(flatten)]
-    pub opt: OptArgs,
+    pub call: CallArgs,
     /// Timed calls.
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub repeat: usize,
@@ -49,72 +38,42 @@ pub struct BenchArgs {
     /// function that does not write its arguments).
     #[arg(long)]
     pub reuse_args: bool,
-    /// Arguments, as for `pyjit run`.
-    #[arg(allow_hyphen_values = true, value_name = "ARG")]
-    pub args: Vec<String>,
 }
 
 /// Options written after the first ARG (see `run::take_trailing_options`).
 fn take_trailing_options(args: &mut BenchArgs) -> Result<(), String> {
-    Trailing::new(&mut args.args, &mut args.function)
-        .opt(&mut args.opt)
+    Trailing::call(&mut args.call)
         .switch("--json", &mut args.json)
         .switch("--reuse-args", &mut args.reuse_args)
-        .take(
-            &["--mode", "--backend", "--repeat", "--warmup"],
-            |flag, value| {
-                let count = |v: &str| {
-                    v.parse::<usize>()
-                        .map_err(|_| format!("{flag} needs a count, not `{v}`"))
-                };
-                match flag {
-                    "--repeat" => args.repeat = count(&value)?,
-                    "--warmup" => args.warmup = count(&value)?,
-                    "--mode" => args.mode = parse_mode(&value)?,
-                    _ => args.backend = parse_backend(&value)?,
-                }
-                Ok(())
-            },
-        )?;
+        .take(&["--repeat", "--warmup"], |flag, value| {
+            let count = |v: &str| {
+                v.parse::<usize>()
+                    .map_err(|_| format!("{flag} needs a count, not `{v}`"))
+            };
+            match flag {
+                "--repeat" => args.repeat = count(&value)?,
+                _ => args.warmup = count(&value)?,
+            }
+            Ok(())
+        })?;
     if args.repeat == 0 {
         return Err("--repeat must be at least 1".into());
     }
     Ok(())
 }
 
-/// Where compile time went (all zero in eager mode, which compiles nothing).
-#[derive(Default)]
-struct Phases {
-    parse: Duration,
-    frontend: Duration,
-    specialize: Duration,
-    passes: Duration,
-    codegen: Duration,
-    cranelift: Duration,
-}
-
-impl Phases {
-    fn add_compilations(&mut self, cs: &[Compilation]) {
-        for c in cs {
-            self.specialize += c.specialize;
-            self.passes += c.passes.total_time;
-            if let Some(t) = &c.codegen {
-                self.codegen += t.verify + t.lower;
-                self.cranelift += t.cranelift;
-            }
-        }
-    }
-
-    fn list(&self) -> [(&'static str, Duration); 6] {
-        [
-            ("parse", self.parse),
-            ("frontend", self.frontend),
-            ("specialize", self.specialize),
-            ("passes", self.passes),
-            ("codegen", self.codegen),
-            ("cranelift", self.cranelift),
-        ]
-    }
+/// Where compile time went, as the facade's report of a run sums it (all zero in eager mode,
+/// which compiles nothing), phase by phase.
+fn phases(report: &RunReport) -> [(&'static str, Duration); 6] {
+    let (codegen, cranelift) = report.codegen();
+    [
+        ("parse", report.frontend.parse),
+        ("frontend", report.frontend.frontend),
+        ("specialize", report.specialize()),
+        ("passes", report.passes()),
+        ("codegen", codegen),
+        ("cranelift", cranelift),
+    ]
 }
 
 /// One way of calling the function again and again.
@@ -185,60 +144,43 @@ fn fresh(args: &[Value]) -> Result<Vec<Value>, String> {
 }
 
 pub fn run(args: &BenchArgs) -> u8 {
-    let mut args = args.clone();
-    if let Err(e) = take_trailing_options(&mut args) {
-        eprintln!("error: {e}");
-        return crate::EXIT_USAGE;
-    }
-    let opt = match args.opt.config() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return crate::EXIT_USAGE;
-        }
+    let (args, opt) = match crate::run::take_options(args, take_trailing_options, |a| &a.call.opt) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
-    let file = match crate::run::read_source(&args.file) {
+    let how = &args.call;
+    let file = match crate::run::read_source(&how.target.file) {
         Ok(f) => f,
         Err(code) => return code,
     };
-    let backend = args.backend.backend();
-    let mut phases = Phases::default();
+    let backend = how.backend.backend();
+    let mut report = RunReport::default();
     let base = Path::new(".");
     // Capture (and, scripted, compile the file).
-    let (mut callee, call_args, name) = match args.mode {
+    let (mut callee, call_args, name) = match how.mode {
         ModeArg::Script => {
             let options = pyjit::Options {
                 backend,
                 opt: opt.clone(),
                 ..pyjit::Options::default()
             };
-            let program = match pyjit::run::compile_for_args(
-                file.clone(),
+            let program = match crate::run::compile_source(
+                &file,
                 options,
-                args.function.as_deref(),
-                &args.args,
+                how.target.function.as_deref(),
+                &how.target.args,
             ) {
                 Ok(p) => p,
-                Err(diags) => {
-                    for d in &diags {
-                        eprint!("{}", d.render(&file));
-                    }
-                    return crate::EXIT_PROGRAM_ERROR;
-                }
+                Err(code) => return code,
             };
-            let t = program.frontend_times();
-            phases.parse = t.parse;
-            phases.frontend = t.frontend;
-            let fitted =
-                pyjit::run::pick_function(&program, args.function.as_deref()).and_then(|name| {
-                    pyjit::run::fit_call(&program, &name, &args.args, base).map(|a| (name, a))
+            report.frontend = program.frontend_times();
+            let fitted = pyjit::run::pick_function(&program, how.target.function.as_deref())
+                .and_then(|name| {
+                    pyjit::run::fit_call(&program, &name, &how.target.args, base).map(|a| (name, a))
                 });
-            let (name, call_args) = match fitted {
+            let (name, call_args) = match crate::usage(fitted) {
                 Ok(x) => x,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return crate::EXIT_USAGE;
-                }
+                Err(code) => return code,
             };
             (
                 Callee::Script {
@@ -255,15 +197,18 @@ pub fn run(args: &BenchArgs) -> u8 {
                 Ok(a) => a,
                 Err(code) => return code,
             };
-            phases.parse = t.elapsed();
-            let call = match dynamic_call(&file, &ast, args.function.as_deref(), &args.args, base) {
+            report.frontend.parse = t.elapsed();
+            let call = match crate::usage(dynamic_call(
+                &file,
+                &ast,
+                how.target.function.as_deref(),
+                &how.target.args,
+                base,
+            )) {
                 Ok(c) => c,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return crate::EXIT_USAGE;
-                }
+                Err(code) => return code,
             };
-            let callee = if matches!(args.mode, ModeArg::Trace) {
+            let callee = if matches!(how.mode, ModeArg::Trace) {
                 Callee::Trace(
                     Box::new(
                         TracedProgram::new(
@@ -325,11 +270,11 @@ pub fn run(args: &BenchArgs) -> u8 {
         Ok(d) => d + first_compile,
         Err(e) => return fail(e),
     };
-    match &callee {
-        Callee::Script { program, .. } => phases.add_compilations(&program.compilations()),
-        Callee::Trace(t, _) => phases.add_compilations(&t.compilations()),
-        Callee::Eager { .. } => {}
-    }
+    report.compilations = match &callee {
+        Callee::Script { program, .. } => program.compilations(),
+        Callee::Trace(t, _) => t.compilations(),
+        Callee::Eager { .. } => Vec::new(),
+    };
 
     // A progress bar when the rest should take more than a second (estimated from a second
     // call, the first one having compiled).
@@ -374,7 +319,7 @@ pub fn run(args: &BenchArgs) -> u8 {
     let median = quantile(&samples, 0.5);
     let (q1, q3) = (quantile(&samples, 0.25), quantile(&samples, 0.75));
 
-    let mode = match args.mode {
+    let mode = match how.mode {
         ModeArg::Script => "script",
         ModeArg::Trace => "trace",
         ModeArg::Eager => "eager",
@@ -383,13 +328,12 @@ pub fn run(args: &BenchArgs) -> u8 {
     let mut stdout = std::io::stdout().lock();
     if args.json {
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
-        let compile: serde_json::Map<String, serde_json::Value> = phases
-            .list()
+        let compile: serde_json::Map<String, serde_json::Value> = phases(&report)
             .iter()
             .map(|(k, d)| (k.to_string(), serde_json::json!(ms(*d))))
             .collect();
         let line = serde_json::json!({
-            "file": args.file.display().to_string(),
+            "file": how.target.file.display().to_string(),
             "function": name,
             "mode": mode,
             "backend": backend.name(),
@@ -412,8 +356,7 @@ pub fn run(args: &BenchArgs) -> u8 {
         "bench {name}() --mode {mode} --backend {} {level}",
         backend.name()
     );
-    let compiled: Vec<String> = phases
-        .list()
+    let compiled: Vec<String> = phases(&report)
         .iter()
         .filter(|(_, d)| !d.is_zero())
         .map(|(k, d)| format!("{k} {}", human(d.as_secs_f64())))
@@ -427,7 +370,7 @@ pub fn run(args: &BenchArgs) -> u8 {
             compiled.join(", ")
         }
     );
-    let what = match args.mode {
+    let what = match how.mode {
         ModeArg::Script => "specialization and code generation for the signature included",
         ModeArg::Trace => "tracing and compiling the trace included",
         ModeArg::Eager => "eager evaluation",

@@ -10,25 +10,28 @@
 //! Exit status: 0 success, 1 compile-time error (code generation included), 64 bad usage.
 
 use crate::opt::OptArgs;
-use crate::run::Trailing;
+use crate::run::{Target, Trailing};
 use clap::{Args, ValueEnum};
 use pyjit::Options;
 use pyjit::args::parse_arg;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// What `pyjit compile` and `pyjit trace` print (`--emit`).
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Emit {
     /// The IR in its text format (docs/ir.md).
     Ir,
-    /// The Cranelift IR of every function of the module.
+    /// The Cranelift IR of every function of the module (of a trace: specialized for the ARGs).
     Clif,
-    /// The machine code of every function of the module.
+    /// The machine code of every function of the module (of a trace: specialized for the ARGs).
     Asm,
-    /// The function's graph in Graphviz DOT (`dot -Tsvg`; `pyjit graph` draws SVG itself).
+    /// The function's graph in Graphviz DOT (`dot -Tsvg`; `pyjit graph` draws SVG itself); a
+    /// trace's guards highlighted.
     Dot,
     /// The IR printed back as Python (TorchScript's `.code`): the function and its callees as
-    /// a module CPython + torch runs, and pyjit scripts again, with the same results.
+    /// a module CPython + torch runs, and pyjit scripts again, with the same results; a trace's
+    /// guards become `assert`s.
     Python,
 }
 
@@ -67,11 +70,8 @@ fn emit(
 
 #[derive(Args, Clone)]
 pub struct CompileArgs {
-    /// The Python source file.
-    pub file: PathBuf,
-    /// The function to compile (may be omitted when the file defines exactly one).
-    #[arg(short = 'f', long = "function", value_name = "NAME")]
-    pub function: Option<String>,
+    #[command(flatten)]
+    pub target: Target,
     /// What to print.
     #[arg(long, value_enum, default_value = "ir")]
     pub emit: Emit,
@@ -81,15 +81,12 @@ pub struct CompileArgs {
     /// instead of printing; `pyjit run FILE.pyjit ARG...` runs it.
     #[arg(long, value_name = "FILE.pyjit")]
     pub save: Option<PathBuf>,
-    /// Example arguments (as for `pyjit run`): print the IR specialized for their signature.
-    #[arg(allow_hyphen_values = true, value_name = "ARG")]
-    pub args: Vec<String>,
 }
 
 /// Options written after the first ARG (see `run::take_trailing_options` for why clap leaves
 /// them to us).
 fn take_trailing_options(args: &mut CompileArgs) -> Result<(), String> {
-    Trailing::new(&mut args.args, &mut args.function)
+    Trailing::new(&mut args.target)
         .opt(&mut args.opt)
         .take(&["--emit", "--save"], |flag, value| {
             match flag {
@@ -139,54 +136,30 @@ pub fn prepare(
     ),
     u8,
 > {
-    let mut args = args.clone();
-    if let Err(e) = take_trailing_options(&mut args) {
-        eprintln!("error: {e}");
-        return Err(crate::EXIT_USAGE);
-    }
+    let (args, opt) = crate::run::take_options(args, take_trailing_options, |a| &a.opt)?;
     let args = &args;
-    let opt = match args.opt.config() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Err(crate::EXIT_USAGE);
-        }
-    };
-    let file = crate::run::read_source(&args.file)?;
-    let lits = match args
-        .args
-        .iter()
-        .map(|a| parse_arg(a))
-        .collect::<Result<Vec<_>, _>>()
-    {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Err(crate::EXIT_USAGE);
-        }
-    };
-    let rendered_against = file.clone();
+    let file = crate::run::read_source(&args.target.file)?;
+    let lits = crate::usage(
+        args.target
+            .args
+            .iter()
+            .map(|a| parse_arg(a))
+            .collect::<Result<Vec<_>, _>>(),
+    )?;
     let options = Options {
         opt,
         ..Options::default()
     };
-    let program =
-        match pyjit::run::compile_for_args(file, options, args.function.as_deref(), &args.args) {
-            Ok(p) => p,
-            Err(diags) => {
-                for d in &diags {
-                    eprint!("{}", d.render(&rendered_against));
-                }
-                return Err(crate::EXIT_PROGRAM_ERROR);
-            }
-        };
-    let name = match pyjit::run::pick_function(&program, args.function.as_deref()) {
-        Ok(n) => n,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Err(crate::EXIT_USAGE);
-        }
-    };
+    let program = crate::run::compile_source(
+        &file,
+        options,
+        args.target.function.as_deref(),
+        &args.target.args,
+    )?;
+    let name = crate::usage(pyjit::run::pick_function(
+        &program,
+        args.target.function.as_deref(),
+    ))?;
     let defaults = program.default_literals(&name).unwrap_or_default();
     if lits.is_empty() {
         let Some(id) = program.module().function_by_name(&name) else {
@@ -199,21 +172,15 @@ pub fn prepare(
         }
         return Ok((args.clone(), program.module().clone(), id, defaults));
     }
-    let values =
-        pyjit::run::fit_call(&program, &name, &args.args, Path::new(".")).map_err(|e| {
-            eprintln!("error: {e}");
-            crate::EXIT_USAGE
-        })?;
-    match program.specialize_optimized(&name, &values) {
-        Ok((module, id, report)) => {
-            crate::opt::print_report(&args.opt, &format!("{name}.specialized"), &report);
-            Ok((args.clone(), module, id, defaults))
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            Err(crate::EXIT_USAGE)
-        }
-    }
+    let values = crate::usage(pyjit::run::fit_call(
+        &program,
+        &name,
+        &args.target.args,
+        Path::new("."),
+    ))?;
+    let (module, id, report) = crate::usage(program.specialize_optimized(&name, &values))?;
+    crate::opt::print_report(&args.opt, &format!("{name}.specialized"), &report);
+    Ok((args.clone(), module, id, defaults))
 }
 
 #[cfg(test)]
@@ -236,15 +203,17 @@ mod tests {
         let x = pyjit::runtime::Tensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap();
         pyjit::runtime::npy::write_npy(dir.join("x.npy"), &x).unwrap();
         let args = CompileArgs {
-            file: path,
-            function: None,
+            target: Target {
+                file: path,
+                function: None,
+                args: words
+                    .iter()
+                    .map(|w| w.replace("DIR", &dir.display().to_string()))
+                    .collect(),
+            },
             emit,
             opt: OptArgs::default(),
             save: None,
-            args: words
-                .iter()
-                .map(|w| w.replace("DIR", &dir.display().to_string()))
-                .collect(),
         };
         let mut out = Vec::new();
         let code = render(&args, &mut out);

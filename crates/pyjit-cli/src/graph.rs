@@ -10,7 +10,7 @@
 
 use crate::compile::{CompileArgs, Emit};
 use crate::opt::OptArgs;
-use crate::run::{Trailing, parse_choice};
+use crate::run::{Target, Trailing, parse_choice};
 use clap::{Args, ValueEnum};
 use pyjit::Backend;
 use pyjit::traced::{TraceOptions, TracedProgram, dynamic_call};
@@ -36,11 +36,8 @@ pub enum GraphMode {
 
 #[derive(Args, Clone)]
 pub struct GraphArgs {
-    /// The Python source file.
-    pub file: PathBuf,
-    /// The function to draw (may be omitted when the file defines exactly one).
-    #[arg(short = 'f', long = "function", value_name = "NAME")]
-    pub function: Option<String>,
+    #[command(flatten)]
+    pub target: Target,
     /// Which graph: scripted or traced.
     #[arg(long, value_enum, default_value = "script")]
     pub mode: GraphMode,
@@ -55,14 +52,11 @@ pub struct GraphArgs {
     pub format: Option<Format>,
     #[command(flatten)]
     pub opt: OptArgs,
-    /// Example arguments (as for `pyjit run`); tracing needs them.
-    #[arg(allow_hyphen_values = true, value_name = "ARG")]
-    pub args: Vec<String>,
 }
 
 /// Options written after the first ARG (see `run::take_trailing_options`).
 fn take_trailing_options(args: &mut GraphArgs) -> Result<(), String> {
-    Trailing::new(&mut args.args, &mut args.function)
+    Trailing::new(&mut args.target)
         .output(&mut args.output)
         .opt(&mut args.opt)
         .switch("--compare", &mut args.compare)
@@ -78,12 +72,10 @@ fn take_trailing_options(args: &mut GraphArgs) -> Result<(), String> {
 /// The scripted graph (specialized and optimized for the ARGs, when there are some).
 fn scripted(args: &GraphArgs) -> Result<Graph, u8> {
     let c = CompileArgs {
-        file: args.file.clone(),
-        function: args.function.clone(),
+        target: args.target.clone(),
         emit: Emit::Ir,
         opt: args.opt.clone(),
         save: None,
-        args: args.args.clone(),
     };
     let (_, module, id, _) = crate::compile::prepare(&c)?;
     let name = user_name(&module.func(id).name).to_string();
@@ -92,19 +84,15 @@ fn scripted(args: &GraphArgs) -> Result<Graph, u8> {
 
 /// The traced graph of the call on the ARGs.
 fn traced(args: &GraphArgs) -> Result<Graph, u8> {
-    let file = crate::run::read_source(&args.file)?;
+    let file = crate::run::read_source(&args.target.file)?;
     let ast = crate::run::parse_source(&file)?;
-    let call = dynamic_call(
+    let call = crate::usage(dynamic_call(
         &file,
         &ast,
-        args.function.as_deref(),
-        &args.args,
+        args.target.function.as_deref(),
+        &args.target.args,
         Path::new("."),
-    )
-    .map_err(|e| {
-        eprintln!("error: {e}");
-        crate::EXIT_USAGE
-    })?;
+    ))?;
     let mut program = TracedProgram::new(
         file.clone(),
         ast,
@@ -135,21 +123,16 @@ fn traced(args: &GraphArgs) -> Result<Graph, u8> {
 }
 
 pub fn run(args: &GraphArgs) -> u8 {
-    let mut args = args.clone();
-    if let Err(e) = take_trailing_options(&mut args) {
-        eprintln!("error: {e}");
-        return crate::EXIT_USAGE;
-    }
-    if let Err(e) = args.opt.config() {
-        eprintln!("error: {e}");
-        return crate::EXIT_USAGE;
-    }
+    let args = match crate::run::take_options(args, take_trailing_options, |a| &a.opt) {
+        Ok((args, _)) => args,
+        Err(code) => return code,
+    };
     let format = match (args.format, &args.output) {
         (Some(f), _) => f,
         (None, Some(p)) if p.extension().is_some_and(|e| e == "dot" || e == "gv") => Format::Dot,
         _ => Format::Svg,
     };
-    if (args.compare || args.mode == GraphMode::Trace) && args.args.is_empty() {
+    if (args.compare || args.mode == GraphMode::Trace) && args.target.args.is_empty() {
         eprintln!("error: tracing runs the function: give its ARGs");
         return crate::EXIT_USAGE;
     }

@@ -23,6 +23,15 @@ pub const EXIT_PROGRAM_ERROR: u8 = 1;
 /// Exit code for command-line misuse (sysexits' EX_USAGE).
 pub const EXIT_USAGE: u8 = 64;
 
+/// `r`'s value; its error is a usage error: printed (`error: ...`) to stderr, and the exit code
+/// [`EXIT_USAGE`] in `Err`.
+pub fn usage<T, E: std::fmt::Display>(r: Result<T, E>) -> Result<T, u8> {
+    r.map_err(|e| {
+        eprintln!("error: {e}");
+        EXIT_USAGE
+    })
+}
+
 #[derive(Parser)]
 #[command(
     name = "pyjit",

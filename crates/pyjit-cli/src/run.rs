@@ -10,8 +10,9 @@
 
 use crate::opt::OptArgs;
 use clap::{Args, ValueEnum};
+use pyjit::opt::manager::PipelineConfig;
 use pyjit::run::{Mode, RunOutcome, RunRequest};
-use pyjit::{Backend, SourceFile, Type, Value, output};
+use pyjit::{Backend, Diagnostic, Options, Program, SourceFile, Type, Value, output};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -41,13 +42,26 @@ impl BackendArg {
     }
 }
 
+/// What every command calls: the source file, `-f NAME` and the ARGs.
 #[derive(Args, Clone)]
-pub struct RunArgs {
+pub struct Target {
     /// The Python source file.
     pub file: PathBuf,
-    /// The function to run (may be omitted when the file defines exactly one).
+    /// The function (may be omitted when the file defines exactly one).
     #[arg(short = 'f', long = "function", value_name = "NAME")]
     pub function: Option<String>,
+    /// Arguments: x.npy (tensor), 3 (int), 2.5 / 1e-3 / inf / nan (float), true/false, none,
+    /// [a,b] (list), (a,b) (tuple).
+    #[arg(allow_hyphen_values = true, value_name = "ARG")]
+    pub args: Vec<String>,
+}
+
+/// How `pyjit run` and `pyjit bench` call the function: which one, captured and executed how,
+/// optimized how.
+#[derive(Args, Clone)]
+pub struct CallArgs {
+    #[command(flatten)]
+    pub target: Target,
     /// How the function is captured.
     #[arg(long, value_enum, default_value = "script")]
     pub mode: ModeArg,
@@ -56,6 +70,12 @@ pub struct RunArgs {
     pub backend: BackendArg,
     #[command(flatten)]
     pub opt: OptArgs,
+}
+
+#[derive(Args, Clone)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub call: CallArgs,
     /// Print the compile phases' times (parse, frontend, specialize, passes, codegen,
     /// Cranelift) and the run time to stderr.
     #[arg(long)]
@@ -63,10 +83,6 @@ pub struct RunArgs {
     /// Write the result to OUT (.npy for one array, .npz for any result) instead of printing it.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<PathBuf>,
-    /// Arguments: x.npy (tensor), 3 (int), 2.5 / 1e-3 / inf / nan (float), true/false, none,
-    /// [a,b] (list), (a,b) (tuple).
-    #[arg(allow_hyphen_values = true, value_name = "ARG")]
-    pub args: Vec<String>,
 }
 
 /// Reads a source file; `Err` is the exit status after reporting.
@@ -74,15 +90,43 @@ pub fn read_source(path: &std::path::Path) -> Result<SourceFile, u8> {
     read_input(path).map(|(file, _)| file)
 }
 
+/// Renders `diags` against `file` on stderr; the exit status for a program error.
+pub fn report_diagnostics(diags: &[Diagnostic], file: &SourceFile) -> u8 {
+    for d in diags {
+        eprint!("{}", d.render(file));
+    }
+    crate::EXIT_PROGRAM_ERROR
+}
+
 /// The parsed `file`; its rendered diagnostics on stderr and the exit status for a program error
 /// when it does not parse.
 pub fn parse_source(file: &SourceFile) -> Result<pyjit_syntax::ast::Module, u8> {
-    pyjit_syntax::parse_module(file).map_err(|diags| {
-        for d in &diags {
-            eprint!("{}", d.render(file));
-        }
-        crate::EXIT_PROGRAM_ERROR
-    })
+    pyjit_syntax::parse_module(file).map_err(|diags| report_diagnostics(&diags, file))
+}
+
+/// [`pyjit::run::compile_for_args`] of `file`; its rendered diagnostics on stderr and the exit
+/// status for a program error when it does not compile.
+pub fn compile_source(
+    file: &SourceFile,
+    options: Options,
+    function: Option<&str>,
+    args: &[String],
+) -> Result<Program, u8> {
+    pyjit::run::compile_for_args(file.clone(), options, function, args)
+        .map_err(|diags| report_diagnostics(&diags, file))
+}
+
+/// A command's arguments with the options written after the first ARG taken out (`take`), and
+/// the pass-manager configuration of their optimization flags (`opt`); `Err` is the usage exit
+/// status, after the message.
+pub fn take_options<A: Clone>(
+    args: &A,
+    take: fn(&mut A) -> Result<(), String>,
+    opt: fn(&A) -> &OptArgs,
+) -> Result<(A, PipelineConfig), u8> {
+    let mut args = args.clone();
+    let config = crate::usage(take(&mut args).and_then(|()| opt(&args).config()))?;
+    Ok((args, config))
 }
 
 /// [`read_source`], for a `.pyjit` archive too (`pyjit compile --save`): then its source (once
@@ -121,29 +165,19 @@ pub fn read_input(path: &std::path::Path) -> Result<(SourceFile, Option<String>)
 /// `-inf`), so clap hands everything after the first ARG to us; no ARG spelling starts with `--`
 /// or is `-f`/`-o`, so the options can be picked out unambiguously.
 fn take_trailing_options(args: &mut RunArgs) -> Result<(), String> {
-    Trailing::new(&mut args.args, &mut args.function)
+    Trailing::call(&mut args.call)
         .output(&mut args.output)
-        .opt(&mut args.opt)
         .switch("--time", &mut args.time)
-        .take(&["--mode", "--backend"], |flag, value| {
-            match flag {
-                "--mode" => args.mode = parse_mode(&value)?,
-                _ => args.backend = parse_backend(&value)?,
-            }
-            Ok(())
-        })
+        .take(&[], |_, _| Ok(()))
 }
 
 /// Writes a call's result to `path` (`-o OUT`: .npy or .npz) or prints it to `stdout`; the exit
 /// status (usage error when OUT cannot be written).
 pub fn write_result(path: Option<&Path>, value: &Value, ty: &Type, stdout: &mut dyn Write) -> u8 {
     match path {
-        Some(path) => match output::write(path, value, ty) {
+        Some(path) => match crate::usage(output::write(path, value, ty)) {
             Ok(()) => 0,
-            Err(e) => {
-                eprintln!("error: {e}");
-                crate::EXIT_USAGE
-            }
+            Err(code) => code,
         },
         None => {
             let _ = writeln!(stdout, "{}", output::display(value));
@@ -154,25 +188,38 @@ pub fn write_result(path: Option<&Path>, value: &Value, ty: &Type, stdout: &mut 
 
 /// The options a command takes after its first ARG (see [`take_trailing_options`] for why clap
 /// leaves them to us): every command's `-f`/`--function`, and what [`Self::output`],
-/// [`Self::opt`] and [`Self::switch`]es add; [`Self::take`] picks them out.
+/// [`Self::opt`], [`Self::backend`] and [`Self::switch`]es add; [`Self::take`] picks them out.
 pub struct Trailing<'a> {
-    words: &'a mut Vec<String>,
-    function: &'a mut Option<String>,
+    target: &'a mut Target,
     output: Option<&'a mut Option<PathBuf>>,
     opt: Option<&'a mut OptArgs>,
+    mode: Option<&'a mut ModeArg>,
+    backend: Option<&'a mut BackendArg>,
     switches: Vec<(&'static str, &'a mut bool)>,
 }
 
 impl<'a> Trailing<'a> {
-    /// The words after the first ARG, and where `-f NAME` / `--function NAME` goes.
-    pub fn new(words: &'a mut Vec<String>, function: &'a mut Option<String>) -> Self {
+    /// The words after the first ARG (`target`'s ARGs), and where `-f NAME` /
+    /// `--function NAME` goes.
+    pub fn new(target: &'a mut Target) -> Self {
         Trailing {
-            words,
-            function,
+            target,
             output: None,
             opt: None,
+            mode: None,
+            backend: None,
             switches: Vec::new(),
         }
+    }
+
+    /// The words after the first ARG of a command that calls the function: `-f`, `--mode`,
+    /// `--backend` and the optimization flags go to `call`.
+    pub fn call(call: &'a mut CallArgs) -> Self {
+        let mut t = Trailing::new(&mut call.target)
+            .opt(&mut call.opt)
+            .backend(&mut call.backend);
+        t.mode = Some(&mut call.mode);
+        t
     }
 
     /// `-o OUT` / `--output OUT`, for a command that writes a result.
@@ -184,6 +231,12 @@ impl<'a> Trailing<'a> {
     /// The optimization flags, for a command that compiles.
     pub fn opt(mut self, opt: &'a mut OptArgs) -> Self {
         self.opt = Some(opt);
+        self
+    }
+
+    /// `--backend native|interp`, for a command that executes the function.
+    pub fn backend(mut self, backend: &'a mut BackendArg) -> Self {
+        self.backend = Some(backend);
         self
     }
 
@@ -201,7 +254,7 @@ impl<'a> Trailing<'a> {
         valued: &[&str],
         mut set: impl FnMut(&str, String) -> Result<(), String>,
     ) -> Result<(), String> {
-        let mut it = std::mem::take(self.words).into_iter();
+        let mut it = std::mem::take(&mut self.target.args).into_iter();
         while let Some(w) = it.next() {
             let (flag, inline) = match w.split_once('=') {
                 Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
@@ -219,20 +272,31 @@ impl<'a> Trailing<'a> {
             }
             let is_function = matches!(flag.as_str(), "-f" | "--function");
             let is_output = self.output.is_some() && matches!(flag.as_str(), "-o" | "--output");
-            if !is_function && !is_output && !valued.contains(&flag.as_str()) {
+            let is_mode = self.mode.is_some() && flag == "--mode";
+            let is_backend = self.backend.is_some() && flag == "--backend";
+            if !(is_function
+                || is_output
+                || is_mode
+                || is_backend
+                || valued.contains(&flag.as_str()))
+            {
                 if w.starts_with("--") {
                     return Err(format!("unknown option `{w}`"));
                 }
-                self.words.push(w);
+                self.target.args.push(w);
                 continue;
             }
             let value = inline
                 .or_else(|| it.next())
                 .ok_or_else(|| format!("option `{flag}` needs a value"))?;
             if is_function {
-                *self.function = Some(value);
+                self.target.function = Some(value);
             } else if let Some(out) = self.output.as_deref_mut().filter(|_| is_output) {
                 *out = Some(PathBuf::from(value));
+            } else if let Some(mode) = self.mode.as_deref_mut().filter(|_| is_mode) {
+                *mode = parse_mode(&value)?;
+            } else if let Some(backend) = self.backend.as_deref_mut().filter(|_| is_backend) {
+                *backend = parse_backend(&value)?;
             } else {
                 set(&flag, value)?;
             }
@@ -270,34 +334,27 @@ pub fn parse_backend(value: &str) -> Result<BackendArg, String> {
 }
 
 pub fn run(args: &RunArgs) -> u8 {
-    let mut args = args.clone();
-    if let Err(e) = take_trailing_options(&mut args) {
-        eprintln!("error: {e}");
-        return crate::EXIT_USAGE;
-    }
-    let args = &args;
-    let opt = match args.opt.config() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return crate::EXIT_USAGE;
-        }
+    let (args, opt) = match take_options(args, take_trailing_options, |a| &a.call.opt) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
-    let (file, saved) = match read_input(&args.file) {
+    let args = &args;
+    let call = &args.call;
+    let (file, saved) = match read_input(&call.target.file) {
         Ok(f) => f,
         Err(code) => return code,
     };
     let req = RunRequest {
         // An archive's function is the default.
-        function: args.function.clone().or(saved),
-        args: args.args.clone(),
+        function: call.target.function.clone().or(saved),
+        args: call.target.args.clone(),
         base_dir: PathBuf::from("."),
-        mode: match args.mode {
+        mode: match call.mode {
             ModeArg::Script => Mode::Script,
             ModeArg::Trace => Mode::Trace,
             ModeArg::Eager => Mode::Eager,
         },
-        backend: args.backend.backend(),
+        backend: call.backend.backend(),
         opt,
     };
     let rendered_against = file.clone();
@@ -307,7 +364,7 @@ pub fn run(args: &RunArgs) -> u8 {
     for c in &report.compilations {
         let sig: Vec<String> = c.signature.0.iter().map(|k| k.to_string()).collect();
         let title = format!("{}({})", c.function, sig.join(", "));
-        crate::opt::print_report(&args.opt, &title, &c.passes);
+        crate::opt::print_report(&call.opt, &title, &c.passes);
     }
     if args.time {
         eprint!("{}", report.render_times(req.backend));
@@ -316,12 +373,7 @@ pub fn run(args: &RunArgs) -> u8 {
         RunOutcome::Ok { value, ty } => {
             write_result(args.output.as_deref(), &value, &ty, &mut stdout)
         }
-        RunOutcome::CompileError(diags) => {
-            for d in &diags {
-                eprint!("{}", d.render(&rendered_against));
-            }
-            crate::EXIT_PROGRAM_ERROR
-        }
+        RunOutcome::CompileError(diags) => report_diagnostics(&diags, &rendered_against),
         RunOutcome::RunError(e) => {
             eprint!("{}", e.render());
             EXIT_RUNTIME_ERROR
@@ -348,14 +400,18 @@ mod tests {
 
     fn args(file: &std::path::Path, words: &[&str]) -> RunArgs {
         RunArgs {
-            file: file.to_path_buf(),
-            function: None,
-            mode: ModeArg::Script,
-            backend: BackendArg::Interp,
-            opt: OptArgs::default(),
+            call: CallArgs {
+                target: Target {
+                    file: file.to_path_buf(),
+                    function: None,
+                    args: words.iter().map(|w| w.to_string()).collect(),
+                },
+                mode: ModeArg::Script,
+                backend: BackendArg::Interp,
+                opt: OptArgs::default(),
+            },
             time: false,
             output: None,
-            args: words.iter().map(|w| w.to_string()).collect(),
         }
     }
 
@@ -411,7 +467,7 @@ mod tests {
         let f = program("out", SRC);
         let npz = f.with_file_name("r.npz");
         let mut a = args(&f, &["-f", "div", "7", "2", "-o"]);
-        a.args.push(npz.display().to_string());
+        a.call.target.args.push(npz.display().to_string());
         assert_eq!(run(&a), 0);
         let back = pyjit::runtime::npy::read_npz(&npz).unwrap();
         assert_eq!(back.len(), 1);

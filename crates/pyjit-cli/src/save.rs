@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// Saves the function `args` names to `path`; the exit status.
 pub fn save(args: &CompileArgs, path: &Path) -> u8 {
-    let file = match crate::run::read_source(&args.file) {
+    let file = match crate::run::read_source(&args.target.file) {
         Ok(f) => f,
         Err(code) => return code,
     };
@@ -21,14 +21,11 @@ pub fn save(args: &CompileArgs, path: &Path) -> u8 {
             _ => crate::EXIT_USAGE,
         }
     };
-    let name = match (&args.function, pyjit::Program::compile(file.clone())) {
+    let name = match (&args.target.function, pyjit::Program::compile(file.clone())) {
         (Some(n), _) => n.clone(),
-        (None, Ok(p)) => match pyjit::run::pick_function(&p, None) {
+        (None, Ok(p)) => match crate::usage(pyjit::run::pick_function(&p, None)) {
             Ok(n) => n,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return crate::EXIT_USAGE;
-            }
+            Err(code) => return code,
         },
         (None, Err(_)) => String::new(),
     };
@@ -37,8 +34,9 @@ pub fn save(args: &CompileArgs, path: &Path) -> u8 {
         Ok(f) => f,
         Err(e) => return report(&e),
     };
-    if !args.args.is_empty() {
+    if !args.target.args.is_empty() {
         let values = match args
+            .target
             .args
             .iter()
             .map(|w| Value::from_arg(w, Path::new(".")))

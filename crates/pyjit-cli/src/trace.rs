@@ -12,8 +12,9 @@
 //! 3 `--check-inputs` found an input set that traces a different graph (torch.jit.trace's
 //! `check_trace` raises `TracingCheckError` there), 64 bad usage.
 
-use crate::run::{BackendArg, Trailing, parse_backend, parse_choice};
-use clap::{Args, ValueEnum};
+use crate::compile::Emit;
+use crate::run::{BackendArg, Target, Trailing};
+use clap::Args;
 use pyjit::SourceFile;
 use pyjit::traced::{TraceError, TraceOptions, TracedProgram, check_trace, dynamic_call};
 use std::io::Write;
@@ -22,27 +23,10 @@ use std::path::{Path, PathBuf};
 /// Exit status when `--check-inputs` finds a divergence.
 pub const EXIT_CHECK_DIVERGES: u8 = 3;
 
-#[derive(Clone, Copy, ValueEnum)]
-pub enum Emit {
-    /// The traced IR in its text format (docs/ir.md).
-    Ir,
-    /// The Cranelift IR of the trace specialized for the ARGs.
-    Clif,
-    /// The machine code of the trace specialized for the ARGs.
-    Asm,
-    /// The traced graph in Graphviz DOT, guards highlighted (`pyjit graph --mode trace` draws SVG).
-    Dot,
-    /// The traced IR printed back as Python (guards become `assert`s).
-    Python,
-}
-
 #[derive(Args, Clone)]
 pub struct TraceArgs {
-    /// The Python source file.
-    pub file: PathBuf,
-    /// The function to trace (may be omitted when the file defines exactly one).
-    #[arg(short = 'f', long = "function", value_name = "NAME")]
-    pub function: Option<String>,
+    #[command(flatten)]
+    pub target: Target,
     /// Another input set (ARGs in one string, e.g. "x2.npy 0.5"): re-trace on it and report
     /// whether the graphs and results differ, and which source lines made them differ.
     #[arg(long = "check-inputs", value_name = "ARGS")]
@@ -60,22 +44,19 @@ pub struct TraceArgs {
     /// Write the result to OUT (.npy for one array, .npz for any result) instead of printing it.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<PathBuf>,
-    /// Example arguments: x.npy (tensor), 3 (int), 2.5 (float), true/false, none, [a,b], (a,b).
-    #[arg(allow_hyphen_values = true, value_name = "ARG")]
-    pub args: Vec<String>,
 }
 
 /// Options written after the first ARG: clap hands every word after it to us (ARGs may start
 /// with `-`), and no ARG spelling starts with `--` or is `-f`/`-o`.
 fn take_trailing_options(args: &mut TraceArgs) -> Result<(), String> {
-    Trailing::new(&mut args.args, &mut args.function)
+    Trailing::new(&mut args.target)
         .output(&mut args.output)
+        .backend(&mut args.backend)
         .switch("--no-guards", &mut args.no_guards)
-        .take(&["--check-inputs", "--backend", "--emit"], |flag, value| {
+        .take(&["--check-inputs", "--emit"], |flag, value| {
             match flag {
                 "--check-inputs" => args.check_inputs.push(value),
-                "--emit" => args.emit = parse_choice("--emit", &value)?,
-                _ => args.backend = parse_backend(&value)?,
+                _ => args.emit = crate::compile::parse_emit(&value)?,
             }
             Ok(())
         })
@@ -94,8 +75,8 @@ fn native_listing(
     let call = dynamic_call(
         file,
         ast,
-        args.function.as_deref(),
-        &args.args,
+        args.target.function.as_deref(),
+        &args.target.args,
         Path::new("."),
     )?;
     let program = pyjit::Program::from_module(t.module.clone(), pyjit::Options::default())
@@ -123,11 +104,10 @@ fn report_error(e: &TraceError, file: &SourceFile) -> u8 {
 
 pub fn run(args: &TraceArgs) -> u8 {
     let mut args = args.clone();
-    if let Err(e) = take_trailing_options(&mut args) {
-        eprintln!("error: {e}");
-        return crate::EXIT_USAGE;
+    if let Err(code) = crate::usage(take_trailing_options(&mut args)) {
+        return code;
     }
-    let file = match crate::run::read_source(&args.file) {
+    let file = match crate::run::read_source(&args.target.file) {
         Ok(f) => f,
         Err(code) => return code,
     };
@@ -136,18 +116,21 @@ pub fn run(args: &TraceArgs) -> u8 {
         Err(code) => return code,
     };
     let base = PathBuf::from(".");
-    let call = match dynamic_call(&file, &ast, args.function.as_deref(), &args.args, &base) {
+    let call = match crate::usage(dynamic_call(
+        &file,
+        &ast,
+        args.target.function.as_deref(),
+        &args.target.args,
+        &base,
+    )) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return crate::EXIT_USAGE;
-        }
+        Err(code) => return code,
     };
     // The check's input sets, fitted like the ARGs (the first one is re-read from the ARGs, so
     // that the run below cannot have written into it).
     let mut check_sets = Vec::new();
     if !args.check_inputs.is_empty() {
-        for words in std::iter::once(Ok(args.args.clone())).chain(
+        for words in std::iter::once(Ok(args.target.args.clone())).chain(
             args.check_inputs
                 .iter()
                 .map(|s| pyjit::args::split_words(s)),
@@ -265,14 +248,16 @@ mod tests {
 
     fn parsed(words: &[&str]) -> Result<TraceArgs, String> {
         let mut a = TraceArgs {
-            file: "f.py".into(),
-            function: None,
+            target: Target {
+                file: "f.py".into(),
+                function: None,
+                args: words.iter().map(|w| w.to_string()).collect(),
+            },
             check_inputs: vec![],
             no_guards: false,
             backend: BackendArg::Native,
             emit: Emit::Ir,
             output: None,
-            args: words.iter().map(|w| w.to_string()).collect(),
         };
         take_trailing_options(&mut a).map(|()| a)
     }
@@ -293,10 +278,10 @@ mod tests {
             "--emit=clif",
         ])
         .unwrap();
-        assert_eq!(a.args, vec!["x.npy", "-1.5"]);
+        assert_eq!(a.target.args, vec!["x.npy", "-1.5"]);
         assert_eq!(a.check_inputs, vec!["y.npy 2", "z.npy 3"]);
         assert!(a.no_guards);
-        assert_eq!(a.function.as_deref(), Some("g"));
+        assert_eq!(a.target.function.as_deref(), Some("g"));
         assert!(matches!(a.backend, BackendArg::Interp));
         assert!(matches!(a.emit, Emit::Clif));
         assert!(parsed(&["1", "--bogus"]).is_err());

@@ -24,6 +24,12 @@ mod lower;
 pub use layout::{ScalarArg, live_object_count};
 pub use pyjit_value::{InterpError, Value};
 
+/// The arguments of a native call: any exact-size iterator of values will do (the facade's
+/// per-call path passes an inline array, so nothing is allocated per call).
+pub trait CallArgs: IntoIterator<Item = Value, IntoIter: ExactSizeIterator> {}
+
+impl<A: IntoIterator<Item = Value, IntoIter: ExactSizeIterator>> CallArgs for A {}
+
 use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, UserFuncName, types};
 use cranelift_codegen::settings::Configurable;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -577,17 +583,12 @@ impl NativeFunction {
     }
 
     /// As [`NativeFunction::call_with_output`], consuming the arguments: a tensor argument
-    /// becomes the callee's reference without a copy. Any exact-size iterator of values will
-    /// do (the facade's per-call path passes an inline array, so nothing is allocated).
-    pub fn call_owned_with_output<A>(
+    /// becomes the callee's reference without a copy.
+    pub fn call_owned_with_output(
         &self,
-        args: A,
+        args: impl CallArgs,
         out: &mut dyn Write,
-    ) -> Result<Value, InterpError>
-    where
-        A: IntoIterator<Item = Value>,
-        A::IntoIter: ExactSizeIterator,
-    {
+    ) -> Result<Value, InterpError> {
         // The argument and result slot buffers are reused from call to call on this thread,
         // borrowed in place (a nested call, from a host function, finds them borrowed and uses
         // fresh ones): the call path allocates nothing of its own and moves no buffers.

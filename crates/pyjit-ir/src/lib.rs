@@ -32,7 +32,7 @@ pub use print::{
 };
 pub use pyjit_runtime::ops::elem::{ElemFn, Prec};
 pub use schema::OpId;
-pub use types::{TensorType, Type};
+pub use types::{TensorType, Type, write_comma_separated};
 pub use uses::Uses;
 pub use verify::{VerifyError, verify_function, verify_module};
 

@@ -101,6 +101,23 @@ pub enum IntBinOp {
     Shr,
 }
 
+impl IntBinOp {
+    /// Every int binary op, in declaration order.
+    pub const ALL: [IntBinOp; 11] = [
+        IntBinOp::Add,
+        IntBinOp::Sub,
+        IntBinOp::Mul,
+        IntBinOp::FloorDiv,
+        IntBinOp::Mod,
+        IntBinOp::Pow,
+        IntBinOp::BitAnd,
+        IntBinOp::BitOr,
+        IntBinOp::BitXor,
+        IntBinOp::Shl,
+        IntBinOp::Shr,
+    ];
+}
+
 /// Unary ops on an `int` giving an `int` (`neg` and `abs` wrap on `i64::MIN`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum IntUnOp {
@@ -122,6 +139,19 @@ pub enum FloatBinOp {
     FloorDiv,
     Mod,
     Pow,
+}
+
+impl FloatBinOp {
+    /// Every float binary op, in declaration order.
+    pub const ALL: [FloatBinOp; 7] = [
+        FloatBinOp::Add,
+        FloatBinOp::Sub,
+        FloatBinOp::Mul,
+        FloatBinOp::Div,
+        FloatBinOp::FloorDiv,
+        FloatBinOp::Mod,
+        FloatBinOp::Pow,
+    ];
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -257,6 +257,20 @@ impl fmt::Display for TensorType {
     }
 }
 
+/// Writes `items` separated by `", "` (the element lists of the type displays).
+pub fn write_comma_separated<T: fmt::Display>(
+    f: &mut fmt::Formatter<'_>,
+    items: impl IntoIterator<Item = T>,
+) -> fmt::Result {
+    for (i, it) in items.into_iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "{it}")?;
+    }
+    Ok(())
+}
+
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -273,12 +287,7 @@ impl fmt::Display for Type {
                 if ts.is_empty() {
                     f.write_str("()")?;
                 }
-                for (i, t) in ts.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{t}")?;
-                }
+                write_comma_separated(f, ts)?;
                 f.write_str("]")
             }
             Type::List(t) => write!(f, "List[{t}]"),

@@ -199,6 +199,7 @@ impl Uses {
 mod tests {
     use super::*;
     use crate::{Const, OpKind, Type, parse_module};
+    use pyjit_syntax::Span;
 
     const SRC: &str = "\
 func @f(%x: int, %c: bool) -> int {
@@ -218,6 +219,17 @@ func @f(%x: int, %c: bool) -> int {
     fn func() -> Function {
         let m = parse_module(SRC).expect("parses");
         m.funcs.values().next().unwrap().clone()
+    }
+
+    /// A detached `int.add(a, b)` op at `span`.
+    fn int_add(f: &mut Function, a: Value, b: Value, span: Span) -> Op {
+        f.create_op(
+            OpKind::IntBin(crate::IntBinOp::Add),
+            &[a, b],
+            &[Type::Int],
+            &[],
+            span,
+        )
     }
 
     fn value_named(f: &Function, kind: &OpKind) -> Value {
@@ -277,13 +289,7 @@ func @f(%x: int, %c: bool) -> int {
         let k = f.create_op(OpKind::Const(Const::Int(2)), &[], &[Type::Int], &[], span);
         uses.insert_op_before(&mut f, b_op, k);
         let kv = f.result(k);
-        let neg = f.create_op(
-            OpKind::IntBin(crate::IntBinOp::Add),
-            &[kv, b],
-            &[Type::Int],
-            &[],
-            span,
-        );
+        let neg = int_add(&mut f, kv, b, span);
         uses.check(&f).unwrap(); // a detached op is not indexed
         uses.insert_op_before(&mut f, b_op, neg);
         uses.check(&f).unwrap();
@@ -335,13 +341,7 @@ func @f(%x: int, %c: bool) -> int {
         let span = f.ops[ret].span;
         let mut added = Vec::new();
         for _ in 0..20 {
-            let op = f.create_op(
-                OpKind::IntBin(crate::IntBinOp::Add),
-                &[x, x],
-                &[Type::Int],
-                &[],
-                span,
-            );
+            let op = int_add(&mut f, x, x, span);
             uses.insert_op_before(&mut f, ret, op);
             added.push(op);
         }

@@ -132,16 +132,9 @@ impl Default for PipelineConfig {
 }
 
 /// A bad `--passes`/`--opt-limit`/`--print-after` argument.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct ConfigError(pub String);
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ConfigError {}
 
 fn check_pass(name: &str) -> Result<(), ConfigError> {
     if passes::ALL_PASSES.contains(&name) {

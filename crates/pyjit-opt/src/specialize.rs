@@ -27,19 +27,11 @@ use pyjit_ir::{
 use pyjit_runtime::schema::{ArgInfo, TensorInfo, TypeInfo, infer};
 use pyjit_runtime::value::Value as RtValue;
 use std::collections::HashSet;
-use std::fmt;
 
 /// Why a function cannot be specialized for a signature.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{0}")]
 pub struct SpecializeError(pub String);
-
-impl fmt::Display for SpecializeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for SpecializeError {}
 
 /// The facts both types hold (the least upper bound): what is known about a value that may be
 /// either. `None` when the types are not two versions of one static type.

@@ -8,10 +8,11 @@
 //! the corpus, prints them (`--nocapture` shows the table), and checks that every pass of the
 //! `-O2` pipeline fires somewhere in the corpus.
 
+mod common;
+
+use common::outcome;
 use pyjit::args::{fit_arg, parse_arg, split_words};
 use pyjit::{Program, SourceFile, Value};
-use pyjit_interp::{Config, Interpreter};
-use pyjit_ir::{FuncId, Module};
 use pyjit_opt::manager::{OptLevel, PipelineConfig, run_pipeline};
 use pyjit_opt::passes::{PassStats, util::module_op_count};
 use std::collections::BTreeMap;
@@ -36,16 +37,6 @@ fn case_args(program: &Program, dir: &Path) -> Option<(String, Vec<Value>)> {
         }
     }
     Some((name.clone(), args))
-}
-
-fn outcome(m: &Module, id: FuncId, args: Vec<Value>) -> String {
-    let mut out = Vec::new();
-    let r = Interpreter::new(m, Config::default(), &mut out).call(id, args);
-    let printed = String::from_utf8_lossy(&out).into_owned();
-    match r {
-        Ok(v) => format!("ok {}\n{printed}", pyjit::output::display(&v)),
-        Err(e) => format!("error {}: {}\n{printed}", e.kind, e.message),
-    }
 }
 
 #[test]

@@ -14,7 +14,9 @@
 //! The output must verify. `PYJIT_BLESS=1` (or `cargo xtask bless`) rewrites the expected
 //! sections; review the diff before committing.
 
-use pyjit_interp::{Config, Interpreter, Value};
+mod common;
+
+use pyjit_interp::Value;
 use pyjit_ir::{Module, parse_module, print_module_without_spans, verify_module};
 use pyjit_opt::manager::{PipelineConfig, run_pipeline};
 use std::path::{Path, PathBuf};
@@ -42,13 +44,7 @@ fn outcome(m: &Module, name: &str, args: &[Value]) -> String {
     let Some(id) = m.function_by_name(name) else {
         return format!("no function @{name}");
     };
-    let mut out = Vec::new();
-    let r = Interpreter::new(m, Config::default(), &mut out).call(id, args.to_vec());
-    let printed = String::from_utf8_lossy(&out).into_owned();
-    match r {
-        Ok(v) => format!("ok {}\n{printed}", pyjit::output::display(&v)),
-        Err(e) => format!("error {}: {}\n{printed}", e.kind, e.message),
-    }
+    common::outcome(m, id, args.to_vec())
 }
 
 fn run_file(path: &Path, bless: bool) -> Result<(), String> {

@@ -14,7 +14,9 @@
 //! also checks the index on every generated program; the second drives the index's own mutation
 //! methods at random on the same programs.
 
-use pyjit_interp::{Config, Interpreter, Value};
+mod common;
+
+use pyjit_interp::Value;
 use pyjit_ir::{
     BoolBinOp, CastOp, CmpOp, FloatBinOp, FloatUnOp, FuncId, FunctionBuilder, IntBinOp, IntUnOp,
     Module, Type, Value as V, schema, verify_module,
@@ -98,20 +100,7 @@ impl Gen<'_, '_> {
                 p.bools.push(c);
             }
             16..=29 => {
-                let ops = [
-                    IntBinOp::Add,
-                    IntBinOp::Sub,
-                    IntBinOp::Mul,
-                    IntBinOp::FloorDiv,
-                    IntBinOp::Mod,
-                    IntBinOp::Pow,
-                    IntBinOp::BitAnd,
-                    IntBinOp::BitOr,
-                    IntBinOp::BitXor,
-                    IntBinOp::Shl,
-                    IntBinOp::Shr,
-                ];
-                let op = ops[self.rng.below(ops.len())];
+                let op = IntBinOp::ALL[self.rng.below(IntBinOp::ALL.len())];
                 let (a, b) = (self.int(p), self.int(p));
                 let b = if op == IntBinOp::Pow || op == IntBinOp::Shl {
                     // Keep results small-ish but still allow negative exponents (errors).
@@ -130,15 +119,7 @@ impl Gen<'_, '_> {
                 p.ints.push(v);
             }
             33..=45 => {
-                let op = [
-                    FloatBinOp::Add,
-                    FloatBinOp::Sub,
-                    FloatBinOp::Mul,
-                    FloatBinOp::Div,
-                    FloatBinOp::FloorDiv,
-                    FloatBinOp::Mod,
-                    FloatBinOp::Pow,
-                ][self.rng.below(7)];
+                let op = FloatBinOp::ALL[self.rng.below(FloatBinOp::ALL.len())];
                 let (a, b) = (self.float(p), self.float(p));
                 let v = self.b.float_bin(op, a, b);
                 p.floats.push(v);
@@ -157,43 +138,21 @@ impl Gen<'_, '_> {
                     CastOp::IntToBool,
                     CastOp::FloatToBool,
                 ][self.rng.below(5)];
-                match c {
-                    CastOp::IntToFloat => {
-                        let a = self.int(p);
-                        let v = self.b.cast(c, a);
-                        p.floats.push(v);
-                    }
-                    CastOp::FloatToInt => {
-                        let a = self.float(p);
-                        let v = self.b.cast(c, a);
-                        p.ints.push(v);
-                    }
-                    CastOp::BoolToInt => {
-                        let a = self.boolean(p);
-                        let v = self.b.cast(c, a);
-                        p.ints.push(v);
-                    }
-                    CastOp::IntToBool => {
-                        let a = self.int(p);
-                        let v = self.b.cast(c, a);
-                        p.bools.push(v);
-                    }
-                    _ => {
-                        let a = self.float(p);
-                        let v = self.b.cast(c, a);
-                        p.bools.push(v);
-                    }
+                let a = match c {
+                    CastOp::IntToFloat | CastOp::IntToBool => self.int(p),
+                    CastOp::BoolToInt | CastOp::BoolToFloat => self.boolean(p),
+                    _ => self.float(p),
+                };
+                let v = self.b.cast(c, a);
+                // The result goes to the pool of the type the builder gave it.
+                match self.b.value_type(v) {
+                    Type::Float => p.floats.push(v),
+                    Type::Int => p.ints.push(v),
+                    _ => p.bools.push(v),
                 }
             }
             53..=58 => {
-                let c = [
-                    CmpOp::Eq,
-                    CmpOp::Ne,
-                    CmpOp::Lt,
-                    CmpOp::Le,
-                    CmpOp::Gt,
-                    CmpOp::Ge,
-                ][self.rng.below(6)];
+                let c = CmpOp::ALL[self.rng.below(CmpOp::ALL.len())];
                 let v = if self.rng.chance(60) {
                     let (a, b) = (self.int(p), self.int(p));
                     self.b.int_cmp(c, a, b)
@@ -555,15 +514,9 @@ fn generate(seed: u64) -> Module {
     m
 }
 
+/// [`common::outcome`] of `@main`.
 fn outcome(m: &Module, args: &[Value]) -> String {
-    let id = m.function_by_name("main").unwrap();
-    let mut out = Vec::new();
-    let r = Interpreter::new(m, Config::default(), &mut out).call(id, args.to_vec());
-    let printed = String::from_utf8_lossy(&out).into_owned();
-    match r {
-        Ok(v) => format!("ok {}\n{printed}", pyjit_interp::format::py_str(&v)),
-        Err(e) => format!("error {}: {}\n{printed}", e.kind, e.message),
-    }
+    common::outcome(m, m.function_by_name("main").unwrap(), args.to_vec())
 }
 
 const INPUTS: [(i64, i64, f64, bool); 6] = [

@@ -2,7 +2,7 @@
 //! block assigns (the loop-carried candidates) and which exits (`return`, `break`, `continue`) it
 //! contains.
 
-use pyjit_syntax::ast::{Expr, ExprKind, Stmt, StmtKind};
+use pyjit_syntax::ast::{Expr, ExprKind, For, Stmt, StmtKind};
 use std::collections::HashSet;
 
 /// Names assigned anywhere in `body` (nested blocks included), in first-assignment order.
@@ -23,12 +23,12 @@ pub(crate) fn assigned_names(body: &[Stmt]) -> Vec<String> {
             StmtKind::AugAssign { target, .. } | StmtKind::AnnAssign { target, .. } => {
                 target_names(target, &mut seen, &mut out)
             }
-            StmtKind::For {
+            StmtKind::For(For {
                 target,
                 body,
                 orelse,
                 ..
-            } => {
+            }) => {
                 target_names(target, &mut seen, &mut out);
                 stack.extend(body.iter().chain(orelse).rev());
             }
@@ -63,7 +63,7 @@ pub(crate) fn contains_return(body: &[Stmt]) -> bool {
             StmtKind::Return(_) => return true,
             StmtKind::If { body, orelse, .. }
             | StmtKind::While { body, orelse, .. }
-            | StmtKind::For { body, orelse, .. } => stack.extend(body.iter().chain(orelse)),
+            | StmtKind::For(For { body, orelse, .. }) => stack.extend(body.iter().chain(orelse)),
             _ => {}
         }
     }

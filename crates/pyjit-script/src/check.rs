@@ -147,14 +147,8 @@ impl Checker<'_> {
                     self.expr(v, false);
                 }
             }
-            StmtKind::For {
-                target,
-                iter,
-                body,
-                orelse,
-                is_async,
-            } => {
-                if *is_async {
+            StmtKind::For(f) => {
+                if f.is_async {
                     self.push(err(
                         "`async for` is not supported",
                         head_span(s, "async for"),
@@ -162,11 +156,11 @@ impl Checker<'_> {
                         "use a plain `for` loop",
                     ));
                 }
-                self.loop_else("for", orelse);
-                self.target(target);
-                self.expr(iter, false);
-                self.block(body, false);
-                self.block(orelse, false);
+                self.loop_else("for", &f.orelse);
+                self.target(&f.target);
+                self.expr(&f.iter, false);
+                self.block(&f.body, false);
+                self.block(&f.orelse, false);
             }
             StmtKind::While { test, body, orelse } => {
                 self.loop_else("while", orelse);
@@ -228,7 +222,7 @@ impl Checker<'_> {
                     ));
                 }
             }
-            StmtKind::Try { body, .. } => {
+            StmtKind::Try(t) => {
                 self.push(traceable(
                     err(
                         "`try` statements are not supported",
@@ -238,7 +232,7 @@ impl Checker<'_> {
                     ),
                     "`try`/`except`",
                 ));
-                self.block(body, false);
+                self.block(&t.body, false);
             }
             StmtKind::Assert { test, msg } => {
                 self.expr(test, false);
@@ -358,8 +352,8 @@ impl Checker<'_> {
             ExprKind::Str(_) => {}
             ExprKind::FString(parts) => {
                 for p in parts {
-                    if let pyjit_syntax::ast::FStringPart::Expr { expr, .. } = p {
-                        self.expr(expr, false);
+                    if let pyjit_syntax::ast::FStringPart::Expr(v) = p {
+                        self.expr(&v.expr, false);
                     }
                 }
             }

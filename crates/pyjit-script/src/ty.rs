@@ -77,12 +77,7 @@ impl fmt::Display for Ty {
             Ty::Device => write!(f, "Device"),
             Ty::Tuple(ts) => {
                 write!(f, "Tuple[")?;
-                for (i, t) in ts.iter().enumerate() {
-                    if i > 0 {
-                        write!(f, ", ")?;
-                    }
-                    write!(f, "{t}")?;
-                }
+                pyjit_ir::write_comma_separated(f, ts)?;
                 if ts.is_empty() {
                     write!(f, "()")?;
                 }

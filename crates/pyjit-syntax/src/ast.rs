@@ -48,20 +48,15 @@ impl StmtKind {
         match self {
             StmtKind::FunctionDef(def) => vec![&mut def.body],
             StmtKind::ClassDef(def) => vec![&mut def.body],
-            StmtKind::For { body, orelse, .. }
+            StmtKind::For(For { body, orelse, .. })
             | StmtKind::While { body, orelse, .. }
             | StmtKind::If { body, orelse, .. } => vec![body, orelse],
             StmtKind::With { body, .. } => vec![body],
-            StmtKind::Try {
-                body,
-                handlers,
-                orelse,
-                finalbody,
-            } => {
-                let mut blocks = vec![body];
-                blocks.extend(handlers.iter_mut().map(|h| &mut h.body));
-                blocks.push(orelse);
-                blocks.push(finalbody);
+            StmtKind::Try(t) => {
+                let mut blocks = vec![&mut t.body];
+                blocks.extend(t.handlers.iter_mut().map(|h| &mut h.body));
+                blocks.push(&mut t.orelse);
+                blocks.push(&mut t.finalbody);
                 blocks
             }
             _ => Vec::new(),
@@ -100,13 +95,7 @@ pub enum StmtKind {
         annotation: Expr,
         value: Option<Expr>,
     },
-    For {
-        target: Expr,
-        iter: Expr,
-        body: Vec<Stmt>,
-        orelse: Vec<Stmt>,
-        is_async: bool,
-    },
+    For(For),
     While {
         test: Expr,
         body: Vec<Stmt>,
@@ -127,12 +116,7 @@ pub enum StmtKind {
         exc: Option<Expr>,
         cause: Option<Expr>,
     },
-    Try {
-        body: Vec<Stmt>,
-        handlers: Vec<ExceptHandler>,
-        orelse: Vec<Stmt>,
-        finalbody: Vec<Stmt>,
-    },
+    Try(Try),
     Assert {
         test: Expr,
         msg: Option<Expr>,
@@ -191,6 +175,26 @@ pub struct Param {
     pub annotation: Option<Expr>,
     pub default: Option<Expr>,
     pub span: Span,
+}
+
+/// `[async] for target in iter: body [else: orelse]`
+#[derive(Clone, Debug, PartialEq)]
+pub struct For {
+    pub target: Expr,
+    pub iter: Expr,
+    pub body: Vec<Stmt>,
+    pub orelse: Vec<Stmt>,
+    pub is_async: bool,
+}
+
+/// `try: body` with its `except` handlers, `else: orelse` and `finally: finalbody` (each may be
+/// empty, but not the handlers and `finally` both).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Try {
+    pub body: Vec<Stmt>,
+    pub handlers: Vec<ExceptHandler>,
+    pub orelse: Vec<Stmt>,
+    pub finalbody: Vec<Stmt>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -351,15 +355,19 @@ pub enum ExprKind {
 #[derive(Clone, Debug, PartialEq)]
 pub enum FStringPart {
     Literal(String),
-    Expr {
-        expr: Box<Expr>,
-        /// `!r`, `!s`, `!a`
-        conversion: Option<char>,
-        /// The format spec after `:`, itself possibly containing replacement fields.
-        format_spec: Vec<FStringPart>,
-        /// `f"{x=}"`
-        debug: bool,
-    },
+    Expr(FormattedValue),
+}
+
+/// A replacement field of an f-string: `{expr=!conversion:format_spec}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FormattedValue {
+    pub expr: Box<Expr>,
+    /// `!r`, `!s`, `!a`
+    pub conversion: Option<char>,
+    /// The format spec after `:`, itself possibly containing replacement fields.
+    pub format_spec: Vec<FStringPart>,
+    /// `f"{x=}"`
+    pub debug: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

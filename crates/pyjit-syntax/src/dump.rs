@@ -143,18 +143,12 @@ impl Dumper {
                 self.named_expr(d + 1, "annotation", annotation);
                 self.opt_expr(d + 1, "value", value);
             }
-            StmtKind::For {
-                target,
-                iter,
-                body,
-                orelse,
-                is_async,
-            } => {
-                self.line(d, if *is_async { "AsyncFor" } else { "For" }, sp);
-                self.named_expr(d + 1, "target", target);
-                self.named_expr(d + 1, "iter", iter);
-                self.stmts(d + 1, "body", body);
-                self.stmts(d + 1, "orelse", orelse);
+            StmtKind::For(f) => {
+                self.line(d, if f.is_async { "AsyncFor" } else { "For" }, sp);
+                self.named_expr(d + 1, "target", &f.target);
+                self.named_expr(d + 1, "iter", &f.iter);
+                self.stmts(d + 1, "body", &f.body);
+                self.stmts(d + 1, "orelse", &f.orelse);
             }
             StmtKind::While { test, body, orelse } | StmtKind::If { test, body, orelse } => {
                 let kind = if matches!(s.kind, StmtKind::While { .. }) {
@@ -184,15 +178,10 @@ impl Dumper {
                 self.opt_expr(d + 1, "exc", exc);
                 self.opt_expr(d + 1, "cause", cause);
             }
-            StmtKind::Try {
-                body,
-                handlers,
-                orelse,
-                finalbody,
-            } => {
+            StmtKind::Try(t) => {
                 self.line(d, "Try", sp);
-                self.stmts(d + 1, "body", body);
-                for h in handlers {
+                self.stmts(d + 1, "body", &t.body);
+                for h in &t.handlers {
                     let name = h
                         .name
                         .as_ref()
@@ -202,8 +191,8 @@ impl Dumper {
                     self.opt_expr(d + 2, "type", &h.typ);
                     self.stmts(d + 2, "body", &h.body);
                 }
-                self.stmts(d + 1, "orelse", orelse);
-                self.stmts(d + 1, "finalbody", finalbody);
+                self.stmts(d + 1, "orelse", &t.orelse);
+                self.stmts(d + 1, "finalbody", &t.finalbody);
             }
             StmtKind::Assert { test, msg } => {
                 self.line(d, "Assert", sp);
@@ -289,24 +278,19 @@ impl Dumper {
         for p in parts {
             match p {
                 FStringPart::Literal(s) => self.line(d, &format!("Literal {s:?}"), None),
-                FStringPart::Expr {
-                    expr,
-                    conversion,
-                    format_spec,
-                    debug,
-                } => {
+                FStringPart::Expr(v) => {
                     let mut head = "Field".to_string();
-                    if *debug {
+                    if v.debug {
                         head.push_str(" =");
                     }
-                    if let Some(c) = conversion {
+                    if let Some(c) = v.conversion {
                         let _ = write!(head, " !{c}");
                     }
                     self.line(d, &head, None);
-                    self.expr(d + 1, expr);
-                    if !format_spec.is_empty() {
+                    self.expr(d + 1, &v.expr);
+                    if !v.format_spec.is_empty() {
                         self.field(d + 1, "format_spec");
-                        self.fstring_parts(d + 2, format_spec);
+                        self.fstring_parts(d + 2, &v.format_spec);
                     }
                 }
             }

@@ -7,7 +7,7 @@
 //! decode literals, and enforce the nesting limits that keep every later recursive walk of the
 //! tree within a small, fixed stack.
 
-use crate::ast::{Expr, FStringPart};
+use crate::ast::{Expr, FStringPart, FormattedValue};
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 use crate::token::{StrPiece, Tok, keyword};
@@ -1195,12 +1195,12 @@ impl FStringParser<'_> {
             return Err(unclosed());
         }
         Ok((
-            FStringPart::Expr {
+            FStringPart::Expr(FormattedValue {
                 expr: Box::new(expr),
                 conversion,
                 format_spec,
                 debug,
-            },
+            }),
             i + 1,
         ))
     }

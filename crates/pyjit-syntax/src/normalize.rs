@@ -80,7 +80,7 @@ fn stmt(s: &mut Stmt) {
             expr(annotation);
             opt(value);
         }
-        StmtKind::For { target, iter, .. } => {
+        StmtKind::For(For { target, iter, .. }) => {
             expr(target);
             expr(iter);
         }
@@ -95,7 +95,7 @@ fn stmt(s: &mut Stmt) {
             opt(exc);
             opt(cause);
         }
-        StmtKind::Try { handlers, .. } => {
+        StmtKind::Try(Try { handlers, .. }) => {
             for h in handlers {
                 h.span = Span::DUMMY;
                 opt(&mut h.typ);
@@ -170,14 +170,9 @@ fn comprehensions(gens: &mut [Comprehension]) {
 
 fn fstring(parts: &mut [FStringPart]) {
     for p in parts {
-        if let FStringPart::Expr {
-            expr: e,
-            format_spec,
-            ..
-        } = p
-        {
-            expr(e);
-            fstring(format_spec);
+        if let FStringPart::Expr(v) = p {
+            expr(&mut v.expr);
+            fstring(&mut v.format_spec);
         }
     }
 }

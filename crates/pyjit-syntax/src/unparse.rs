@@ -122,18 +122,12 @@ impl Unparser {
                 self.clause(level, &format!("while {t}"), body);
                 self.else_block(level, orelse);
             }
-            StmtKind::For {
-                target,
-                iter,
-                body,
-                orelse,
-                is_async,
-            } => {
-                let t = self.expr_str(target, P_TUPLE);
-                let i = self.expr_str(iter, P_TUPLE);
-                let a = if *is_async { "async " } else { "" };
-                self.clause(level, &format!("{a}for {t} in {i}"), body);
-                self.else_block(level, orelse);
+            StmtKind::For(f) => {
+                let t = self.expr_str(&f.target, P_TUPLE);
+                let i = self.expr_str(&f.iter, P_TUPLE);
+                let a = if f.is_async { "async " } else { "" };
+                self.clause(level, &format!("{a}for {t} in {i}"), &f.body);
+                self.else_block(level, &f.orelse);
             }
             StmtKind::With {
                 items,
@@ -153,14 +147,9 @@ impl Unparser {
                 let a = if *is_async { "async " } else { "" };
                 self.clause(level, &format!("{a}with {}", items.join(", ")), body);
             }
-            StmtKind::Try {
-                body,
-                handlers,
-                orelse,
-                finalbody,
-            } => {
-                self.clause(level, "try", body);
-                for h in handlers {
+            StmtKind::Try(t) => {
+                self.clause(level, "try", &t.body);
+                for h in &t.handlers {
                     let mut head = String::from("except");
                     if let Some(t) = &h.typ {
                         let t = self.expr_str(t, P_TEST);
@@ -171,8 +160,8 @@ impl Unparser {
                     }
                     self.clause(level, &head, &h.body);
                 }
-                self.else_block(level, orelse);
-                self.opt_clause(level, "finally", finalbody);
+                self.else_block(level, &t.orelse);
+                self.opt_clause(level, "finally", &t.finalbody);
             }
             _ => {
                 self.indent(level);
@@ -624,28 +613,23 @@ impl Unparser {
                         }
                     }
                 }
-                FStringPart::Expr {
-                    expr,
-                    conversion,
-                    format_spec,
-                    debug,
-                } => {
-                    let mut x = self.expr_str(expr, P_TEST);
+                FStringPart::Expr(v) => {
+                    let mut x = self.expr_str(&v.expr, P_TEST);
                     if x.starts_with('{') {
                         x = format!(" {x}");
                     }
                     s.push('{');
                     s.push_str(&x);
-                    if *debug {
+                    if v.debug {
                         s.push('=');
                     }
-                    if let Some(c) = conversion {
+                    if let Some(c) = v.conversion {
                         s.push('!');
-                        s.push(*c);
+                        s.push(c);
                     }
-                    if !format_spec.is_empty() {
+                    if !v.format_spec.is_empty() {
                         s.push(':');
-                        let spec = self.fstring_body(format_spec, true);
+                        let spec = self.fstring_body(&v.format_spec, true);
                         s.push_str(&spec);
                     }
                     s.push('}');

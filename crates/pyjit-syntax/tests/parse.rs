@@ -234,22 +234,16 @@ fn fstring_fields_have_absolute_spans() {
     assert_eq!(parts.len(), 3);
     assert_eq!(parts[0], FStringPart::Literal("a".into()));
     assert_eq!(parts[2], FStringPart::Literal("bc".into()));
-    let FStringPart::Expr {
-        expr,
-        conversion,
-        format_spec,
-        debug,
-    } = &parts[1]
-    else {
+    let FStringPart::Expr(field) = &parts[1] else {
         panic!()
     };
-    assert_eq!(file.slice(expr.span), "x + 1");
-    assert_eq!(*conversion, Some('r'));
-    assert!(!debug);
-    let FStringPart::Expr { expr: w, .. } = &format_spec[1] else {
-        panic!("{format_spec:?}")
+    assert_eq!(file.slice(field.expr.span), "x + 1");
+    assert_eq!(field.conversion, Some('r'));
+    assert!(!field.debug);
+    let FStringPart::Expr(w) = &field.format_spec[1] else {
+        panic!("{:?}", field.format_spec)
     };
-    assert_eq!(file.slice(w.span), "w");
+    assert_eq!(file.slice(w.expr.span), "w");
 }
 
 #[test]

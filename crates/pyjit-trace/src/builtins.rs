@@ -39,18 +39,39 @@ fn kwarg(kw: &mut Vec<(String, PyVal)>, name: &str) -> Option<PyVal> {
     Some(kw.remove(i).1)
 }
 
+/// The target of Python's numeric conversions: `float(v)` or `int(v)`.
+#[derive(Clone, Copy)]
+enum Number {
+    Float,
+    Int,
+}
+
+/// `float(v)` or `int(v)` of a bool, an int, a one-element tensor (its value recorded and
+/// guarded) or, for `float`, a float: a `PyVal::Float` or `PyVal::Int`. Any other value (for
+/// `int`, floats too: their callers round them) is given back in `Err`.
+fn convert_number(ev: &mut Evaluator, v: PyVal, to: Number, span: Span) -> R<Result<PyVal, PyVal>> {
+    Ok(Ok(match (to, v) {
+        (Number::Float, PyVal::Bool(b)) => PyVal::Float(b as u8 as f64),
+        (Number::Float, PyVal::Int(i)) => PyVal::Float(i as f64),
+        (Number::Float, x @ PyVal::Float(_)) | (Number::Int, x @ PyVal::Int(_)) => x,
+        (Number::Int, PyVal::Bool(b)) => PyVal::Int(b as i64),
+        (Number::Float, PyVal::Tensor(t)) => {
+            ev.tensor_to_scalar(&t, "Float", GuardReason::Float, span)?
+        }
+        (Number::Int, PyVal::Tensor(t)) => {
+            ev.tensor_to_scalar(&t, "Int", GuardReason::Int, span)?
+        }
+        (_, other) => return Ok(Err(other)),
+    }))
+}
+
 /// A Python number as f64 for `math.*` (one-element tensors convert like `float(t)`; a symbolic
 /// scalar is guarded to its example value).
 fn to_f64(ev: &mut Evaluator, v: &PyVal, span: Span) -> R<f64> {
-    match ev.concrete(v.clone()) {
-        PyVal::Bool(b) => Ok(b as u8 as f64),
-        PyVal::Int(i) => Ok(i as f64),
-        PyVal::Float(x) => Ok(x),
-        PyVal::Tensor(t) => match ev.tensor_to_scalar(&t, "Float", GuardReason::Float, span)? {
-            PyVal::Float(x) => Ok(x),
-            _ => Err(type_err("must be real number", span)),
-        },
-        other => Err(type_err(
+    let v = ev.concrete(v.clone());
+    match convert_number(ev, v, Number::Float, span)? {
+        Ok(PyVal::Float(x)) => Ok(x),
+        Ok(other) | Err(other) => Err(type_err(
             format!("must be real number, not {}", other.type_name()),
             span,
         )),
@@ -60,14 +81,10 @@ fn to_f64(ev: &mut Evaluator, v: &PyVal, span: Span) -> R<f64> {
 /// A Python int (bools and one-element integer tensors convert; a symbolic scalar is guarded to
 /// its example value).
 fn to_i64(ev: &mut Evaluator, v: &PyVal, span: Span) -> R<i64> {
-    match ev.concrete(v.clone()) {
-        PyVal::Bool(b) => Ok(b as i64),
-        PyVal::Int(i) => Ok(i),
-        PyVal::Tensor(t) => match ev.tensor_to_scalar(&t, "Int", GuardReason::Int, span)? {
-            PyVal::Int(i) => Ok(i),
-            _ => Err(type_err("an integer is required", span)),
-        },
-        other => Err(type_err(
+    let v = ev.concrete(v.clone());
+    match convert_number(ev, v, Number::Int, span)? {
+        Ok(PyVal::Int(i)) => Ok(i),
+        Ok(other) | Err(other) => Err(type_err(
             format!(
                 "'{}' object cannot be interpreted as an integer",
                 other.type_name()
@@ -629,11 +646,10 @@ pub(crate) fn call_type(ev: &mut Evaluator, t: &str, args: Vec<PyVal>, span: Spa
         ("list", None) => PyVal::list(vec![]),
         ("tuple", None) => PyVal::tuple(vec![]),
         ("dict", None) => PyVal::Dict(Rc::new(RefCell::new(vec![]))),
-        ("int", Some(v)) => match v {
-            PyVal::Int(i) => PyVal::Int(i),
-            PyVal::Bool(b) => PyVal::Int(b as i64),
-            PyVal::Float(x) => PyVal::Int(float_to_int(x, span)?),
-            PyVal::Str(s) => PyVal::Int(s.trim().parse().map_err(|_| {
+        ("int", Some(v)) => match convert_number(ev, v, Number::Int, span)? {
+            Ok(i) => i,
+            Err(PyVal::Float(x)) => PyVal::Int(float_to_int(x, span)?),
+            Err(PyVal::Str(s)) => PyVal::Int(s.trim().parse().map_err(|_| {
                 TraceError::new(
                     ExcKind::ValueError,
                     format!(
@@ -643,8 +659,7 @@ pub(crate) fn call_type(ev: &mut Evaluator, t: &str, args: Vec<PyVal>, span: Spa
                     span,
                 )
             })?),
-            PyVal::Tensor(t) => ev.tensor_to_scalar(&t, "Int", GuardReason::Int, span)?,
-            other => {
+            Err(other) => {
                 return Err(type_err(
                     format!(
                         "int() argument must be a string or a number, not '{}'",
@@ -654,11 +669,9 @@ pub(crate) fn call_type(ev: &mut Evaluator, t: &str, args: Vec<PyVal>, span: Spa
                 ));
             }
         },
-        ("float", Some(v)) => match v {
-            PyVal::Float(x) => PyVal::Float(x),
-            PyVal::Int(i) => PyVal::Float(i as f64),
-            PyVal::Bool(b) => PyVal::Float(b as u8 as f64),
-            PyVal::Str(s) => {
+        ("float", Some(v)) => match convert_number(ev, v, Number::Float, span)? {
+            Ok(x) => x,
+            Err(PyVal::Str(s)) => {
                 let t = s.trim().to_ascii_lowercase();
                 PyVal::Float(match t.as_str() {
                     "inf" | "+inf" | "infinity" => f64::INFINITY,
@@ -676,8 +689,7 @@ pub(crate) fn call_type(ev: &mut Evaluator, t: &str, args: Vec<PyVal>, span: Spa
                     })?,
                 })
             }
-            PyVal::Tensor(t) => ev.tensor_to_scalar(&t, "Float", GuardReason::Float, span)?,
-            other => {
+            Err(other) => {
                 return Err(type_err(
                     format!(
                         "float() argument must be a string or a number, not '{}'",

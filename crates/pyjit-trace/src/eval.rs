@@ -492,13 +492,13 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                     _ => {}
                 }
             },
-            StmtKind::For {
+            StmtKind::For(ast::For {
                 target,
                 iter,
                 body,
                 orelse,
                 ..
-            } => {
+            }) => {
                 let it = self.eval(f, iter)?;
                 let items: Box<dyn Iterator<Item = PyVal>> = match it {
                     // Lazily: `for i in range(10**12): ... break` must not build a list.
@@ -548,12 +548,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                     )
                 }));
             }
-            StmtKind::Try {
-                body,
-                handlers,
-                orelse,
-                finalbody,
-            } => return self.exec_try(f, body, handlers, orelse, finalbody),
+            StmtKind::Try(t) => return self.exec_try(f, t),
             StmtKind::Raise { exc, .. } => {
                 let (kind, msg) = match exc {
                     None => (
@@ -675,20 +670,13 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         Ok(())
     }
 
-    fn exec_try(
-        &mut self,
-        f: &mut Frame,
-        body: &[Stmt],
-        handlers: &[ast::ExceptHandler],
-        orelse: &[Stmt],
-        finalbody: &[Stmt],
-    ) -> R<Flow> {
-        let r = match self.exec_block(f, body) {
-            Ok(Flow::Normal) => self.exec_block(f, orelse),
+    fn exec_try(&mut self, f: &mut Frame, t: &ast::Try) -> R<Flow> {
+        let r = match self.exec_block(f, &t.body) {
+            Ok(Flow::Normal) => self.exec_block(f, &t.orelse),
             Ok(flow) => Ok(flow),
             // The tracer's own failures and resource limits are not Python exceptions.
             Err(e) if matches!(e.kind.name(), "TraceError" | "TimeoutError") => Err(e),
-            Err(e) => match handlers.iter().find(|h| handler_matches(h, &e.kind)) {
+            Err(e) => match t.handlers.iter().find(|h| handler_matches(h, &e.kind)) {
                 None => Err(e),
                 Some(h) => {
                     if self.recording() && e.from_tensor_op {
@@ -709,8 +697,8 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 }
             },
         };
-        if !finalbody.is_empty() {
-            match self.exec_block(f, finalbody)? {
+        if !t.finalbody.is_empty() {
+            match self.exec_block(f, &t.finalbody)? {
                 Flow::Normal => {}
                 flow => return Ok(flow),
             }
@@ -1654,19 +1642,15 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         for p in parts {
             match p {
                 ast::FStringPart::Literal(l) => s.push_str(l),
-                ast::FStringPart::Expr {
-                    expr,
-                    conversion,
-                    format_spec,
-                    debug,
-                } => {
+                ast::FStringPart::Expr(field) => {
+                    let expr = &field.expr;
                     let v = self.eval(f, expr)?;
-                    let spec = self.fstring(f, format_spec)?;
-                    if *debug {
+                    let spec = self.fstring(f, &field.format_spec)?;
+                    if field.debug {
                         s.push_str(self.file.slice(expr.span));
                         s.push('=');
                     }
-                    let converted = match conversion {
+                    let converted = match field.conversion {
                         Some('r') => Some(v.repr()),
                         Some('a') => Some(pyjit_value::format::ascii_escape(&v.repr())),
                         Some(_) => Some(v.to_str()),
@@ -1680,7 +1664,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                                 .map_err(|m| TraceError::new(ExcKind::ValueError, m, expr.span))?
                         }
                         None if spec.is_empty() => {
-                            if *debug {
+                            if field.debug {
                                 v.repr()
                             } else {
                                 v.to_str()

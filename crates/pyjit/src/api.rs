@@ -1225,16 +1225,9 @@ fn example_value(k: &SavedKey) -> IValue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_values::{t, vals};
 
     const SRC: &str = "import torch\nfrom torch import Tensor\nfrom typing import List, Tuple\n\nEPS = 0.5\n\n\ndef helper(x: Tensor) -> Tensor:\n    return x + EPS\n\n\ndef f(x: Tensor, n: int = 2, scale: float = 1.0) -> Tensor:\n    return helper(x) * n * scale\n\n\ndef pick(x: Tensor, i: int) -> Tensor:\n    return x[i]\n\n\ndef pair(xs: List[float], t: Tuple[int, bool]) -> Tuple[float, int]:\n    return xs[0], t[0]\n";
-
-    fn t(v: &[f32]) -> Value {
-        Value::Tensor(Tensor::from_slice(v))
-    }
-
-    fn vals(v: &Value) -> Vec<f32> {
-        v.as_tensor().expect("a tensor").to_vec::<f32>()
-    }
 
     fn script(name: &str) -> Function {
         Function::script(&Source::new("m.py", SRC), name, &CompileOptions::default())
@@ -1274,7 +1267,7 @@ mod tests {
         let kw = vec![("step".to_string(), Value::Int(2))];
         assert_eq!(int(count.call(vec![Value::Int(5)], kw).unwrap()), 6);
         let scale = f(SCALE, "scale");
-        let a = t(&[1.0, -2.0]);
+        let a: Value = t(&[1.0, -2.0]);
         for (k, want) in [
             (Value::Int(3), [3.0f32, -6.0]),
             (Value::Float(0.5), [0.5, -1.0]),

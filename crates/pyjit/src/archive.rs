@@ -29,8 +29,8 @@
 //! ```
 
 use crate::program::ArgKey;
+use pyjit_ir::Type;
 use pyjit_runtime::DType;
-use std::fmt;
 
 /// The archive format this build reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
@@ -46,16 +46,9 @@ const MAX_RANK: u32 = 64;
 const MAX_DEPTH: usize = 32;
 
 /// Why an archive could not be read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct ArchiveError(pub String);
-
-impl fmt::Display for ArchiveError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ArchiveError {}
 
 fn err(m: impl Into<String>) -> ArchiveError {
     ArchiveError(m.into())
@@ -111,13 +104,15 @@ impl SavedKey {
     pub fn of(k: &ArgKey) -> Option<SavedKey> {
         Some(match k {
             ArgKey::Tensor { dtype, rank } => SavedKey::Tensor(*dtype, *rank),
-            ArgKey::Int => SavedKey::Int,
-            ArgKey::Float => SavedKey::Float,
-            ArgKey::Bool => SavedKey::Bool,
-            ArgKey::None => SavedKey::None,
-            ArgKey::Str => SavedKey::Str,
-            ArgKey::DType => SavedKey::DType,
-            ArgKey::Index => return None,
+            ArgKey::Scalar(t) => match t {
+                Type::Int => SavedKey::Int,
+                Type::Float => SavedKey::Float,
+                Type::Bool => SavedKey::Bool,
+                Type::None => SavedKey::None,
+                Type::Str => SavedKey::Str,
+                Type::DType => SavedKey::DType,
+                _ => return None,
+            },
             ArgKey::Tuple(items) => {
                 SavedKey::Tuple(items.iter().map(SavedKey::of).collect::<Option<_>>()?)
             }

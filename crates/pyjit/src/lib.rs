@@ -60,3 +60,6 @@ pub use pyjit_runtime as runtime;
 #[doc = include_str!("../../../docs/guide.md")]
 pub struct UsersGuide;
 pub use pyjit_syntax::{Diagnostic, SourceFile, Span};
+
+#[cfg(test)]
+mod test_values;

@@ -126,20 +126,10 @@ pub enum ArgKey {
         /// The number of dimensions.
         rank: u32,
     },
-    /// A Python `int`.
-    Int,
-    /// A Python `float`.
-    Float,
-    /// A Python `bool`.
-    Bool,
-    /// `None` (for an `Optional` parameter).
-    None,
-    /// A `str`.
-    Str,
-    /// A `torch.dtype` value.
-    DType,
-    /// A slice or index object passed as a value.
-    Index,
+    /// Any other single value, keyed by its IR type: `int`, `float`, `bool`, `None` (for an
+    /// `Optional` parameter), `str`, `dtype`, or `Index` (a slice or index object passed as a
+    /// value).
+    Scalar(Type),
     /// A tuple, keyed element by element.
     Tuple(Vec<ArgKey>),
     /// A list, keyed by its declared element type (elements of one list may differ in rank).
@@ -192,13 +182,7 @@ impl ArgKey {
             (ArgKey::Tensor { dtype, rank }, Value::Tensor(t)) => {
                 *dtype == t.dtype() && *rank as usize == t.dim()
             }
-            (ArgKey::Int, Value::Int(_))
-            | (ArgKey::Float, Value::Float(_))
-            | (ArgKey::Bool, Value::Bool(_))
-            | (ArgKey::None, Value::None)
-            | (ArgKey::Str, Value::Str(_))
-            | (ArgKey::DType, Value::DType(_))
-            | (ArgKey::Index, Value::Index(_)) => true,
+            (ArgKey::Scalar(t), v) => scalar_type(v).is_some_and(|s| s == *t),
             (
                 ArgKey::Tuple(_) | ArgKey::List(_),
                 Value::Tuple(_) | Value::List(_) | Value::Dict(_),
@@ -219,13 +203,6 @@ impl ArgKey {
                 dtype: t.dtype(),
                 rank: t.dim() as u32,
             },
-            Value::Int(_) => ArgKey::Int,
-            Value::Float(_) => ArgKey::Float,
-            Value::Bool(_) => ArgKey::Bool,
-            Value::None => ArgKey::None,
-            Value::Str(_) => ArgKey::Str,
-            Value::DType(_) => ArgKey::DType,
-            Value::Index(_) => ArgKey::Index,
             Value::Tuple(items) => ArgKey::Tuple(
                 items
                     .iter()
@@ -241,29 +218,34 @@ impl ArgKey {
             ),
             // Keyed by the declared type (its elements may differ in rank).
             Value::List(_) | Value::Dict(_) => ArgKey::List(declared.clone()),
+            // Every value left is a scalar (`scalar_type` answers for all of them).
+            v => ArgKey::Scalar(scalar_type(v).unwrap_or(Type::None)),
         }
     }
+}
+
+/// The IR type of a single value that is not a tensor or a container.
+fn scalar_type(v: &Value) -> Option<Type> {
+    Some(match v {
+        Value::Int(_) => Type::Int,
+        Value::Float(_) => Type::Float,
+        Value::Bool(_) => Type::Bool,
+        Value::None => Type::None,
+        Value::Str(_) => Type::Str,
+        Value::DType(_) => Type::DType,
+        Value::Index(_) => Type::Index,
+        Value::Tensor(_) | Value::Tuple(_) | Value::List(_) | Value::Dict(_) => return None,
+    })
 }
 
 impl fmt::Display for ArgKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ArgKey::Tensor { dtype, rank } => write!(f, "Tensor({}, rank {rank})", dtype.name()),
-            ArgKey::Int => f.write_str("int"),
-            ArgKey::Float => f.write_str("float"),
-            ArgKey::Bool => f.write_str("bool"),
-            ArgKey::None => f.write_str("None"),
-            ArgKey::Str => f.write_str("str"),
-            ArgKey::DType => f.write_str("dtype"),
-            ArgKey::Index => f.write_str("Index"),
+            ArgKey::Scalar(t) => write!(f, "{t}"),
             ArgKey::Tuple(items) => {
                 f.write_str("(")?;
-                for (i, it) in items.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{it}")?;
-                }
+                pyjit_ir::write_comma_separated(f, items)?;
                 f.write_str(")")
             }
             ArgKey::List(t) => write!(f, "{t}"),
@@ -922,16 +904,12 @@ impl Program {
     /// checked against its parameters — any exact-size iterator of them, so that a caller
     /// with a per-call path of its own (the facade's [`crate::api::Function`]) need not
     /// allocate. Errors are located in the program's source.
-    pub fn run_native<A>(
+    pub fn run_native(
         &self,
         native: &pyjit_codegen::NativeFunction,
-        args: A,
+        args: impl pyjit_codegen::CallArgs,
         out: &mut dyn Write,
-    ) -> Result<Value, CallError>
-    where
-        A: IntoIterator<Item = Value>,
-        A::IntoIter: ExactSizeIterator,
-    {
+    ) -> Result<Value, CallError> {
         native
             .call_owned_with_output(args, out)
             .map_err(|error| CallError::Run(RunError::new(error, self.source.clone())))

@@ -525,17 +525,9 @@ pub fn dynamic_call(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pyjit_runtime::Tensor;
+    use crate::test_values::{t, vals};
 
     const COND: &str = "def conditional_op(x, threshold: float):\n    if x.sum() > threshold:\n        return x * 2\n    return x + 1\n";
-
-    fn t(v: &[f32]) -> Value {
-        Value::Tensor(Tensor::from_slice(v))
-    }
-
-    fn vals(v: &Value) -> Vec<f32> {
-        v.as_tensor().expect("a tensor").to_vec::<f32>()
-    }
 
     fn traced(src: &str, name: &str, opts: TraceOptions) -> TracedProgram {
         TracedProgram::from_source(SourceFile::new("t.py", src), name, opts, Backend::Native)
@@ -647,7 +639,7 @@ mod tests {
         let src = "def f(x, y):\n    x.add_(1.0)\n    if y.sum() > 0:\n        return x * 2\n    return x\n";
         let mut f = traced(src, "f", TraceOptions::default());
         let mut out = Vec::new();
-        let x = t(&[1.0]);
+        let x: Value = t(&[1.0]);
         f.call_to(vec![x.clone(), t(&[1.0])], &mut out).unwrap();
         assert_eq!(
             vals(&x),

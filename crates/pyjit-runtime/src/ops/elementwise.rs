@@ -55,6 +55,16 @@ pub enum CmpOp {
 }
 
 impl CmpOp {
+    /// Every comparison, in declaration order.
+    pub const ALL: [CmpOp; 6] = [
+        CmpOp::Eq,
+        CmpOp::Ne,
+        CmpOp::Lt,
+        CmpOp::Le,
+        CmpOp::Gt,
+        CmpOp::Ge,
+    ];
+
     /// `a op b` (IEEE on floats, as `PartialOrd` compares them).
     #[inline(always)]
     pub fn eval<T: PartialOrd>(self, a: T, b: T) -> bool {

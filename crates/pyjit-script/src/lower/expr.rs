@@ -352,7 +352,7 @@ impl Lower<'_, '_, '_> {
         generators: &[pyjit_syntax::ast::Comprehension],
         hint: Option<&Ty>,
     ) -> R<Val> {
-        use pyjit_syntax::ast::{Ident, Stmt, StmtKind};
+        use pyjit_syntax::ast::{For, Ident, Stmt, StmtKind};
         let span = e.span;
         let name = format!("\u{0}comp{}", span.start);
         let var = Expr {
@@ -374,13 +374,13 @@ impl Lower<'_, '_, '_> {
                     };
                 }
                 s = Stmt {
-                    kind: StmtKind::For {
+                    kind: StmtKind::For(For {
                         target: g.target.clone(),
                         iter: g.iter.clone(),
                         body: vec![s],
                         orelse: vec![],
                         is_async: false,
-                    },
+                    }),
                     span,
                 };
             }
@@ -2528,34 +2528,29 @@ impl Lower<'_, '_, '_> {
                         out.push(self.b.const_str(s.clone()));
                     }
                 }
-                FStringPart::Expr {
-                    expr,
-                    format_spec,
-                    debug,
-                    conversion,
-                } => {
-                    if *debug {
-                        let src = self.m.file.slice(expr.span).to_string();
+                FStringPart::Expr(field) => {
+                    if field.debug {
+                        let src = self.m.file.slice(field.expr.span).to_string();
                         out.push(self.b.const_str(format!("{src}=")));
                     }
                     let mut spec = String::new();
-                    for sp in format_spec {
+                    for sp in &field.format_spec {
                         match sp {
                             FStringPart::Literal(s) => spec.push_str(s),
-                            FStringPart::Expr { expr, .. } => {
+                            FStringPart::Expr(nested) => {
                                 return Err(Diagnostic::error(
                                     "nested replacement fields in a format spec are not supported",
                                 )
-                                .with_primary(expr.span, "computed format spec")
+                                .with_primary(nested.expr.span, "computed format spec")
                                 .with_help("write the format spec literally, like `{x:.3f}`"));
                             }
                         }
                     }
                     // `{x!r:>8}` is `str.of["!r:>8"]`; `{x=}` without conversion or spec is
                     // `{x=!r}`, as in Python.
-                    let conversion = match conversion {
-                        Some(c) => Some(*c),
-                        None if *debug && spec.is_empty() => Some('r'),
+                    let conversion = match field.conversion {
+                        Some(c) => Some(c),
+                        None if field.debug && spec.is_empty() => Some('r'),
                         None => None,
                     };
                     let spec = match conversion {
@@ -2563,7 +2558,7 @@ impl Lower<'_, '_, '_> {
                         Some(c) => format!("!{c}:{spec}"),
                         None => spec,
                     };
-                    let v = self.expr(expr)?;
+                    let v = self.expr(&field.expr)?;
                     let s = if v.ty == Ty::Str && spec.is_empty() {
                         v.v
                     } else {

@@ -7,7 +7,7 @@ use crate::ty::{Ty, parse_annotation, parse_type_comment};
 use pyjit_ir::{CmpOp, IntBinOp, Type, Value};
 use pyjit_syntax::Diagnostic;
 use pyjit_syntax::Span;
-use pyjit_syntax::ast::{BinOp, Expr, ExprKind, Stmt, StmtKind};
+use pyjit_syntax::ast::{BinOp, Expr, ExprKind, For, Stmt, StmtKind};
 
 /// What a `for` loop iterates over.
 pub(crate) enum Iterable {
@@ -177,9 +177,9 @@ impl Lower<'_, '_, '_> {
             }
             StmtKind::If { test, body, orelse } => self.stmt_if(test, body, orelse),
             StmtKind::While { test, body, .. } => self.stmt_while(test, body, s.span),
-            StmtKind::For {
+            StmtKind::For(For {
                 target, iter, body, ..
-            } => self.stmt_for(target, iter, body, s.span),
+            }) => self.stmt_for(target, iter, body, s.span),
             StmtKind::Raise { exc, .. } => self.stmt_raise(exc.as_ref(), s.span),
             StmtKind::Assert { test, msg } => self.stmt_assert(test, msg.as_ref()),
             // `with torch.no_grad():` (the checker accepts no other): the body as is.

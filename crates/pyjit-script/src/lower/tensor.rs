@@ -795,6 +795,17 @@ impl Lower<'_, '_, '_> {
         span: Span,
     ) -> R<(Val, Value)> {
         let items = self.index_items(index)?;
+        self.index_with_items(base, items, span)
+    }
+
+    /// `base[items]`: encodes the subscript and calls `index`, returning the result and the
+    /// encoded subscript.
+    fn index_with_items(
+        &mut self,
+        base: Val,
+        items: Vec<IndexItem>,
+        span: Span,
+    ) -> R<(Val, Value)> {
         self.set_span(span);
         let idx = self.encode_indices(items);
         let v = self.schema_call(
@@ -826,15 +837,7 @@ impl Lower<'_, '_, '_> {
     pub(crate) fn tensor_index(&mut self, base: Val, index: &Expr, span: Span) -> R<Val> {
         let items = self.index_items(index)?;
         let ints_only = items.iter().all(|it| matches!(it, IndexItem::Int(_)));
-        self.set_span(span);
-        let idx = self.encode_indices(items);
-        let r = self.schema_call(
-            "index",
-            vec![SArg::V(base), SArg::Indices(idx)],
-            vec![],
-            "indexing",
-            span,
-        )?;
+        let (r, _) = self.index_with_items(base, items, span)?;
         self.numpy_element(r, ints_only, span)
     }
 
