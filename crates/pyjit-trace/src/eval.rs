@@ -885,8 +885,14 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             let r = self.arg_of(&rhs, span)?;
             self.call_op_args(tg.name, vec![lhs, r], vec![], span)?;
             // The target object is unchanged (written in place); rebinding it is a no-op for
-            // names and an index_put_ of the same storage for subscripts, so skip it.
-            return Ok(());
+            // names and an index_put_ of the same storage for subscripts, so skip it — except
+            // for a NumPy element (`m[i, j] += v`), whose read was a copy: store it back.
+            let numpy_element =
+                self.numpy_mode && matches!(target.kind, ExprKind::Subscript { .. });
+            if !numpy_element {
+                return Ok(());
+            }
+            return self.assign(f, target, cur);
         }
         if let PyVal::List(l) = &cur
             && op == BinOp::Add
@@ -1040,7 +1046,8 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 let mut out = Vec::with_capacity(n as usize);
                 for i in 0..n {
                     let r = self.index_tensor(t, vec![TensorIndex::Int(i)], vec![], span)?;
-                    out.push(r);
+                    // NumPy: the elements of a 1-D array are scalars (copies), rows views.
+                    out.push(self.numpy_element(r, true, span)?);
                 }
                 out
             }
@@ -1293,6 +1300,22 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         let target = Arg::concrete(RtValue::Tensor(t.t.clone()), vec![t.ir]);
         let idx = Arg::concrete(RtValue::Indices(ix), hs);
         self.call_op_args("index", vec![target, idx], vec![], span)
+    }
+
+    /// In a NumPy-style module, `r`, the result of a tensor subscript made of ints only
+    /// (`ints_only`), through `np_element`: NumPy gives a scalar (a copy, so a later write to the
+    /// array does not show in it) when the ints select one element, and a view when they are
+    /// fewer than the dims — as the script frontend's `np_element`. Otherwise `r` itself
+    /// (PyTorch: always a view).
+    fn numpy_element(&mut self, r: PyVal, ints_only: bool, span: Span) -> R<PyVal> {
+        if !(ints_only && self.numpy_mode) {
+            return Ok(r);
+        }
+        let PyVal::Tensor(t) = &r else {
+            return Ok(r);
+        };
+        let arg = Arg::concrete(RtValue::Tensor(t.t.clone()), vec![t.ir]);
+        self.call_op_args("np_element", vec![arg], vec![], span)
     }
 
     /// The components of a tensor subscript and the IR values of index tensors among them.
@@ -1774,7 +1797,9 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         match &v {
             PyVal::Tensor(t) => {
                 let (ix, hs) = self.tensor_indices(f, index)?;
-                self.index_tensor(t, ix, hs, span)
+                let ints_only = ix.iter().all(|i| matches!(i, TensorIndex::Int(_)));
+                let r = self.index_tensor(t, ix, hs, span)?;
+                self.numpy_element(r, ints_only, span)
             }
             PyVal::List(_) | PyVal::Tuple(_) | PyVal::Str(_) | PyVal::Range(..) => {
                 let items: Vec<PyVal> = match &v {

@@ -1,7 +1,7 @@
 //! NumPy's integer subscripts: `x[i, …]` with one int per dim gives a NumPy scalar (a copy,
 //! `np_element` in the IR), with fewer ints than dims a view; in TorchScript both are views.
 //! Each program runs in script mode on the interpreter and on native code, at -O0 and -O2 (where
-//! `tensor-access` and `scalarize` turn the subscripts into loads). The expected values were
+//! `tensor-access` and `scalarize` turn the subscripts into loads), traced, and eagerly. The expected values were
 //! worked out by hand from NumPy's (and PyTorch's) semantics, so no Python is needed here.
 
 use pyjit::opt::manager::{OptLevel, PipelineConfig};
@@ -21,17 +21,26 @@ fn check(src: &str, function: &str, args: &[&str], shape: &[usize], want: &[f32]
     let m = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
     pyjit_runtime::npy::write_npy(dir.join("x.npy"), &x).unwrap();
     pyjit_runtime::npy::write_npy(dir.join("m.npy"), &m).unwrap();
-    for backend in [Backend::Interp, Backend::Native] {
-        for level in [OptLevel::O0, OptLevel::O2] {
+    // Script mode on both backends at both levels; the tracer (traced, then run natively) and
+    // the eager evaluator follow the same NumPy rule.
+    let runs = [Backend::Interp, Backend::Native]
+        .into_iter()
+        .flat_map(|b| [OptLevel::O0, OptLevel::O2].map(|l| (Mode::Script, b, l)))
+        .chain([
+            (Mode::Trace, Backend::Native, OptLevel::O2),
+            (Mode::Eager, Backend::Interp, OptLevel::O2),
+        ]);
+    for (mode, backend, level) in runs {
+        {
             let req = RunRequest {
                 function: Some(function.to_string()),
                 args: args.iter().map(|a| a.to_string()).collect(),
                 base_dir: dir.clone(),
-                mode: Mode::Script,
+                mode,
                 backend,
                 opt: PipelineConfig::for_level(level),
             };
-            let what = format!("{function} on {backend:?} at {level:?}");
+            let what = format!("{function} {mode:?} on {backend:?} at {level:?}");
             let src = SourceFile::new("t.py".to_string(), src.to_string());
             match run(src, &req, &mut std::io::sink()) {
                 RunOutcome::Ok {
