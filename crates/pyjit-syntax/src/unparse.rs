@@ -583,10 +583,13 @@ impl Unparser {
 
     fn fstring(&mut self, parts: &[FStringPart]) -> String {
         let body = self.fstring_body(parts, false);
-        // The replacement fields are plain source text, so pick a quote they do not use.
-        let quote = if !body.contains('"') {
+        // The replacement fields are plain source text, so pick a quote they do not use. A
+        // format spec is raw text (no escapes): a line break in one (from a triple-quoted
+        // f-string) needs triple quotes again.
+        let multiline = body.contains(['\n', '\r']);
+        let quote = if !multiline && !body.contains('"') {
             "\""
-        } else if !body.contains('\'') {
+        } else if !multiline && !body.contains('\'') {
             "'"
         } else if !body.contains("\"\"\"") && !body.ends_with('"') {
             "\"\"\""

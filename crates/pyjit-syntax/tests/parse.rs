@@ -351,6 +351,24 @@ fn soft_keywords_are_names() {
     assert!(dump(&m).contains("Name match"));
 }
 
+/// A format spec is raw text: a line break in the spec of a triple-quoted f-string (found by
+/// the `parse` fuzz target) must unparse to text that parses again, with the same spec.
+#[test]
+fn fstring_spec_with_a_line_break_unparses_to_a_parseable_fstring() {
+    let sources = [
+        "f\"\"\"{e:\n}\"\"\"\n",
+        "f'''{e:\n>{w}}\"'''\n",
+        "x = f\"\"\"{e:\r}\"'\"\"\"\n",
+    ];
+    for src in sources {
+        let m = parse_module(&SourceFile::new("s.py", src)).unwrap();
+        let printed = pyjit_syntax::unparse(&m);
+        let again = parse_module(&SourceFile::new("u.py", printed.as_str()))
+            .unwrap_or_else(|d| panic!("{src:?} unparsed to {printed:?}: {d:?}"));
+        assert_eq!(pyjit_syntax::unparse(&again), printed, "{src:?}");
+    }
+}
+
 /// Parses on a thread with a deliberately small stack: the nesting limits must keep every
 /// recursive walk (parse actions, drop, dump, unparse) far below it.
 fn on_small_stack(src: String) -> Result<String, String> {
