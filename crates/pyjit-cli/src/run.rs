@@ -171,16 +171,23 @@ fn take_trailing_options(args: &mut RunArgs) -> Result<(), String> {
         .take(&[], |_, _| Ok(()))
 }
 
-/// Writes a call's result to `path` (`-o OUT`: .npy or .npz) or prints it to `stdout`; the exit
-/// status (usage error when OUT cannot be written).
-pub fn write_result(path: Option<&Path>, value: &Value, ty: &Type, stdout: &mut dyn Write) -> u8 {
+/// Writes a call's result to `path` (`-o OUT`: .npy or .npz) or prints it to `stdout` (tensors
+/// as PyTorch or, for a NumPy-style program, NumPy shows them: [`output::result_style`]); the
+/// exit status (usage error when OUT cannot be written).
+pub fn write_result(
+    path: Option<&Path>,
+    value: &Value,
+    ty: &Type,
+    style: output::TensorStyle,
+    stdout: &mut dyn Write,
+) -> u8 {
     match path {
         Some(path) => match crate::usage(output::write(path, value, ty)) {
             Ok(()) => 0,
             Err(code) => code,
         },
         None => {
-            let _ = writeln!(stdout, "{}", output::display(value));
+            let _ = writeln!(stdout, "{}", output::display_styled(value, style));
             0
         }
     }
@@ -371,7 +378,8 @@ pub fn run(args: &RunArgs) -> u8 {
     }
     match outcome {
         RunOutcome::Ok { value, ty } => {
-            write_result(args.output.as_deref(), &value, &ty, &mut stdout)
+            let style = output::result_style(&rendered_against);
+            write_result(args.output.as_deref(), &value, &ty, style, &mut stdout)
         }
         RunOutcome::CompileError(diags) => report_diagnostics(&diags, &rendered_against),
         RunOutcome::RunError(e) => {

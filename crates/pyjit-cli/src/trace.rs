@@ -218,7 +218,8 @@ pub fn run(args: &TraceArgs) -> u8 {
                 .clone()
                 .or_else(|| traces.first().map(|t| t.module.func(t.func).ret.clone()))
                 .unwrap_or(pyjit::Type::None);
-            crate::run::write_result(args.output.as_deref(), &value, &ret, &mut stdout)
+            let style = pyjit::output::result_style(&file);
+            crate::run::write_result(args.output.as_deref(), &value, &ret, style, &mut stdout)
         }
     };
     let _ = stdout.flush();

@@ -33,6 +33,7 @@ pub mod numpy;
 pub mod ops;
 pub mod par;
 pub mod print;
+pub mod print_numpy;
 pub mod promotion;
 pub mod schema;
 pub mod tensor;

@@ -151,7 +151,7 @@ fn int_text(t: &Tensor, i: usize) -> String {
 }
 
 /// The elements shown (all, or the edge items of each dim when summarizing), for the formatter.
-fn summarized_indices(shape: &[usize], summarize: bool) -> Vec<Vec<usize>> {
+pub(crate) fn summarized_indices(shape: &[usize], summarize: bool) -> Vec<Vec<usize>> {
     let mut out = vec![vec![]];
     for &n in shape {
         let idx: Vec<usize> = if summarize && n > 2 * EDGEITEMS {
@@ -172,7 +172,7 @@ fn summarized_indices(shape: &[usize], summarize: bool) -> Vec<Vec<usize>> {
     out
 }
 
-fn linear_index(shape: &[usize], idx: &[usize]) -> usize {
+pub(crate) fn linear_index(shape: &[usize], idx: &[usize]) -> usize {
     let mut lin = 0;
     for (n, i) in shape.iter().zip(idx) {
         lin = lin * n + i;

@@ -1,19 +1,45 @@
 //! Python's `str()`, `repr()` and `format(value, spec)` of interpreter values, for `print` and the
-//! `str.of` op (f-strings in messages). Tensors print as PyTorch prints them.
+//! `str.of` op (f-strings in messages). Tensors print as PyTorch prints them, or — for the results
+//! of NumPy-style programs ([`TensorStyle::NumPy`]) — as NumPy prints arrays.
 
 use crate::value::Value;
 use pyjit_runtime::print::python_float_repr;
+use pyjit_runtime::print_numpy;
+
+/// Whose printing conventions tensors follow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TensorStyle {
+    /// PyTorch's `tensor([1., 2.])` (TorchScript-style programs).
+    #[default]
+    Torch,
+    /// NumPy's: `repr` is `array([1., 2.])`, `str` is `[1. 2.]`, and a 0-d array stands for the
+    /// NumPy scalar NumPy's operations return (`np.float64(6.0)`, `str`: `6.0`); a dtype is
+    /// shown as an array's `.dtype` is (`dtype('float32')`).
+    NumPy,
+}
 
 /// Python's `str(v)`.
 pub fn py_str(v: &Value) -> String {
-    match v {
-        Value::Str(s) => s.to_string(),
-        other => py_repr(other),
-    }
+    py_str_styled(v, TensorStyle::Torch)
 }
 
 /// Python's `repr(v)` (what a container shows for its elements).
 pub fn py_repr(v: &Value) -> String {
+    py_repr_styled(v, TensorStyle::Torch)
+}
+
+/// Python's `str(v)`, tensors in `style`.
+pub fn py_str_styled(v: &Value, style: TensorStyle) -> String {
+    match (v, style) {
+        (Value::Str(s), _) => s.to_string(),
+        (Value::Tensor(t), TensorStyle::NumPy) => print_numpy::numpy_array_str(t),
+        (other, _) => py_repr_styled(other, style),
+    }
+}
+
+/// Python's `repr(v)`, tensors in `style`.
+pub fn py_repr_styled(v: &Value, style: TensorStyle) -> String {
+    let repr = |v: &Value| py_repr_styled(v, style);
     match v {
         Value::None => "None".to_string(),
         Value::Bool(true) => "True".to_string(),
@@ -21,10 +47,16 @@ pub fn py_repr(v: &Value) -> String {
         Value::Int(i) => i.to_string(),
         Value::Float(f) => python_float_repr(*f),
         Value::Str(s) => str_repr(s),
-        Value::DType(d) => d.torch_name().to_string(),
-        Value::Tensor(t) => t.to_string(),
+        Value::DType(d) => match style {
+            TensorStyle::Torch => d.torch_name().to_string(),
+            TensorStyle::NumPy => format!("dtype('{}')", d.name()),
+        },
+        Value::Tensor(t) => match style {
+            TensorStyle::Torch => t.to_string(),
+            TensorStyle::NumPy => print_numpy::numpy_repr(t),
+        },
         Value::Tuple(items) => {
-            let parts: Vec<String> = items.iter().map(py_repr).collect();
+            let parts: Vec<String> = items.iter().map(repr).collect();
             if parts.len() == 1 {
                 format!("({},)", parts[0])
             } else {
@@ -32,14 +64,14 @@ pub fn py_repr(v: &Value) -> String {
             }
         }
         Value::List(l) => {
-            let parts: Vec<String> = l.snapshot().iter().map(py_repr).collect();
+            let parts: Vec<String> = l.snapshot().iter().map(repr).collect();
             format!("[{}]", parts.join(", "))
         }
         Value::Dict(d) => {
             let parts: Vec<String> = d
                 .snapshot()
                 .iter()
-                .map(|(k, v)| format!("{}: {}", py_repr(&k.value()), py_repr(v)))
+                .map(|(k, v)| format!("{}: {}", repr(&k.value()), repr(v)))
                 .collect();
             format!("{{{}}}", parts.join(", "))
         }

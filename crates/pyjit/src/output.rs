@@ -8,14 +8,39 @@
 //!   `K_1`, …; `None` as an archive with no entries.
 
 use pyjit_interp::Value;
+pub use pyjit_interp::format::TensorStyle;
 use pyjit_interp::format::py_str;
+use pyjit_interp::format::py_str_styled;
 use pyjit_ir::Type;
 use pyjit_runtime::{DType, Tensor};
+use pyjit_syntax::SourceFile;
 use std::path::Path;
 
 /// What `print(result)` shows in Python.
 pub fn display(v: &Value) -> String {
     py_str(v)
+}
+
+/// How `pyjit run` shows a result of a program in `style` ([`result_style`]): PyTorch-style as
+/// [`display`]; NumPy-style as the Python prompt shows NumPy's values: an array by its `repr`
+/// (`array([1. , 2.5], dtype=float32)`), a 0-d array as the NumPy scalar NumPy returns
+/// (`np.float64(6.0)`), anything else as `print` shows it (elements of tuples and lists by
+/// their `repr`, so arrays inside them as `array(...)` too).
+pub fn display_styled(v: &Value, style: TensorStyle) -> String {
+    match (v, style) {
+        (Value::Tensor(t), TensorStyle::NumPy) => pyjit_runtime::print_numpy::numpy_repr(t),
+        _ => py_str_styled(v, style),
+    }
+}
+
+/// The printing conventions of `source`'s results: NumPy's for a NumPy-style module (it imports
+/// numpy and not torch, [`pyjit_runtime::numpy::numpy_mode`]), PyTorch's otherwise (and when the
+/// source does not parse).
+pub fn result_style(source: &SourceFile) -> TensorStyle {
+    match pyjit_syntax::parse_module(source) {
+        Ok(module) if pyjit_script::types_from_arguments(&module) => TensorStyle::NumPy,
+        _ => TensorStyle::Torch,
+    }
 }
 
 /// The arrays of a result, in key order, following the `.npz` layout. `ty` is the function's

@@ -1,0 +1,56 @@
+//! `pyjit run` / `pyjit trace` show the results of NumPy-style programs as NumPy shows them
+//! (`array([...], dtype=float32)`, `np.float64(-1.25)`), in every mode and backend; a
+//! torch-style program's results stay PyTorch's `tensor(...)`.
+
+mod common;
+
+use common::{pyjit, scratch_dir};
+
+const STATS: &str = "import numpy as np
+
+
+def stats(k):
+    a = np.array([[0.25, 1.0], [0.5, -3.0]])
+    b = np.linspace(0.0, 1.0, k)
+    c = (a * 3.3).astype(np.float32)
+    return a.sum(), b, c, np.arange(k) * 2, a > 0.4, c.dtype
+";
+
+/// `repr(stats(4))` as Python 3.11 with NumPy 2.4.6 printed it.
+const STATS_4: &str = "(np.float64(-1.25), array([0.        , 0.33333333, 0.66666667, 1.        ]), array([[ 0.825,  3.3  ],
+       [ 1.65 , -9.9  ]], dtype=float32), array([0, 2, 4, 6]), array([[False,  True],
+       [ True, False]]), dtype('float32'))
+";
+
+#[test]
+fn numpy_style_results_print_as_numpy_in_every_mode() {
+    let dir = scratch_dir("numpy_display", "stats");
+    std::fs::write(dir.join("stats.py"), STATS).unwrap();
+    for extra in [
+        &["--backend", "native"][..],
+        &["--backend", "interp"],
+        &["--mode", "trace"],
+        &["--mode", "eager"],
+    ] {
+        let mut args = vec!["run", "stats.py", "4"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = pyjit(&dir, &args);
+        assert_eq!(code, Some(0), "{extra:?}: {err}");
+        assert_eq!(out, STATS_4, "{extra:?}");
+    }
+    // `pyjit trace` prints the graph first; the result is the last lines.
+    let (code, out, err) = pyjit(&dir, &["trace", "stats.py", "4"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.ends_with(STATS_4), "{out}");
+}
+
+#[test]
+fn torch_style_results_keep_pytorch_repr() {
+    let dir = scratch_dir("numpy_display", "torch");
+    let src =
+        "import torch\nimport numpy as np\n\n\ndef f(k: int):\n    return torch.arange(k) * 0.5\n";
+    std::fs::write(dir.join("t.py"), src).unwrap();
+    let (code, out, err) = pyjit(&dir, &["run", "t.py", "3"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out, "tensor([0.0000, 0.5000, 1.0000])\n");
+}
