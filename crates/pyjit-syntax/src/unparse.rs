@@ -605,7 +605,15 @@ impl Unparser {
             match p {
                 FStringPart::Literal(lit) => {
                     if in_spec {
-                        s.push_str(lit);
+                        // Spec text is not unescaped, but a backslash still hides the character
+                        // after it from the scanner, so `\}` (from a raw f-string) would not close
+                        // the field: a backslash is written as a nested field that yields one.
+                        for c in lit.chars() {
+                            match c {
+                                '\\' => s.push_str("{'\\\\'}"),
+                                c => s.push(c),
+                            }
+                        }
                     } else {
                         for c in lit.chars() {
                             match c {

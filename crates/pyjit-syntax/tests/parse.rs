@@ -351,14 +351,19 @@ fn soft_keywords_are_names() {
     assert!(dump(&m).contains("Name match"));
 }
 
-/// A format spec is raw text: a line break in the spec of a triple-quoted f-string (found by
-/// the `parse` fuzz target) must unparse to text that parses again, with the same spec.
+/// A format spec is raw text: a line break in the spec of a triple-quoted f-string, or a
+/// backslash before the `}` or `{` in the spec of a raw f-string (both found by the `parse` fuzz
+/// target), must unparse to text that parses again, with the same spec.
 #[test]
 fn fstring_spec_with_a_line_break_unparses_to_a_parseable_fstring() {
     let sources = [
         "f\"\"\"{e:\n}\"\"\"\n",
         "f'''{e:\n>{w}}\"'''\n",
         "x = f\"\"\"{e:\r}\"'\"\"\"\n",
+        // A backslash before the `}` or `{` of a raw f-string's spec.
+        "fr\"{e:\\}\"\n",
+        "fr\"{e:a\\{w}}\"\n",
+        "fr\"\"\"{e:\n  x \\}\"\"\", t5\n",
     ];
     for src in sources {
         let m = parse_module(&SourceFile::new("s.py", src)).unwrap();
@@ -451,4 +456,12 @@ fn wide_but_shallow_inputs_are_fine() {
     }
     blocks.push_str(&format!("{}pass\n", " ".repeat(99)));
     assert!(on_small_stack(blocks).is_ok());
+}
+
+/// The backslash of a raw f-string's spec keeps its value through unparse: `fr"{e:a\}"` prints
+/// with the backslash as a nested field, whose value is the same spec text.
+#[test]
+fn fstring_spec_backslash_unparses_as_a_nested_field() {
+    let m = parse_module(&SourceFile::new("s.py", "fr\"{e:a\\}\"\n")).unwrap();
+    assert_eq!(pyjit_syntax::unparse(&m), "f\"{e:a{'\\\\'}}\"\n");
 }
