@@ -148,15 +148,21 @@ pub fn eval(
     eval_value_op(kind, args, ctx).transpose()
 }
 
-/// [`eval`], with `Ok(None)` for an op that is not a value op.
-fn eval_value_op(
-    kind: &OpKind,
-    args: &[Value],
-    ctx: &mut EvalCtx<'_>,
-) -> Result<Option<Vec<Value>>, PyErr> {
+/// The ops of scalar operands with one result (operators, comparisons, casts, `math.*`,
+/// inline element functions) on borrowed operands `a` and, for two-operand ops, `b`: `None`
+/// for any other op. [`eval`] answers these ops with it; the interpreter calls it directly so
+/// that a scalar op costs no operand or result vector.
+pub fn eval_scalar(kind: &OpKind, a: &Value, b: Option<&Value>) -> Option<Result<Value, PyErr>> {
+    is_scalar_op(kind).then(|| scalar_value(kind, a, b))
+}
+
+/// [`eval_scalar`] of an op [`is_scalar_op`] accepts.
+fn scalar_value(kind: &OpKind, a: &Value, b: Option<&Value>) -> Result<Value, PyErr> {
     let arg = |i: usize| -> Result<&Value, PyErr> {
-        args.get(i)
-            .ok_or_else(|| internal(format!("missing operand {i} of `{}`", kind.name())))
+        match i {
+            0 => Ok(a),
+            _ => b.ok_or_else(|| internal(format!("missing operand {i} of `{}`", kind.name()))),
+        }
     };
     let int = |i: usize| -> Result<i64, PyErr> {
         arg(i)?
@@ -173,20 +179,8 @@ fn eval_value_op(
             .as_bool()
             .ok_or_else(|| internal("expected a bool operand"))
     };
-    let list = |i: usize| match arg(i)? {
-        Value::List(l) => Ok(l.clone()),
-        other => Err(internal(format!("list op on a {}", other.type_name()))),
-    };
-    let dict = |i: usize| match arg(i)? {
-        Value::Dict(d) => Ok(d.clone()),
-        other => Err(internal(format!("dict op on a {}", other.type_name()))),
-    };
-    let key = |v: &Value| {
-        DictKey::of(v).ok_or_else(|| internal(format!("a {} as a dict key", v.type_name())))
-    };
-    let one = |v: Value| Ok(Some(vec![v]));
+    let one = |v: Value| Ok(v);
     match kind {
-        OpKind::Const(c) => one(const_value(c)),
         OpKind::IntBin(o) => one(Value::Int(scalar::int_bin(*o, int(0)?, int(1)?)?)),
         OpKind::IntUn(o) => one(Value::Int(scalar::int_un(*o, int(0)?))),
         OpKind::IntTrueDiv => one(Value::Float(scalar::int_truediv(int(0)?, int(1)?)?)),
@@ -219,6 +213,83 @@ fn eval_value_op(
                 y,
             )))
         }
+        _ => Err(internal(format!("`{}` is not a scalar op", kind.name()))),
+    }
+}
+
+/// The ops [`eval_scalar`] answers.
+fn is_scalar_op(kind: &OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::IntBin(_)
+            | OpKind::IntUn(_)
+            | OpKind::IntTrueDiv
+            | OpKind::FloatBin(_)
+            | OpKind::FloatUn(_)
+            | OpKind::IntCmp(_)
+            | OpKind::FloatCmp(_)
+            | OpKind::BoolCmp(_)
+            | OpKind::BoolBin(_)
+            | OpKind::Not
+            | OpKind::Cast(_)
+            | OpKind::Math(_)
+            | OpKind::Elem(..)
+    )
+}
+
+/// [`eval`], with `Ok(None)` for an op that is not a value op.
+fn eval_value_op(
+    kind: &OpKind,
+    args: &[Value],
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Option<Vec<Value>>, PyErr> {
+    let arg = |i: usize| -> Result<&Value, PyErr> {
+        args.get(i)
+            .ok_or_else(|| internal(format!("missing operand {i} of `{}`", kind.name())))
+    };
+    let int = |i: usize| -> Result<i64, PyErr> {
+        arg(i)?
+            .as_int()
+            .ok_or_else(|| internal("expected an int operand"))
+    };
+    let boolean = |i: usize| -> Result<bool, PyErr> {
+        arg(i)?
+            .as_bool()
+            .ok_or_else(|| internal("expected a bool operand"))
+    };
+    let list = |i: usize| match arg(i)? {
+        Value::List(l) => Ok(l.clone()),
+        other => Err(internal(format!("list op on a {}", other.type_name()))),
+    };
+    let dict = |i: usize| match arg(i)? {
+        Value::Dict(d) => Ok(d.clone()),
+        other => Err(internal(format!("dict op on a {}", other.type_name()))),
+    };
+    let key = |v: &Value| {
+        DictKey::of(v).ok_or_else(|| internal(format!("a {} as a dict key", v.type_name())))
+    };
+    let one = |v: Value| Ok(Some(vec![v]));
+    if let Some(first) = args.first()
+        && let Some(r) = eval_scalar(kind, first, args.get(1))
+    {
+        return r.map(|v| Some(vec![v]));
+    }
+    match kind {
+        OpKind::Const(c) => one(const_value(c)),
+        // Answered by `eval_scalar` above.
+        OpKind::IntBin(_)
+        | OpKind::IntUn(_)
+        | OpKind::IntTrueDiv
+        | OpKind::FloatBin(_)
+        | OpKind::FloatUn(_)
+        | OpKind::IntCmp(_)
+        | OpKind::FloatCmp(_)
+        | OpKind::BoolCmp(_)
+        | OpKind::BoolBin(_)
+        | OpKind::Not
+        | OpKind::Cast(_)
+        | OpKind::Math(_)
+        | OpKind::Elem(..) => Err(internal(format!("`{}` of no operand", kind.name()))),
         OpKind::Select => one(if boolean(0)? {
             arg(1)?.clone()
         } else {
