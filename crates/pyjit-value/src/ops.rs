@@ -148,6 +148,43 @@ pub fn eval(
     eval_value_op(kind, args, ctx).transpose()
 }
 
+/// An op's operands (`first`, if given, then `rest`), read with the internal error a malformed
+/// op gets.
+struct Operands<'a> {
+    kind: &'a OpKind,
+    first: Option<&'a Value>,
+    rest: &'a [Value],
+}
+
+impl<'a> Operands<'a> {
+    fn arg(&self, i: usize) -> Result<&'a Value, PyErr> {
+        let v = match (self.first, i) {
+            (Some(a), 0) => Some(a),
+            (Some(_), i) => self.rest.get(i - 1),
+            (None, i) => self.rest.get(i),
+        };
+        v.ok_or_else(|| internal(format!("missing operand {i} of `{}`", self.kind.name())))
+    }
+
+    fn int(&self, i: usize) -> Result<i64, PyErr> {
+        self.arg(i)?
+            .as_int()
+            .ok_or_else(|| internal("expected an int operand"))
+    }
+
+    fn float(&self, i: usize) -> Result<f64, PyErr> {
+        self.arg(i)?
+            .as_float()
+            .ok_or_else(|| internal("expected a float operand"))
+    }
+
+    fn boolean(&self, i: usize) -> Result<bool, PyErr> {
+        self.arg(i)?
+            .as_bool()
+            .ok_or_else(|| internal("expected a bool operand"))
+    }
+}
+
 /// The ops of scalar operands with one result (operators, comparisons, casts, `math.*`,
 /// inline element functions) on borrowed operands `a` and, for two-operand ops, `b`: `None`
 /// for any other op. [`eval`] answers these ops with it; the interpreter calls it directly so
@@ -158,27 +195,17 @@ pub fn eval_scalar(kind: &OpKind, a: &Value, b: Option<&Value>) -> Option<Result
 
 /// [`eval_scalar`] of an op [`is_scalar_op`] accepts.
 fn scalar_value(kind: &OpKind, a: &Value, b: Option<&Value>) -> Result<Value, PyErr> {
-    let arg = |i: usize| -> Result<&Value, PyErr> {
-        match i {
-            0 => Ok(a),
-            _ => b.ok_or_else(|| internal(format!("missing operand {i} of `{}`", kind.name()))),
-        }
+    let ops = Operands {
+        kind,
+        first: Some(a),
+        rest: b.map(std::slice::from_ref).unwrap_or_default(),
     };
-    let int = |i: usize| -> Result<i64, PyErr> {
-        arg(i)?
-            .as_int()
-            .ok_or_else(|| internal("expected an int operand"))
-    };
-    let float = |i: usize| -> Result<f64, PyErr> {
-        arg(i)?
-            .as_float()
-            .ok_or_else(|| internal("expected a float operand"))
-    };
-    let boolean = |i: usize| -> Result<bool, PyErr> {
-        arg(i)?
-            .as_bool()
-            .ok_or_else(|| internal("expected a bool operand"))
-    };
+    let (arg, int, float, boolean) = (
+        |i| ops.arg(i),
+        |i| ops.int(i),
+        |i| ops.float(i),
+        |i| ops.boolean(i),
+    );
     let one = |v: Value| Ok(v);
     match kind {
         OpKind::IntBin(o) => one(Value::Int(scalar::int_bin(*o, int(0)?, int(1)?)?)),
@@ -217,24 +244,9 @@ fn scalar_value(kind: &OpKind, a: &Value, b: Option<&Value>) -> Result<Value, Py
     }
 }
 
-/// The ops [`eval_scalar`] answers.
+/// Whether [`eval_scalar`] answers `kind`.
 fn is_scalar_op(kind: &OpKind) -> bool {
-    matches!(
-        kind,
-        OpKind::IntBin(_)
-            | OpKind::IntUn(_)
-            | OpKind::IntTrueDiv
-            | OpKind::FloatBin(_)
-            | OpKind::FloatUn(_)
-            | OpKind::IntCmp(_)
-            | OpKind::FloatCmp(_)
-            | OpKind::BoolCmp(_)
-            | OpKind::BoolBin(_)
-            | OpKind::Not
-            | OpKind::Cast(_)
-            | OpKind::Math(_)
-            | OpKind::Elem(..)
-    )
+    kind.is_scalar_arith() || matches!(kind, OpKind::Math(_) | OpKind::Elem(..))
 }
 
 /// [`eval`], with `Ok(None)` for an op that is not a value op.
@@ -243,20 +255,12 @@ fn eval_value_op(
     args: &[Value],
     ctx: &mut EvalCtx<'_>,
 ) -> Result<Option<Vec<Value>>, PyErr> {
-    let arg = |i: usize| -> Result<&Value, PyErr> {
-        args.get(i)
-            .ok_or_else(|| internal(format!("missing operand {i} of `{}`", kind.name())))
+    let ops = Operands {
+        kind,
+        first: None,
+        rest: args,
     };
-    let int = |i: usize| -> Result<i64, PyErr> {
-        arg(i)?
-            .as_int()
-            .ok_or_else(|| internal("expected an int operand"))
-    };
-    let boolean = |i: usize| -> Result<bool, PyErr> {
-        arg(i)?
-            .as_bool()
-            .ok_or_else(|| internal("expected a bool operand"))
-    };
+    let (arg, int, boolean) = (|i| ops.arg(i), |i| ops.int(i), |i| ops.boolean(i));
     let list = |i: usize| match arg(i)? {
         Value::List(l) => Ok(l.clone()),
         other => Err(internal(format!("list op on a {}", other.type_name()))),
@@ -269,27 +273,11 @@ fn eval_value_op(
         DictKey::of(v).ok_or_else(|| internal(format!("a {} as a dict key", v.type_name())))
     };
     let one = |v: Value| Ok(Some(vec![v]));
-    if let Some(first) = args.first()
-        && let Some(r) = eval_scalar(kind, first, args.get(1))
-    {
-        return r.map(|v| Some(vec![v]));
+    if is_scalar_op(kind) {
+        return one(scalar_value(kind, arg(0)?, args.get(1))?);
     }
     match kind {
         OpKind::Const(c) => one(const_value(c)),
-        // Answered by `eval_scalar` above.
-        OpKind::IntBin(_)
-        | OpKind::IntUn(_)
-        | OpKind::IntTrueDiv
-        | OpKind::FloatBin(_)
-        | OpKind::FloatUn(_)
-        | OpKind::IntCmp(_)
-        | OpKind::FloatCmp(_)
-        | OpKind::BoolCmp(_)
-        | OpKind::BoolBin(_)
-        | OpKind::Not
-        | OpKind::Cast(_)
-        | OpKind::Math(_)
-        | OpKind::Elem(..) => Err(internal(format!("`{}` of no operand", kind.name()))),
         OpKind::Select => one(if boolean(0)? {
             arg(1)?.clone()
         } else {
@@ -447,6 +435,11 @@ fn eval_value_op(
         | OpKind::Fused
         | OpKind::Yield
         | OpKind::Return => Ok(None),
+        // Answered by `scalar_value` above.
+        _ => Err(internal(format!(
+            "`{}` reached the general path",
+            kind.name()
+        ))),
     }
 }
 
