@@ -55,15 +55,23 @@ fn with_lanes<T: Element, R>(
     f: impl FnOnce(&[T], usize) -> R,
 ) -> Result<R> {
     let rank = t.dim();
-    let mut perm: Vec<i64> = (0..rank).filter(|&d| !mask[d]).map(|d| d as i64).collect();
-    perm.extend((0..rank).filter(|&d| mask[d]).map(|d| d as i64));
     let inner: usize = (0..rank)
         .filter(|&d| mask[d])
         .map(|d| t.shape()[d])
         .product();
+    let mut f = Some(f);
+    // The reduced dims already trail (an all-reduction, a reduction over rows) and the tensor
+    // is contiguous: its elements are the lanes as they are, without a permuted view (whose
+    // construction is most of the time of a small reduction).
+    if mask.windows(2).all(|w| w[0] <= w[1]) && t.dtype() == T::DTYPE {
+        if let Some(r) = t.with_slice::<T, R>(|s| (f.take().expect("once"))(s, inner)) {
+            return Ok(r);
+        }
+    }
+    let mut perm: Vec<i64> = (0..rank).filter(|&d| !mask[d]).map(|d| d as i64).collect();
+    perm.extend((0..rank).filter(|&d| mask[d]).map(|d| d as i64));
     let p = t.permute(&perm)?;
     check_alloc(p.shape(), T::DTYPE)?;
-    let mut f = Some(f);
     if p.dtype() == T::DTYPE {
         let done = p.with_view::<T, Option<R>>(|v| {
             v.as_slice().map(|s| (f.take().expect("once"))(s, inner))
