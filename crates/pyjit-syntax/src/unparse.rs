@@ -608,9 +608,13 @@ impl Unparser {
                         // Spec text is not unescaped, but a backslash still hides the character
                         // after it from the scanner, so `\}` (from a raw f-string) would not close
                         // the field: a backslash is written as a nested field that yields one.
+                        // A brace in spec text (`f"{a:\}}"` holds the spec `\}`) cannot be
+                        // doubled there (the spec ends at its first `}`): a nested field too.
                         for c in lit.chars() {
                             match c {
                                 '\\' => s.push_str("{'\\\\'}"),
+                                '{' => s.push_str("{'{'}"),
+                                '}' => s.push_str("{'}'}"),
                                 c => s.push(c),
                             }
                         }

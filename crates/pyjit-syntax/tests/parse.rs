@@ -352,8 +352,8 @@ fn soft_keywords_are_names() {
 }
 
 /// A format spec is raw text: a line break in the spec of a triple-quoted f-string, or a
-/// backslash before the `}` or `{` in the spec of a raw f-string (both found by the `parse` fuzz
-/// target), must unparse to text that parses again, with the same spec.
+/// backslash before the `}` or `{` in the spec of a raw f-string, or a brace that a backslash
+/// kept in a spec (all found by the `parse` fuzz target), must unparse to text that parses again, with the same spec.
 #[test]
 fn fstring_spec_with_a_line_break_unparses_to_a_parseable_fstring() {
     let sources = [
@@ -364,6 +364,9 @@ fn fstring_spec_with_a_line_break_unparses_to_a_parseable_fstring() {
         "fr\"{e:\\}\"\n",
         "fr\"{e:a\\{w}}\"\n",
         "fr\"\"\"{e:\n  x \\}\"\"\", t5\n",
+        // A brace the backslash kept in spec text (the spec is `\}`; found by the fuzz target).
+        "f\"{a:\\}}\"\n",
+        "f\"{a:\\{x\\}}\"\n",
     ];
     for src in sources {
         let m = parse_module(&SourceFile::new("s.py", src)).unwrap();
