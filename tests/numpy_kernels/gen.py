@@ -27,6 +27,8 @@ CALLS = [
     ("gated", ["a.npy", "a.npy"]),
     ("row_softmax", ["m.npy"]),
     ("energy", ["a.npy", "0.1"]),
+    ("escape_grid", ["6", "30"]),
+    ("with_helpers", ["a.npy", "4"]),
 ]
 
 

@@ -114,6 +114,50 @@ fn script_module_unverified_typed(
     module: &ast::Module,
     args: &ArgTypes,
 ) -> Result<Module, Vec<Diagnostic>> {
+    // In a NumPy-style module a helper's unannotated parameters take the scalar types its calls
+    // pass (noted by the run that failed on them): run again with those as its argument types
+    // until no parameter gains a type. A parameter typed so (not by the caller's `args`) that a
+    // later call passes a `float` where it was an `int` becomes a `float`. Each run types a
+    // parameter or widens one, so the runs are at most twice the parameters.
+    let given = args;
+    let mut args = args.clone();
+    loop {
+        let (result, noted) = script_once(file, module, &args);
+        if result.is_ok() {
+            return result;
+        }
+        let mut gained = false;
+        for (name, types) in noted {
+            let fixed = given.get(&name);
+            let slots = args.entry(name).or_default();
+            if slots.len() < types.len() {
+                slots.resize(types.len(), None);
+            }
+            for (i, (slot, t)) in slots.iter_mut().zip(types).enumerate() {
+                let from_caller = fixed.and_then(|f| f.get(i)).is_some_and(Option::is_some);
+                let widen = matches!(
+                    (&slot, &t),
+                    (Some(pyjit_ir::Type::Int), Some(pyjit_ir::Type::Float))
+                );
+                if t.is_some() && (slot.is_none() || (widen && !from_caller)) {
+                    *slot = t;
+                    gained = true;
+                }
+            }
+        }
+        if !gained {
+            return result;
+        }
+    }
+}
+
+/// One scripting run, and the argument types calls passed to unannotated parameters (see
+/// `ModCtx::call_types`).
+fn script_once(
+    file: &SourceFile,
+    module: &ast::Module,
+    args: &ArgTypes,
+) -> (Result<Module, Vec<Diagnostic>>, ArgTypes) {
     let mut errors = Vec::new();
     let info = module::analyze(module, &mut errors);
     let no_types = Vec::new();
@@ -153,6 +197,7 @@ fn script_module_unverified_typed(
         rets: RefCell::new(rets),
         infer_errors: RefCell::new(Vec::new()),
         func_ids: (0..n).map(|i| FuncId::from_u32(i as u32)).collect(),
+        call_types: RefCell::new(ArgTypes::new()),
     };
     // Return types first (inference lowers into scratch functions), so that every function can be
     // declared, and calls (recursion included) refer to callees by id.
@@ -196,10 +241,11 @@ fn script_module_unverified_typed(
     errors.extend(ctx.infer_errors.borrow_mut().drain(..));
     errors.retain(|d| !d.reported_elsewhere);
     dedup(&mut errors);
+    let noted = ctx.call_types.take();
     if !errors.is_empty() {
-        return Err(errors);
+        return (Err(errors), noted);
     }
-    Ok(m)
+    (Ok(m), noted)
 }
 
 /// Parses and scripts a source file.
@@ -278,6 +324,7 @@ fn signature(
     };
     let mut params = Vec::new();
     for (i, (p, kwonly)) in all.iter().enumerate() {
+        let mut from_call = false;
         let (ty, annotated) = match (&p.annotation, &comment) {
             (Some(a), _) => match ty::parse_annotation(a, &info.imports) {
                 Ok(t) => (t, true),
@@ -290,7 +337,10 @@ fn signature(
             (None, Some(c)) => (c.params[i].clone(), true),
             // A parameter with a default keeps the default's type (below).
             (None, None) => match arg_types.get(i).cloned().flatten() {
-                Some(t) if p.default.is_none() => (from_ir_type(&t), true),
+                Some(t) if p.default.is_none() => {
+                    from_call = true;
+                    (from_ir_type(&t), true)
+                }
                 _ => (Ty::Tensor, false),
             },
         };
@@ -356,6 +406,7 @@ fn signature(
             tensor_default,
             kwonly: *kwonly,
             annotated,
+            from_call,
             span: p.span,
         });
     }

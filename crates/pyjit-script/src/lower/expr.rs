@@ -1819,7 +1819,6 @@ impl Lower<'_, '_, '_> {
         let Some(sig) = self.m.sigs[idx].clone() else {
             return Err(Diagnostic::reported_elsewhere());
         };
-        let ret = self.m.ret_type(idx, e.span)?;
         let mut slots: Vec<Option<Val>> = vec![None; sig.params.len()];
         let positional: Vec<usize> = (0..sig.params.len())
             .filter(|&i| !sig.params[i].kwonly)
@@ -1838,7 +1837,9 @@ impl Lower<'_, '_, '_> {
         }
         for (a, &slot) in args.iter().zip(&positional) {
             let hint = sig.params[slot].ty.clone();
-            slots[slot] = Some(self.expr_hint(a, Some(&hint))?);
+            let v = self.expr_hint(a, Some(&hint))?;
+            self.m.note_call_type(&sig, slot, &v.ty);
+            slots[slot] = Some(v);
         }
         for k in kws {
             let Some(name) = &k.arg else { continue };
@@ -1861,8 +1862,13 @@ impl Lower<'_, '_, '_> {
                 .with_primary(k.span, "given again here"));
             }
             let hint = sig.params[i].ty.clone();
-            slots[i] = Some(self.expr_hint(&k.value, Some(&hint))?);
+            let v = self.expr_hint(&k.value, Some(&hint))?;
+            self.m.note_call_type(&sig, i, &v.ty);
+            slots[i] = Some(v);
         }
+        // After the arguments: their types are noted even when the callee's body fails (as it
+        // does when an unannotated parameter it uses as an int is still a Tensor).
+        let ret = self.m.ret_type(idx, e.span)?;
         let mut operands = Vec::new();
         for (i, p) in sig.params.iter().enumerate() {
             let v = match slots[i].take() {
@@ -1877,7 +1883,12 @@ impl Lower<'_, '_, '_> {
                         Ok(v) => v,
                         Err(mut d) => {
                             d = d.with_secondary(p.span, "parameter declared here");
-                            d = if !p.annotated {
+                            d = if p.from_call {
+                                d.with_help(format!(
+                                    "`{}` has no annotation, so it takes the type of the arguments passed to it (`{}`); a function has one signature here: pass a `{}` at every call, or annotate `{}`",
+                                    p.name, p.ty, p.ty, p.name
+                                ))
+                            } else if !p.annotated {
                                 d.with_help(format!(
                                     "parameter `{}` has no annotation, so it is a Tensor; annotate it?",
                                     p.name

@@ -89,6 +89,9 @@ pub(crate) struct ParamSig {
     pub kwonly: bool,
     /// False when the type is the unannotated-parameter default (`Tensor`).
     pub annotated: bool,
+    /// Unannotated, and typed by a call's argument (NumPy-style modules, see
+    /// [`crate::ArgTypes`]).
+    pub from_call: bool,
     pub span: Span,
 }
 
@@ -118,9 +121,41 @@ pub(crate) struct ModCtx<'a> {
     /// Errors found while inferring return types (reported once).
     pub infer_errors: RefCell<Vec<Diagnostic>>,
     pub func_ids: Vec<pyjit_ir::FuncId>,
+    /// In a NumPy-style module: the scalar types that calls pass to unannotated parameters
+    /// (still `Tensor`s in this run), per callee and parameter index. Scripting runs again with
+    /// them as the callee's argument types (see `crate::script_module_typed`), as Numba types a
+    /// helper by its call.
+    pub call_types: RefCell<crate::ArgTypes>,
 }
 
 impl ModCtx<'_> {
+    /// Notes that a call passes a value of type `got` to parameter `i` of `sig`: a scalar type
+    /// for an unannotated parameter of a NumPy-style module (a `Tensor` so far, or typed by an
+    /// earlier run's calls) is the type the next run gives it. The first call decides, except
+    /// that an `int` and a `float` make it a `float` (an `int` argument converts).
+    pub(crate) fn note_call_type(&self, sig: &Sig, i: usize, got: &Ty) {
+        let p = &sig.params[i];
+        if (p.annotated && !p.from_call) || !self.info.numpy_mode() {
+            return;
+        }
+        let t = match got {
+            Ty::Int => pyjit_ir::Type::Int,
+            Ty::Float => pyjit_ir::Type::Float,
+            Ty::Bool => pyjit_ir::Type::Bool,
+            _ => return,
+        };
+        let mut all = self.call_types.borrow_mut();
+        let slots = all.entry(sig.name.clone()).or_default();
+        if slots.len() < sig.params.len() {
+            slots.resize(sig.params.len(), None);
+        }
+        match &slots[i] {
+            None => slots[i] = Some(t),
+            Some(pyjit_ir::Type::Int) if t == pyjit_ir::Type::Float => slots[i] = Some(t),
+            Some(_) => {}
+        }
+    }
+
     /// The return type of module function `idx`, inferring it (by lowering the function into a
     /// scratch IR function) when it is not annotated.
     pub(crate) fn ret_type(&self, idx: usize, call_span: Span) -> R<Ty> {
