@@ -508,7 +508,15 @@ pub fn dynamic_call(
             ));
         }
     };
-    let typed = Program::compile(source.clone()).ok();
+    // Typed as script mode types it: in a NumPy-style module the scalar ARGs type the
+    // unannotated parameters they are passed to.
+    let typed = crate::run::compile_for_args(
+        source.clone(),
+        crate::Options::default(),
+        Some(&name),
+        words,
+    )
+    .ok();
     let params = typed.as_ref().and_then(|p| p.params(&name).ok());
     let ret = typed.as_ref().and_then(|p| p.return_type(&name).ok());
     let args = lits
