@@ -54,3 +54,42 @@ fn torch_style_results_keep_pytorch_repr() {
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(out, "tensor([0.0000, 0.5000, 1.0000])\n");
 }
+
+const SHOW: &str = "import numpy as np
+
+
+def show(k):
+    a = np.linspace(0.0, 1.0, k)
+    c = (a * 3.3).astype(np.float32)
+    print(a)
+    print(\"sum\", a.sum(), c.dtype, k)
+    print(f\"c={c} pair={(c, k)} first={a[1]}\")
+    return k
+";
+
+/// What `show(4)` printed under Python 3.11 with NumPy 2.4.6, and its result.
+const SHOW_4: &str = "[0.         0.33333333 0.66666667 1.        ]
+sum 2.0 float32 4
+c=[0.  1.1 2.2 3.3] pair=(array([0. , 1.1, 2.2, 3.3], dtype=float32), 4) first=0.3333333333333333
+4
+";
+
+/// `print(x)` and `f\"{x}\"` inside a NumPy-style program show arrays, NumPy scalars and dtypes
+/// as NumPy's `str` does (the op `str.numpy`), in every mode and backend.
+#[test]
+fn numpy_style_print_inside_the_program_is_numpy_text() {
+    let dir = scratch_dir("numpy_display", "show");
+    std::fs::write(dir.join("show.py"), SHOW).unwrap();
+    for extra in [
+        &["--backend", "native"][..],
+        &["--backend", "interp"],
+        &["--mode", "trace"],
+        &["--mode", "eager"],
+    ] {
+        let mut args = vec!["run", "show.py", "4"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = pyjit(&dir, &args);
+        assert_eq!(code, Some(0), "{extra:?}: {err}");
+        assert_eq!(out, SHOW_4, "{extra:?}");
+    }
+}

@@ -1133,6 +1133,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             | OpKind::DictValues
             | OpKind::DictItems
             | OpKind::StrOf(_)
+            | OpKind::StrNumPy
             | OpKind::StrConcat
             | OpKind::Print => return self.host_op(op, k),
             OpKind::Call(callee) => {

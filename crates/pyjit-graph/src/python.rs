@@ -740,6 +740,8 @@ impl<'a> Printer<'a> {
                 format!("abs({})", e(self, 0))
             }
             OpKind::IntTrueDiv => format!("{} / {}", e(self, 0), e(self, 1)),
+            // The exported program is PyTorch code: `str` shows the arrays as tensors there.
+            OpKind::StrNumPy => format!("str({})", e(self, 0)),
             OpKind::FloatBin(b) => format!("{} {} {}", e(self, 0), float_bin(*b), e(self, 1)),
             OpKind::FloatUn(FloatUnOp::Neg) => format!("-{}", e(self, 0)),
             OpKind::IntCmp(c) | OpKind::FloatCmp(c) | OpKind::BoolCmp(c) => {

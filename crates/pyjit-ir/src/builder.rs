@@ -361,6 +361,11 @@ impl<'f> FunctionBuilder<'f> {
         self.insert1(OpKind::StrOf(spec.into()), &[v], Type::Str)
     }
 
+    /// `str(v)` as NumPy shows arrays (see [`OpKind::StrNumPy`]).
+    pub fn str_numpy(&mut self, v: Value) -> Value {
+        self.insert1(OpKind::StrNumPy, &[v], Type::Str)
+    }
+
     pub fn str_concat(&mut self, parts: &[Value]) -> Value {
         self.insert1(OpKind::StrConcat, parts, Type::Str)
     }

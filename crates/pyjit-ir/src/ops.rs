@@ -372,6 +372,9 @@ pub enum OpKind {
     /// `str.of[spec](%v)`: Python's `format(v, spec)` (`str(v)` for an empty spec) of any value,
     /// tensors printed as PyTorch prints them.
     StrOf(String),
+    /// `str.numpy(%v)`: `str(v)` of any value with arrays (also inside tuples and lists) shown as
+    /// NumPy shows them: what `print(x)`, `str(x)` and `f"{x}"` give in a NumPy-style module.
+    StrNumPy,
     /// `str.concat(...)`: strings → their concatenation.
     StrConcat,
     /// `undef()`: a placeholder of any type that is never read (TorchScript's
@@ -575,7 +578,7 @@ impl OpKind {
             | OpKind::DictKeys
             | OpKind::DictValues
             | OpKind::DictItems => Facts::sized(false, false, true),
-            OpKind::ListGet | OpKind::DictGet | OpKind::StrOf(_) => {
+            OpKind::ListGet | OpKind::DictGet | OpKind::StrOf(_) | OpKind::StrNumPy => {
                 Facts::sized(false, true, false)
             }
             OpKind::ListLen | OpKind::DictContains | OpKind::DictLen | OpKind::StrConcat => {
@@ -722,6 +725,7 @@ pub(crate) static SIMPLE_KINDS: std::sync::LazyLock<Vec<(&'static str, OpKind)>>
             ("opt.unwrap", OpKind::OptUnwrap),
             ("opt.is_none", OpKind::OptIsNone),
             ("str.of", OpKind::StrOf(String::new())),
+            ("str.numpy", OpKind::StrNumPy),
             ("str.concat", OpKind::StrConcat),
             ("undef", OpKind::Undef),
             ("if", OpKind::If),

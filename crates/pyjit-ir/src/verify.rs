@@ -664,7 +664,7 @@ impl Verifier<'_> {
                     None => {}
                 }
             }
-            OpKind::StrOf(_) => {
+            OpKind::StrOf(_) | OpKind::StrNumPy => {
                 if self.count(op, 1, 1) {
                     self.result(op, 0, &Type::Str);
                 }

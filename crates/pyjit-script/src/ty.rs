@@ -27,6 +27,18 @@ pub enum Ty {
 }
 
 impl Ty {
+    /// Whether `str()` of a value of this type shows an array or a dtype (whose text NumPy and
+    /// PyTorch write differently).
+    pub fn shows_array(&self) -> bool {
+        match self {
+            Ty::Tensor | Ty::DType => true,
+            Ty::Tuple(ts) => ts.iter().any(Ty::shows_array),
+            Ty::List(t) | Ty::Optional(t) => t.shows_array(),
+            Ty::Dict(k, v) => k.shows_array() || v.shows_array(),
+            Ty::Int | Ty::Float | Ty::Bool | Ty::Str | Ty::None | Ty::Device => false,
+        }
+    }
+
     pub fn list(t: Ty) -> Ty {
         Ty::List(Box::new(t))
     }

@@ -141,7 +141,7 @@ pub(crate) fn call_builtin(
             let end = kwarg(&mut kw, "end")
                 .map(|s| s.to_str())
                 .unwrap_or_else(|| "\n".into());
-            let text: Vec<String> = args.iter().map(PyVal::to_str).collect();
+            let text: Vec<String> = args.iter().map(|a| ev.str_of(a)).collect();
             let line = format!("{}{}", text.join(&sep), end);
             ev.out
                 .write_all(line.as_bytes())

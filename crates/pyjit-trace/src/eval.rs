@@ -531,7 +531,10 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                 let c = self.eval(f, test)?;
                 if !self.truthy(&c, test.span)? {
                     let m = match msg {
-                        Some(m) => self.eval(f, m)?.to_str(),
+                        Some(m) => {
+                            let v = self.eval(f, m)?;
+                            self.str_of(&v)
+                        }
                         None => String::new(),
                     };
                     let mut e = TraceError::new(ExcKind::AssertionError, m, s.span);
@@ -561,7 +564,10 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                             let msg = match args.first() {
                                 // `str(KeyError(k))` is `repr(k)`
                                 Some(a) if kind.ends_with("KeyError") => self.eval(f, a)?.repr(),
-                                Some(a) => self.eval(f, a)?.to_str(),
+                                Some(a) => {
+                                    let v = self.eval(f, a)?;
+                                    self.str_of(&v)
+                                }
                                 None => String::new(),
                             };
                             (
@@ -1660,6 +1666,15 @@ impl<'a, 'o> Evaluator<'a, 'o> {
         Ok(out)
     }
 
+    /// Python's `str(v)` as the module's dialect shows it (NumPy's array text in a NumPy-style
+    /// module, as the op `str.numpy` of script mode).
+    pub(crate) fn str_of(&self, v: &PyVal) -> String {
+        match self.numpy_mode {
+            true => v.to_str_numpy(),
+            false => v.to_str(),
+        }
+    }
+
     fn fstring(&mut self, f: &mut Frame, parts: &[ast::FStringPart]) -> R<String> {
         let mut s = String::new();
         for p in parts {
@@ -1690,7 +1705,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
                             if field.debug {
                                 v.repr()
                             } else {
-                                v.to_str()
+                                self.str_of(&v)
                             }
                         }
                         None => {
@@ -2566,10 +2581,17 @@ impl Evaluator<'_, '_> {
         let mut ops = Vec::with_capacity(args.len());
         for a in args {
             let v = if contains_tensor(a) {
-                self.emit_value(a, &Type::list(Type::Int), span)?
+                let v = self.emit_value(a, &Type::list(Type::Int), span)?;
+                if self.numpy_mode {
+                    let rec = self.rec.as_mut().expect("recording");
+                    rec.builder(span).str_numpy(v)
+                } else {
+                    v
+                }
             } else {
+                let text = self.str_of(a);
                 let rec = self.rec.as_mut().expect("recording");
-                rec.builder(span).const_str(a.to_str())
+                rec.builder(span).const_str(text)
             };
             ops.push(v);
         }

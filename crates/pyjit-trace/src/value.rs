@@ -225,6 +225,17 @@ impl PyVal {
         }
     }
 
+    /// Python's `str` in a NumPy-style module: arrays and dtypes as NumPy writes them (what
+    /// the op `str.numpy` gives); other objects as [`PyVal::to_str`].
+    pub fn to_str_numpy(&self) -> String {
+        match to_interp(self) {
+            Ok(v) => {
+                pyjit_value::format::py_str_styled(&v, pyjit_value::format::TensorStyle::NumPy)
+            }
+            Err(_) => self.to_str(),
+        }
+    }
+
     /// Python's `str`.
     pub fn to_str(&self) -> String {
         match self {

@@ -33,6 +33,8 @@ pub fn py_str_styled(v: &Value, style: TensorStyle) -> String {
     match (v, style) {
         (Value::Str(s), _) => s.to_string(),
         (Value::Tensor(t), TensorStyle::NumPy) => print_numpy::numpy_array_str(t),
+        // `str(np.dtype('float32'))` is its name.
+        (Value::DType(d), TensorStyle::NumPy) => d.name().to_string(),
         (other, _) => py_repr_styled(other, style),
     }
 }

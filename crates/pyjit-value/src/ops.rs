@@ -395,6 +395,10 @@ fn eval_value_op(
         OpKind::StrOf(spec) => one(Value::str(
             py_format(arg(0)?, spec).map_err(|m| PyErr::new(ExcKind::ValueError, m))?,
         )),
+        OpKind::StrNumPy => one(Value::str(crate::format::py_str_styled(
+            arg(0)?,
+            crate::format::TensorStyle::NumPy,
+        ))),
         OpKind::StrConcat => one(Value::str(args.iter().map(py_str).collect::<String>())),
         OpKind::Print => {
             let line = args.iter().map(py_str).collect::<Vec<_>>().join(" ");

@@ -150,7 +150,11 @@ pub fn eval_scalar(kind: &OpKind, c: &[Const]) -> Option<Const> {
     let pure = kind.is_scalar_arith()
         || matches!(
             kind,
-            OpKind::Math(_) | OpKind::Elem(..) | OpKind::StrOf(_) | OpKind::StrConcat
+            OpKind::Math(_)
+                | OpKind::Elem(..)
+                | OpKind::StrOf(_)
+                | OpKind::StrNumPy
+                | OpKind::StrConcat
         );
     if !pure {
         return None;
@@ -259,7 +263,9 @@ fn fold_loop(f: &mut Function, uses: &mut Uses, op: Op, ctx: &mut PassCtx) -> bo
 /// op that reads it, or a print/str.
 fn list_is_read_only(f: &Function, uses: &Uses, l: Value) -> bool {
     uses.users(l).iter().all(|&(u, _)| match &f.op(u).kind {
-        OpKind::ListLen | OpKind::ListGet | OpKind::Print | OpKind::StrOf(_) => true,
+        OpKind::ListLen | OpKind::ListGet | OpKind::Print | OpKind::StrOf(_) | OpKind::StrNumPy => {
+            true
+        }
         OpKind::Tensor(id) => !pyjit_ir::schema::is_inplace(*id),
         _ => false,
     })

@@ -148,7 +148,7 @@ pub(crate) fn reads_memory(f: &Function, op: Op) -> bool {
         | OpKind::Tensor(_)
         | OpKind::TensorLoad
         | OpKind::Call(_) => true,
-        OpKind::StrOf(_) | OpKind::Print => data
+        OpKind::StrOf(_) | OpKind::StrNumPy | OpKind::Print => data
             .operands
             .iter()
             .any(|&v| is_mutable_type(f.value_type(v))),

@@ -1951,7 +1951,13 @@ impl Lower<'_, '_, '_> {
             for a in args {
                 let v = match &a.kind {
                     ExprKind::Str(_) | ExprKind::FString(_) => self.message(a)?,
-                    _ => self.expr(a)?.v,
+                    _ => {
+                        let v = self.expr(a)?;
+                        match self.m.info.numpy_mode() && v.ty.shows_array() {
+                            true => self.str_value(v),
+                            false => v.v,
+                        }
+                    }
                 };
                 vs.push(v);
             }
@@ -2487,11 +2493,20 @@ impl Lower<'_, '_, '_> {
             }
             _ => {
                 let v = self.expr(e)?;
-                if v.ty == Ty::Str {
-                    return Ok(v.v);
-                }
-                Ok(self.b.str_of(v.v, ""))
+                Ok(self.str_value(v))
             }
+        }
+    }
+
+    /// `str(v)` as the module's dialect shows it: in a NumPy-style module arrays and dtypes as
+    /// NumPy writes them (`str.numpy`), otherwise as PyTorch does (`str.of`).
+    pub(crate) fn str_value(&mut self, v: Val) -> Value {
+        if v.ty == Ty::Str {
+            v.v
+        } else if self.m.info.numpy_mode() && v.ty.shows_array() {
+            self.b.str_numpy(v.v)
+        } else {
+            self.b.str_of(v.v, "")
         }
     }
 
@@ -2514,8 +2529,8 @@ impl Lower<'_, '_, '_> {
                     let Some(v) = vals.get(idx) else {
                         return Err(bad(&format!("no argument for field {idx}")));
                     };
-                    if v.ty == Ty::Str && spec.is_empty() {
-                        v.v
+                    if spec.is_empty() {
+                        self.str_value(v.clone())
                     } else {
                         self.b.str_of(v.v, spec)
                     }
@@ -2570,8 +2585,8 @@ impl Lower<'_, '_, '_> {
                         None => spec,
                     };
                     let v = self.expr(&field.expr)?;
-                    let s = if v.ty == Ty::Str && spec.is_empty() {
-                        v.v
+                    let s = if spec.is_empty() {
+                        self.str_value(v)
                     } else {
                         self.b.str_of(v.v, spec)
                     };
