@@ -93,3 +93,19 @@ fn numpy_style_print_inside_the_program_is_numpy_text() {
         assert_eq!(out, SHOW_4, "{extra:?}");
     }
 }
+
+/// `def scale(x, n)` scripts with `n` a Tensor (`x * n` is fine for two arrays), yet a call with
+/// the ARG `3` types `n` as an int in every mode, not only in script mode.
+#[test]
+fn scalar_args_type_numpy_parameters_in_trace_and_eager_modes() {
+    let dir = scratch_dir("numpy_display", "scale");
+    let src = "import numpy as np\n\n\ndef scale(x, n):\n    return x * n\n";
+    std::fs::write(dir.join("scale.py"), src).unwrap();
+    let x = pyjit::runtime::Tensor::from_vec(vec![1.5f32, -2.0], &[2]).unwrap();
+    pyjit::runtime::npy::write_npy(dir.join("x.npy"), &x).unwrap();
+    for mode in ["script", "trace", "eager"] {
+        let (code, out, err) = pyjit(&dir, &["run", "scale.py", "x.npy", "3", "--mode", mode]);
+        assert_eq!(code, Some(0), "{mode}: {err}");
+        assert_eq!(out, "array([ 4.5, -6. ], dtype=float32)\n", "{mode}");
+    }
+}
