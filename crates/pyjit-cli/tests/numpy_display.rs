@@ -22,22 +22,28 @@ const STATS_4: &str = "(np.float64(-1.25), array([0.        , 0.33333333, 0.6666
        [ True, False]]), dtype('float32'))
 ";
 
-#[test]
-fn numpy_style_results_print_as_numpy_in_every_mode() {
-    let dir = scratch_dir("numpy_display", "stats");
-    std::fs::write(dir.join("stats.py"), STATS).unwrap();
+/// `pyjit run FILE 4` on native code, on the interpreter, traced and eagerly: each must print
+/// `expected`.
+fn run_in_every_mode(dir: &std::path::Path, file: &str, expected: &str) {
     for extra in [
         &["--backend", "native"][..],
         &["--backend", "interp"],
         &["--mode", "trace"],
         &["--mode", "eager"],
     ] {
-        let mut args = vec!["run", "stats.py", "4"];
+        let mut args = vec!["run", file, "4"];
         args.extend_from_slice(extra);
-        let (code, out, err) = pyjit(&dir, &args);
+        let (code, out, err) = pyjit(dir, &args);
         assert_eq!(code, Some(0), "{extra:?}: {err}");
-        assert_eq!(out, STATS_4, "{extra:?}");
+        assert_eq!(out, expected, "{extra:?}");
     }
+}
+
+#[test]
+fn numpy_style_results_print_as_numpy_in_every_mode() {
+    let dir = scratch_dir("numpy_display", "stats");
+    std::fs::write(dir.join("stats.py"), STATS).unwrap();
+    run_in_every_mode(&dir, "stats.py", STATS_4);
     // `pyjit trace` prints the graph first; the result is the last lines.
     let (code, out, err) = pyjit(&dir, &["trace", "stats.py", "4"]);
     assert_eq!(code, Some(0), "{err}");
@@ -80,18 +86,7 @@ c=[0.  1.1 2.2 3.3] pair=(array([0. , 1.1, 2.2, 3.3], dtype=float32), 4) first=0
 fn numpy_style_print_inside_the_program_is_numpy_text() {
     let dir = scratch_dir("numpy_display", "show");
     std::fs::write(dir.join("show.py"), SHOW).unwrap();
-    for extra in [
-        &["--backend", "native"][..],
-        &["--backend", "interp"],
-        &["--mode", "trace"],
-        &["--mode", "eager"],
-    ] {
-        let mut args = vec!["run", "show.py", "4"];
-        args.extend_from_slice(extra);
-        let (code, out, err) = pyjit(&dir, &args);
-        assert_eq!(code, Some(0), "{extra:?}: {err}");
-        assert_eq!(out, SHOW_4, "{extra:?}");
-    }
+    run_in_every_mode(&dir, "show.py", SHOW_4);
 }
 
 /// `def scale(x, n)` scripts with `n` a Tensor (`x * n` is fine for two arrays), yet a call with
