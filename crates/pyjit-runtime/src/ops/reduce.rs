@@ -63,10 +63,11 @@ fn with_lanes<T: Element, R>(
     // The reduced dims already trail (an all-reduction, a reduction over rows) and the tensor
     // is contiguous: its elements are the lanes as they are, without a permuted view (whose
     // construction is most of the time of a small reduction).
-    if mask.windows(2).all(|w| w[0] <= w[1]) && t.dtype() == T::DTYPE {
-        if let Some(r) = t.with_slice::<T, R>(|s| (f.take().expect("once"))(s, inner)) {
-            return Ok(r);
-        }
+    if mask.windows(2).all(|w| w[0] <= w[1])
+        && t.dtype() == T::DTYPE
+        && let Some(r) = t.with_slice::<T, R>(|s| (f.take().expect("once"))(s, inner))
+    {
+        return Ok(r);
     }
     let mut perm: Vec<i64> = (0..rank).filter(|&d| !mask[d]).map(|d| d as i64).collect();
     perm.extend((0..rank).filter(|&d| mask[d]).map(|d| d as i64));
