@@ -116,9 +116,10 @@ fn script_module_unverified_typed(
 ) -> Result<Module, Vec<Diagnostic>> {
     // In a NumPy-style module a helper's unannotated parameters take the scalar types its calls
     // pass (noted by the run that failed on them): run again with those as its argument types
-    // until no parameter gains a type. A parameter typed so (not by the caller's `args`) that a
-    // later call passes a `float` where it was an `int` becomes a `float`. Each run types a
-    // parameter or widens one, so the runs are at most twice the parameters.
+    // until no parameter gains a type. A parameter typed so that a later call passes a `float`
+    // where it was an `int` becomes a `float`. Each run types a parameter or widens one, so the
+    // runs are at most twice the parameters. The functions the caller's `args` type (the one
+    // being called) keep exactly those types: their calls inside the module do not retype them.
     let given = args;
     let mut args = args.clone();
     loop {
@@ -128,18 +129,19 @@ fn script_module_unverified_typed(
         }
         let mut gained = false;
         for (name, types) in noted {
-            let fixed = given.get(&name);
+            if given.contains_key(&name) {
+                continue;
+            }
             let slots = args.entry(name).or_default();
             if slots.len() < types.len() {
                 slots.resize(types.len(), None);
             }
-            for (i, (slot, t)) in slots.iter_mut().zip(types).enumerate() {
-                let from_caller = fixed.and_then(|f| f.get(i)).is_some_and(Option::is_some);
+            for (slot, t) in slots.iter_mut().zip(types) {
                 let widen = matches!(
                     (&slot, &t),
                     (Some(pyjit_ir::Type::Int), Some(pyjit_ir::Type::Float))
                 );
-                if t.is_some() && (slot.is_none() || (widen && !from_caller)) {
+                if t.is_some() && (slot.is_none() || widen) {
                     *slot = t;
                     gained = true;
                 }

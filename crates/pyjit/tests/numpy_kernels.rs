@@ -107,3 +107,28 @@ fn numba_style_kernels_match_numpy() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The called function keeps the types of the call that compiles it: `f(3, k - 1)` inside `f`,
+/// called with an array for `x`, is an error at that call, not a reason to retype `x` as an int
+/// (which would only fail later, when the array is passed).
+#[test]
+fn the_called_function_keeps_the_callers_types() {
+    let src = "import numpy as np\n\n\ndef f(x, k):\n    if k == 0:\n        return x\n    return f(3, k - 1)\n";
+    let x = Tensor::from_vec(vec![1.5f32, -2.0], &[2]).unwrap();
+    let r = pyjit::Program::compile_for_call(
+        SourceFile::new("rec.py", src),
+        pyjit::Options::default(),
+        Some("f"),
+        &[Value::Tensor(x), Value::Int(2)],
+    );
+    let errors = match r {
+        Ok(_) => panic!("f(3, k - 1) with an array `x` compiled"),
+        Err(d) => d,
+    };
+    assert!(
+        errors
+            .iter()
+            .any(|d| d.message == "argument `x` of `f` must be `Tensor`, found `int`"),
+        "{errors:?}"
+    );
+}
