@@ -137,13 +137,8 @@ fn script_module_unverified_typed(
                 slots.resize(types.len(), None);
             }
             for (slot, t) in slots.iter_mut().zip(types) {
-                let widen = matches!(
-                    (&slot, &t),
-                    (Some(pyjit_ir::Type::Int), Some(pyjit_ir::Type::Float))
-                );
-                if t.is_some() && (slot.is_none() || widen) {
-                    *slot = t;
-                    gained = true;
+                if let Some(t) = t {
+                    gained |= merge_call_type(slot, t);
                 }
             }
         }
@@ -151,6 +146,20 @@ fn script_module_unverified_typed(
             return result;
         }
     }
+}
+
+/// Merges the type `t` a call passes into what a parameter has so far: the first type decides,
+/// except that an `int` and a `float` make a `float` (an `int` argument converts). Whether the
+/// slot changed.
+pub(crate) fn merge_call_type(slot: &mut Option<pyjit_ir::Type>, t: pyjit_ir::Type) -> bool {
+    use pyjit_ir::Type;
+    match slot {
+        None => {}
+        Some(Type::Int) if t == Type::Float => {}
+        Some(_) => return false,
+    }
+    *slot = Some(t);
+    true
 }
 
 /// One scripting run, and the argument types calls passed to unannotated parameters (see

@@ -1951,10 +1951,11 @@ impl Lower<'_, '_, '_> {
             for a in args {
                 let v = match &a.kind {
                     ExprKind::Str(_) | ExprKind::FString(_) => self.message(a)?,
+                    // `print` shows other values itself, as PyTorch does.
                     _ => {
                         let v = self.expr(a)?;
-                        match self.m.info.numpy_mode() && v.ty.shows_array() {
-                            true => self.str_value(v),
+                        match self.numpy_text(&v.ty) {
+                            true => self.b.str_numpy(v.v),
                             false => v.v,
                         }
                     }
@@ -2498,12 +2499,18 @@ impl Lower<'_, '_, '_> {
         }
     }
 
+    /// Whether `str()` of a `ty` value is NumPy's text rather than PyTorch's: an array or dtype
+    /// in a NumPy-style module.
+    fn numpy_text(&self, ty: &Ty) -> bool {
+        self.m.info.numpy_mode() && ty.shows_array()
+    }
+
     /// `str(v)` as the module's dialect shows it: in a NumPy-style module arrays and dtypes as
     /// NumPy writes them (`str.numpy`), otherwise as PyTorch does (`str.of`).
     pub(crate) fn str_value(&mut self, v: Val) -> Value {
         if v.ty == Ty::Str {
             v.v
-        } else if self.m.info.numpy_mode() && v.ty.shows_array() {
+        } else if self.numpy_text(&v.ty) {
             self.b.str_numpy(v.v)
         } else {
             self.b.str_of(v.v, "")

@@ -131,8 +131,7 @@ pub(crate) struct ModCtx<'a> {
 impl ModCtx<'_> {
     /// Notes that a call passes a value of type `got` to parameter `i` of `sig`: a scalar type
     /// for an unannotated parameter of a NumPy-style module (a `Tensor` so far, or typed by an
-    /// earlier run's calls) is the type the next run gives it. The first call decides, except
-    /// that an `int` and a `float` make it a `float` (an `int` argument converts).
+    /// earlier run's calls) is the type the next run gives it ([`crate::merge_call_type`]).
     pub(crate) fn note_call_type(&self, sig: &Sig, i: usize, got: &Ty) {
         let p = &sig.params[i];
         if (p.annotated && !p.from_call) || !self.info.numpy_mode() {
@@ -149,11 +148,7 @@ impl ModCtx<'_> {
         if slots.len() < sig.params.len() {
             slots.resize(sig.params.len(), None);
         }
-        match &slots[i] {
-            None => slots[i] = Some(t),
-            Some(pyjit_ir::Type::Int) if t == pyjit_ir::Type::Float => slots[i] = Some(t),
-            Some(_) => {}
-        }
+        crate::merge_call_type(&mut slots[i], t);
     }
 
     /// The return type of module function `idx`, inferring it (by lowering the function into a
