@@ -19,6 +19,7 @@ mod host;
 mod inline_math;
 mod layout;
 mod listing;
+mod loop_consts;
 mod lower;
 
 pub use layout::{ScalarArg, live_object_count};
@@ -344,6 +345,7 @@ impl NativeModule {
                 }
             };
             b.finalize(jit.target_config());
+            loop_consts::keep_in_registers(&mut ctx.func);
             if options.keep_clif {
                 let text = ctx.func.display().to_string();
                 let src = module.source.as_deref();

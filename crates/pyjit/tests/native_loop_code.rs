@@ -1,8 +1,10 @@
 //! The machine code of scalar loops: what a loop's back edge costs. A Collatz step
 //! (`x // 2 if x % 2 == 0 else 3 * x + 1`) is an `if` both of whose arms are computed and
 //! selected with a `cmov`; its loop must close with one conditional branch back to the top,
-//! not a register move and a jump (`pyjit-codegen`'s `select_cond`). The results are checked
-//! against the interpreter on both signs, where `%` is Python's floor modulo.
+//! not a register move and a jump (`pyjit-codegen`'s `select_cond`). An escape-time loop's
+//! `<= 4.0` keeps `4.0` in a register instead of building it on every trip (`loop_consts`).
+//! The results are checked against the interpreter (on both signs for `%`, Python's floor
+//! modulo).
 
 #[path = "native_common/mod.rs"]
 mod common;
@@ -34,6 +36,17 @@ def parity_mix(a: int, n: int) -> int:
         s += 29 if (x & 1) != 0 else 31
         s = s % 1000003
     return s
+
+def escape(cr: float, ci: float, max_iter: int) -> int:
+    zr = 0.0
+    zi = 0.0
+    k = 0
+    while k < max_iter and zr * zr + zi * zi <= 4.0:
+        t = zr * zr - zi * zi + cr
+        zi = 2.0 * zr * zi + ci
+        zr = t
+        k += 1
+    return k
 ";
 
 #[test]
@@ -45,6 +58,22 @@ fn parity_selects_agree_with_the_interpreter() {
         ("parity_mix", vec![Value::Int(1), Value::Int(50)]),
         ("parity_mix", vec![Value::Int(-3), Value::Int(41)]),
         ("parity_mix", vec![Value::Int(i64::MAX / 64), Value::Int(9)]),
+        (
+            "escape",
+            vec![Value::Float(-0.5), Value::Float(0.5), Value::Int(100)],
+        ),
+        (
+            "escape",
+            vec![Value::Float(0.3), Value::Float(0.5), Value::Int(100)],
+        ),
+        (
+            "escape",
+            vec![Value::Float(f64::NAN), Value::Float(0.0), Value::Int(5)],
+        ),
+        (
+            "escape",
+            vec![Value::Float(3.0), Value::Float(0.0), Value::Int(0)],
+        ),
     ];
     for (name, args) in cases {
         let (want, _) = interp(&m, name, args);
@@ -89,5 +118,37 @@ fn a_collatz_loop_closes_with_one_conditional_branch() {
     assert!(
         *branch != "jmp" && target < cmov,
         "the loop's first branch after the cmov must be the conditional back edge:\n{body}"
+    );
+}
+
+#[test]
+fn an_escape_loop_reads_its_float_constant_from_a_register() {
+    let m = script(SRC);
+    let asm = pyjit_codegen::emit_asm(&m).unwrap();
+    let body = asm
+        .split("; function ")
+        .find(|f| f.starts_with("escape"))
+        .expect("escape in the listing");
+    let lines: Vec<_> = body.lines().filter_map(parse_line).collect();
+    // The loop: from the target of the first backward jump to that jump.
+    let (end, _, target) = lines
+        .iter()
+        .find(|(off, m, t)| {
+            m.starts_with('j')
+                && u64::from_str_radix(t.trim_start_matches(".L"), 16).is_ok_and(|t| t < *off)
+        })
+        .unwrap_or_else(|| panic!("no loop:\n{body}"));
+    let start = u64::from_str_radix(target.trim_start_matches(".L"), 16).unwrap();
+    let in_loop: Vec<_> = lines
+        .iter()
+        .filter(|(off, _, _)| (start..=*end).contains(off))
+        .collect();
+    assert!(
+        in_loop.iter().any(|(_, m, _)| m.contains("ucomisd")),
+        "the loop compares:\n{body}"
+    );
+    assert!(
+        !in_loop.iter().any(|(_, m, _)| m.contains("movq")),
+        "the loop builds a constant from an integer register:\n{body}"
     );
 }
