@@ -36,7 +36,7 @@ pub fn call(id: OpId, args: &[Value]) -> Result<Vec<Value>> {
 /// has an in-place form and its first argument is a float tensor whose storage nobody else
 /// references (the caller dropped its own handle; see [`Tensor::unique_contiguous_mut`]),
 /// the result is written over that argument instead of a fresh buffer: the vector-math unary
-/// ops and float `add`/`sub` (alpha 1), `mul`, `div` whose result has the first operand's
+/// ops, float `abs` and `neg`, and float `add`/`sub` (alpha 1), `mul`, `div` whose result has the first operand's
 /// dtype and shape. Results are the same as [`call`]'s, bit for bit.
 pub fn call_owned(id: OpId, mut args: Vec<Value>) -> Result<Vec<Value>> {
     let s = schema::schema(id);
@@ -86,6 +86,8 @@ fn owned_kernel_for(name: &str, overload: &str) -> Option<OwnedKernel> {
         ("sub", "Tensor" | "Scalar") => |t, a| add_owned(t, a, Sub),
         ("mul", "Tensor" | "Scalar") => |t, a| one(ops::binary_owned(Mul, t, input(a, 1)?)?),
         ("div", "Tensor" | "Scalar") => |t, a| one(ops::binary_owned(Div, t, input(a, 1)?)?),
+        ("abs", "") => |t, _| one(ops::sign_op_owned(t, vk::Abs, ops::abs)?),
+        ("neg", "") => |t, _| one(ops::sign_op_owned(t, vk::Neg, ops::neg)?),
         _ => return None,
     };
     Some(k)
@@ -834,6 +836,8 @@ mod tests {
             ("tanh", vec![]),
             ("sin", vec![]),
             ("sigmoid", vec![]),
+            ("abs", vec![]),
+            ("neg", vec![]),
             ("add", vec![y.clone()]),
             ("sub", vec![Value::Float(0.25)]),
             ("mul", vec![y.clone()]),
@@ -883,6 +887,47 @@ mod tests {
             got[0].as_tensor().unwrap().to_vec::<f32>(),
             vec![0.5, 1.0, 1.5]
         );
+        // abs/neg of a dead int tensor keep the int dtype (two's complement wrapping).
+        for (name, want) in [
+            ("abs", vec![i64::MIN, 7, 0, 5]),
+            ("neg", vec![i64::MIN, 7, 0, -5]),
+        ] {
+            let i = Value::Tensor(Tensor::from_vec(vec![i64::MIN, -7, 0, 5], &[4]).unwrap());
+            let (id, args) = resolve(name, vec![i], vec![]).unwrap();
+            let got = call_owned(id, args).unwrap();
+            let got = got[0].as_tensor().unwrap();
+            assert_eq!(got.dtype(), DType::Int64, "{name}");
+            assert_eq!(got.to_vec::<i64>(), want, "{name}");
+        }
+        // abs/neg of floats: signed zeros, infinities and NaN, fresh and in place.
+        let special = [
+            -0.0f64,
+            0.0,
+            f64::NEG_INFINITY,
+            f64::INFINITY,
+            f64::NAN,
+            -1e-310,
+        ];
+        for name in ["abs", "neg"] {
+            let t = || Value::Tensor(Tensor::from_vec(special.to_vec(), &[6]).unwrap());
+            let (id, args) = resolve(name, vec![t()], vec![]).unwrap();
+            let eager = call(id, &args).unwrap()[0]
+                .as_tensor()
+                .unwrap()
+                .to_vec::<f64>();
+            let (id, args) = resolve(name, vec![t()], vec![]).unwrap();
+            let owned = call_owned(id, args).unwrap()[0]
+                .as_tensor()
+                .unwrap()
+                .to_vec::<f64>();
+            let want: Vec<u64> = special
+                .iter()
+                .map(|&x| if name == "abs" { x.abs() } else { -x }.to_bits())
+                .collect();
+            let bits = |v: Vec<f64>| v.into_iter().map(f64::to_bits).collect::<Vec<_>>();
+            assert_eq!(bits(eager), want, "{name}");
+            assert_eq!(bits(owned), want, "{name} owned");
+        }
         // add with alpha != 1 through the general kernel.
         let (id, args) = resolve(
             "add",

@@ -909,8 +909,8 @@ pub fn neg(t: &Tensor) -> Result<Tensor> {
         )),
         DType::Int32 => map_unary::<i32, i32>(t, i32::wrapping_neg),
         DType::Int64 => map_unary::<i64, i64>(t, i64::wrapping_neg),
-        DType::Float32 => map_unary::<f32, f32>(t, |x| -x),
-        DType::Float64 => map_unary::<f64, f64>(t, |x| -x),
+        DType::Float32 => map_float::<f32, _>(t, vk::Neg),
+        DType::Float64 => map_float::<f64, _>(t, vk::Neg),
     }
 }
 
@@ -929,9 +929,28 @@ pub fn abs(t: &Tensor) -> Result<Tensor> {
         DType::Bool => Err(RuntimeError::not_implemented_for("abs_cpu", DType::Bool)),
         DType::Int32 => map_unary::<i32, i32>(t, i32::wrapping_abs),
         DType::Int64 => map_unary::<i64, i64>(t, i64::wrapping_abs),
-        DType::Float32 => map_unary::<f32, f32>(t, f32::abs),
-        DType::Float64 => map_unary::<f64, f64>(t, f64::abs),
+        DType::Float32 => map_float::<f32, _>(t, vk::Abs),
+        DType::Float64 => map_float::<f64, _>(t, vk::Abs),
     }
+}
+
+/// A float-to-float sign op (`abs`, `neg`) on a tensor the caller gives up: written over it
+/// when it is a uniquely owned contiguous float tensor, else `eager(&t)` (which keeps an
+/// integer tensor's dtype, unlike [`vector_unary_owned`]).
+pub fn sign_op_owned<K: Unary<f32> + Unary<f64>>(
+    mut t: Tensor,
+    k: K,
+    eager: fn(&Tensor) -> Result<Tensor>,
+) -> Result<Tensor> {
+    if let Some(x) = t.unique_contiguous_mut::<f32>() {
+        vmath::map_inplace(k, x);
+        return Ok(t);
+    }
+    if let Some(x) = t.unique_contiguous_mut::<f64>() {
+        vmath::map_inplace(k, x);
+        return Ok(t);
+    }
+    eager(&t)
 }
 
 /// `sign(x)`: -1, 0 or 1 (0 for NaN and ±0, as PyTorch's `(0 < x) - (x < 0)`).

@@ -86,7 +86,23 @@ pub fn broadcast_all(shapes: &[&[usize]]) -> Result<Vec<usize>> {
 
 /// `out[i] = f(x[i])` with the input read as `S` (converted if needed).
 pub(crate) fn map_unary<S: Element, D: Element>(t: &Tensor, f: impl Fn(S) -> D) -> Result<Tensor> {
-    check_alloc(t.shape(), D::DTYPE)?;
+    let n = check_alloc(t.shape(), D::DTYPE)?;
+    // A contiguous input is mapped into a pooled buffer when the pool has one of the size
+    // (a loop's `x.abs()` reuses the previous iteration's freed result instead of a fresh
+    // allocation the kernel then page-faults in).
+    if t.is_contiguous()
+        && t.dtype() == S::DTYPE
+        && let Some(mut out) = crate::bufpool::take::<D>(n)
+    {
+        let done = t.with_slice::<S, ()>(|x| {
+            for (o, &v) in out.iter_mut().zip(x) {
+                *o = f(v);
+            }
+        });
+        if done.is_some() {
+            return Tensor::from_vec(out, t.shape());
+        }
+    }
     Ok(Tensor::from_array(t.with_view_as::<S, ArrayD<D>>(|v| {
         crate::tensor::map_view(v, f)
     })))

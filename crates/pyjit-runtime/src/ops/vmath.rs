@@ -1577,6 +1577,38 @@ pub mod k {
         }
     }
 
+    /// `|x|` (clears the sign bit: `abs(-0.0)` is `0.0`, a NaN stays a NaN).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Abs;
+    impl Unary<f32> for Abs {
+        #[inline(always)]
+        fn eval<const F: bool>(self, x: f32) -> f32 {
+            x.abs()
+        }
+    }
+    impl Unary<f64> for Abs {
+        #[inline(always)]
+        fn eval<const F: bool>(self, x: f64) -> f64 {
+            x.abs()
+        }
+    }
+
+    /// `-x` (flips the sign bit).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Neg;
+    impl Unary<f32> for Neg {
+        #[inline(always)]
+        fn eval<const F: bool>(self, x: f32) -> f32 {
+            -x
+        }
+    }
+    impl Unary<f64> for Neg {
+        #[inline(always)]
+        fn eval<const F: bool>(self, x: f64) -> f64 {
+            -x
+        }
+    }
+
     /// `sqrt` (one hardware instruction per vector; correctly rounded).
     #[derive(Clone, Copy, Debug)]
     pub struct Sqrt;
