@@ -40,6 +40,9 @@ pub(crate) enum SiteKind {
         arg_slots: usize,
         /// For a `fused` op: its tile program.
         fused: Option<Box<crate::fused::FusedSite>>,
+        /// A tensor op whose first operand native code hands over (its last use; the op
+        /// has an in-place form, `dispatch::call_owned`): the host takes that reference.
+        owned_first: bool,
     },
     /// A scalar op run by a dedicated host function (its error comes from the function).
     Scalar,
@@ -147,6 +150,7 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
                     results,
                     arg_slots,
                     fused,
+                    owned_first,
                 },
             span,
             ..
@@ -190,7 +194,9 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
                 }
             }
             // SAFETY: the operand slots are live values owned by the calling native code.
-            (OpKind::Tensor(id), _) => unsafe { run_tensor_op(*id, operands, raw, *span) },
+            (OpKind::Tensor(id), _) => unsafe {
+                run_tensor_op(*id, operands, raw, *span, *owned_first)
+            },
             _ => {
                 let mut pos = 0;
                 let vals: Vec<Value> = operands
@@ -233,17 +239,31 @@ unsafe fn run_tensor_op(
     operands: &[Type],
     raw: &[u64],
     span: Span,
+    owned_first: bool,
 ) -> Result<Vec<Value>, InterpError> {
     let schema = pyjit_runtime::schema::schema(id);
     let mut pos = 0;
     let mut rt = Vec::with_capacity(operands.len());
     for (i, t) in operands.iter().enumerate() {
+        if i == 0 && owned_first && matches!(t, Type::Tensor(_)) {
+            let h = raw.first().copied().unwrap_or(0) as *mut pyjit_runtime::abi::PjTensor;
+            pos = 1;
+            // SAFETY: native code handed this live handle's reference over (`owned_first`:
+            // the operand's last use) and does not release or read it after the call.
+            let t = unsafe { pyjit_runtime::abi::tensor_from_handle(h) };
+            rt.push(t.map_or(pyjit_runtime::Value::None, pyjit_runtime::Value::Tensor));
+            continue;
+        }
         let param = schema.params.get(i).map(|p| &p.ty);
         // SAFETY: the caller guarantees the slots are live.
         rt.push(unsafe { runtime_operand(t, raw, &mut pos, param) });
     }
-    let out = pyjit_runtime::dispatch::call(id, &rt)
-        .map_err(|e| InterpError::new(e.kind(), e.to_string(), span))?;
+    let out = if owned_first {
+        pyjit_runtime::dispatch::call_owned(id, rt)
+    } else {
+        pyjit_runtime::dispatch::call(id, &rt)
+    }
+    .map_err(|e| InterpError::new(e.kind(), e.to_string(), span))?;
     Ok(out.into_iter().map(from_runtime).collect())
 }
 

@@ -455,6 +455,14 @@ impl<'a, 'b> Lowering<'a, 'b> {
 
     /// The slots of an operand passed to a consuming op (`call`, `loop`, `yield`, `return`):
     /// moved at its last use, otherwise a new reference.
+    /// Whether op `op` (index `k`) may take over the current frame's reference to `v`: it is
+    /// `v`'s last use, not from a nested region, and the frame owns `v`.
+    fn movable(&self, v: IrValue, k: u32, op: Op) -> bool {
+        self.last_use.get(&v) == Some(&k)
+            && !self.nested_use.contains(&(op, v))
+            && self.frames.last().is_some_and(|f| f.contains(&v))
+    }
+
     fn consume(&mut self, v: IrValue, k: u32, op: Op) -> Res<Vec<ir::Value>> {
         let slots = self.slots(v)?;
         let ty = self.ty(v);
@@ -1315,7 +1323,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
     /// Stores the operands of `op` to a stack buffer and calls `pjn_op`; returns the result
     /// slots (loaded back from a second buffer).
     fn emit_host_call(&mut self, op: Op) -> Res<Vec<ir::Value>> {
-        self.emit_host_call_with(op, None)
+        self.emit_host_call_with(op, None, None)
     }
 
     /// A `fused` group: one host call runs its tile program (`fused.rs`); each step of the
@@ -1345,24 +1353,43 @@ impl<'a, 'b> Lowering<'a, 'b> {
             step_sites,
         };
         let results = self.f.op(op).results.clone();
-        let res = self.emit_host_call_with(op, Some(Box::new(fused)))?;
+        let res = self.emit_host_call_with(op, Some(Box::new(fused)), None)?;
         self.check_failed(None)?;
         self.end_of_op(k)?;
         self.define(&results, res)
     }
 
+    /// Emits the `pjn_op` call of `op`. `k` (the op's index, given for a plain tensor op) lets
+    /// a dead first tensor operand be handed over: when `op` is its last use and the op has an
+    /// in-place form (`dispatch::has_owned_kernel`), the host takes the reference
+    /// (`owned_first`) and the kernel may write its result over the operand's buffer.
     fn emit_host_call_with(
         &mut self,
         op: Op,
         fused: Option<Box<crate::fused::FusedSite>>,
+        k: Option<u32>,
     ) -> Res<Vec<ir::Value>> {
         let data = self.f.op(op);
         let operand_types: Vec<Type> = data.operands.iter().map(|&v| self.ty(v).clone()).collect();
         let result_types: Vec<Type> = data.results.iter().map(|&v| self.ty(v).clone()).collect();
+        let owned_first = match (&data.kind, k, data.operands.first()) {
+            (OpKind::Tensor(id), Some(k), Some(&v)) if fused.is_none() => {
+                matches!(self.ty(v), Type::Tensor(_))
+                    && pyjit_runtime::dispatch::has_owned_kernel(*id)
+                    && !data.operands[1..].contains(&v)
+                    && self.movable(v, k, op)
+            }
+            _ => false,
+        };
         let mut args = Vec::new();
-        for &v in &data.operands {
+        for (i, &v) in data.operands.iter().enumerate() {
             let kinds = slots_of(self.ty(v));
-            for (s, k) in self.slots(v)?.into_iter().zip(kinds) {
+            let slots = if i == 0 && owned_first {
+                self.consume(v, k.unwrap_or(u32::MAX), op)?
+            } else {
+                self.slots(v)?
+            };
+            for (s, k) in slots.into_iter().zip(kinds) {
                 args.push((s, k));
             }
         }
@@ -1374,6 +1401,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 results: result_types,
                 arg_slots: args.len(),
                 fused,
+                owned_first,
             },
             data.span,
         );
@@ -1417,16 +1445,16 @@ impl<'a, 'b> Lowering<'a, 'b> {
         // so call, check, then load.
         let data = self.f.op(op);
         let results = data.results.clone();
-        let res = self.emit_host_call_checked(op)?;
+        let res = self.emit_host_call_checked(op, k)?;
         self.end_of_op(k)?;
         self.define(&results, res)
     }
 
-    fn emit_host_call_checked(&mut self, op: Op) -> Res<Vec<ir::Value>> {
+    fn emit_host_call_checked(&mut self, op: Op, k: u32) -> Res<Vec<ir::Value>> {
         // The loads emitted by `emit_host_call` come right after the call; moving the check
         // between them would need a second pass, so loads of unwritten (zeroed) buffers are
         // harmless: the stack buffers are read but the values are never used on failure.
-        let vals = self.emit_host_call(op)?;
+        let vals = self.emit_host_call_with(op, None, Some(k))?;
         self.check_failed(None)?;
         Ok(vals)
     }

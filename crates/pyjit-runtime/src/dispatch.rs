@@ -52,6 +52,16 @@ pub fn call_owned(id: OpId, mut args: Vec<Value>) -> Result<Vec<Value>> {
     call(id, &args)
 }
 
+/// Whether [`call_owned`] has an in-place form for op `id` (native code then hands over a dead
+/// first operand instead of keeping its reference across the call).
+pub fn has_owned_kernel(id: OpId) -> bool {
+    owned_kernels()
+        .get(id.0 as usize)
+        .copied()
+        .flatten()
+        .is_some()
+}
+
 /// An op's in-place form: the first argument by value, the others as in [`call`].
 type OwnedKernel = fn(Tensor, &[Value]) -> Result<Vec<Value>>;
 

@@ -536,17 +536,29 @@ fn extreme(t: &Tensor, dims: &[i64], keepdim: bool, max: bool, name: &str) -> Re
     }
     check_nonempty_lanes(t, &mask, name, false)?;
     let lanes = |t: &Tensor| match t.dtype() {
-        DType::Float32 => {
-            reduce_lanes::<f32, f32>(t, &mask, keepdim, |v| FloatLane::extreme(v, max))
-        }
-        DType::Float64 => {
-            reduce_lanes::<f64, f64>(t, &mask, keepdim, |v| FloatLane::extreme(v, max))
-        }
+        DType::Float32 => reduce_lanes::<f32, f32>(t, &mask, keepdim, |v| lane_extreme(v, max)),
+        DType::Float64 => reduce_lanes::<f64, f64>(t, &mask, keepdim, |v| lane_extreme(v, max)),
         _ => {
             with_dtype!(t.dtype(), T => reduce_lanes::<T, T>(t, &mask, keepdim, |v| fast_extreme(v, max)))
         }
     };
     reduce_unexpanded(t, &mask, keepdim, lanes, no_repeat)
+}
+
+/// [`FloatLane::extreme`] of a lane, a long one (an all-reduce: `x.abs().max()`) in pieces of
+/// `vmath::ELEM_CHUNK` over the thread team, whose extremes are then combined in order: the
+/// first NaN still wins, and the pieces are the same for any thread count (one thread runs
+/// them in turn), so the result (down to the sign of a zero maximum) does not depend on it.
+/// Below `PAR_MIN`, one pass.
+fn lane_extreme<T: FloatLane + Send + Sync>(v: &[T], max: bool) -> T {
+    if v.len() >= PAR_MIN {
+        let c = vmath::ELEM_CHUNK;
+        let parts = par::map_collect(v.len().div_ceil(c), |i| {
+            T::extreme(&v[i * c..((i + 1) * c).min(v.len())], max)
+        });
+        return T::extreme(&parts, max);
+    }
+    T::extreme(v, max)
 }
 
 /// `max(x)` / `min(x)` over all elements.
@@ -1352,6 +1364,30 @@ mod tests {
         assert_eq!(r[0], first);
         let m = max_all(&t).unwrap().to_vec::<f32>()[0];
         assert_eq!(m, v.iter().copied().fold(f32::MIN, f32::max));
+    }
+
+    /// The max/min of a long lane, computed in pieces (`lane_extreme`): the extreme of all
+    /// elements, and with NaNs the first one (its payload tells which).
+    #[test]
+    fn long_extremes_in_pieces() {
+        let n = vmath::PAR_MIN * 3 + 123;
+        let mut v: Vec<f32> = (0..n)
+            .map(|i| ((i * 7919) % 100_003) as f32 / 100.0 - 500.0)
+            .collect();
+        let t = Tensor::from_slice(&v);
+        let m = max_all(&t).unwrap().to_vec::<f32>()[0];
+        assert_eq!(m, v.iter().copied().fold(f32::MIN, f32::max));
+        let m = min_all(&t).unwrap().to_vec::<f32>()[0];
+        assert_eq!(m, v.iter().copied().fold(f32::MAX, f32::min));
+        // Two NaNs with different payloads, in different pieces: the first one is the result.
+        let first = f32::from_bits(0x7fc0_0001);
+        let second = f32::from_bits(0x7fc0_0002);
+        v[vmath::ELEM_CHUNK * 5 + 17] = second;
+        v[vmath::ELEM_CHUNK * 2 + 3] = first;
+        let t = Tensor::from_slice(&v);
+        for r in [max_all(&t), min_all(&t), amax(&t, &[0], false)] {
+            assert_eq!(r.unwrap().to_vec::<f32>()[0].to_bits(), first.to_bits());
+        }
     }
 
     /// A float32 mean divides the float32-rounded sum in float32, as PyTorch and NumPy do:
