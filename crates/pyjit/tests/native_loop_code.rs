@@ -12,18 +12,6 @@ use common::*;
 use pyjit_codegen::Value;
 
 const SRC: &str = "\
-def steps(n: int) -> int:
-    total = 0
-    for i in range(1, n):
-        x = i
-        while x != 1:
-            if x % 2 == 0:
-                x = x // 2
-            else:
-                x = 3 * x + 1
-            total += 1
-    return total
-
 def parity_mix(a: int, n: int) -> int:
     # Every spelling of a parity test, on negative and positive values.
     s = 0
@@ -51,10 +39,10 @@ def escape(cr: float, ci: float, max_iter: int) -> int:
 
 #[test]
 fn parity_selects_agree_with_the_interpreter() {
-    let m = script(SRC);
+    let m = script(&format!("{COLLATZ}\n{SRC}"));
     let nm = native(&m);
     let cases: &[(&str, Vec<Value>)] = &[
-        ("steps", vec![Value::Int(300)]),
+        ("scalar_loop", vec![Value::Int(300)]),
         ("parity_mix", vec![Value::Int(1), Value::Int(50)]),
         ("parity_mix", vec![Value::Int(-3), Value::Int(41)]),
         ("parity_mix", vec![Value::Int(i64::MAX / 64), Value::Int(9)]),
@@ -97,12 +85,12 @@ fn parse_line(line: &str) -> Option<(u64, &str, &str)> {
 
 #[test]
 fn a_collatz_loop_closes_with_one_conditional_branch() {
-    let m = script(SRC);
+    let m = script(COLLATZ);
     let asm = pyjit_codegen::emit_asm(&m).unwrap();
     let body = asm
         .split("; function ")
-        .find(|f| f.starts_with("steps"))
-        .expect("steps in the listing");
+        .find(|f| f.starts_with("scalar_loop"))
+        .expect("scalar_loop in the listing");
     let lines: Vec<_> = body.lines().filter_map(parse_line).collect();
     let at = lines
         .iter()

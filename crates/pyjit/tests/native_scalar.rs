@@ -5,20 +5,6 @@ mod common;
 use common::*;
 use pyjit_codegen::Value;
 
-const COLLATZ: &str = "\
-def scalar_loop(n: int) -> int:
-    total = 0
-    for i in range(1, n):
-        x = i
-        while x != 1:
-            if x % 2 == 0:
-                x = x // 2
-            else:
-                x = 3 * x + 1
-            total += 1
-    return total
-";
-
 #[test]
 fn collatz() {
     let m = script(COLLATZ);

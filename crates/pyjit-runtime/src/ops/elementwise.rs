@@ -693,7 +693,15 @@ fn vector_unary<K: Unary<f32> + Unary<f64>>(t: &Tensor, k: K) -> Result<Tensor> 
 /// [`vector_unary`] on a tensor the caller gives up (a dead value): when its storage is uniquely
 /// owned and contiguous and its dtype is float ([`Tensor::unique_contiguous_mut`]), the results
 /// overwrite it — no allocation; otherwise a fresh result as `vector_unary`.
-pub fn vector_unary_owned<K: Unary<f32> + Unary<f64>>(mut t: Tensor, k: K) -> Result<Tensor> {
+pub fn vector_unary_owned<K: Unary<f32> + Unary<f64>>(t: Tensor, k: K) -> Result<Tensor> {
+    map_over(t, k).or_else(|t| vector_unary(&t, k))
+}
+
+/// `k` written over `t` when it is a uniquely owned contiguous float tensor; else `t` back.
+fn map_over<K: Unary<f32> + Unary<f64>>(
+    mut t: Tensor,
+    k: K,
+) -> std::result::Result<Tensor, Tensor> {
     if let Some(x) = t.unique_contiguous_mut::<f32>() {
         vmath::map_inplace(k, x);
         return Ok(t);
@@ -702,7 +710,7 @@ pub fn vector_unary_owned<K: Unary<f32> + Unary<f64>>(mut t: Tensor, k: K) -> Re
         vmath::map_inplace(k, x);
         return Ok(t);
     }
-    vector_unary(&t, k)
+    Err(t)
 }
 
 /// `a op b` for `+ - * /` where the caller gives up `a` (a dead value): written over `a` when
@@ -938,19 +946,11 @@ pub fn abs(t: &Tensor) -> Result<Tensor> {
 /// when it is a uniquely owned contiguous float tensor, else `eager(&t)` (which keeps an
 /// integer tensor's dtype, unlike [`vector_unary_owned`]).
 pub fn sign_op_owned<K: Unary<f32> + Unary<f64>>(
-    mut t: Tensor,
+    t: Tensor,
     k: K,
     eager: fn(&Tensor) -> Result<Tensor>,
 ) -> Result<Tensor> {
-    if let Some(x) = t.unique_contiguous_mut::<f32>() {
-        vmath::map_inplace(k, x);
-        return Ok(t);
-    }
-    if let Some(x) = t.unique_contiguous_mut::<f64>() {
-        vmath::map_inplace(k, x);
-        return Ok(t);
-    }
-    eager(&t)
+    map_over(t, k).or_else(|t| eager(&t))
 }
 
 /// `sign(x)`: -1, 0 or 1 (0 for NaN and ±0, as PyTorch's `(0 < x) - (x < 0)`).
