@@ -14,19 +14,7 @@ use std::hint::black_box;
 
 const N: i64 = 100_000;
 
-const COLLATZ: &str = "\
-def scalar_loop(n: int) -> int:
-    total = 0
-    for i in range(1, n):
-        x = i
-        while x != 1:
-            if x % 2 == 0:
-                x = x // 2
-            else:
-                x = 3 * x + 1
-            total += 1
-    return total
-";
+const COLLATZ: &str = include_str!("../../tests/programs/scalar_loop.py");
 
 /// Twenty lines: loops, branches, floats, ints and a call.
 const TWENTY: &str = "\

@@ -24,6 +24,18 @@ use std::collections::HashSet;
 /// Rewrites the register-side float-constant operands of `func`'s call-free loop nests (see
 /// the module docs).
 pub(crate) fn keep_in_registers(func: &mut ir::Function) {
+    // Most functions have no float constant: skip the loop analysis for them.
+    let has_float_const = func.layout.blocks().any(|b| {
+        func.layout.block_insts(b).any(|i| {
+            matches!(
+                func.dfg.insts[i].opcode(),
+                Opcode::F64const | Opcode::F32const
+            )
+        })
+    });
+    if !has_float_const {
+        return;
+    }
     let cfg = ControlFlowGraph::with_function(func);
     let domtree = DominatorTree::with_function(func, &cfg);
     let mut loops = LoopAnalysis::new();

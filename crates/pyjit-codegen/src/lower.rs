@@ -453,8 +453,6 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.call_host("pjn_error", &[ctx, site]);
     }
 
-    /// The slots of an operand passed to a consuming op (`call`, `loop`, `yield`, `return`):
-    /// moved at its last use, otherwise a new reference.
     /// Whether op `op` (index `k`) may take over the current frame's reference to `v`: it is
     /// `v`'s last use, not from a nested region, and the frame owns `v`.
     fn movable(&self, v: IrValue, k: u32, op: Op) -> bool {
@@ -463,18 +461,21 @@ impl<'a, 'b> Lowering<'a, 'b> {
             && self.frames.last().is_some_and(|f| f.contains(&v))
     }
 
+    /// The slots of an operand passed to a consuming op (`call`, `loop`, `yield`, `return`, a
+    /// tensor op writing over a dead operand): moved at its last use ([`Self::movable`]),
+    /// otherwise a new reference.
     fn consume(&mut self, v: IrValue, k: u32, op: Op) -> Res<Vec<ir::Value>> {
         let slots = self.slots(v)?;
         let ty = self.ty(v);
         if !has_refs(ty) {
             return Ok(slots);
         }
-        let movable = self.last_use.get(&v) == Some(&k) && !self.nested_use.contains(&(op, v));
-        if let Some(frame) = self.frames.last_mut()
-            && movable
-            && let Some(pos) = frame.iter().position(|&x| x == v)
-        {
-            frame.remove(pos);
+        if self.movable(v, k, op) {
+            if let Some(frame) = self.frames.last_mut()
+                && let Some(pos) = frame.iter().position(|&x| x == v)
+            {
+                frame.remove(pos);
+            }
             return Ok(slots);
         }
         self.refcount(ty, &slots, true);
@@ -1372,22 +1373,26 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let data = self.f.op(op);
         let operand_types: Vec<Type> = data.operands.iter().map(|&v| self.ty(v).clone()).collect();
         let result_types: Vec<Type> = data.results.iter().map(|&v| self.ty(v).clone()).collect();
-        let owned_first = match (&data.kind, k, data.operands.first()) {
-            (OpKind::Tensor(id), Some(k), Some(&v)) if fused.is_none() => {
-                matches!(self.ty(v), Type::Tensor(_))
+        // The op's index when its first operand is handed over.
+        let owned_at = match (&data.kind, k, data.operands.first()) {
+            (OpKind::Tensor(id), Some(k), Some(&v))
+                if fused.is_none()
+                    && matches!(self.ty(v), Type::Tensor(_))
                     && pyjit_runtime::dispatch::has_owned_kernel(*id)
                     && !data.operands[1..].contains(&v)
-                    && self.movable(v, k, op)
+                    && self.movable(v, k, op) =>
+            {
+                Some(k)
             }
-            _ => false,
+            _ => None,
         };
+        let owned_first = owned_at.is_some();
         let mut args = Vec::new();
         for (i, &v) in data.operands.iter().enumerate() {
             let kinds = slots_of(self.ty(v));
-            let slots = if i == 0 && owned_first {
-                self.consume(v, k.unwrap_or(u32::MAX), op)?
-            } else {
-                self.slots(v)?
+            let slots = match owned_at {
+                Some(k) if i == 0 => self.consume(v, k, op)?,
+                _ => self.slots(v)?,
             };
             for (s, k) in slots.into_iter().zip(kinds) {
                 args.push((s, k));

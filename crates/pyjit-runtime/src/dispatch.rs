@@ -36,8 +36,8 @@ pub fn call(id: OpId, args: &[Value]) -> Result<Vec<Value>> {
 /// has an in-place form and its first argument is a float tensor whose storage nobody else
 /// references (the caller dropped its own handle; see [`Tensor::unique_contiguous_mut`]),
 /// the result is written over that argument instead of a fresh buffer: the vector-math unary
-/// ops, float `abs` and `neg`, and float `add`/`sub` (alpha 1), `mul`, `div` whose result has the first operand's
-/// dtype and shape. Results are the same as [`call`]'s, bit for bit.
+/// ops, float `abs` and `neg`, and float `add`/`sub` (alpha 1), `mul`, `div` whose result has
+/// the first operand's dtype and shape. Results are the same as [`call`]'s, bit for bit.
 pub fn call_owned(id: OpId, mut args: Vec<Value>) -> Result<Vec<Value>> {
     let s = schema::schema(id);
     if args.len() == s.params.len()

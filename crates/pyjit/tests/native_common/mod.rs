@@ -117,18 +117,6 @@ impl Rng {
     }
 }
 
-/// Sum of Collatz stopping times (peerbench's scalar_loop): a `while` whose `if` both of whose
-/// arms are computed and selected.
-pub const COLLATZ: &str = "\
-def scalar_loop(n: int) -> int:
-    total = 0
-    for i in range(1, n):
-        x = i
-        while x != 1:
-            if x % 2 == 0:
-                x = x // 2
-            else:
-                x = 3 * x + 1
-            total += 1
-    return total
-";
+/// Sum of Collatz stopping times (peerbench's scalar_loop, `tests/programs/scalar_loop.py`):
+/// a `while` whose `if` both of whose arms are computed and selected.
+pub const COLLATZ: &str = include_str!("../../../../tests/programs/scalar_loop.py");
