@@ -352,10 +352,18 @@ impl<'a> Printer<'a> {
         self.out.push('\n');
     }
 
+    /// The op defining `v`; for a parameter of a `fused` body, the one defining the group's
+    /// operand it stands for (the body is written inline, so its operands are what it reads).
     fn def_op(&self, v: Value) -> Option<&'a pyjit_ir::OpData> {
         match self.f.values.get(v)?.def {
             ValueDef::Result(op, _) => self.f.ops.get(op),
-            ValueDef::Param(..) => None,
+            ValueDef::Param(r, i) => {
+                let owner = self.f.ops.get(self.f.regions.get(r)?.parent?)?;
+                match owner.kind {
+                    OpKind::Fused => self.def_op(*owner.operands.get(i as usize)?),
+                    _ => None,
+                }
+            }
         }
     }
 

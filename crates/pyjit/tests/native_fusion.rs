@@ -1,5 +1,6 @@
 //! Fused groups against the interpreter: random elementwise DAGs (broadcasting, type
-//! promotion, scalar operands, NaN/inf/zero inputs, some shape and dtype errors) are scripted,
+//! promotion, scalar operands, NaN/inf/zero inputs, some shape and dtype errors, a third of them
+//! ending in `max()`/`min()`/`amax(x, [])`) are scripted,
 //! run unfused on the interpreter (the oracle) and fused (`--passes fuse`) on native code; the
 //! results must be bit-identical and the errors identical (class, message, span).
 
@@ -73,9 +74,16 @@ fn program(rng: &mut Rng) -> String {
         body.push_str(&format!("    t{i} = {expr}\n"));
         vars.push(format!("t{i}"));
     }
+    // A third of the programs end in a reduction of every element (which ends a group).
+    let last = format!("t{}", n - 1);
+    let result = match rng.below(9) {
+        0 => format!("{last}.max()"),
+        1 => format!("{last}.min()"),
+        2 => format!("torch.amax({last}, [])"),
+        _ => last,
+    };
     format!(
-        "import torch\nfrom torch import Tensor\n\ndef f(a: Tensor, b: Tensor, c: Tensor, s: float) -> Tensor:\n{body}    return t{}\n",
-        n - 1
+        "import torch\nfrom torch import Tensor\n\ndef f(a: Tensor, b: Tensor, c: Tensor, s: float) -> Tensor:\n{body}    return {result}\n"
     )
 }
 
@@ -164,13 +172,20 @@ fn fused(m: &pyjit_ir::Module) -> (pyjit_ir::Module, usize) {
 #[test]
 fn random_elementwise_dags_fused_match_the_interpreter() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let (mut with_groups, mut errors) = (0, 0);
+    let (mut with_groups, mut errors, mut reducing) = (0, 0, 0);
     const PROGRAMS: usize = 60;
     for case in 0..PROGRAMS {
         let src = program(&mut rng);
         let m = script(&src);
         let (fm, groups) = fused(&m);
         with_groups += (groups > 0) as usize;
+        // A reduction inside a group's body (indented twice: the function's ops once).
+        reducing += fm.to_string().lines().any(|l| {
+            l.starts_with("    %")
+                && ["tensor.max(", "tensor.min(", "tensor.amax("]
+                    .iter()
+                    .any(|r| l.contains(r))
+        }) as usize;
         let nm = native(&fm);
         for _ in 0..2 {
             let args = inputs(&mut rng);
@@ -194,6 +209,10 @@ fn random_elementwise_dags_fused_match_the_interpreter() {
         "only {with_groups} of {PROGRAMS} programs had a fused group"
     );
     assert!(errors > 0, "no case exercised an error");
+    assert!(
+        reducing >= 10,
+        "only {reducing} programs had a group ending in a reduction of every element"
+    );
 }
 
 #[test]

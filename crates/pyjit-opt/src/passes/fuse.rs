@@ -4,7 +4,8 @@
 //!
 //! A group is a tree of fusable tensor ops (`pyjit_runtime::ops::fused::fusable`: arithmetic,
 //! comparisons, `where`/`clamp`/`maximum`, casts, transcendentals, and `sum`/`mean`/`amax`/
-//! `amin` over the last dim with a constant `keepdim`, which the group runs row by row) in one
+//! `amin` over the last dim with a constant `keepdim`, which the group runs row by row, and
+//! `max`/`min` of every element, which ends a group) in one
 //! region: an op joins
 //! the group of its consumers when every use of its result is inside the group. Scalars and other
 //! values become operands of the group; constants are copied into its body. The group takes
@@ -21,7 +22,9 @@
 //!   would reorder their errors with that op's error or effect;
 //! - for a single op (nothing to fuse);
 //! - for a reduction over another dim than the last, or whose dim, `keepdim` or operand rank is
-//!   not a constant.
+//!   not a constant;
+//! - after a reduction of every element (`max(x)`, `min(x)`, `amax`/`amin` over no dims),
+//!   which ends its group: the group of its consumers starts anew.
 
 use super::util::{Edits, const_of, function_writes_memory, op_has_side_effects, op_may_raise};
 use super::{Pass, PassCtx};
@@ -56,10 +59,38 @@ fn is_fusable(f: &Function, op: Op) -> bool {
                 && d.results.len() == 1
                 && matches!(f.value_type(d.results[0]), Type::Tensor(_))
                 && d.regions.is_empty()
-                && (!pyjit_runtime::ops::fused::row_reduction(id) || reduces_last_dim(f, op))
+                && (!pyjit_runtime::ops::fused::row_reduction(id)
+                    || reduces_last_dim(f, op)
+                    || reduces_everything(f, op))
         }
         _ => false,
     }
+}
+
+/// Whether `op` reduces every element of its operand to one: `max(x)`/`min(x)`, or `amax`/
+/// `amin` over a literal empty dim list, not kept. Such a reduction ends its group (its
+/// result is one element, which a consumer's group would broadcast back), so it does not
+/// join the group of its consumers (docs/fusion.md).
+fn reduces_everything(f: &Function, op: Op) -> bool {
+    let d = f.op(op);
+    let OpKind::Tensor(id) = d.kind else {
+        return false;
+    };
+    if pyjit_runtime::ops::fused::all_reduction(id) {
+        return true;
+    }
+    let name = pyjit_runtime::schema::schema(id).name.as_str();
+    let no_dims = d.operands.get(1).is_some_and(|&v| {
+        f.defining_op(v).is_some_and(|l| {
+            let l = f.op(l);
+            matches!(l.kind, OpKind::ListNew) && l.operands.is_empty()
+        })
+    });
+    let not_kept = d
+        .operands
+        .get(2)
+        .is_some_and(|&v| matches!(const_of(f, v), Some(Const::Bool(false))));
+    matches!(name, "amax" | "amin") && no_dims && not_kept
 }
 
 /// Whether reduction `op` (`sum`/`mean`/`amax`/`amin` over dims) reduces exactly the last dim
@@ -225,6 +256,9 @@ fn groups(f: &Function, r: Region, users: &HashMap<Value, Vec<Op>>) -> Vec<Vec<O
                 let Some(&pg) = group_of.get(&p) else {
                     continue;
                 };
+                if reduces_everything(f, p) {
+                    continue;
+                }
                 let g = gs.find(pg);
                 if g == mine {
                     continue;

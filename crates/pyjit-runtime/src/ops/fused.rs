@@ -104,6 +104,7 @@ pub fn fusable(id: OpId) -> bool {
         && s.params.iter().any(|p| p.ty == ArgType::Tensor)
         && s.params.iter().all(|p| simple(&p.ty)))
         || row_reduction(id)
+        || all_reduction(id)
 }
 
 /// The reductions a group may hold: `sum`, `mean`, `amax`, `amin` over a list of dims. A group
@@ -115,6 +116,43 @@ pub fn row_reduction(id: OpId) -> bool {
         (s.name.as_str(), s.overload.as_str()),
         ("sum", "dim_IntList") | ("mean", "dim") | ("amax", "") | ("amin", "")
     )
+}
+
+/// The reductions of every element to one that a group may end in: `max(x)` and `min(x)`
+/// (and `amax`/`amin` over no dims, which [`row_reduction`] lists). A group runs them tile by
+/// tile in the pieces the unfused kernel reduces (see [`run`]).
+pub fn all_reduction(id: OpId) -> bool {
+    let s = schema::schema(id);
+    matches!(
+        (s.name.as_str(), s.overload.as_str()),
+        ("max", "") | ("min", "")
+    )
+}
+
+/// Whether step `s` of a group on `inputs` reduces every element to their max (`Some(true)`)
+/// or min (`Some(false)`): `max(x)`, `min(x)`, or `amax`/`amin` over no dims, not kept.
+fn extreme_all(s: &Step, inputs: &[Value]) -> Option<bool> {
+    let sch = schema::schema(s.op);
+    let max = match sch.name.as_str() {
+        "max" | "amax" => true,
+        "min" | "amin" => false,
+        _ => return None,
+    };
+    fn value<'a>(a: &'a Operand, inputs: &'a [Value]) -> Option<&'a Value> {
+        match a {
+            Operand::Const(v) => Some(v),
+            Operand::Input(i) => inputs.get(*i),
+            Operand::Step(_) => None,
+        }
+    }
+    match s.args.as_slice() {
+        [_] if all_reduction(s.op) => Some(max),
+        [_, d, k] if row_reduction(s.op) => match (value(d, inputs), value(k, inputs)) {
+            (Some(Value::IntList(d)), Some(Value::Bool(false))) if d.is_empty() => Some(max),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The dim a row reduction's `dim` argument names, if it is one dim.
@@ -309,6 +347,49 @@ fn check(p: &Program, inputs: &[Value], group: &[usize]) -> StepResult<Option<Ve
     let mut metas: Vec<Meta> = Vec::with_capacity(p.steps.len());
     let mut unfused = false;
     for (k, s) in p.steps.iter().enumerate() {
+        if extreme_all(s, inputs).is_some() {
+            let self_meta = match s.args.first() {
+                Some(Operand::Input(i)) => input_meta.get(*i),
+                Some(Operand::Step(i)) => metas.get(*i),
+                _ => None,
+            };
+            let Some(Meta::Tensor { shape, dtype }) = self_meta.cloned() else {
+                return Ok(None);
+            };
+            // Only as the result, over a value of the group's shape, in a group without row
+            // reductions; an empty operand raises the unfused error.
+            if k + 1 != p.steps.len()
+                || shape.as_slice() != group
+                || shape.contains(&0)
+                || p.steps
+                    .iter()
+                    .any(|t| row_reduction(t.op) && extreme_all(t, inputs).is_none())
+            {
+                return Ok(None);
+            }
+            let mut proxies = vec![Value::Tensor(at(
+                k,
+                Tensor::ones(&vec![1; shape.len()], dtype),
+            )?)];
+            for a in &s.args[1..] {
+                match a {
+                    Operand::Const(v) => proxies.push(v.clone()),
+                    Operand::Input(i) if matches!(input_meta.get(*i), Some(Meta::Other)) => {
+                        proxies.push(inputs[*i].clone())
+                    }
+                    _ => return Ok(None),
+                }
+            }
+            let r = at(
+                k,
+                dispatch::call(s.op, &proxies).and_then(|o| one_tensor(o, s.op)),
+            )?;
+            metas.push(Meta::Tensor {
+                shape: Vec::new(),
+                dtype: r.dtype(),
+            });
+            continue;
+        }
         if row_reduction(s.op) {
             let self_meta = match s.args.first() {
                 Some(Operand::Input(i)) => input_meta.get(*i),
@@ -496,6 +577,14 @@ fn run_owned(
     let Some(Meta::Tensor { shape, dtype }) = metas.last().cloned() else {
         return run_unfused_owned(p, inputs);
     };
+    if let Some(max) = p.steps.last().and_then(|s| extreme_all(s, &inputs)) {
+        if typed.is_some()
+            && let Some(r) = run_extreme(p, &inputs, &metas, group, dtype, max)
+        {
+            return r;
+        }
+        return run_unfused_owned(p, inputs);
+    }
     let n: usize = group.iter().product();
     let n_out: usize = shape.iter().product();
     let rows = p.steps.iter().any(|s| row_reduction(s.op));
@@ -734,7 +823,14 @@ macro_rules! typed_unary {
         }
     };
 }
-super::with_vector_unary_ops!(typed_unary);
+/// The vector-math list, and the float sign ops (`abs`, `neg`: `vmath` kernels too, which the
+/// unfused float ops run through `map_float`).
+macro_rules! typed_unary_and_signs {
+    ($($op:ident => $k:ident,)*) => {
+        typed_unary! { $($op => $k,)* abs => Abs, neg => Neg, }
+    };
+}
+super::with_vector_unary_ops!(typed_unary_and_signs);
 
 /// `+ - * /` (the float kernels of `ops::binary`: one IEEE operation per element).
 #[derive(Clone, Copy, Debug)]
@@ -1220,23 +1316,7 @@ fn run_typed<T: TFloat>(
         Ok(v) => v,
         Err(e) => return Some(at(last, Err(e))),
     };
-    let used: Vec<Option<&Tensor>> = inputs
-        .iter()
-        .enumerate()
-        .map(|(i, v)| match v {
-            Value::Tensor(t)
-                if plan.steps.iter().any(|s| {
-                    [Some(s.a), s.b]
-                        .into_iter()
-                        .flatten()
-                        .any(|x| matches!(x.loc, Loc::In(j) if j == i))
-                }) =>
-            {
-                Some(t)
-            }
-            _ => None,
-        })
-        .collect();
+    let used = read_inputs(plan, inputs);
     let parallel =
         n.saturating_mul(plan.steps.len()) >= vmath::PAR_MIN && n > te && vmath::num_threads() > 1;
     let done = with_slices::<T, ()>(&used, &mut Vec::new(), &mut |slices| {
@@ -1266,6 +1346,129 @@ fn run_typed<T: TFloat>(
     });
     done?;
     Some(at(last, Tensor::from_vec(out, shape)))
+}
+
+/// The inputs a typed plan reads in place (`None` for the others).
+fn read_inputs<'a, T: TFloat>(plan: &TPlan<T>, inputs: &'a [Value]) -> Vec<Option<&'a Tensor>> {
+    inputs
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::Tensor(t)
+                if plan.steps.iter().any(|s| {
+                    [Some(s.a), s.b]
+                        .into_iter()
+                        .flatten()
+                        .any(|x| matches!(x.loc, Loc::In(j) if j == i))
+                }) =>
+            {
+                Some(t)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// A group ending in `max(x)`/`min(x)` (`max`: which) of a float value of the group's shape:
+/// the steps before it run through a typed plan in tiles of [`vmath::ELEM_CHUNK`] elements,
+/// and each tile is reduced as soon as it is computed. The unfused all-reduce reduces the
+/// same pieces with the same lane function and combines their extremes in order
+/// (`reduce::lane_extreme`), so the result is bit-identical to it, down to the first NaN and
+/// the sign of a zero maximum, and the reduced value is never materialized. `None`: not
+/// covered (the group then runs unfused).
+fn run_extreme(
+    p: &Program,
+    inputs: &[Value],
+    metas: &[Meta],
+    group: Vec<usize>,
+    dtype: DType,
+    max: bool,
+) -> Option<StepResult<Tensor>> {
+    let last = p.steps.len().checked_sub(1)?;
+    let n: usize = group.iter().product();
+    // The reduced value is the step before (every step feeds the result).
+    if n < vmath::PAR_MIN
+        || !matches!(p.steps[last].args.first(), Some(Operand::Step(i)) if *i + 1 == last)
+    {
+        return None;
+    }
+    let head = Program {
+        inputs: p.inputs,
+        steps: p.steps[..last].to_vec(),
+    };
+    let layout = Layout {
+        group,
+        by_rows: false,
+        row: 1,
+        out_row: 1,
+        tile: vmath::ELEM_CHUNK,
+    };
+    let red = if max { Red::Max } else { Red::Min };
+    let metas = &metas[..last];
+    let t = match dtype {
+        DType::Float32 => {
+            let plan = typed_plan::<f32>(&head, inputs, metas, &layout)?;
+            Tensor::from_vec(vec![typed_extreme(&plan, inputs, n, red)?], &[])
+        }
+        DType::Float64 => {
+            let plan = typed_plan::<f64>(&head, inputs, metas, &layout)?;
+            Tensor::from_vec(vec![typed_extreme(&plan, inputs, n, red)?], &[])
+        }
+        _ => return None,
+    };
+    Some(at(last, t))
+}
+
+/// `red` (max or min) of the `n` elements a typed plan computes, tile by tile (see
+/// [`run_extreme`]).
+fn typed_extreme<T: TFloat + Send>(
+    plan: &TPlan<T>,
+    inputs: &[Value],
+    n: usize,
+    red: Red,
+) -> Option<T> {
+    if plan.row_bufs != 0 {
+        return None;
+    }
+    #[cfg(test)]
+    TYPED_RUNS.with(|c| c.set(c.get() + 1));
+    let te = vmath::ELEM_CHUNK;
+    let tiles = n.div_ceil(te);
+    // Two tiles per task: small enough to balance two threads on L2-sized inputs.
+    let per_task = 2;
+    let used = read_inputs(plan, inputs);
+    with_slices::<T, T>(&used, &mut Vec::new(), &mut |slices| {
+        let task = |t: usize| -> Vec<T> {
+            let mut full: Vec<Vec<T>> = (0..plan.full_bufs)
+                .map(|_| vec![T::default(); te])
+                .collect();
+            let mut out = vec![T::default(); te];
+            (t * per_task..((t + 1) * per_task).min(tiles))
+                .map(|j| {
+                    let start = j * te;
+                    let len = te.min(n - start);
+                    typed_tile(
+                        plan,
+                        slices,
+                        &mut full,
+                        &mut [],
+                        start,
+                        len,
+                        1,
+                        &mut out[..len],
+                    );
+                    T::reduce(red, &out[..len])
+                })
+                .collect()
+        };
+        let tasks = tiles.div_ceil(per_task);
+        let parts: Vec<T> = if vmath::num_threads() > 1 {
+            crate::par::map_collect(tasks, task).concat()
+        } else {
+            (0..tasks).flat_map(task).collect()
+        };
+        T::reduce(red, &parts)
+    })
 }
 
 /// The steps of a typed plan over group elements `start .. start + len` (whole rows of `row`
@@ -1900,6 +2103,177 @@ mod tests {
             let unfused = run_unfused(&p, &inputs).unwrap();
             same_bits(&run(&p, inputs.to_vec()).unwrap(), &unfused);
             same_bits(&run_with_tile_untyped(&p, &inputs, 4096).unwrap(), &unfused);
+        }
+    }
+
+    /// `name` (`max`, `min`, or `amax`/`amin` over no dims given as input 1, not kept) of step
+    /// `x`.
+    fn all_reduce_step(name: &str, x: usize) -> Step {
+        match name {
+            "max" | "min" => step(name, vec![Operand::Step(x)]),
+            _ => step(
+                name,
+                vec![
+                    Operand::Step(x),
+                    Operand::Input(1),
+                    Operand::Const(Value::Bool(false)),
+                ],
+            ),
+        }
+    }
+
+    #[test]
+    fn all_reductions_match_unfused_bitwise() {
+        // abs then max (converge's condition), x * x then amin over no dims, a longer chain
+        // (exp of the negated value over 3) then min, as f32 and f64 over sizes that are and
+        // are not a whole number of the unfused reduction's pieces.
+        let chains: [(&str, Vec<Step>); 3] = [
+            ("max", vec![step("abs", vec![Operand::Input(0)])]),
+            (
+                "amin",
+                vec![step(
+                    "mul.Tensor",
+                    vec![Operand::Input(0), Operand::Input(0)],
+                )],
+            ),
+            (
+                "min",
+                vec![
+                    step("neg", vec![Operand::Input(0)]),
+                    step(
+                        "div.Scalar",
+                        vec![Operand::Step(0), Operand::Const(Value::Float(3.0))],
+                    ),
+                    step("exp", vec![Operand::Step(1)]),
+                ],
+            ),
+        ];
+        let no_dims = Value::IntList(vec![]);
+        let mut checked = 0;
+        for (name, head) in chains {
+            let mut steps = head.clone();
+            steps.push(all_reduce_step(name, head.len() - 1));
+            let p = Program { inputs: 2, steps };
+            for dtype in [DType::Float32, DType::Float64] {
+                for shape in [vec![70001], vec![300, 257], vec![1 << 15], vec![100_000]] {
+                    let n: usize = shape.iter().product();
+                    // Plain values; NaN, inf, ±0 and subnormals; zeros of both signs only;
+                    // two NaNs of different payloads late in the tensor (the first one wins).
+                    let zeros: Vec<f64> = (0..n)
+                        .map(|i| if i % 3 == 0 { -0.0 } else { 0.0 })
+                        .collect();
+                    let mut late: Vec<f64> = ramp(&[n], DType::Float64, 0.01).to_vec::<f64>();
+                    late[n - 20_000] = f64::from_bits(0x7ff8_0000_0000_0abc);
+                    late[n - 10] = f64::from_bits(0xfff8_0000_0000_0def);
+                    let late = Tensor::from_vec(late, &shape).unwrap();
+                    let late = match dtype {
+                        DType::Float32 => {
+                            let v: Vec<f32> = late
+                                .to_vec::<f64>()
+                                .iter()
+                                .map(|&x| match x.to_bits() {
+                                    0x7ff8_0000_0000_0abc => f32::from_bits(0x7fc0_0abc),
+                                    0xfff8_0000_0000_0def => f32::from_bits(0xffc0_0def),
+                                    _ => x as f32,
+                                })
+                                .collect();
+                            Tensor::from_vec(v, &shape).unwrap()
+                        }
+                        _ => late,
+                    };
+                    for x in [
+                        ramp(&shape, dtype, 0.01),
+                        specials(&shape, dtype),
+                        Tensor::from_vec(zeros, &shape)
+                            .unwrap()
+                            .to_dtype(dtype)
+                            .unwrap(),
+                        late,
+                    ] {
+                        let inputs = [Value::Tensor(x), no_dims.clone()];
+                        let reference = run_unfused(&p, &inputs).unwrap();
+                        let before = TYPED_RUNS.with(|c| c.get());
+                        let fused = run(&p, inputs.to_vec()).unwrap();
+                        assert_eq!(TYPED_RUNS.with(|c| c.get()), before + 1, "typed path");
+                        assert_eq!(fused.shape(), &[] as &[usize]);
+                        assert_eq!(fused.dtype(), dtype);
+                        // Bit for bit, NaN payloads included.
+                        let (a, b) = (fused.to_vec::<f64>(), reference.to_vec::<f64>());
+                        let bits = |t: &Tensor| match dtype {
+                            DType::Float32 => t.to_vec::<f32>()[0].to_bits() as u64,
+                            _ => t.to_vec::<f64>()[0].to_bits(),
+                        };
+                        assert_eq!(
+                            bits(&fused),
+                            bits(&reference),
+                            "{name} {shape:?}: {a:?} vs {b:?}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 3 * 2 * 4 * 4);
+    }
+
+    #[test]
+    fn all_reductions_not_covered_run_unfused() {
+        let no_dims = Value::IntList(vec![]);
+        // Integers; a group that also reduces rows; amax over no dims kept; a reduction
+        // that is not the result.
+        let int_max = Program {
+            inputs: 2,
+            steps: vec![
+                step("abs", vec![Operand::Input(0)]),
+                all_reduce_step("max", 0),
+            ],
+        };
+        let x = ramp(&[300, 257], DType::Int64, 1.0);
+        fused_equals_unfused(&int_max, &[Value::Tensor(x), no_dims.clone()]);
+        let one = Operand::Const(Value::Int(1));
+        let with_rows = Program {
+            inputs: 2,
+            steps: vec![
+                step(
+                    "amax",
+                    vec![
+                        Operand::Input(0),
+                        Operand::Const(Value::Int(-1)),
+                        Operand::Const(Value::Bool(true)),
+                    ],
+                ),
+                step("sub.Tensor", vec![Operand::Input(0), Operand::Step(0), one]),
+                all_reduce_step("min", 1),
+            ],
+        };
+        let kept = Program {
+            inputs: 2,
+            steps: vec![
+                step("exp", vec![Operand::Input(0)]),
+                step(
+                    "amax",
+                    vec![
+                        Operand::Step(0),
+                        Operand::Input(1),
+                        Operand::Const(Value::Bool(true)),
+                    ],
+                ),
+            ],
+        };
+        let not_last = Program {
+            inputs: 2,
+            steps: vec![
+                step("exp", vec![Operand::Input(0)]),
+                all_reduce_step("max", 0),
+                step("mul.Tensor", vec![Operand::Step(1), Operand::Input(0)]),
+            ],
+        };
+        for p in [with_rows, kept, not_last] {
+            let x = specials(&[300, 257], DType::Float32);
+            let inputs = [Value::Tensor(x), no_dims.clone()];
+            let before = TYPED_RUNS.with(|c| c.get());
+            fused_equals_unfused(&p, &inputs);
+            assert_eq!(TYPED_RUNS.with(|c| c.get()), before, "not typed");
         }
     }
 }
