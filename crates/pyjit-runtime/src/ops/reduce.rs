@@ -929,6 +929,18 @@ fn softmax_in(t: &Tensor, dim: i64, dtype: Option<DType>, log: bool) -> Result<T
 }
 
 fn with_float(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
+    // Rows of a contiguous tensor: read in place, results into a pooled buffer (no copy pass).
+    let last = wrap_dim(dim, t.dim()).is_ok_and(|d| d + 1 == t.dim());
+    if !log && last && t.is_contiguous() && t.numel() > 0 {
+        let r = match t.dtype() {
+            DType::Float32 => softmax_rows::<f32>(t),
+            DType::Float64 => softmax_rows::<f64>(t),
+            _ => None,
+        };
+        if let Some(r) = r {
+            return r;
+        }
+    }
     // PyTorch's formulation: m = max (NaN-propagating, not clamped to finite values), so an
     // all -inf lane gives NaN (-inf - -inf) and a lane holding +inf gives NaN, as there.
     macro_rules! go {
@@ -944,10 +956,7 @@ fn with_float(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
                     lane.iter_mut().for_each(|x| *x = *x - m - ls);
                 } else {
                     softmax_exp_lane(lane, m);
-                    let inv = lane_sum(lane) as $ty;
-                    // The dispatched loop (AVX2 division), not a baseline-SSE2 one.
-                    let div = vmath::Right(vmath::arith::Zip(vmath::arith::Div), inv);
-                    vmath::map_inplace(div, lane);
+                    <$ty as SoftmaxLane>::div_by_sum(lane, lane_sum(lane));
                 }
             })
         };
@@ -961,7 +970,52 @@ fn with_float(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
 /// `lane[i] = exp(lane[i] - m)`.
 trait SoftmaxLane: Sized {
     fn exp_shifted(lane: &mut [Self], m: Self);
+    /// `out[i] = exp(x[i] - m)` (the same bits as [`SoftmaxLane::exp_shifted`] in place).
+    fn exp_shifted_from(x: &[Self], m: Self, out: &mut [Self]);
     fn sum(lane: &[Self]) -> f64;
+    /// The lane's NaN-propagating max ([`fast_extreme`], through the dispatched copy).
+    fn max(lane: &[Self]) -> Self;
+    /// `lane[i] / (s as Self)`.
+    fn div_by_sum(lane: &mut [Self], s: f64);
+}
+
+/// Softmax over the last dim of a contiguous float tensor, as [`with_float`]'s lane loop
+/// computes it (the same kernels in the same order, so the same bits), reading each row in
+/// place and writing its `exp` straight into a pooled output: no copy of the input first.
+/// `None` if the tensor is not contiguous of dtype `T`.
+fn softmax_rows<T: SoftmaxLane + Element + Send + Sync>(t: &Tensor) -> Option<Result<Tensor>> {
+    let n = *t.shape().last()?;
+    let total = t.numel();
+    if n == 0 {
+        return None;
+    }
+    let mut out = match crate::bufpool::alloc::<T>(total) {
+        Ok(v) => v,
+        Err(e) => return Some(Err(e)),
+    };
+    let row = |x: &[T], o: &mut [T]| {
+        let m = T::max(x);
+        T::exp_shifted_from(x, m, o);
+        let s = T::sum(o);
+        T::div_by_sum(o, s);
+    };
+    t.with_slice::<T, ()>(|x| {
+        if total >= PAR_MIN && total > n && vmath::num_threads() > 1 {
+            // Tasks of whole rows, about `PAR_CHUNK` elements each (as `scan_lanes`).
+            let task = (vmath::PAR_CHUNK / n).max(1) * n;
+            par::for_each_chunk_mut(&mut out, task, |i, piece| {
+                let xs = &x[i * task..i * task + piece.len()];
+                for (xl, ol) in xs.chunks_exact(n).zip(piece.chunks_exact_mut(n)) {
+                    row(xl, ol);
+                }
+            });
+        } else {
+            for (xl, ol) in x.chunks_exact(n).zip(out.chunks_exact_mut(n)) {
+                row(xl, ol);
+            }
+        }
+    })?;
+    Some(Tensor::from_vec(out, t.shape()))
 }
 
 /// `exp(x - m)`: the subtraction inside the vector exp's loop (one pass instead of a baseline
@@ -983,23 +1037,31 @@ impl vmath::Unary<f64> for ExpMinus<f64> {
     }
 }
 
-impl SoftmaxLane for f32 {
-    fn exp_shifted(lane: &mut [f32], m: f32) {
-        vmath::map_inplace(ExpMinus(m), lane);
-    }
-    fn sum(lane: &[f32]) -> f64 {
-        sum_f32_wide(lane)
-    }
+macro_rules! softmax_lane {
+    ($t:ty, $sum:expr, $max:path) => {
+        impl SoftmaxLane for $t {
+            fn exp_shifted(lane: &mut [$t], m: $t) {
+                vmath::map_inplace(ExpMinus(m), lane);
+            }
+            fn exp_shifted_from(x: &[$t], m: $t, out: &mut [$t]) {
+                vmath::map(ExpMinus(m), x, out);
+            }
+            fn sum(lane: &[$t]) -> f64 {
+                $sum(lane)
+            }
+            fn max(lane: &[$t]) -> $t {
+                $max(lane)
+            }
+            fn div_by_sum(lane: &mut [$t], s: f64) {
+                // The dispatched loop (AVX2 division), not a baseline-SSE2 one.
+                let div = vmath::Right(vmath::arith::Zip(vmath::arith::Div), s as $t);
+                vmath::map_inplace(div, lane);
+            }
+        }
+    };
 }
-
-impl SoftmaxLane for f64 {
-    fn exp_shifted(lane: &mut [f64], m: f64) {
-        vmath::map_inplace(ExpMinus(m), lane);
-    }
-    fn sum(lane: &[f64]) -> f64 {
-        sum_f64(lane)
-    }
-}
+softmax_lane!(f32, sum_f32_wide, max_f32);
+softmax_lane!(f64, sum_f64, max_f64);
 
 fn softmax_exp_lane<T: SoftmaxLane>(lane: &mut [T], m: T) {
     T::exp_shifted(lane, m)
@@ -1474,5 +1536,57 @@ mod tests {
         )
         .unwrap();
         assert!(e.item().unwrap().to_f64().is_nan());
+    }
+
+    /// Softmax over contiguous rows (read in place, into a pooled buffer) gives the bits of the
+    /// lane loop, which a transposed input of the same values takes: f32 and f64, one task and
+    /// several, rows with NaN, ±inf, -inf only, huge and tiny values.
+    #[test]
+    fn contiguous_softmax_rows_match_the_lane_loop() {
+        let specials = [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.0,
+            -0.0,
+            1e30,
+            -88.5,
+            1e-40,
+        ];
+        for (rows, n) in [(3usize, 5usize), (40, 1000), (70, 1024), (2000, 33)] {
+            let v: Vec<f64> = (0..rows * n)
+                .map(|i| match (i / n, i % 97) {
+                    (1, _) => f64::NEG_INFINITY,
+                    (_, 3) => specials[(i / 97) % specials.len()],
+                    _ => ((i * 7919 % 1000) as f64 - 500.0) * 0.02,
+                })
+                .collect();
+            for dtype in [DType::Float32, DType::Float64] {
+                let x = Tensor::from_vec(v.clone(), &[rows, n])
+                    .unwrap()
+                    .to_dtype(dtype)
+                    .unwrap();
+                // The same values as the transpose of a contiguous [n, rows] tensor.
+                let xt = x
+                    .transpose(0, 1)
+                    .unwrap()
+                    .contiguous()
+                    .unwrap()
+                    .transpose(0, 1)
+                    .unwrap();
+                assert!(x.is_contiguous() && !xt.is_contiguous());
+                let (a, b) = (
+                    softmax(&x, -1, None).unwrap(),
+                    softmax(&xt, 1, None).unwrap(),
+                );
+                assert_eq!(a.shape(), b.shape());
+                for (i, (p, q)) in a.to_vec::<f64>().iter().zip(b.to_vec::<f64>()).enumerate() {
+                    assert!(
+                        p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()),
+                        "{rows}x{n} {dtype:?} element {i}: {p} vs {q}"
+                    );
+                }
+            }
+        }
     }
 }
