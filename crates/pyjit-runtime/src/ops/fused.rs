@@ -771,9 +771,10 @@ fn run_tile(
 
 // ------------------------------------------------------------------------------ typed tiles
 
-/// Elements per tile of the typed path (16 KiB of f32): a chain's scratch tiles stay in L1/L2.
+/// Elements per tile of the typed path (4 KiB of f32): a chain's input, scratch and output
+/// tiles stay in L1 together (docs/fusion.md has the measurements).
 /// A group with row reductions uses `TYPED_TILE / row` whole rows per tile (at least one).
-pub const TYPED_TILE: usize = 1 << 12;
+pub const TYPED_TILE: usize = 1 << 10;
 
 /// Group elements per parallel task of the typed path (a task runs its tiles one after the
 /// other on its own scratch tiles).
