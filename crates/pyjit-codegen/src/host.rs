@@ -168,12 +168,39 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
         };
         let outcome = match (kind, fused) {
             (OpKind::Fused, Some(fs)) => {
+                // Operands handed over (`FusedSite::owned`): taken out of their handles once,
+                // moved into their last input and cloned into earlier ones.
+                let mut taken: Vec<Option<pyjit_runtime::Tensor>> = fs
+                    .owned
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &o)| {
+                        let pos = fs.slot_pos.get(i).copied()?;
+                        let h = raw.get(pos).copied().filter(|_| o)?;
+                        // SAFETY: native code handed this live handle's reference over (the
+                        // operand's last use) and does not release or read it after the call.
+                        unsafe {
+                            pyjit_runtime::abi::tensor_from_handle(
+                                h as *mut pyjit_runtime::abi::PjTensor,
+                            )
+                        }
+                    })
+                    .collect();
                 // Each input straight from its slots, as a tensor op's operand is (no
                 // intermediate interpreter value: a tensor clone costs allocations).
                 let inputs: Vec<pyjit_runtime::Value> = fs
                     .uses
                     .iter()
-                    .map(|(i, ty)| {
+                    .enumerate()
+                    .map(|(j, (i, ty))| {
+                        if let Some(slot) = taken.get_mut(*i)
+                            && slot.is_some()
+                        {
+                            let later = fs.uses[j + 1..].iter().any(|(o, _)| o == i);
+                            let t = if later { slot.clone() } else { slot.take() };
+                            return t
+                                .map_or(pyjit_runtime::Value::None, pyjit_runtime::Value::Tensor);
+                        }
                         let mut pos = fs.slot_pos.get(*i).copied().unwrap_or(nargs);
                         match operands.get(*i) {
                             // SAFETY: the operand slots are live values owned by the calling
@@ -183,6 +210,8 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
                         }
                     })
                     .collect();
+                // (An operand handed over but read by no step is released here.)
+                drop(taken);
                 match pyjit_runtime::ops::fused::run(&fs.program, inputs) {
                     Ok(t) => Ok(vec![from_runtime(pyjit_runtime::Value::Tensor(t))]),
                     Err(e) => {

@@ -1347,14 +1347,27 @@ impl<'a, 'b> Lowering<'a, 'b> {
             slot_pos.push(pos);
             pos += slots_of(self.ty(v)).len();
         }
+        // Tensor operands whose last use is the group are handed over, as a tensor op's dead
+        // first operand is: the step reading one last may write over its buffer.
+        let operands = self.f.op(op).operands.clone();
+        let owned = operands
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                matches!(self.ty(v), Type::Tensor(_))
+                    && !operands[..i].contains(&v)
+                    && self.movable(v, k, op)
+            })
+            .collect();
         let fused = crate::fused::FusedSite {
             program,
             uses,
             slot_pos,
             step_sites,
+            owned,
         };
         let results = self.f.op(op).results.clone();
-        let res = self.emit_host_call_with(op, Some(Box::new(fused)), None)?;
+        let res = self.emit_host_call_with(op, Some(Box::new(fused)), Some(k))?;
         self.check_failed(None)?;
         self.end_of_op(k)?;
         self.define(&results, res)
@@ -1387,11 +1400,14 @@ impl<'a, 'b> Lowering<'a, 'b> {
             _ => None,
         };
         let owned_first = owned_at.is_some();
+        // A group's operands handed over (`FusedSite::owned`).
+        let group_owned: Vec<bool> = fused.as_ref().map(|f| f.owned.clone()).unwrap_or_default();
         let mut args = Vec::new();
         for (i, &v) in data.operands.iter().enumerate() {
             let kinds = slots_of(self.ty(v));
-            let slots = match owned_at {
-                Some(k) if i == 0 => self.consume(v, k, op)?,
+            let slots = match (owned_at, k) {
+                (Some(k), _) if i == 0 => self.consume(v, k, op)?,
+                (_, Some(k)) if group_owned.get(i) == Some(&true) => self.consume(v, k, op)?,
                 _ => self.slots(v)?,
             };
             for (s, k) in slots.into_iter().zip(kinds) {

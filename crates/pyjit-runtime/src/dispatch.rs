@@ -39,6 +39,12 @@ pub fn call(id: OpId, args: &[Value]) -> Result<Vec<Value>> {
 /// ops, float `abs` and `neg`, and float `add`/`sub` (alpha 1), `mul`, `div` whose result has
 /// the first operand's dtype and shape. Results are the same as [`call`]'s, bit for bit.
 pub fn call_owned(id: OpId, mut args: Vec<Value>) -> Result<Vec<Value>> {
+    call_owned_in(id, &mut args)
+}
+
+/// [`call_owned`] on arguments the caller keeps the list of: the first one is taken out (left
+/// `Value::None`) when the in-place form runs; the caller drops the rest.
+pub fn call_owned_in(id: OpId, args: &mut [Value]) -> Result<Vec<Value>> {
     let s = schema::schema(id);
     if args.len() == s.params.len()
         && let Some(k) = owned_kernels().get(id.0 as usize).copied().flatten()
@@ -47,9 +53,9 @@ pub fn call_owned(id: OpId, mut args: Vec<Value>) -> Result<Vec<Value>> {
         let Value::Tensor(first) = std::mem::replace(&mut args[0], Value::None) else {
             unreachable!("checked above")
         };
-        return k(first, &args);
+        return k(first, args);
     }
-    call(id, &args)
+    call(id, args)
 }
 
 /// Whether [`call_owned`] has an in-place form for op `id` (native code then hands over a dead

@@ -606,6 +606,15 @@ impl Tensor {
         T::vec_mut(buf)?.get_mut(offset..offset + n)
     }
 
+    /// Whether [`Tensor::unique_contiguous_mut`] would lend this view's elements (of its own
+    /// dtype): an op may write over it. (A caller that cannot tell uses this before giving the
+    /// tensor up to an in-place kernel, whose fallback costs more than the plain kernel.)
+    pub fn writable_in_place(&mut self) -> bool {
+        self.is_contiguous()
+            && Arc::get_mut(&mut self.storage)
+                .is_some_and(|s| !matches!(s.buf.get_mut(), Buffer::External(_)))
+    }
+
     /// Calls `f` with the elements as one row-major slice, if the tensor is contiguous and `T`
     /// is its element type: [`Tensor::with_view`] without building an ndarray view (the
     /// per-op cost of small tensors). The storage is read-locked (recursively) for the

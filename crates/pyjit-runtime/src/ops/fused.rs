@@ -32,6 +32,7 @@ use crate::schema::{self, ArgType, OpId};
 use crate::tensor::{Tensor, check_alloc};
 use crate::value::{Scalar, Value};
 use ndarray::IxDyn;
+use smallvec::SmallVec;
 
 /// Elements per tile: 16 Ki elements (64 KiB of float32 per live tile), so a chain's live tiles
 /// stay in L2 while the per-tile dispatch cost stays well below the tile's work.
@@ -225,9 +226,12 @@ fn slot(a: &Operand, inputs: usize) -> Option<usize> {
     }
 }
 
+/// Per slot (see [`slot`]) of a group, inline up to this many (inputs and steps).
+const INLINE_SLOTS: usize = 8;
+
 /// For each slot (see [`slot`]), the index of the last step reading it (`usize::MAX`: none).
-fn last_uses(p: &Program, inputs: usize) -> Vec<usize> {
-    let mut last = vec![usize::MAX; inputs + p.steps.len()];
+fn last_uses(p: &Program, inputs: usize) -> SmallVec<[usize; INLINE_SLOTS]> {
+    let mut last = smallvec::smallvec![usize::MAX; inputs + p.steps.len()];
     for (k, s) in p.steps.iter().enumerate() {
         for a in &s.args {
             if let Some(l) = slot(a, inputs).and_then(|i| last.get_mut(i)) {
@@ -246,10 +250,10 @@ enum Kernels {
     /// [`dispatch::call_owned`] with a dead first operand given up, so that the kernel may
     /// write over a dead tile instead of allocating one (bit-identical to `call`).
     Owned,
-    /// [`dispatch::call_owned`] when the first operand is an earlier step's float result dying
-    /// there (which only the group holds: the kernel may write over it), else
-    /// [`dispatch::call`] (no argument list given up per step, and integer ops keep the plain
-    /// kernels' fast paths).
+    /// [`dispatch::call_owned`] when the first operand is a float tensor dying there (an
+    /// earlier step's result, which only the group holds, or an input the caller gave up: the
+    /// kernel writes over it when no one else holds its buffer), else [`dispatch::call`] (no
+    /// argument list given up per step, and integer ops keep the plain kernels' fast paths).
     OwnedDeadFloat,
 }
 
@@ -263,15 +267,16 @@ fn run_steps(
     kernels: Kernels,
 ) -> StepResult<Tensor> {
     let n_in = inputs.len();
-    let mut vals: Vec<Option<Value>> = Vec::with_capacity(n_in + p.steps.len());
-    vals.extend(inputs.into_iter().map(Some));
-    vals.extend(p.steps.iter().map(|_| None));
+    let mut vals: SmallVec<[Option<Value>; INLINE_SLOTS]> = inputs
+        .into_iter()
+        .map(Some)
+        .chain(p.steps.iter().map(|_| None))
+        .collect();
     let undefined =
         || RuntimeError::Value("fused group: an operand is not defined before use".into());
-    let width = p.steps.iter().map(|s| s.args.len()).max().unwrap_or(0);
-    let mut args: Vec<Value> = Vec::with_capacity(width);
+    let mut args: SmallVec<[Value; 4]> = SmallVec::new();
     for (k, s) in p.steps.iter().enumerate() {
-        let mut first_dead_step = false;
+        let (mut first_dead, mut first_input) = (false, false);
         for (j, a) in s.args.iter().enumerate() {
             let v = match slot(a, n_in) {
                 None => match a {
@@ -281,7 +286,8 @@ fn run_steps(
                 Some(i) => {
                     let dead = last.get(i) == Some(&k)
                         && !s.args[j + 1..].iter().any(|b| slot(b, n_in) == Some(i));
-                    first_dead_step |= j == 0 && dead && i >= n_in;
+                    first_dead |= j == 0 && dead;
+                    first_input |= j == 0 && i < n_in;
                     match vals.get_mut(i) {
                         Some(v) if dead => v.take(),
                         Some(v) => v.clone(),
@@ -291,25 +297,30 @@ fn run_steps(
             };
             args.push(at(k, v.ok_or_else(undefined))?);
         }
-        let owned = match kernels {
-            Kernels::Plain => false,
-            Kernels::Owned => true,
-            Kernels::OwnedDeadFloat => {
-                first_dead_step
-                    && matches!(args.first(), Some(Value::Tensor(t)) if t.dtype().is_float())
-            }
+        // (An op without an in-place form gains nothing from giving up its arguments, and
+        // would cost a fresh argument list.)
+        let owned = dispatch::has_owned_kernel(s.op)
+            && match kernels {
+                Kernels::Plain => false,
+                Kernels::Owned => true,
+                Kernels::OwnedDeadFloat => {
+                    // (A step's result only the group holds; an input only when nobody else
+                    // does, else the plain kernel: the in-place form's fallback costs more.)
+                    first_dead
+                        && match args.first_mut() {
+                            Some(Value::Tensor(t)) => {
+                                t.dtype().is_float() && (!first_input || t.writable_in_place())
+                            }
+                            _ => false,
+                        }
+                }
+            };
+        let out = if owned {
+            dispatch::call_owned_in(s.op, &mut args)
+        } else {
+            dispatch::call(s.op, &args)
         };
-        let out = match owned {
-            false => {
-                let out = dispatch::call(s.op, &args);
-                args.clear();
-                out
-            }
-            true => dispatch::call_owned(
-                s.op,
-                std::mem::replace(&mut args, Vec::with_capacity(width)),
-            ),
-        };
+        args.clear();
         let t = at(k, out.and_then(|o| one_tensor(o, s.op)))?;
         if k + 1 == p.steps.len() {
             return Ok(t);
@@ -332,9 +343,10 @@ pub fn run_unfused(p: &Program, inputs: &[Value]) -> StepResult<Tensor> {
 }
 
 /// [`run_unfused`] on inputs given up by the caller (no copy of them), where a float step whose
-/// first operand is an earlier step's result dying there may write its result over it ([`dispatch::call_owned`]: the same
-/// bits and errors as [`dispatch::call`]), so an elementwise float step of a small group
-/// allocates no tensor for its result where the unfused op allocates one.
+/// first operand dies there (an earlier step's result, or an input native code handed over)
+/// may write its result over it ([`dispatch::call_owned`]: the same bits and errors as
+/// [`dispatch::call`]), so an elementwise float step of a small group allocates no tensor for
+/// its result where the unfused op, handed the same dead operand, allocates none either.
 fn run_unfused_owned(p: &Program, inputs: Vec<Value>) -> StepResult<Tensor> {
     let last = last_uses(p, inputs.len());
     run_steps(p, &last, inputs, Kernels::OwnedDeadFloat)
