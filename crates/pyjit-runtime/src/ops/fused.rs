@@ -1921,16 +1921,7 @@ mod tests {
     /// `x` with NaN, ±inf, ±0 and large values sprinkled in (every 97th element).
     fn specials(shape: &[usize], dtype: DType) -> Tensor {
         let n: usize = shape.iter().product();
-        let s = [
-            f64::NAN,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            0.0,
-            -0.0,
-            1e30,
-            -88.5,
-            1e-40,
-        ];
+        let s = super::super::TEST_SPECIALS;
         let v: Vec<f64> = (0..n)
             .map(|i| {
                 if i % 97 == 3 {

@@ -297,3 +297,17 @@ pub(crate) fn literal_scalars(v: &Value, out: &mut Vec<Scalar>) {
         _ => {}
     }
 }
+
+/// The special float values the kernels' bit-identity tests sprinkle into their inputs: NaN,
+/// ±inf, ±0, a huge value, one whose exp is subnormal in f32, and an f32 subnormal.
+#[cfg(test)]
+pub(crate) const TEST_SPECIALS: [f64; 8] = [
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    0.0,
+    -0.0,
+    1e30,
+    -88.5,
+    1e-40,
+];

@@ -1543,16 +1543,7 @@ mod tests {
     /// several, rows with NaN, ±inf, -inf only, huge and tiny values.
     #[test]
     fn contiguous_softmax_rows_match_the_lane_loop() {
-        let specials = [
-            f64::NAN,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            0.0,
-            -0.0,
-            1e30,
-            -88.5,
-            1e-40,
-        ];
+        let specials = super::super::TEST_SPECIALS;
         for (rows, n) in [(3usize, 5usize), (40, 1000), (70, 1024), (2000, 33)] {
             let v: Vec<f64> = (0..rows * n)
                 .map(|i| match (i / n, i % 97) {
