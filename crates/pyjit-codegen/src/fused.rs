@@ -19,9 +19,6 @@ pub(crate) struct FusedSite {
     pub slot_pos: Vec<usize>,
     /// The error site of each step (the span and inlined frames of the body op it came from).
     pub step_sites: Vec<u64>,
-    /// Per operand of the `fused` op: whether native code hands its reference over (a tensor
-    /// whose last use is the group), so that a step reading it last may write over it.
-    pub owned: Vec<bool>,
 }
 
 /// A compiled group: the tile program, its inputs (see [`FusedSite::uses`]) and the body op

@@ -40,9 +40,11 @@ pub(crate) enum SiteKind {
         arg_slots: usize,
         /// For a `fused` op: its tile program.
         fused: Option<Box<crate::fused::FusedSite>>,
-        /// A tensor op whose first operand native code hands over (its last use; the op
-        /// has an in-place form, `dispatch::call_owned`): the host takes that reference.
-        owned_first: bool,
+        /// Per operand: whether native code hands its reference over (its last use): a
+        /// tensor op's first operand when the op has an in-place form
+        /// (`dispatch::call_owned`), a `fused` group's tensor operands. The host takes those
+        /// references.
+        owned: Vec<bool>,
     },
     /// A scalar op run by a dedicated host function (its error comes from the function).
     Scalar,
@@ -150,7 +152,7 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
                     results,
                     arg_slots,
                     fused,
-                    owned_first,
+                    owned,
                 },
             span,
             ..
@@ -168,22 +170,15 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
         };
         let outcome = match (kind, fused) {
             (OpKind::Fused, Some(fs)) => {
-                // Operands handed over (`FusedSite::owned`): taken out of their handles once,
+                // Operands handed over (`owned`): taken out of their handles once,
                 // moved into their last input and cloned into earlier ones.
-                let mut taken: Vec<Option<pyjit_runtime::Tensor>> = fs
-                    .owned
+                let mut taken: Vec<Option<pyjit_runtime::Tensor>> = owned
                     .iter()
                     .enumerate()
                     .map(|(i, &o)| {
-                        let pos = fs.slot_pos.get(i).copied()?;
-                        let h = raw.get(pos).copied().filter(|_| o)?;
-                        // SAFETY: native code handed this live handle's reference over (the
-                        // operand's last use) and does not release or read it after the call.
-                        unsafe {
-                            pyjit_runtime::abi::tensor_from_handle(
-                                h as *mut pyjit_runtime::abi::PjTensor,
-                            )
-                        }
+                        let pos = fs.slot_pos.get(i).copied().filter(|_| o)?;
+                        // SAFETY: `owned`: native code handed this operand's reference over.
+                        unsafe { handed_over(raw, pos) }
                     })
                     .collect();
                 // Each input straight from its slots, as a tensor op's operand is (no
@@ -224,7 +219,7 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
             }
             // SAFETY: the operand slots are live values owned by the calling native code.
             (OpKind::Tensor(id), _) => unsafe {
-                run_tensor_op(*id, operands, raw, *span, *owned_first)
+                run_tensor_op(*id, operands, raw, *span, owned.first() == Some(&true))
             },
             _ => {
                 let mut pos = 0;
@@ -275,11 +270,9 @@ unsafe fn run_tensor_op(
     let mut rt = Vec::with_capacity(operands.len());
     for (i, t) in operands.iter().enumerate() {
         if i == 0 && owned_first && matches!(t, Type::Tensor(_)) {
-            let h = raw.first().copied().unwrap_or(0) as *mut pyjit_runtime::abi::PjTensor;
             pos = 1;
-            // SAFETY: native code handed this live handle's reference over (`owned_first`:
-            // the operand's last use) and does not release or read it after the call.
-            let t = unsafe { pyjit_runtime::abi::tensor_from_handle(h) };
+            // SAFETY: `owned_first`: native code handed this operand's reference over.
+            let t = unsafe { handed_over(raw, 0) };
             rt.push(t.map_or(pyjit_runtime::Value::None, pyjit_runtime::Value::Tensor));
             continue;
         }
@@ -294,6 +287,17 @@ unsafe fn run_tensor_op(
     }
     .map_err(|e| InterpError::new(e.kind(), e.to_string(), span))?;
     Ok(out.into_iter().map(from_runtime).collect())
+}
+
+/// The tensor of the handle in slot `pos`, taking over its reference.
+///
+/// # Safety
+/// `raw[pos]` must be a live tensor handle whose reference native code handed over (the
+/// operand's last use): it does not release or read the handle after the call.
+unsafe fn handed_over(raw: &[u64], pos: usize) -> Option<pyjit_runtime::Tensor> {
+    let h = raw.get(pos).copied().unwrap_or(0) as *mut pyjit_runtime::abi::PjTensor;
+    // SAFETY: the caller guarantees the handle is live and its reference is ours.
+    unsafe { pyjit_runtime::abi::tensor_from_handle(h) }
 }
 
 /// The runtime value of an operand of type `t` read from its slots at `pos` (advanced past

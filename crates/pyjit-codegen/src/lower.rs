@@ -1347,24 +1347,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
             slot_pos.push(pos);
             pos += slots_of(self.ty(v)).len();
         }
-        // Tensor operands whose last use is the group are handed over, as a tensor op's dead
-        // first operand is: the step reading one last may write over its buffer.
-        let operands = self.f.op(op).operands.clone();
-        let owned = operands
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| {
-                matches!(self.ty(v), Type::Tensor(_))
-                    && !operands[..i].contains(&v)
-                    && self.movable(v, k, op)
-            })
-            .collect();
         let fused = crate::fused::FusedSite {
             program,
             uses,
             slot_pos,
             step_sites,
-            owned,
         };
         let results = self.f.op(op).results.clone();
         let res = self.emit_host_call_with(op, Some(Box::new(fused)), Some(k))?;
@@ -1373,10 +1360,12 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.define(&results, res)
     }
 
-    /// Emits the `pjn_op` call of `op`. `k` (the op's index, given for a plain tensor op) lets
-    /// a dead first tensor operand be handed over: when `op` is its last use and the op has an
-    /// in-place form (`dispatch::has_owned_kernel`), the host takes the reference
-    /// (`owned_first`) and the kernel may write its result over the operand's buffer.
+    /// Emits the `pjn_op` call of `op`. `k` (the op's index, given for a tensor op and a
+    /// `fused` group) lets dead tensor operands be handed over (`SiteKind::Op::owned`): the
+    /// first operand of a tensor op with an in-place form (`dispatch::has_owned_kernel`), and
+    /// every tensor operand of a group, when `op` is its last use. The host takes those
+    /// references, and the kernel (a group's step reading one last) may write over the
+    /// operand's buffer.
     fn emit_host_call_with(
         &mut self,
         op: Op,
@@ -1386,28 +1375,30 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let data = self.f.op(op);
         let operand_types: Vec<Type> = data.operands.iter().map(|&v| self.ty(v).clone()).collect();
         let result_types: Vec<Type> = data.results.iter().map(|&v| self.ty(v).clone()).collect();
-        // The op's index when its first operand is handed over.
-        let owned_at = match (&data.kind, k, data.operands.first()) {
-            (OpKind::Tensor(id), Some(k), Some(&v))
-                if fused.is_none()
+        let owned: Vec<bool> = data
+            .operands
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                let handed = match &data.kind {
+                    OpKind::Tensor(id) => {
+                        i == 0
+                            && pyjit_runtime::dispatch::has_owned_kernel(*id)
+                            && !data.operands[1..].contains(&v)
+                    }
+                    OpKind::Fused => !data.operands[..i].contains(&v),
+                    _ => false,
+                };
+                handed
                     && matches!(self.ty(v), Type::Tensor(_))
-                    && pyjit_runtime::dispatch::has_owned_kernel(*id)
-                    && !data.operands[1..].contains(&v)
-                    && self.movable(v, k, op) =>
-            {
-                Some(k)
-            }
-            _ => None,
-        };
-        let owned_first = owned_at.is_some();
-        // A group's operands handed over (`FusedSite::owned`).
-        let group_owned: Vec<bool> = fused.as_ref().map(|f| f.owned.clone()).unwrap_or_default();
+                    && k.is_some_and(|k| self.movable(v, k, op))
+            })
+            .collect();
         let mut args = Vec::new();
         for (i, &v) in data.operands.iter().enumerate() {
             let kinds = slots_of(self.ty(v));
-            let slots = match (owned_at, k) {
-                (Some(k), _) if i == 0 => self.consume(v, k, op)?,
-                (_, Some(k)) if group_owned.get(i) == Some(&true) => self.consume(v, k, op)?,
+            let slots = match k {
+                Some(k) if owned[i] => self.consume(v, k, op)?,
                 _ => self.slots(v)?,
             };
             for (s, k) in slots.into_iter().zip(kinds) {
@@ -1422,7 +1413,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 results: result_types,
                 arg_slots: args.len(),
                 fused,
-                owned_first,
+                owned,
             },
             data.span,
         );

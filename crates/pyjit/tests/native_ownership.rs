@@ -193,7 +193,7 @@ fn clif_and_asm_listings() {
     assert!(asm.lines().count() > 20, "{asm}");
 }
 
-/// Tensor ops whose first operand dies there take it over (`owned_first` in pyjit-codegen):
+/// Tensor ops whose first operand dies there take it over (the site's `owned` list in pyjit-codegen):
 /// the results are the interpreter's, an alias of a handed-over tensor keeps its values, the
 /// argument tensors are untouched, and nothing leaks, also when the op fails.
 #[test]
