@@ -14,7 +14,9 @@
 
 use numpy::npyffi::{self, NPY_ARRAY_WRITEABLE, PY_ARRAY_API, npy_intp};
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
-use pyjit::api::{CompileOptions, Error, Function, Source, TraceConfig, Value};
+use pyjit::api::{
+    CompileOptions, Error, Function, SCALAR_CALL_SLOTS, ScalarArg, Source, TraceConfig, Value,
+};
 use pyjit::runtime::{DType, Tensor};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError};
@@ -104,23 +106,32 @@ impl PyFunction {
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
+        let mut printed = Vec::new();
+        // Compiled code that takes a bounded time (no loop, call or tensor kernel) runs with
+        // the GIL held, as NumPy keeps it for small operations: releasing and retaking it
+        // would cost more than the call. Everything else — compiling included — runs with
+        // the GIL released.
+        let mut scalars = [ScalarArg::Int(0); SCALAR_CALL_SLOTS];
+        if kwargs.is_none_or(|k| k.is_empty())
+            && let Some(scalars) = scalar_args(args, &mut scalars)
+            && let Some(call) = self.f.scalar_call(scalars)
+        {
+            // A scalar function called again with its signature: no `Value` conversions.
+            let r = if call.runs_in_bounded_time() {
+                call.run(&mut printed)
+            } else {
+                py.detach(|| call.run(&mut printed))
+            };
+            return finish_call(py, &printed, r, &Spelling::default());
+        }
         let mut spelling = Spelling::default();
         let (args, kwargs) = convert_args(args, kwargs, &mut spelling)?;
-        let mut printed = Vec::new();
         let r = match self.f.prepare(args, kwargs) {
-            // Compiled code that takes a bounded time (no loop, call or tensor kernel) runs
-            // with the GIL held, as NumPy keeps it for small operations: releasing and
-            // retaking it would cost more than the call. Everything else — compiling
-            // included — runs with the GIL released.
             Ok(call) if call.runs_in_bounded_time() => call.run(&mut printed),
             Ok(call) => py.detach(|| call.run(&mut printed)),
             Err(e) => Err(e),
         };
-        write_stdout(py, &printed)?;
-        match r {
-            Ok(v) => to_py(py, v, &spelling),
-            Err(e) => Err(to_pyerr(py, e)),
-        }
+        finish_call(py, &printed, r, &spelling)
     }
 
     /// The function's name.
@@ -215,6 +226,46 @@ fn convert_args(
         }
     }
     Ok((a, kw))
+}
+
+/// The positional arguments as scalars in `buf`, when each is exactly a Python `int` that fits
+/// 64 bits, a `float` or a `bool`, and they fit; else `None` (the general path converts them,
+/// and raises for an `int` too large).
+fn scalar_args<'b>(
+    args: &Bound<'_, PyTuple>,
+    buf: &'b mut [ScalarArg; SCALAR_CALL_SLOTS],
+) -> Option<&'b [ScalarArg]> {
+    let n = args.len();
+    if n > SCALAR_CALL_SLOTS {
+        return None;
+    }
+    for (s, x) in buf.iter_mut().zip(args.iter_borrowed()) {
+        *s = if x.is_exact_instance_of::<PyInt>() {
+            ScalarArg::Int(x.extract::<i64>().ok()?)
+        } else if let Ok(f) = x.cast_exact::<PyFloat>() {
+            ScalarArg::Float(f.value())
+        } else if let Ok(b) = x.cast_exact::<PyBool>() {
+            ScalarArg::Bool(b.is_true())
+        } else {
+            return None;
+        };
+    }
+    Some(&buf[..n])
+}
+
+/// The end of a call: what it printed written to `sys.stdout`, then its result as a Python
+/// value or its error as the Python exception.
+fn finish_call(
+    py: Python<'_>,
+    printed: &[u8],
+    r: Result<Value, Error>,
+    spelling: &Spelling,
+) -> PyResult<Py<PyAny>> {
+    write_stdout(py, printed)?;
+    match r {
+        Ok(v) => to_py(py, v, spelling),
+        Err(e) => Err(to_pyerr(py, e)),
+    }
 }
 
 /// A Python value as an API value.

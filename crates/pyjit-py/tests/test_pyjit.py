@@ -80,6 +80,12 @@ def scalars(a: int, b: float, c: bool) -> Tuple[float, bool]:
     return a * b, not c
 
 
+def ratio(n: int, x: float, loud: bool) -> float:
+    if loud:
+        print("n is", n)
+    return x / n
+
+
 def total(xs: List[float]) -> float:
     s = 0.0
     for v in xs:
@@ -218,6 +224,53 @@ def test_python_scalars_lists_tuples_and_none():
     np.testing.assert_array_equal(s(xs), [3.0, 3.0])
     # NumPy scalars are their Python values.
     assert pyjit.script(scalars)(np.int64(3), np.float32(0.5), np.bool_(True)) == (1.5, False)
+
+
+def test_repeated_scalar_calls_match_first_calls(capsys):
+    """A scalar function called again with its first signature takes the per-call fast path
+    (arguments read straight from the tuple); every call must give what a fresh function's
+    first call (the general path) gives: value, exception class and message, printed text."""
+
+    def outcome(f, *args):
+        try:
+            return ("ok", f(*args), capsys.readouterr().out)
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            return (type(e), str(e), capsys.readouterr().out)
+
+    warm = pyjit.script(ratio)
+    for _ in range(3):
+        assert outcome(warm, 4, 3.0, False) == ("ok", 0.75, "")
+    import enum
+
+    class Two(enum.IntEnum):
+        TWO = 2
+
+    class F(float):
+        pass
+
+    cases = [
+        (8, 2.0, False),
+        (8, 2, False),  # an int for the float parameter
+        (3, 1.5, True),  # prints
+        (0, 1.0, False),  # ZeroDivisionError
+        (2**70, 1.0, False),  # does not fit 64 bits
+        (-(2**63), 1.0, False),
+        (True, 1.0, False),  # a bool for the int parameter
+        (2, 1.0, 1),  # an int for the bool parameter
+        (Two.TWO, F(3.0), False),  # subclasses take the general path
+        (2.0, 1.0, False),  # a float for the int parameter
+        (2, "x", False),
+    ]
+    for args in cases:
+        cold = outcome(pyjit.script(ratio), *args)
+        assert outcome(warm, *args) == cold, args
+    assert outcome(warm, 3, 1.5, True) == ("ok", 0.5, "n is 3\n")
+    # Too few and too many arguments (RuntimeError, as TorchScript raises), and keywords.
+    for args in [(1, 2.0), (1, 2.0, False, 4)]:
+        cold = outcome(pyjit.script(ratio), *args)
+        assert cold[0] is RuntimeError
+        assert outcome(warm, *args) == cold, args
+    assert warm(2, x=1.0, loud=False) == 0.5
 
 
 def test_results_view_the_runtime_buffer():

@@ -37,7 +37,7 @@
 use crate::archive::{Archive, SavedKey};
 use crate::program::{Backend, CallError, Options, Program};
 use crate::traced::{TraceError, TraceOptions, TracedProgram};
-use pyjit_codegen::ScalarArg;
+pub use pyjit_codegen::{SCALAR_CALL_SLOTS, ScalarArg};
 use pyjit_interp::Value as IValue;
 use pyjit_ir::Type;
 use pyjit_opt::manager::OptLevel;
@@ -107,6 +107,16 @@ pub enum Value {
 }
 
 impl Value {
+    /// The scalar argument this is, if it is a Python `int`, `float` or `bool`.
+    pub fn as_scalar(&self) -> Option<ScalarArg> {
+        Some(match *self {
+            Value::Int(i) => ScalarArg::Int(i),
+            Value::Float(x) => ScalarArg::Float(x),
+            Value::Bool(b) => ScalarArg::Bool(b),
+            _ => return None,
+        })
+    }
+
     /// The tensor, if this is one.
     pub fn as_tensor(&self) -> Option<&Tensor> {
         match self {
@@ -415,7 +425,7 @@ impl Call<'_> {
             CallInner::Script(c) => c.run(out).map_err(|e| Error::from_call(e, &f.name))?,
             CallInner::Fast(p, fast, args) => {
                 if fast.scalars {
-                    return f.run_scalars(p, fast, args, out);
+                    return f.run_scalar_values(p, fast, args, out);
                 }
                 let types = f.params.as_ref().map_or(&[][..], |p| &p.types[..]);
                 // Each argument has its parameter's fast kind (checked by `prepare`), which
@@ -436,6 +446,45 @@ impl Call<'_> {
                 return typed.call_with_output(args, kwargs, out);
             }
         };
+        Value::from_interp(v)
+    }
+}
+
+/// `args` as scalar arguments in `buf`, if every one is a scalar and they fit.
+fn scalar_args<'b>(
+    args: &[Value],
+    buf: &'b mut [ScalarArg; SCALAR_CALL_SLOTS],
+) -> Option<&'b [ScalarArg]> {
+    let n = args.len();
+    if n > SCALAR_CALL_SLOTS {
+        return None;
+    }
+    for (s, v) in buf.iter_mut().zip(args) {
+        *s = v.as_scalar()?;
+    }
+    Some(&buf[..n])
+}
+
+/// A call of a scalar function's per-call path ([`Function::scalar_call`]).
+pub struct ScalarCall<'a, 'b> {
+    f: &'a Function,
+    p: &'a Program,
+    fast: &'a FastPath,
+    args: &'b [ScalarArg],
+}
+
+impl ScalarCall<'_, '_> {
+    /// Whether the compiled code takes a bounded time (see [`Call::runs_in_bounded_time`]).
+    pub fn runs_in_bounded_time(&self) -> bool {
+        self.fast.native.runs_in_bounded_time()
+    }
+
+    /// Runs the call, writing its `print`s to `out`.
+    pub fn run(self, out: &mut dyn Write) -> Result<Value, Error> {
+        let v = self
+            .p
+            .run_native_scalars(&self.fast.native, self.args, out)
+            .map_err(|e| Error::from_call(e, &self.f.name))?;
         Value::from_interp(v)
     }
 }
@@ -502,6 +551,16 @@ impl FastPath {
                 .zip(&self.args)
                 .all(|((v, t), &k)| FastArg::of(v, t) == Some(k))
     }
+
+    /// [`FastPath::matches`] for arguments that are all scalars.
+    fn matches_scalars(&self, args: &[ScalarArg], types: &[Type]) -> bool {
+        args.len() == self.args.len()
+            && args
+                .iter()
+                .zip(types)
+                .zip(&self.args)
+                .all(|((&s, t), &k)| FastArg::of_scalar(s, t) == Some(k))
+    }
 }
 
 /// What an argument of the fast path is: a scalar fitted to its declared type without
@@ -521,14 +580,21 @@ impl FastArg {
     /// (a tensor parameter only when its declared type is generic, so that the code-cache
     /// key, dtype and rank, is all a tensor's fitness depends on).
     fn of(v: &Value, ty: &Type) -> Option<FastArg> {
-        Some(match (ty, v) {
-            (Type::Int, Value::Int(_)) => FastArg::Int,
-            (Type::Float, Value::Float(_)) => FastArg::Float,
-            (Type::Float, Value::Int(_)) => FastArg::IntAsFloat,
-            (Type::Bool, Value::Bool(_)) => FastArg::Bool,
+        match (ty, v) {
             (Type::Tensor(tt), Value::Tensor(t)) if *tt == pyjit_ir::TensorType::generic() => {
-                FastArg::Tensor(t.dtype(), t.dim())
+                Some(FastArg::Tensor(t.dtype(), t.dim()))
             }
+            _ => FastArg::of_scalar(v.as_scalar()?, ty),
+        }
+    }
+
+    /// The kind of scalar `s` passed to a parameter declared `ty`.
+    fn of_scalar(s: ScalarArg, ty: &Type) -> Option<FastArg> {
+        Some(match (ty, s) {
+            (Type::Int, ScalarArg::Int(_)) => FastArg::Int,
+            (Type::Float, ScalarArg::Float(_)) => FastArg::Float,
+            (Type::Float, ScalarArg::Int(_)) => FastArg::IntAsFloat,
+            (Type::Bool, ScalarArg::Bool(_)) => FastArg::Bool,
             _ => return None,
         })
     }
@@ -870,50 +936,59 @@ impl Function {
         out: &mut dyn Write,
     ) -> Result<Value, Error> {
         // The per-call path of a scalar function called as before: nothing to bind or prepare.
-        if let (Kind::Script(p), Some(fast), true, None) = (
-            &self.kind,
-            self.fast.get(),
-            kwargs.is_empty(),
-            &self.by_arg_types,
-        ) && fast.scalars
+        let mut scalars = [ScalarArg::Int(0); SCALAR_CALL_SLOTS];
+        if kwargs.is_empty()
+            && let Some(scalars) = scalar_args(&args, &mut scalars)
+            && let Some(call) = self.scalar_call(scalars)
         {
-            let types = self.params.as_ref().map_or(&[][..], |p| &p.types[..]);
-            if fast.matches(&args, types) {
-                return self.run_scalars(p, fast, args, out);
-            }
+            return call.run(out);
         }
         self.prepare(args, kwargs)?.run(out)
     }
 
-    /// Runs the [`FastPath`] of a scalar function on arguments it [matched](FastPath::matches):
-    /// their slots go on the stack ([`Program::run_native_scalars`]).
-    fn run_scalars(
+    /// The per-call path of a scripted function called again with positional scalars that
+    /// take its [`FastPath`] (`f(1, 2.0)` from Python): no binding, argument checks or
+    /// code-cache lookup, the arguments' slots on the stack. `None` when the arguments do not
+    /// take it (another signature, not compiled yet, a traced function); [`Function::prepare`]
+    /// then takes them.
+    pub fn scalar_call<'b>(&self, args: &'b [ScalarArg]) -> Option<ScalarCall<'_, 'b>> {
+        let (Kind::Script(p), Some(fast), None) = (&self.kind, self.fast.get(), &self.by_arg_types)
+        else {
+            return None;
+        };
+        let types = self.params.as_ref().map_or(&[][..], |p| &p.types[..]);
+        (fast.scalars && fast.matches_scalars(args, types)).then_some(ScalarCall {
+            f: self,
+            p,
+            fast,
+            args,
+        })
+    }
+
+    /// Runs the scalar [`FastPath`] on the positional `args` it [matched](FastPath::matches).
+    fn run_scalar_values(
         &self,
         p: &Program,
         fast: &FastPath,
         args: Vec<Value>,
         out: &mut dyn Write,
     ) -> Result<Value, Error> {
-        let mut scalars = [ScalarArg::Int(0); pyjit_codegen::SCALAR_CALL_SLOTS];
-        for (s, v) in scalars.iter_mut().zip(&args) {
-            *s = match *v {
-                Value::Int(i) => ScalarArg::Int(i),
-                Value::Float(x) => ScalarArg::Float(x),
-                Value::Bool(b) => ScalarArg::Bool(b),
-                // Not a scalar (the fast path's match rules it out): the program's own path.
-                _ => {
-                    let v = p
-                        .prepare_call(&self.name, self.bind(args, Vec::new())?)
-                        .and_then(|c| c.run(out))
-                        .map_err(|e| Error::from_call(e, &self.name))?;
-                    return Value::from_interp(v);
-                }
-            };
+        let mut scalars = [ScalarArg::Int(0); SCALAR_CALL_SLOTS];
+        let Some(scalars) = scalar_args(&args, &mut scalars) else {
+            // Not all scalars (the fast path's match rules it out): the program's own path.
+            let v = p
+                .prepare_call(&self.name, self.bind(args, Vec::new())?)
+                .and_then(|c| c.run(out))
+                .map_err(|e| Error::from_call(e, &self.name))?;
+            return Value::from_interp(v);
+        };
+        ScalarCall {
+            f: self,
+            p,
+            fast,
+            args: scalars,
         }
-        let v = p
-            .run_native_scalars(&fast.native, &scalars[..args.len()], out)
-            .map_err(|e| Error::from_call(e, &self.name))?;
-        Value::from_interp(v)
+        .run(out)
     }
 
     /// A call with these arguments, bound and checked, ready to [run](Call::run); nothing is
