@@ -1020,13 +1020,20 @@ fn softmax_rows<T: SoftmaxLane + Element + Send + Sync>(t: &Tensor) -> Option<Re
 
 /// `exp(x - m)`: the subtraction inside the vector exp's loop (one pass instead of a baseline
 /// SSE2 subtraction pass and the exp pass; the same roundings, so the same bits).
-#[derive(Clone, Copy)]
-struct ExpMinus<T>(T);
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ExpMinus<T>(pub(crate) T);
 
 impl vmath::Unary<f32> for ExpMinus<f32> {
     #[inline(always)]
     fn eval<const F: bool>(self, x: f32) -> f32 {
         vmath::exp_f32::<F>(x - self.0)
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn map_avx512(self, x: *const f32, out: *mut f32, n: usize) -> bool {
+        // SAFETY: forwarded (the trait method's contract).
+        unsafe { vmath::avx512::exp_minus_loop(x, out, n, self.0) };
+        true
     }
 }
 

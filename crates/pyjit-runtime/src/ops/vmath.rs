@@ -171,6 +171,17 @@ pub trait Unary<T>: Copy + Send + Sync {
     fn slow(self, x: T) -> T {
         x
     }
+    /// Runs the kernel's own AVX-512 loop, if it has one (`out[i] = eval(x[i])` for `i < n`,
+    /// `x` may be `out`; bit-identical to the `eval` loop on every input, see [`avx512`]), and
+    /// says whether it did. [`map`] and [`map_inplace`] try it on AVX-512 CPUs.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F/DQ/BW/VL; `x` and `out` are valid for `n` elements.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn map_avx512(self, _x: *const T, _out: *mut T, _n: usize) -> bool {
+        false
+    }
 }
 
 /// `out[i] = k.slow(x[i])` where `k.needs_slow(x[i])` (a scan; rare inputs).
@@ -189,6 +200,32 @@ fn fix_slow<T: Copy, K: Unary<T>>(k: K, x: &[T], out: &mut [T]) {
 fn map_chunk<T: Scalar, K: Unary<T>>(k: K, x: &[T], out: &mut [T]) {
     map_serial(k, x, out);
     fix_slow(k, x, out);
+}
+
+/// `out[i] = k(x[i])` on one thread: the kernel's [`Unary::AVX512`] loop when it has one and
+/// the CPU runs AVX-512, else the vectorized `eval` loop.
+fn map_serial<T: Scalar, K: Unary<T>>(k: K, x: &[T], out: &mut [T]) {
+    #[cfg(target_arch = "x86_64")]
+    if isa() == Isa::Avx512
+        // SAFETY: the CPU has AVX-512 (`isa`); both slices hold `n` elements.
+        && unsafe { k.map_avx512(x.as_ptr(), out.as_mut_ptr(), x.len().min(out.len())) }
+    {
+        return;
+    }
+    map_serial_eval(k, x, out)
+}
+
+/// [`map_serial`] in place.
+fn map_serial_inplace<T: Scalar, K: Unary<T>>(k: K, x: &mut [T]) {
+    #[cfg(target_arch = "x86_64")]
+    if isa() == Isa::Avx512 {
+        let p = x.as_mut_ptr();
+        // SAFETY: as in `map_serial`; the loops read each vector before writing it.
+        if unsafe { k.map_avx512(p, p, x.len()) } {
+            return;
+        }
+    }
+    map_serial_inplace_eval(k, x)
 }
 
 /// One serial chunk of [`map_inplace`]; kernels with a slow path keep a copy of each block of
@@ -312,8 +349,8 @@ macro_rules! multiversion {
     };
 }
 
-multiversion!(map_serial<T: Scalar, K: Unary<T>>(k: K, x: &[T], out: &mut [T]) => map_loop);
-multiversion!(map_serial_inplace<T: Scalar, K: Unary<T>>(k: K, x: &mut [T]) => map_loop_inplace);
+multiversion!(map_serial_eval<T: Scalar, K: Unary<T>>(k: K, x: &[T], out: &mut [T]) => map_loop);
+multiversion!(map_serial_inplace_eval<T: Scalar, K: Unary<T>>(k: K, x: &mut [T]) => map_loop_inplace);
 multiversion!(zip_serial<T: Scalar, K: Binary<T>>(k: K, x: &[T], y: &[T], out: &mut [T]) => zip_loop);
 multiversion!(zip_serial_inplace<T: Scalar, K: Binary<T>>(k: K, x: &mut [T], y: &[T]) => zip_loop_inplace);
 
@@ -1441,6 +1478,10 @@ pub fn softplus_f64<const F: bool>(x: f64, beta: f64, threshold: f64) -> f64 {
 mod trig;
 pub use trig::*;
 
+#[cfg(target_arch = "x86_64")]
+#[path = "vmath_avx512.rs"]
+pub(crate) mod avx512;
+
 // ------------------------------------------------------------------------------ kernels
 
 /// The kernels as [`Unary`] values, one per function.
@@ -1448,12 +1489,21 @@ pub mod k {
     use super::*;
 
     macro_rules! unary_kernels {
-        ($($name:ident => $f32:ident, $f64:ident;)*) => {$(
+        ($($name:ident => $f32:ident, $f64:ident $(, avx512 $loop:ident)?;)*) => {$(
             #[derive(Clone, Copy, Debug)]
             pub struct $name;
             impl Unary<f32> for $name {
                 #[inline(always)]
                 fn eval<const F: bool>(self, x: f32) -> f32 { $f32::<F>(x) }
+                $(
+                    #[cfg(target_arch = "x86_64")]
+                    #[inline(always)]
+                    unsafe fn map_avx512(self, x: *const f32, out: *mut f32, n: usize) -> bool {
+                        // SAFETY: forwarded (the trait method's contract).
+                        unsafe { avx512::$loop(x, out, n) };
+                        true
+                    }
+                )?
             }
             impl Unary<f64> for $name {
                 #[inline(always)]
@@ -1463,14 +1513,14 @@ pub mod k {
     }
 
     unary_kernels! {
-        Exp => exp_f32, exp_f64;
+        Exp => exp_f32, exp_f64, avx512 exp_loop;
         Expm1 => expm1_f32, expm1_f64;
         Log => log_f32, log_f64;
         Log1p => log1p_f32, log1p_f64;
         Log2 => log2_f32, log2_f64;
         Log10 => log10_f32, log10_f64;
-        Tanh => tanh_f32, tanh_f64;
-        Sigmoid => sigmoid_f32, sigmoid_f64;
+        Tanh => tanh_f32, tanh_f64, avx512 tanh_loop;
+        Sigmoid => sigmoid_f32, sigmoid_f64, avx512 sigmoid_loop;
         Silu => silu_f32, silu_f64;
         GeluTanh => gelu_tanh_f32, gelu_tanh_f64;
         Asin => asin_f32, asin_f64;
