@@ -122,7 +122,16 @@ impl PyFunction {
             } else {
                 py.detach(|| call.run(&mut printed))
             };
-            return finish_call(py, &printed, r, &Spelling::default());
+            return match r {
+                // (A scalar result with nothing printed, the common case, converted here.)
+                Ok(Value::Int(i)) if printed.is_empty() => {
+                    Ok(i.into_pyobject(py)?.into_any().unbind())
+                }
+                Ok(Value::Float(x)) if printed.is_empty() => {
+                    Ok(PyFloat::new(py, x).into_any().unbind())
+                }
+                r => finish_call(py, &printed, r, &Spelling::default()),
+            };
         }
         let mut spelling = Spelling::default();
         let (args, kwargs) = convert_args(args, kwargs, &mut spelling)?;

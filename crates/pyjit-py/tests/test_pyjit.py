@@ -86,6 +86,14 @@ def ratio(n: int, x: float, loud: bool) -> float:
     return x / n
 
 
+def step(n: int, up: bool) -> int:
+    return n + 1 if up else n - 1
+
+
+def positive(x: float) -> bool:
+    return x > 0.0
+
+
 def total(xs: List[float]) -> float:
     s = 0.0
     for v in xs:
@@ -271,6 +279,18 @@ def test_repeated_scalar_calls_match_first_calls(capsys):
         assert cold[0] is RuntimeError
         assert outcome(warm, *args) == cold, args
     assert warm(2, x=1.0, loud=False) == 0.5
+    # int and bool results of the per-call path: the same values and types as a first call.
+    for f, calls in [
+        (step, [(3, True), (3, False), (-(2**63), False), (2**63 - 1, True)]),
+        (positive, [(1.5,), (-0.0,), (float("nan"),), (2,)]),
+    ]:
+        w = pyjit.script(f)
+        w(*calls[0])
+        w(*calls[0])
+        for args in calls:
+            cold = pyjit.script(f)(*args)
+            got = w(*args)
+            assert (type(got), got) == (type(cold), cold), (f.__name__, args)
 
 
 def test_results_view_the_runtime_buffer():

@@ -485,7 +485,13 @@ impl ScalarCall<'_, '_> {
             .p
             .run_native_scalars(&self.fast.native, self.args, out)
             .map_err(|e| Error::from_call(e, &self.f.name))?;
-        Value::from_interp(v)
+        // (A scalar result, the common case, without the general conversion's call.)
+        match v {
+            IValue::Int(i) => Ok(Value::Int(i)),
+            IValue::Float(x) => Ok(Value::Float(x)),
+            IValue::Bool(b) => Ok(Value::Bool(b)),
+            v => Value::from_interp(v),
+        }
     }
 }
 
