@@ -550,22 +550,28 @@ struct FastPath {
 impl FastPath {
     /// Whether positional `args` for parameters of declared types `types` take this path.
     fn matches(&self, args: &[Value], types: &[Type]) -> bool {
-        args.len() == self.args.len()
-            && args
-                .iter()
-                .zip(types)
-                .zip(&self.args)
-                .all(|((v, t), &k)| FastArg::of(v, t) == Some(k))
+        self.matches_by(args, types, FastArg::of)
     }
 
     /// [`FastPath::matches`] for arguments that are all scalars.
     fn matches_scalars(&self, args: &[ScalarArg], types: &[Type]) -> bool {
+        self.matches_by(args, types, |&s, t| FastArg::of_scalar(s, t))
+    }
+
+    /// Whether each argument's `kind` for its parameter's type is the path's.
+    #[inline(always)]
+    fn matches_by<A>(
+        &self,
+        args: &[A],
+        types: &[Type],
+        kind: impl Fn(&A, &Type) -> Option<FastArg>,
+    ) -> bool {
         args.len() == self.args.len()
             && args
                 .iter()
                 .zip(types)
                 .zip(&self.args)
-                .all(|((&s, t), &k)| FastArg::of_scalar(s, t) == Some(k))
+                .all(|((a, t), &k)| kind(a, t) == Some(k))
     }
 }
 
