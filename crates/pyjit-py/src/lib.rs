@@ -122,16 +122,7 @@ impl PyFunction {
             } else {
                 py.detach(|| call.run(&mut printed))
             };
-            return match r {
-                // (A scalar result with nothing printed, the common case, converted here.)
-                Ok(Value::Int(i)) if printed.is_empty() => {
-                    Ok(i.into_pyobject(py)?.into_any().unbind())
-                }
-                Ok(Value::Float(x)) if printed.is_empty() => {
-                    Ok(PyFloat::new(py, x).into_any().unbind())
-                }
-                r => finish_call(py, &printed, r, &Spelling::default()),
-            };
+            return finish_call(py, &printed, r, &Spelling::default());
         }
         let mut spelling = Spelling::default();
         let (args, kwargs) = convert_args(args, kwargs, &mut spelling)?;
@@ -264,12 +255,24 @@ fn scalar_args<'b>(
 
 /// The end of a call: what it printed written to `sys.stdout`, then its result as a Python
 /// value or its error as the Python exception.
+#[inline]
 fn finish_call(
     py: Python<'_>,
     printed: &[u8],
     r: Result<Value, Error>,
     spelling: &Spelling,
 ) -> PyResult<Py<PyAny>> {
+    // A number with nothing printed (the per-call paths' common end) inline; the rest through
+    // the general conversion.
+    match &r {
+        Ok(Value::Int(i)) if printed.is_empty() => {
+            return Ok(i.into_pyobject(py)?.into_any().unbind());
+        }
+        Ok(Value::Float(x)) if printed.is_empty() => {
+            return Ok(PyFloat::new(py, *x).into_any().unbind());
+        }
+        _ => {}
+    }
     write_stdout(py, printed)?;
     match r {
         Ok(v) => to_py(py, v, spelling),

@@ -190,8 +190,19 @@ impl Value {
         })
     }
 
-    /// A value the program returned.
+    /// A value the program returned (a scalar inline: the per-call paths' common result).
+    #[inline]
     fn from_interp(v: IValue) -> Result<Value, Error> {
+        Ok(match v {
+            IValue::Bool(b) => Value::Bool(b),
+            IValue::Int(i) => Value::Int(i),
+            IValue::Float(x) => Value::Float(x),
+            v => return Value::from_interp_other(v),
+        })
+    }
+
+    /// [`Value::from_interp`] of any value.
+    fn from_interp_other(v: IValue) -> Result<Value, Error> {
         Ok(match v {
             IValue::None => Value::None,
             IValue::Bool(b) => Value::Bool(b),
@@ -485,13 +496,7 @@ impl ScalarCall<'_, '_> {
             .p
             .run_native_scalars(&self.fast.native, self.args, out)
             .map_err(|e| Error::from_call(e, &self.f.name))?;
-        // (A scalar result, the common case, without the general conversion's call.)
-        match v {
-            IValue::Int(i) => Ok(Value::Int(i)),
-            IValue::Float(x) => Ok(Value::Float(x)),
-            IValue::Bool(b) => Ok(Value::Bool(b)),
-            v => Value::from_interp(v),
-        }
+        Value::from_interp(v)
     }
 }
 
