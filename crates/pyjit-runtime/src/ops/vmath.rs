@@ -172,7 +172,7 @@ pub trait Unary<T>: Copy + Send + Sync {
         x
     }
     /// Runs the kernel's own AVX-512 loop, if it has one (`out[i] = eval(x[i])` for `i < n`,
-    /// `x` may be `out`; bit-identical to the `eval` loop on every input, see [`avx512`]), and
+    /// `x` may be `out`; bit-identical to the `eval` loop on every input, see `vmath_avx512.rs`), and
     /// says whether it did. [`map`] and [`map_inplace`] try it on AVX-512 CPUs.
     ///
     /// # Safety
@@ -208,7 +208,7 @@ fn map_chunk<T: Scalar, K: Unary<T>>(k: K, x: &[T], out: &mut [T]) {
     fix_slow(k, x, out);
 }
 
-/// `out[i] = k(x[i])` on one thread: the kernel's [`Unary::AVX512`] loop when it has one and
+/// `out[i] = k(x[i])` on one thread: the kernel's [`Unary::map_avx512`] loop when it has one and
 /// the CPU runs AVX-512, else the vectorized `eval` loop.
 fn map_serial<T: Scalar, K: Unary<T>>(k: K, x: &[T], out: &mut [T]) {
     #[cfg(target_arch = "x86_64")]

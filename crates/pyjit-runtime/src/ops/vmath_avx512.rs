@@ -1,4 +1,5 @@
-//! AVX-512 loops of the float32 exponential family (`exp`, `sigmoid`, `tanh`), written with
+//! AVX-512 loops of the float32 exponential family (`exp`, `sigmoid`, `tanh`, and softmax's
+//! `exp(x - m)`), written with
 //! intrinsics because one instruction has no portable spelling LLVM would pick: `vscalefps`,
 //! which multiplies by `2^n` with one rounding, over- and underflow included. The portable
 //! kernels ([`super::exp_f32`] and its callers) build `2^n` as two float factors from integer
@@ -10,9 +11,9 @@
 //! AVX-512 flavours for every float32 input:
 //! `avx512_loops_match_the_portable_kernels_on_every_float32` (ignored; run in release) checks
 //! all 2^32 inputs. Its run of 5 Dec 2026, before NaNs were compared as "any NaN", found the
-//! NaN payloads equal too. (Why
-//! `y 2^n1 2^(n - n1)` equals `vscalefps(y, n)`: `y` is in `[0.7, 1.42]` and `n >= -150`, so
-//! `y 2^n1` is normal and exact, and the second product rounds once, as `vscalefps` does.)
+//! NaN payloads equal too. (Why `y 2^n1 2^(n - n1)` equals `vscalefps(y, n)`: `y` is in
+//! `[0.7, 1.42]` and `n >= -150`, so `y 2^n1` is normal and exact, and the second product
+//! rounds once, as `vscalefps` does.)
 
 #![allow(unsafe_op_in_unsafe_fn)]
 

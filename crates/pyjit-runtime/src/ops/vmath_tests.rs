@@ -706,7 +706,7 @@ fn dispatched_loops_match_the_scalar_kernels_bitwise() {
     }
 }
 
-/// The kernels with an AVX-512 loop of their own ([`Unary::AVX512`]) against their `eval`
+/// The kernels with an AVX-512 loop of their own ([`Unary::map_avx512`]) against their `eval`
 /// loop, bit for bit, on the float32 bit patterns `lo, lo + step, ...` below
 /// `hi`, in blocks of odd lengths (masked last vectors) and in place.
 #[cfg(target_arch = "x86_64")]
