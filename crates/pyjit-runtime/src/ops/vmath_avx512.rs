@@ -1,7 +1,7 @@
 //! AVX-512 loops of the float32 exponential family (`exp`, `sigmoid`, `tanh`, and softmax's
-//! `exp(x - m)`), written with
-//! intrinsics because one instruction has no portable spelling LLVM would pick: `vscalefps`,
-//! which multiplies by `2^n` with one rounding, over- and underflow included. The portable
+//! `exp(x - m)`), written with intrinsics because one instruction has no portable spelling LLVM
+//! would pick: `vscalefps`, which multiplies by `2^n` with one rounding, over- and underflow
+//! included. The portable
 //! kernels ([`super::exp_f32`] and its callers) build `2^n` as two float factors from integer
 //! bit tricks (eight instructions where `vscalefps` is one) and clamp with compares and blends
 //! (four where `vmaxps`/`vminps`, which pass a NaN in their second operand through, are two).
