@@ -7,10 +7,11 @@ conditioning figure), and the coefficients lowest degree first (the Rust tables 
 highest first). The tables in vmath.rs come from:
 
     python3 fit_erf_f32.py erf 1 7        # ERF32_C0, ERF32_Q:   erf(a)/a in z = a^2 <= 1
-    python3 fit_erf_f32.py gelu 2 7       # GELU32_C0, GELU32_Q: erf(x/sqrt2)/x in y = x^2 <= 2
     python3 fit_erf_f32.py g1 0.7 15 12   # ERFC32_G0, ERFC32_Q: (X/2) erfcx(X/sqrt2) in t = (X-1)/(X+1)
 
-(`g` fits the same function in (a-3)/(a+3), the f64 kernels' variable, for comparison.)
+(`g` fits the same function in (a-3)/(a+3), the f64 kernels' variable, for comparison; `gelu`
+fits the small-argument polynomial of the gelu(erf) kernel before its table form of 6 Dec 2026,
+see fit_gelu_table_f32.py.)
 Needs `pip install mpmath`; g1 takes about a minute.
 """
 import struct, sys

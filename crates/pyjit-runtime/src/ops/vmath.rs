@@ -750,7 +750,7 @@ fn clamp64(x: f64, lo: f64, hi: f64) -> f64 {
 
 // 1.5 * 2^23 and 1.5 * 2^52: adding and subtracting rounds to the nearest integer, and the low
 // mantissa bits of the sum hold that integer (integer-only extraction, which vectorizes).
-const ROUND32: f32 = 12_582_912.0;
+pub(crate) const ROUND32: f32 = 12_582_912.0;
 const ROUND64: f64 = 6_755_399_441_055_744.0;
 
 // The constants of the exponential family below are public: native code computes `exp`,
@@ -1209,10 +1209,11 @@ pub fn gelu_tanh_f64<const F: bool>(x: f64) -> f64 {
 
 // ------------------------------------------------------------------------------ erf
 
-// float32-native erf and gelu(erf), 8 lanes on AVX2. The coefficients (tools/fit_erf_f32.py) are least-squares fits in
+// float32-native erf and gelu(erf). erf's coefficients (tools/fit_erf_f32.py) are least-squares fits in
 // the relative error (mpmath, 300 Chebyshev points), each coefficient rounded to float32 in turn
 // and the rest refitted; the errors quoted are the rounded fits' own on 3,000 points. The
-// constant terms are `hi + lo` pairs, so their rounding costs nothing.
+// constant terms are `hi + lo` pairs, so their rounding costs nothing. gelu(erf)'s table
+// (tools/fit_gelu_table_f32.py) is fitted the same way.
 
 /// `erf(a)/a = C0 + z Q(z)`, `z = a^2 <= 1`: `C0 = 2/sqrt(pi)` as `hi + lo`, `Q` highest first
 /// (fit error 1.7e-10 relative).
@@ -1225,17 +1226,6 @@ const ERF32_Q: [f32; 7] = [
     -2.686_491_8e-2,
     1.128_377_3e-1,
     -3.761_263_8e-1,
-];
-/// `erf(x/sqrt 2)/x = C0 + y Q(y)`, `y = x^2 <= 2` (gelu's small range; fit error 2.6e-10).
-const GELU32_C0: (f32, f32) = (7.978_845_8e-1, -2.267_034e-8);
-const GELU32_Q: [f32; 7] = [
-    -5.742_190_4e-8,
-    1.274_512_9e-6,
-    -1.883_508_8e-5,
-    2.308_692_5e-4,
-    -2.374_691_9e-3,
-    1.994_713_6e-2,
-    -1.329_807_6e-1,
 ];
 /// `g(t) = (X/2) erfcx(X/sqrt 2) = G0 + t Q(t)`, `t = (X-1)/(X+1)` for `X` in `[0.7, 15]`
 /// (fit error 1.5e-9). The centre `X = 1` keeps the map's error amplification small: a relative
@@ -1259,7 +1249,7 @@ const ERFC32_Q: [f32; 12] = [
 ];
 /// `e^r - 1 = r + r^2 P(r)` on `|r| <= ln2/2`: Taylor to r^8 (truncation < 2^-32 relative),
 /// the tail of [`EXPM1_POLY_F32`].
-const EXPM1_F32_SHORT: [f32; 7] = last_n(&EXPM1_POLY_F32);
+pub(crate) const EXPM1_F32_SHORT: [f32; 7] = last_n(&EXPM1_POLY_F32);
 
 /// `(p, e)` with `p + e = a b` exactly (no overflow or underflow): an FMA for `e`, or Dekker's
 /// product of 12-bit halves without one.
@@ -1370,44 +1360,106 @@ pub fn erf_f32<const F: bool>(x: f32) -> f32 {
     (if a < 1.0 { small } else { big }).copysign(x)
 }
 
-/// gelu with erf, `x/2 (1 + erf(x/sqrt 2))`, f32, float32 arithmetic:
-/// - `-1/sqrt 2 < x < sqrt 2`: `x/2 + (x^2/2) G(x^2)` ([`GELU32_Q`]) with `x^2` and
-///   `(x^2/2) G0` exact pairs and the sum Fast2Sum-corrected, so the one rounding of a
-///   result-sized value is the last addition;
-/// - beyond: `E = (x/2) erfc(|x|/sqrt 2) sign(x) = e^(-x^2/2) g(t)` with `t` from `X = |x|`
-///   itself (no rounded `x/sqrt 2` anywhere) and `x^2` as an exact pair `h + l`, so the big
-///   arguments' `e^(-x^2/2)` keeps its accuracy (the rounding of `x^2` is what a plain float32
-///   evaluation loses: 4.5 ulp near x = -9 for the attempt of 2 Dec); gelu is `-E` for negative
-///   `x`, `x - E` for positive.
+/// gelu(erf)'s local polynomials (tools/fit_gelu_table_f32.py 6): row `k` covers
+/// `|a - k/2| <= 1/4` (row 0: `0 <= a <= 1/4`) as `c0_hi + (c0_lo + t Q(t))`, `t = a - k/2`,
+/// `Q` highest first, approximating `R(a) = erfcx(a/sqrt 2)/2`, within 3.7e-9 relative (the
+/// rounded fits; `|t Q(t)| <= 0.21 R`).
+#[rustfmt::skip]
+const GELU32_TABLE: [(f32, f32, [f32; 6]); 31] = [
+    (0.5, 0.0, [0.007366873789578676, -0.025491492822766304, 0.06229120492935181, -0.13295979797840118, 0.24999897181987762, -0.3989422619342804]),
+    (0.3496188223361969, 1.2384201220072555e-08, [0.0031064506620168686, -0.008815468288958073, 0.022829359397292137, -0.05491114780306816, 0.11877619475126266, -0.22413289546966553]),
+    (0.2615782916545868, 2.1053657428549144e-10, [0.0010241331765428185, -0.0032017864286899567, 0.009255122393369675, -0.02508438564836979, 0.062107153236866, -0.137364000082016]),
+    (0.20578067004680634, -3.0694116137652827e-09, [0.00036986966733820736, -0.0012754651252180338, 0.004110386595129967, -0.01249681692570448, 0.03518687188625336, -0.09027127921581268]),
+    (0.16810199618339539, 5.039775263782076e-09, [0.00014578396803699434, -0.0005533678340725601, 0.0019761042203754187, -0.006704249419271946, 0.021312721073627472, -0.06273827701807022]),
+    (0.14133132994174957, 1.4388257252306857e-09, [6.270509766181931e-05, -0.00025881026522256434, 0.0010175874922424555, -0.003831097623333335, 0.01364822592586279, -0.04561395198106766]),
+    (0.12151394784450531, 5.110568634947299e-10, [2.9174116207286716e-05, -0.00012993757263757288, 0.0005561624420806766, -0.0023103912826627493, 0.009156322106719017, -0.03440043702721596]),
+    (0.10634515434503555, -7.113301059291643e-10, [1.3768037206318695e-05, -6.770673644496128e-05, 0.00032016439945437014, -0.001459171762689948, 0.006387651897966862, -0.0267342422157526]),
+    (0.09441064298152924, -1.6795602686414668e-09, [7.379753697023261e-06, -3.818464756477624e-05, 0.00019273119687568396, -0.0009586696978658438, 0.004605890717357397, -0.02129971608519554]),
+    (0.08480339497327805, -2.8654776329517517e-09, [3.861318873532582e-06, -2.1975018171360716e-05, 0.00012069186777807772, -0.0006517897127196193, 0.003415910294279456, -0.017327016219496727]),
+    (0.0769193023443222, 2.630684114990345e-09, [2.198174115619622e-06, -1.3271481293486431e-05, 7.821211329428479e-05, -0.00045646430226042867, 0.0025952637661248446, -0.01434575580060482]),
+    (0.07034269720315933, -3.1780313936025095e-09, [1.3030652326051495e-06, -8.379974133276846e-06, 5.224032065598294e-05, -0.0003280425735283643, 0.0020133231300860643, -0.012057463638484478]),
+    (0.06477931141853333, 2.9059135098208344e-09, [7.522480700572487e-07, -5.176764261705102e-06, 3.5842207580571994e-05, -0.00024118881265167147, 0.001590473810210824, -0.010266394354403019]),
+    (0.06001567468047142, 6.627003945602894e-10, [4.2802176380973833e-07, -3.340443527122261e-06, 2.518339897505939e-05, -0.00018090916273649782, 0.0012765679275617003, -0.008840390481054783]),
+    (0.05589348077774048, 1.662800008794818e-09, [3.07368878793568e-07, -2.4233409021690022e-06, 1.8067114069708623e-05, -0.00013810722157359123, 0.0010390796232968569, -0.0076879034750163555]),
+    (0.052293095737695694, 1.3804990484089785e-09, [1.5540685183168534e-07, -1.4940243318051216e-06, 1.3216263141657691e-05, -0.0001071436345227994, 0.000856353435665369, -0.006744051817804575]),
+    (0.04912254586815834, 3.44266587459785e-10, [1.5545400344763038e-07, -1.2033100347252912e-06, 9.826316272665281e-06, -8.428328874288127e-05, 0.0007136303465813398, -0.00596191082149744]),
+    (0.04631004482507706, -1.7441695865372253e-09, [4.925332319771769e-08, -6.77436162277445e-07, 7.4282656896684784e-06, -6.718082295265049e-05, 0.0006006360636092722, -0.005306913983076811]),
+    (0.043798789381980896, -5.111140954916493e-10, [8.539739582147376e-08, -7.183487582551606e-07, 5.685748419637093e-06, -5.4136755352374166e-05, 0.0005100819398649037, -0.004753180779516697]),
+    (0.04154329001903534, -1.517301839726315e-09, [6.960296872193794e-08, -5.433977321445127e-07, 4.4106868699600454e-06, -4.4101678213337436e-05, 0.0004367060319054872, -0.0042810398153960705]),
+    (0.0395066924393177, 1.6620682607992876e-09, [2.6385633233871886e-08, -3.376408130861819e-07, 3.464404471742455e-06, -3.627858677646145e-05, 0.00037665010313503444, -0.0038753394037485123]),
+    (0.03765885904431343, -3.253753377840951e-10, [2.4442309509709048e-08, -2.505676093278453e-07, 2.7479472919367254e-06, -3.010002001246903e-05, 0.0003270441375207156, -0.0035242638550698757]),
+    (0.0359748899936676, -3.725332542448001e-10, [1.2638828650324285e-08, -2.027305612273267e-07, 2.2020590222382452e-06, -2.517335451557301e-05, 0.0002857246727216989, -0.003218494588509202]),
+    (0.034434057772159576, 8.184607436234614e-10, [1.119910031377458e-08, -1.6340396769010113e-07, 1.7800113027988118e-06, -2.120927456417121e-05, 0.00025104128872044384, -0.0029506066348403692]),
+    (0.03301897272467613, -1.6474616115758067e-09, [3.0271647410984315e-09, -8.56586552799854e-08, 1.4515244401991367e-06, -1.7995751477428712e-05, 0.00022172067838255316, -0.0027146274223923683]),
+    (0.03171492740511894, -1.8353034647589084e-09, [1.3653114194767113e-08, -1.1274393330040766e-07, 1.1914271453861147e-06, -1.535837145638652e-05, 0.00019677043019328266, -0.0025057108141481876]),
+    (0.03050941415131092, 3.439462326060294e-10, [3.634641254635085e-09, -5.8183147189083684e-08, 9.865153742794064e-07, -1.3190872778068297e-05, 0.000175409484654665, -0.0023198919370770454]),
+    (0.029391732066869736, -4.37339969794337e-10, [1.0872859057542428e-08, -1.0348068002485888e-07, 8.210860755752947e-07, -1.1383603123249486e-05, 0.00015701785741839558, -0.002153903478756547]),
+    (0.028352661058306694, -5.309637729489225e-10, [-1.7710385380453886e-09, -1.4769272027592706e-08, 6.892175861139549e-07, -9.884607607091311e-06, 0.00014109912444837391, -0.0020050329621881247]),
+    (0.02738422527909279, -8.765622255824113e-11, [9.59627222130166e-09, -6.967443511030069e-08, 5.801281872663822e-07, -8.613170393800829e-06, 0.0001272529480047524, -0.00187101517803967]),
+    (0.026479488238692284, 7.605375773600542e-10, [6.833753563029177e-09, -5.6729714259518005e-08, 4.91950117975648e-07, -7.543463198089739e-06, 0.00011515391088323668, -0.0017499454552307725]),
+];
+
+/// [`GELU32_TABLE`] by column, 32 rows each (row 31 unused): one AVX-512 permute fetches a
+/// coefficient for 16 lanes.
+pub(crate) struct Gelu32Cols {
+    pub(crate) hi: [f32; 32],
+    pub(crate) lo: [f32; 32],
+    pub(crate) q: [[f32; 32]; 6],
+}
+
+pub(crate) const GELU32_COLS: Gelu32Cols = {
+    let mut c = Gelu32Cols {
+        hi: [0.0; 32],
+        lo: [0.0; 32],
+        q: [[0.0; 32]; 6],
+    };
+    let mut k = 0;
+    while k < GELU32_TABLE.len() {
+        let (hi, lo, q) = GELU32_TABLE[k];
+        c.hi[k] = hi;
+        c.lo[k] = lo;
+        let mut j = 0;
+        while j < 6 {
+            c.q[j][k] = q[j];
+            j += 1;
+        }
+        k += 1;
+    }
+    c
+};
+
+/// gelu with erf, `x/2 (1 + erf(x/sqrt 2))`, f32, float32 arithmetic. With `a = |x|` and
+/// `E(a) = (a/2) erfc(a/sqrt 2) = a R(a) e^(-a^2/2)`, gelu is `-E(a)` for negative `x` and
+/// `x - E(x)` otherwise:
+/// - `R(a)` from [`GELU32_TABLE`]'s row `k = round(2a)` (`a` clamped to 15, where `E` is
+///   below half the smallest subnormal; `t = a - k/2` exact), its constant term an `hi + lo`
+///   pair; `a R(a)` as `p + pl` with `a hi` an exact product;
+/// - `e^(-a^2/2)` with `a^2` as an exact pair `h + l` ([`exp_neg_half32`]), so the big
+///   arguments keep their accuracy (the rounding of `a^2` is what a plain float32 evaluation
+///   loses: 4.5 ulp near x = -9 for the attempt of 2 Dec);
+/// - the product rounded once ([`times_exp32`], then [`scale2_32`]).
 ///
 /// `±inf` give NaN, as PyTorch's vectorized float32 erf makes `gelu(+inf)` (and `-inf/2 * 0`).
+/// The AVX-512 loop `vmath_avx512::gelu_erf_loop` performs the same operations.
 #[inline(always)]
 pub fn gelu_erf_f32<const F: bool>(x: f32) -> f32 {
-    let hx = 0.5 * x;
-    let (y, yl) = two_prod32::<F>(x, x);
-    let w = 0.5 * y;
-    let gc = fma32::<F>(y, horner32::<F>(y, &GELU32_Q), GELU32_C0.1);
-    let (pp, ppl) = two_prod32::<F>(w, GELU32_C0.0);
-    let s = hx + pp;
-    let se = (hx - s) + pp;
-    // x^2 = y + yl: (x^2/2) G(x^2) = w G(y) + (yl/2)(G + y G'), G + y G' ~ C0 + 2 q0 y.
-    let dg = fma32::<F>(y, 2.0 * GELU32_Q[6], GELU32_C0.0);
-    let corr = fma32::<F>(w, gc, fma32::<F>(0.5 * yl, dg, se + ppl));
-    // (gelu has the sign of x; this also keeps -0 and the tiny negative x whose result rounds
-    // to -0.)
-    let small = (s + corr).copysign(x);
-    // |x| clamped to 15: e^(-112.5) is below half the smallest subnormal.
-    let xa = clamp32(x.abs(), 0.5, 15.0);
-    let gl = erfc32_g_low::<F>(xa);
-    let (h, l) = two_prod32::<F>(xa, xa);
-    let (n, r, se) = exp_neg_half32::<F>(h, l);
-    let e = scale2_32(times_exp32::<F>(ERFC32_G0.0, gl, r, se), n);
-    let big = if x >= 0.0 { x - e } else { -e };
-    let y = if (x > -std::f32::consts::FRAC_1_SQRT_2) & (x < std::f32::consts::SQRT_2) {
-        small
-    } else {
-        big
-    };
+    let a = clamp32(x.abs(), 0.0, 15.0);
+    // k = round(2a) (ties to even), in the low bits of f; 2a is exact.
+    let f = 2.0 * a + ROUND32;
+    let kf = f - ROUND32;
+    let i = (f.to_bits() & 31) as usize;
+    let t = a - 0.5 * kf;
+    let c = &GELU32_COLS;
+    let q = [
+        c.q[0][i], c.q[1][i], c.q[2][i], c.q[3][i], c.q[4][i], c.q[5][i],
+    ];
+    let gl = fma32::<F>(t, horner32::<F>(t, &q), c.lo[i]);
+    let (p, pe) = two_prod32::<F>(a, c.hi[i]);
+    let pl = fma32::<F>(a, gl, pe);
+    let (h, l) = two_prod32::<F>(a, a);
+    let (n, r, s) = exp_neg_half32::<F>(h, l);
+    let e = scale2_32(times_exp32::<F>(p, pl, r, s), n);
+    let y = if x >= 0.0 { x - e } else { -e };
     if x.is_infinite() { f32::NAN } else { y }
 }
 
@@ -1612,6 +1664,13 @@ pub mod k {
         #[inline(always)]
         fn eval<const F: bool>(self, x: f32) -> f32 {
             gelu_erf_f32::<F>(x)
+        }
+        #[cfg(target_arch = "x86_64")]
+        #[inline(always)]
+        unsafe fn map_avx512(self, x: *const f32, out: *mut f32, n: usize) -> bool {
+            // SAFETY: forwarded (the trait method's contract).
+            unsafe { avx512::gelu_erf_loop(x, out, n) };
+            true
         }
     }
 

@@ -1,7 +1,8 @@
-//! AVX-512 loops of the float32 exponential family (`exp`, `sigmoid`, `tanh`, and softmax's
-//! `exp(x - m)`), written with intrinsics because one instruction has no portable spelling LLVM
-//! would pick: `vscalefps`, which multiplies by `2^n` with one rounding, over- and underflow
-//! included. The portable
+//! AVX-512 loops of the float32 exponential family (`exp`, `sigmoid`, `tanh`, softmax's
+//! `exp(x - m)`, and gelu (erf)), written with intrinsics because one instruction has no portable
+//! spelling LLVM would pick: `vscalefps`, which multiplies by `2^n` with one rounding, over- and
+//! underflow included (and, for gelu's table, `vpermt2ps`, a 32-row lookup for 16 lanes where
+//! the portable loop gathers). The portable
 //! kernels ([`super::exp_f32`] and its callers) build `2^n` as two float factors from integer
 //! bit tricks (eight instructions where `vscalefps` is one) and clamp with compares and blends
 //! (four where `vmaxps`/`vminps`, which pass a NaN in their second operand through, are two).
@@ -17,7 +18,10 @@
 
 #![allow(unsafe_op_in_unsafe_fn)]
 
-use super::{EXP_F32, LN2_REDUCTION_F32, TANH_F32_POLY, TANH_F32_SMALL};
+use super::{
+    EXP_F32, EXPM1_F32_SHORT, GELU32_COLS, LN2_REDUCTION_F32, ROUND32, TANH_F32_POLY,
+    TANH_F32_SMALL,
+};
 use std::arch::x86_64::*;
 
 /// `-x` (sign flipped, as Rust's `-x`).
@@ -113,6 +117,68 @@ unsafe fn tanh(x: __m512) -> __m512 {
     copysign(_mm512_mask_blend_ps(is_small, big, small), x)
 }
 
+/// Column `col` of a 32-row table, row `idx & 31` per lane (`vpermt2ps`).
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+unsafe fn lookup32(col: &[f32; 32], idx: __m512i) -> __m512 {
+    let lo = _mm512_loadu_ps(col.as_ptr());
+    let hi = _mm512_loadu_ps(col.as_ptr().add(16));
+    _mm512_permutex2var_ps(lo, idx, hi)
+}
+
+/// [`super::gelu_erf_f32`] (FMA flavour) on 16 lanes: the table row by permutes, the rest
+/// operation for operation ([`super::exp_neg_half32`], [`super::times_exp32`], and
+/// `vscalefps` for [`super::scale2_32`]: where `n != 0`, `a > 0.83`, so the product `m` is at
+/// least 0.14, and `n >= -163`).
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+unsafe fn gelu_erf(x: __m512) -> __m512 {
+    let c = &GELU32_COLS;
+    let rd = LN2_REDUCTION_F32;
+    // clamp32(|x|, 0, 15): |x| is never below 0, and vminps passes a NaN second operand.
+    let a = _mm512_min_ps(_mm512_set1_ps(15.0), abs(x));
+    let round32 = _mm512_set1_ps(ROUND32);
+    let f = _mm512_fmadd_ps(a, _mm512_set1_ps(2.0), round32);
+    let kf = _mm512_sub_ps(f, round32);
+    let idx = _mm512_castps_si512(f);
+    let t = _mm512_fnmadd_ps(kf, _mm512_set1_ps(0.5), a);
+    let mut q = lookup32(&c.q[0], idx);
+    for col in &c.q[1..] {
+        q = _mm512_fmadd_ps(q, t, lookup32(col, idx));
+    }
+    let gl = _mm512_fmadd_ps(t, q, lookup32(&c.lo, idx));
+    let hi = lookup32(&c.hi, idx);
+    let p = _mm512_mul_ps(a, hi);
+    let pe = _mm512_fmsub_ps(a, hi, p);
+    let pl = _mm512_fmadd_ps(a, gl, pe);
+    let h = _mm512_mul_ps(a, a);
+    let l = _mm512_fmsub_ps(a, a, h);
+    // exp_neg_half32(h, l)
+    let round = _mm512_set1_ps(rd.round);
+    let th = _mm512_mul_ps(_mm512_set1_ps(-0.5), h);
+    let nf = _mm512_fmadd_ps(th, _mm512_set1_ps(rd.log2e), round);
+    let n = _mm512_sub_ps(nf, round);
+    let r1 = _mm512_fnmadd_ps(n, _mm512_set1_ps(rd.ln2_hi), th);
+    let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(rd.ln2_lo), r1);
+    let rl = _mm512_fnmadd_ps(n, _mm512_set1_ps(rd.ln2_lo), _mm512_sub_ps(r1, r));
+    let rl = _mm512_sub_ps(rl, _mm512_mul_ps(_mm512_set1_ps(0.5), l));
+    let q2 = _mm512_mul_ps(_mm512_mul_ps(r, r), horner(r, &EXPM1_F32_SHORT));
+    let s = _mm512_add_ps(q2, _mm512_fmadd_ps(rl, _mm512_add_ps(r, q2), rl));
+    // times_exp32(p, pl, r, s)
+    let hr = _mm512_mul_ps(p, r);
+    let hrl = _mm512_fmsub_ps(p, r, hr);
+    let sum = _mm512_add_ps(p, hr);
+    let se = _mm512_add_ps(_mm512_sub_ps(p, sum), hr);
+    let inner = _mm512_add_ps(_mm512_fmadd_ps(pl, r, pl), _mm512_add_ps(se, hrl));
+    let low = _mm512_fmadd_ps(_mm512_add_ps(p, pl), s, inner);
+    let e = _mm512_scalef_ps(_mm512_add_ps(sum, low), n);
+    let nonneg = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, _mm512_setzero_ps());
+    let y = _mm512_mask_blend_ps(nonneg, neg(e), _mm512_sub_ps(x, e));
+    // ±inf (fpclass 0x08 | 0x10) give NaN.
+    let inf = _mm512_fpclass_ps_mask::<0x18>(x);
+    _mm512_mask_blend_ps(inf, y, _mm512_set1_ps(f32::NAN))
+}
+
 /// The loop of one 16-lane function `|v| $body` (more arguments after `n`), with a masked
 /// last vector.
 macro_rules! loop32 {
@@ -140,5 +206,6 @@ macro_rules! loop32 {
 loop32!(exp_loop() => |v| exp(v));
 loop32!(sigmoid_loop() => |v| sigmoid(v));
 loop32!(tanh_loop() => |v| tanh(v));
+loop32!(gelu_erf_loop() => |v| gelu_erf(v));
 // `exp(x - m)`: softmax's shifted exponential (`reduce::ExpMinus`).
 loop32!(exp_minus_loop(m: f32) => |v| exp(_mm512_sub_ps(v, _mm512_set1_ps(m))));

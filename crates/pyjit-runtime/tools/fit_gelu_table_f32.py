@@ -1,0 +1,68 @@
+"""Fits of the float32 gelu(erf) kernel's table of local polynomials
+(crates/pyjit-runtime/src/ops/vmath.rs, GELU32_TABLE).
+
+gelu(x) = -E(|x|) for x < 0 and x - E(x) for x >= 0, with E(a) = (a/2) erfc(a/sqrt 2)
+= a R(a) e^(-a^2/2) and R(a) = erfcx(a/sqrt 2)/2, a smooth function (its relative slope is
+at most 0.8). Row k of the table covers |a - k/2| <= 1/4 (row 0: 0 <= a <= 1/4), k = 0..30,
+as R(k/2 + t) ~ c0_hi + (c0_lo + t Q(t)). Least squares in the relative error on Chebyshev
+points (mpmath, 40 digits); each coefficient is rounded to float32 in turn and the rest
+refitted; the constant term is an f32 hi + lo pair. Prints, per row, the worst relative error
+of the rounded fit on 2,000 points and the largest |t Q(t) / R| (what the kernel rounds
+besides the last addition), then the Rust table (highest degree first).
+
+    python3 fit_gelu_table_f32.py 6      # Q of 6 coefficients (degree 6 in t)
+
+Needs `pip install mpmath`; takes about a minute.
+"""
+import struct, sys
+from mpmath import mp, mpf, erfc, exp, sqrt, pi, cos, matrix, lu_solve
+mp.dps = 40
+def f32(x): return struct.unpack('f', struct.pack('f', float(x)))[0]
+
+def fit(F, F0, lo, hi, n, m=80):
+    hi0 = f32(F0); lo0 = f32(F0 - mpf(hi0)); C0 = mpf(hi0) + mpf(lo0)
+    pts = [(lo + hi) / 2 + (hi - lo) / 2 * cos(pi * (i + mpf(1) / 2) / m) for i in range(m)]
+    data = [(v, F(v)) for v in pts]
+    fixed = []
+    for k in range(n):
+        free = n - k
+        rows = []; rhs = []
+        for v, f in data:
+            base = C0 + sum(mpf(c) * v**(j + 1) for j, c in enumerate(fixed))
+            rows.append([v**(k + j + 1) / f for j in range(free)])
+            rhs.append((f - base) / f)
+        A = matrix(rows); b = matrix(rhs)
+        sol = lu_solve(A.T * A, A.T * b)
+        fixed.append(f32(sol[0]))
+    return hi0, lo0, fixed
+
+def check(F, fc, lo, hi, m=2000):
+    hi0, lo0, q = fc
+    worst = 0; tail = 0
+    for i in range(m + 1):
+        v = lo + (hi - lo) * mpf(i) / m
+        if v == 0: continue
+        Q = sum(mpf(ci) * v**j for j, ci in enumerate(q))
+        p = mpf(hi0) + mpf(lo0) + v * Q
+        f = F(v)
+        worst = max(worst, abs((p - f) / f))
+        if hi0 != 0: tail = max(tail, abs(v * Q / f))
+    return float(worst), float(tail)
+
+n = int(sys.argv[1])
+q4 = mpf(1) / 4
+rows = []
+for k in range(31):
+    c = mpf(k) / 2
+    F = lambda t, c=c: erfc((c + t) / sqrt(2)) * exp((c + t) ** 2 / 2) / 2
+    lo_t = mpf(0) if k == 0 else -q4
+    fc = fit(F, F(mpf(0)), lo_t, q4, n)
+    err = check(F, fc, lo_t, q4)
+    print(f"// k={k:2d} err {err[0]:.3e} |tQ/R| <= {err[1]:.3f}", file=sys.stderr)
+    rows.append(fc)
+print(f"/// `(c0_hi, c0_lo, [q_{n-1}, ..., q_0])` per interval k (a = k/2 + t).")
+print(f"const GELU32_TABLE: [(f32, f32, [f32; {n}]); 31] = [")
+for hi0, lo0, q in rows:
+    qs = ", ".join(repr(c) for c in reversed(q))
+    print(f"    ({hi0!r}, {lo0!r}, [{qs}]),")
+print("];")
