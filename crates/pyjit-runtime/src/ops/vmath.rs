@@ -182,6 +182,16 @@ pub trait Unary<T>: Copy + Send + Sync {
     unsafe fn map_avx512(self, _x: *const T, _out: *mut T, _n: usize) -> bool {
         false
     }
+    /// [`Unary::map_avx512`] for AVX2 + FMA CPUs (`vmath_avx2.rs`): kernels whose portable loop
+    /// LLVM vectorizes badly. Tried after the AVX-512 loop.
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; `x` and `out` are valid for `n` elements.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn map_avx2(self, _x: *const T, _out: *mut T, _n: usize) -> bool {
+        false
+    }
 }
 
 /// `out[i] = k.slow(x[i])` where `k.needs_slow(x[i])` (rare inputs): a branch-free scan of each
@@ -208,15 +218,20 @@ fn map_chunk<T: Scalar, K: Unary<T>>(k: K, x: &[T], out: &mut [T]) {
     fix_slow(k, x, out);
 }
 
-/// `out[i] = k(x[i])` on one thread: the kernel's [`Unary::map_avx512`] loop when it has one and
-/// the CPU runs AVX-512, else the vectorized `eval` loop.
+/// `out[i] = k(x[i])` on one thread: the kernel's [`Unary::map_avx512`] (or
+/// [`Unary::map_avx2`]) loop when it has one and the CPU runs those instructions, else the
+/// vectorized `eval` loop.
 fn map_serial<T: Scalar, K: Unary<T>>(k: K, x: &[T], out: &mut [T]) {
     #[cfg(target_arch = "x86_64")]
-    if isa() == Isa::Avx512
-        // SAFETY: the CPU has AVX-512 (`isa`); both slices hold `n` elements.
-        && unsafe { k.map_avx512(x.as_ptr(), out.as_mut_ptr(), x.len().min(out.len())) }
     {
-        return;
+        let (xp, op, n) = (x.as_ptr(), out.as_mut_ptr(), x.len().min(out.len()));
+        let isa = isa();
+        // SAFETY: the CPU has the loops' features (`isa`); both slices hold `n` elements.
+        if (isa == Isa::Avx512 && unsafe { k.map_avx512(xp, op, n) })
+            || (isa >= Isa::Avx2Fma && unsafe { k.map_avx2(xp, op, n) })
+        {
+            return;
+        }
     }
     map_serial_eval(k, x, out)
 }
@@ -224,10 +239,12 @@ fn map_serial<T: Scalar, K: Unary<T>>(k: K, x: &[T], out: &mut [T]) {
 /// [`map_serial`] in place.
 fn map_serial_inplace<T: Scalar, K: Unary<T>>(k: K, x: &mut [T]) {
     #[cfg(target_arch = "x86_64")]
-    if isa() == Isa::Avx512 {
-        let p = x.as_mut_ptr();
+    {
+        let (p, n, isa) = (x.as_mut_ptr(), x.len(), isa());
         // SAFETY: as in `map_serial`; the loops read each vector before writing it.
-        if unsafe { k.map_avx512(p, p, x.len()) } {
+        if (isa == Isa::Avx512 && unsafe { k.map_avx512(p, p, n) })
+            || (isa >= Isa::Avx2Fma && unsafe { k.map_avx2(p, p, n) })
+        {
             return;
         }
     }
@@ -1540,6 +1557,10 @@ pub use trig::*;
 #[path = "vmath_avx512.rs"]
 pub(crate) mod avx512;
 
+#[cfg(target_arch = "x86_64")]
+#[path = "vmath_avx2.rs"]
+pub(crate) mod avx2;
+
 // ------------------------------------------------------------------------------ kernels
 
 /// The kernels as [`Unary`] values, one per function.
@@ -1670,6 +1691,13 @@ pub mod k {
         unsafe fn map_avx512(self, x: *const f32, out: *mut f32, n: usize) -> bool {
             // SAFETY: forwarded (the trait method's contract).
             unsafe { avx512::gelu_erf_loop(x, out, n) };
+            true
+        }
+        #[cfg(target_arch = "x86_64")]
+        #[inline(always)]
+        unsafe fn map_avx2(self, x: *const f32, out: *mut f32, n: usize) -> bool {
+            // SAFETY: forwarded (the trait method's contract).
+            unsafe { avx2::gelu_erf_loop(x, out, n) };
             true
         }
     }

@@ -780,6 +780,47 @@ fn avx512_loops_match_the_portable_kernels_on_every_float32() {
     avx512_loops_match_eval(0, 1 << 32, 1);
 }
 
+/// The AVX2 loops (`vmath_avx2.rs`) against the `eval` loops, bit for bit (any NaN for a NaN),
+/// on every 1021st float32 bit pattern, in blocks of odd lengths (the copied last vector), and
+/// in place. (Compared on any CPU with AVX2 and FMA: AVX-512 ones too.)
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn avx2_loops_match_the_portable_kernels() {
+    if !(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")) {
+        eprintln!("no AVX2 + FMA on this CPU: nothing to compare");
+        return;
+    }
+    fn same<K: Unary<f32> + std::fmt::Debug>(k: K, xs: &[f32]) {
+        let mut want = vec![0f32; xs.len()];
+        map_serial_eval(k, xs, &mut want);
+        let mut got = vec![0f32; xs.len()];
+        for (x, g) in xs.chunks(1021).zip(got.chunks_mut(1021)) {
+            // SAFETY: the CPU has AVX2 and FMA (checked above); both chunks hold `x.len()`.
+            assert!(unsafe { k.map_avx2(x.as_ptr(), g.as_mut_ptr(), x.len()) });
+        }
+        let mut inplace = xs.to_vec();
+        let p = inplace.as_mut_ptr();
+        // SAFETY: as above; the loop reads each vector before writing it.
+        assert!(unsafe { k.map_avx2(p, p, xs.len()) });
+        let same_bits = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        for (i, &x) in xs.iter().enumerate() {
+            assert!(
+                same_bits(got[i], want[i]) && same_bits(inplace[i], want[i]),
+                "{k:?}({x:e} = {:#x}): {:e} / in place {:e}, eval loop {:e}",
+                x.to_bits(),
+                got[i],
+                inplace[i],
+                want[i]
+            );
+        }
+    }
+    let xs: Vec<f32> = (0..1u64 << 32)
+        .step_by(1021)
+        .map(|b| f32::from_bits(b as u32))
+        .collect();
+    same(k::GeluErf, &xs);
+}
+
 /// The pool's sum (chunks summed on any thread, partials combined pairwise in order) is the
 /// single-thread chunked sum bit for bit: the result cannot depend on the thread count.
 #[test]
