@@ -306,6 +306,12 @@ impl<T: Copy + Send + Sync, K: Binary<T>> Unary<T> for Right<K, T> {
     fn eval<const F: bool>(self, x: T) -> T {
         self.0.eval::<F>(x, self.1)
     }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn map_avx512(self, x: *const T, out: *mut T, n: usize) -> bool {
+        // SAFETY: forwarded (the trait method's contract).
+        unsafe { self.0.map_right_avx512(x, self.1, out, n) }
+    }
 }
 
 /// `c op x` for a binary kernel and a fixed left operand.
@@ -321,6 +327,17 @@ impl<T: Copy + Send + Sync, K: Binary<T>> Unary<T> for Left<K, T> {
 /// A binary elementwise function.
 pub trait Binary<T>: Copy + Send + Sync {
     fn eval<const FMA: bool>(self, x: T, y: T) -> T;
+    /// [`Unary::map_avx512`] of [`Right`]`(self, y)`: the kernel's own AVX-512 loop of
+    /// `out[i] = eval(x[i], y)` for a fixed right operand, if it has one (bit-identical to the
+    /// `eval` loop on every input), and whether it ran.
+    ///
+    /// # Safety
+    /// As [`Unary::map_avx512`].
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn map_right_avx512(self, _x: *const T, _y: T, _out: *mut T, _n: usize) -> bool {
+        false
+    }
 }
 
 #[inline(always)]
@@ -944,15 +961,20 @@ pub fn exp_f64<const F: bool>(x: f64) -> f64 {
     y * pow2i_f64(n1) * pow2i_f64(n - n1)
 }
 
+/// [`exp_for_f32`]'s clamp: `|t|` past every float32 overflow and underflow.
+pub(crate) const EXP_FOR_F32_MAX: f64 = 200.0;
+/// [`exp_for_f32`]'s polynomial: the Taylor polynomial cut at r^8 (the last seven coefficients
+/// of [`EXPM1_POLY_WIDE_F64`]).
+pub(crate) const EXP_FOR_F32_POLY: [f64; 7] = last_n(&EXPM1_POLY_WIDE_F64);
+
 /// `e^t` in f64 for a result that is then rounded to float32: `t` clamped to ±200 (past every
 /// float32 overflow and underflow, so one power-of-two scale suffices) and the Taylor
 /// polynomial cut at r^8 (truncation below 2^-31 relative on `|r| <= ln2/2`).
 #[inline(always)]
 fn exp_for_f32<const F: bool>(t: f64) -> f64 {
-    const C: [f64; 7] = last_n(&EXPM1_POLY_WIDE_F64);
-    let tc = clamp64(t, -200.0, 200.0);
+    let tc = clamp64(t, -EXP_FOR_F32_MAX, EXP_FOR_F32_MAX);
     let (n, r) = reduce_ln2_f64::<F>(tc);
-    let y = 1.0 + expm1_poly64::<F>(r, &C);
+    let y = 1.0 + expm1_poly64::<F>(r, &EXP_FOR_F32_POLY);
     y * pow2i_f64(n)
 }
 
@@ -1054,38 +1076,46 @@ fn log_parts_f64<const F: bool>(x: f64) -> (f64, f64) {
     (k - if sub { 54.0 } else { 0.0 }, f)
 }
 
+/// The high word of `sqrt(1/2)` (rounded down) in place, and what [`log_parts_normal_f64`] adds
+/// to `x`'s bits so that the exponent field counts from it.
+pub(crate) const LOG_SQRT_HALF_F64: u64 = 0x3fe6_a09e << 32;
+pub(crate) const LOG_OFFSET_F64: u64 = (0x3ff0_0000 << 32) - LOG_SQRT_HALF_F64;
+
 /// [`log_parts_f64`] of a positive normal `x` (no subnormal scaling).
 #[inline(always)]
 fn log_parts_normal_f64(x: f64) -> (f64, f64) {
-    let ix = x
-        .to_bits()
-        .wrapping_add((0x3ff0_0000u64 - 0x3fe6_a09e) << 32);
+    let ix = x.to_bits().wrapping_add(LOG_OFFSET_F64);
     let k = ((ix >> 52) as i64) - 0x3ff;
-    let m = f64::from_bits((ix & 0x000f_ffff_ffff_ffff) + (0x3fe6_a09eu64 << 32));
+    let m = f64::from_bits((ix & 0x000f_ffff_ffff_ffff) + LOG_SQRT_HALF_F64);
     (k as f64, m - 1.0)
 }
+
+/// fdlibm's `Lg1..Lg7` (e_log.c), the coefficients of `log(1+f)`'s `R(s^2)`.
+pub(crate) const LOG_LG_F64: [f64; 7] = [
+    6.666_666_666_666_735_13e-1,
+    3.999_999_999_940_941_908e-1,
+    2.857_142_874_366_239_149e-1,
+    2.222_219_843_214_978_396e-1,
+    1.818_357_216_161_805_012e-1,
+    1.531_383_769_920_937_332e-1,
+    1.479_819_860_511_658_591e-1,
+];
+/// fdlibm's split of ln 2 for `k ln2` (`ln2_hi` has 32 trailing zero bits).
+pub(crate) const LOG_LN2_HI_F64: f64 = 6.931_471_803_691_238_164_90e-1;
+pub(crate) const LOG_LN2_LO_F64: f64 = 1.908_214_929_270_587_700_02e-10;
 
 /// `log(1+f) - f` for `1+f` in `[sqrt(1/2), sqrt(2))`, split as fdlibm does so that callers can
 /// add `f` and `k ln2` last.
 #[inline(always)]
 fn log1p_core_f64<const F: bool>(f: f64, dk: f64) -> f64 {
-    const LG: [f64; 7] = [
-        6.666_666_666_666_735_13e-1,
-        3.999_999_999_940_941_908e-1,
-        2.857_142_874_366_239_149e-1,
-        2.222_219_843_214_978_396e-1,
-        1.818_357_216_161_805_012e-1,
-        1.531_383_769_920_937_332e-1,
-        1.479_819_860_511_658_591e-1,
-    ];
-    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+    const LG: [f64; 7] = LOG_LG_F64;
     let s = f / (2.0 + f);
     let z = s * s;
     let w = z * z;
     let t1 = w * horner64::<F>(w, &[LG[5], LG[3], LG[1]]);
     let t2 = z * horner64::<F>(w, &[LG[6], LG[4], LG[2], LG[0]]);
     let hfsq = 0.5 * f * f;
-    fma64::<F>(s, hfsq + (t2 + t1), dk * LN2_LO) - hfsq
+    fma64::<F>(s, hfsq + (t2 + t1), dk * LOG_LN2_LO_F64) - hfsq
 }
 
 /// `ln x`, f64 (fdlibm's e_log scheme).
@@ -1103,8 +1133,10 @@ fn log_of_f32_f64<const F: bool>(x: f64) -> f64 {
 /// `ln x` from `x`'s [`log_parts_f64`], with the special values.
 #[inline(always)]
 fn log_from_parts_f64<const F: bool>(x: f64, (dk, f): (f64, f64)) -> f64 {
-    const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
-    special_log(x, fma64::<F>(dk, LN2_HI, log1p_core_f64::<F>(f, dk) + f))
+    special_log(
+        x,
+        fma64::<F>(dk, LOG_LN2_HI_F64, log1p_core_f64::<F>(f, dk) + f),
+    )
 }
 
 /// `ln(1+x)`, f64: `log(u) - ((u-1) - x)/u` with `u = 1 + x` (the quotient corrects the

@@ -480,7 +480,7 @@ pub fn cosh_f32<const F: bool>(x: f32) -> f32 {
 
 /// `(y is an integer, y is an odd integer)`, by the `2^52` rounding trick (vectorizes).
 #[inline(always)]
-fn int_parity(y: f64) -> (bool, bool) {
+pub(super) fn int_parity(y: f64) -> (bool, bool) {
     const TWO52: f64 = 4_503_599_627_370_496.0;
     let a = y.abs();
     let t = a + TWO52;
