@@ -1699,6 +1699,13 @@ pub mod k {
         fn eval<const F: bool>(self, x: f32, y: f32) -> f32 {
             pow_f32::<F>(x, y)
         }
+        #[cfg(target_arch = "x86_64")]
+        #[inline(always)]
+        unsafe fn map_right_avx512(self, x: *const f32, y: f32, out: *mut f32, n: usize) -> bool {
+            // SAFETY: forwarded (the trait method's contract).
+            unsafe { avx512::pow_right_loop(x, out, n, y) };
+            true
+        }
     }
 
     /// f32 only (the f64 kernels stay on libm's erf: see docs/kernels.md).

@@ -1,8 +1,9 @@
 //! AVX-512 loops of the float32 exponential family (`exp`, `sigmoid`, `tanh`, softmax's
-//! `exp(x - m)`, and gelu (erf)), written with intrinsics because one instruction has no portable
-//! spelling LLVM would pick: `vscalefps`, which multiplies by `2^n` with one rounding, over- and
-//! underflow included (and, for gelu's table, `vpermt2ps`, a 32-row lookup for 16 lanes where
-//! the portable loop gathers). The portable
+//! `exp(x - m)`, and gelu (erf)), and of float32 `x ** y` for a fixed exponent
+//! (`pow_right_loop`, see its section below), written with intrinsics. For the exponential
+//! family, because one instruction has no portable spelling LLVM would pick: `vscalefps`, which
+//! multiplies by `2^n` with one rounding, over- and underflow included (and, for gelu's table,
+//! `vpermt2ps`, a 32-row lookup for 16 lanes where the portable loop gathers). The portable
 //! kernels ([`super::exp_f32`] and its callers) build `2^n` as two float factors from integer
 //! bit tricks (eight instructions where `vscalefps` is one) and clamp with compares and blends
 //! (four where `vmaxps`/`vminps`, which pass a NaN in their second operand through, are two).
@@ -15,6 +16,16 @@
 //! NaN payloads equal too. (Why `y 2^n1 2^(n - n1)` equals `vscalefps(y, n)`: `y` is in
 //! `[0.7, 1.42]` and `n >= -150`, so `y 2^n1` is normal and exact, and the second product
 //! rounds once, as `vscalefps` does.)
+//!
+//! The pow loop computes the portable `pow_f32`'s values (the same f64 operations in the same
+//! order where a select can act, and provably equal values where the code is shortened: see
+//! `pow_positive`), for every base and exponent; `avx512_pow_loop_matches_the_portable_kernel`
+//! compares it on every 8191st float32 base and 26 exponents, and the ignored
+//! `..._on_every_float32` on all 2^32 bases (about half an hour on two cores).
+//!
+//! The loops: `exp_loop`, `sigmoid_loop`, `tanh_loop`, `exp_minus_loop`, `gelu_erf_loop` (16
+//! float32 lanes) and
+//! `pow_right_loop` (8 f64 lanes per vector, eight vectors interleaved).
 
 #![allow(unsafe_op_in_unsafe_fn)]
 
@@ -209,3 +220,377 @@ loop32!(tanh_loop() => |v| tanh(v));
 loop32!(gelu_erf_loop() => |v| gelu_erf(v));
 // `exp(x - m)`: softmax's shifted exponential (`reduce::ExpMinus`).
 loop32!(exp_minus_loop(m: f32) => |v| exp(_mm512_sub_ps(v, _mm512_set1_ps(m))));
+
+// ------------------------------------------------------------------------------ pow
+//
+// `x ** y` for a fixed float32 `y` (`Right(k::Pow, y)`: `pow_scalar`, `x ** 1.5`), the portable
+// `pow_f32` (f64 `e^(y ln|x|)`, one rounding to float32) on 8 f64 lanes. The `eval` loop of it
+// was slow for two reasons other than its operation count, both seen in its machine code: one
+// chain is ~100 dependent instructions (a division, two polynomials), and Zen 4's scheduler
+// held little more than one iteration, so the loop ran at its latency; and every special case
+// (the log's zero/NaN/inf, the sign of odd powers, NaN for negative bases, `x == 1`) cost
+// compares and blends on every vector. Here eight chains (64 inputs) are interleaved step by
+// step, and a block whose inputs are all positive normal float32 (with a finite `y`) takes
+// `pow_positive`, which leaves out the selects that cannot act and computes the log's `2^k m`
+// split on the float32 bits; every other block takes `pow_pd`, the full translation. Both give
+// the `eval` loop's bits (`avx512_pow_loop_matches_the_portable_kernel`).
+
+/// `[$e; N]` with `$i` running over the lanes (`N` f64 vectors, or f32 vectors after `ps`): one
+/// step of `N` independent computations, written next to each other so that the out-of-order
+/// core always has independent work (one chain of `pow` is ~100 dependent instructions).
+macro_rules! each {
+    ($n:expr, |$i:ident| $e:expr) => {
+        each!(@ _mm512_setzero_pd(), $n, |$i| $e)
+    };
+    (ps $n:expr, |$i:ident| $e:expr) => {
+        each!(@ _mm512_setzero_ps(), $n, |$i| $e)
+    };
+    (si $n:expr, |$i:ident| $e:expr) => {
+        each!(@ _mm512_setzero_si512(), $n, |$i| $e)
+    };
+    (@ $zero:expr, $n:expr, |$i:ident| $e:expr) => {{
+        let mut out = [$zero; $n];
+        for $i in 0..$n {
+            out[$i] = $e;
+        }
+        out
+    }};
+}
+
+// The helpers of the pow loop are `#[inline(always)]` without target features of their own
+// (which `#[inline(always)]` does not allow): they are only ever inlined into
+// `pow_right_loop`, whose features the intrinsics then inline with. A plain `#[inline]` left
+// the largest ones (with their arrays of vectors on the stack) out of line.
+
+/// Horner's rule on 8 f64 lanes ([`super::horner64`], FMA flavour).
+#[inline(always)]
+unsafe fn horner_pd(x: __m512d, c: &[f64]) -> __m512d {
+    let mut p = _mm512_set1_pd(c[0]);
+    for &k in &c[1..] {
+        p = _mm512_fmadd_pd(p, x, _mm512_set1_pd(k));
+    }
+    p
+}
+
+/// The low (`i` even) or high half of `a`.
+#[inline(always)]
+unsafe fn half(a: __m512, i: usize) -> __m256 {
+    if i.is_multiple_of(2) {
+        _mm512_castps512_ps256(a)
+    } else {
+        _mm512_extractf32x8_ps::<1>(a)
+    }
+}
+
+/// What [`super::pow_f32`] decides from its exponent alone, for a fixed `y`.
+#[derive(Clone, Copy)]
+struct PowY {
+    yd: f64,
+    /// `y == 2`: the exact square.
+    square: bool,
+    /// `y` is an integer / an odd integer ([`super::trig::int_parity`]).
+    is_int: bool,
+    odd: bool,
+    infinite: bool,
+    zero: bool,
+    finite: bool,
+    /// `|y ln x| <= 200` for every finite nonzero float32 `x` (`|ln x| < 104`): the clamp of
+    /// [`super::exp_for_f32`] never changes `t`.
+    no_clamp: bool,
+}
+
+impl PowY {
+    fn new(y: f32) -> Self {
+        let yd = y as f64;
+        let (is_int, odd) = super::trig::int_parity(yd);
+        PowY {
+            yd,
+            square: yd == 2.0,
+            is_int,
+            odd,
+            infinite: yd.is_infinite(),
+            zero: yd == 0.0,
+            finite: yd.is_finite(),
+            no_clamp: yd.abs() * 104.0 <= super::EXP_FOR_F32_MAX,
+        }
+    }
+}
+
+/// `ln x` from `x`'s parts `(dk, f)` ([`super::log_from_parts_f64`] before its special values,
+/// with [`super::log1p_core_f64`]).
+#[inline(always)]
+unsafe fn log_from_parts_pd<const N: usize>(dk: [__m512d; N], f: [__m512d; N]) -> [__m512d; N] {
+    use super::{LOG_LG_F64 as LG, LOG_LN2_HI_F64, LOG_LN2_LO_F64};
+    let s = each!(N, |i| _mm512_div_pd(
+        f[i],
+        _mm512_add_pd(_mm512_set1_pd(2.0), f[i])
+    ));
+    let z = each!(N, |i| _mm512_mul_pd(s[i], s[i]));
+    let w = each!(N, |i| _mm512_mul_pd(z[i], z[i]));
+    let t1 = each!(N, |i| _mm512_mul_pd(
+        w[i],
+        horner_pd(w[i], &[LG[5], LG[3], LG[1]])
+    ));
+    let t2 = each!(N, |i| _mm512_mul_pd(
+        z[i],
+        horner_pd(w[i], &[LG[6], LG[4], LG[2], LG[0]])
+    ));
+    let hfsq = each!(N, |i| _mm512_mul_pd(
+        _mm512_mul_pd(_mm512_set1_pd(0.5), f[i]),
+        f[i]
+    ));
+    let core = each!(N, |i| _mm512_sub_pd(
+        _mm512_fmadd_pd(
+            s[i],
+            _mm512_add_pd(hfsq[i], _mm512_add_pd(t2[i], t1[i])),
+            _mm512_mul_pd(dk[i], _mm512_set1_pd(LOG_LN2_LO_F64))
+        ),
+        hfsq[i]
+    ));
+    each!(N, |i| _mm512_fmadd_pd(
+        dk[i],
+        _mm512_set1_pd(LOG_LN2_HI_F64),
+        _mm512_add_pd(core[i], f[i])
+    ))
+}
+
+/// `(nf, n, 1 + p)` of [`super::exp_for_f32`] at `t` (already clamped): `reduce_ln2_f64`'s
+/// `nf = t log2e + round` and `n = nf - round`, and `e^r = 1 + p` of the reduced argument;
+/// `e^t = (1 + p) 2^n`.
+#[inline(always)]
+unsafe fn exp_parts_pd<const N: usize>(
+    t: [__m512d; N],
+) -> ([__m512d; N], [__m512d; N], [__m512d; N]) {
+    let rd = super::LN2_REDUCTION_F64;
+    let round = _mm512_set1_pd(rd.round);
+    let nf = each!(N, |i| _mm512_fmadd_pd(
+        t[i],
+        _mm512_set1_pd(rd.log2e),
+        round
+    ));
+    let n = each!(N, |i| _mm512_sub_pd(nf[i], round));
+    let r = each!(N, |i| _mm512_fnmadd_pd(
+        n[i],
+        _mm512_set1_pd(rd.ln2_hi),
+        t[i]
+    ));
+    let r = each!(N, |i| _mm512_fnmadd_pd(
+        n[i],
+        _mm512_set1_pd(rd.ln2_lo),
+        r[i]
+    ));
+    let e = each!(N, |i| _mm512_add_pd(
+        _mm512_set1_pd(1.0),
+        _mm512_fmadd_pd(
+            horner_pd(r[i], &super::EXP_FOR_F32_POLY),
+            _mm512_mul_pd(r[i], r[i]),
+            r[i]
+        )
+    ));
+    (nf, n, e)
+}
+
+/// `y ln x` clamped to `±200` (vminpd/vmaxpd pass a NaN in their second operand, as the
+/// portable selects do), unless `y` is small enough that the clamp never acts.
+#[inline(always)]
+unsafe fn clamped_product_pd<const N: usize>(l: [__m512d; N], y: PowY) -> [__m512d; N] {
+    let t = each!(N, |i| _mm512_mul_pd(_mm512_set1_pd(y.yd), l[i]));
+    if y.no_clamp {
+        return t;
+    }
+    let max = super::EXP_FOR_F32_MAX;
+    each!(N, |i| _mm512_max_pd(
+        _mm512_set1_pd(-max),
+        _mm512_min_pd(_mm512_set1_pd(max), t[i])
+    ))
+}
+
+/// [`super::pow_f32`] (FMA flavour) on `N` vectors of 8 float32 inputs widened to f64, for the
+/// fixed exponent `y`, every input: the same f64 operations in the same order (the log of
+/// [`super::log_of_f32_f64`] with its special values, the exponential of
+/// [`super::exp_for_f32`], the special-case selects), `N` chains interleaved step by step. The
+/// selects that depend on `y` alone are branches on `y`'s [`PowY`]; `(1 + p) 2^n` is
+/// `vscalefpd` (exact, as the portable product of `1 + p` in `[0.7, 1.42]` and `2^n`,
+/// `|n| <= 289`, is; a NaN `1 + p` stays that NaN).
+#[inline(always)]
+unsafe fn pow_pd<const N: usize>(xd: [__m512d; N], y: PowY) -> [__m512d; N] {
+    use super::{LOG_OFFSET_F64, LOG_SQRT_HALF_F64};
+    let one = _mm512_set1_pd(1.0);
+    let ax = each!(N, |i| _mm512_abs_pd(xd[i]));
+    let r = if y.square {
+        each!(N, |i| _mm512_mul_pd(xd[i], xd[i]))
+    } else {
+        // log_parts_normal_f64
+        let ix = each!(si N, |i| _mm512_add_epi64(
+            _mm512_castpd_si512(ax[i]),
+            _mm512_set1_epi64(LOG_OFFSET_F64 as i64)
+        ));
+        let dk = each!(N, |i| _mm512_cvtepi64_pd(_mm512_sub_epi64(
+            _mm512_srli_epi64::<52>(ix[i]),
+            _mm512_set1_epi64(0x3ff)
+        )));
+        let f = each!(N, |i| _mm512_sub_pd(
+            _mm512_castsi512_pd(_mm512_add_epi64(
+                _mm512_and_si512(ix[i], _mm512_set1_epi64(0x000f_ffff_ffff_ffff)),
+                _mm512_set1_epi64(LOG_SQRT_HALF_F64 as i64)
+            )),
+            one
+        ));
+        let l = log_from_parts_pd(dk, f);
+        // special_log (exclusive cases: zero, NaN (`|x|` is never negative), +inf)
+        let l = each!(N, |i| {
+            let a = ax[i];
+            let l = _mm512_mask_blend_pd(
+                _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(a, _mm512_set1_pd(f64::INFINITY)),
+                l[i],
+                a,
+            );
+            let l = _mm512_mask_blend_pd(
+                _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(a, a),
+                l,
+                _mm512_set1_pd(f64::NAN),
+            );
+            _mm512_mask_blend_pd(
+                _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(a, _mm512_setzero_pd()),
+                l,
+                _mm512_set1_pd(f64::NEG_INFINITY),
+            )
+        });
+        let (_, n, e) = exp_parts_pd(clamped_product_pd(l, y));
+        each!(N, |i| _mm512_scalef_pd(e[i], n[i]))
+    };
+    each!(N, |i| {
+        let (x, a) = (xd[i], ax[i]);
+        let mut r = r[i];
+        if y.odd {
+            // -r where x's sign bit is set
+            let neg = _mm512_movepi64_mask(_mm512_castpd_si512(x));
+            r = _mm512_mask_xor_pd(r, neg, r, _mm512_set1_pd(-0.0));
+        }
+        if !y.is_int {
+            // NaN for finite negative x
+            let neg = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(x, _mm512_setzero_pd())
+                & _mm512_cmp_pd_mask::<_CMP_GT_OQ>(x, _mm512_set1_pd(f64::NEG_INFINITY));
+            r = _mm512_mask_blend_pd(neg, r, _mm512_set1_pd(f64::NAN));
+        }
+        if y.infinite {
+            r = _mm512_mask_blend_pd(_mm512_cmp_pd_mask::<_CMP_EQ_OQ>(a, one), r, one);
+        }
+        if y.zero {
+            one
+        } else {
+            _mm512_mask_blend_pd(_mm512_cmp_pd_mask::<_CMP_EQ_OQ>(x, one), r, one)
+        }
+    })
+}
+
+/// [`pow_pd`] for positive normal float32 `x` and finite `y` (not 2): none of the selects acts
+/// (`ln x` is finite, so is `t = y ln x`; at `x = 1`, `ln x = +0`, `t = ±0` and the exponential
+/// is exactly 1, as selected; at `y = 0`, `t = ±0` as well), and the same values are computed
+/// more cheaply:
+/// - `log_parts_normal_f64` on the float32 bits, 16 lanes per instruction: for a normal
+///   float32, `x = 2^k m` with `m` in `[sqrt(1/2), sqrt(2))` splits at the same mantissa
+///   (`0x3f35_04f0` is the float32 whose widening has the high word `0x3fe6_a09e` and a zero
+///   low word), the float32 `m` widens to the f64 `m`, and `m - 1` is exact in both;
+/// - `(1 + p) 2^n` as an integer addition of `n << 52` to the bits of `1 + p` (normal, and
+///   `2^n (1 + p)` is normal for `|n| <= 289`), where `n << 52` is `nf`'s bits shifted (the
+///   low 12 bits of `round`'s are zero); two integer instructions instead of `vscalefpd`,
+///   which takes two cycles per vector on Zen 4;
+/// - no clamp where `y` is too small for it to act ([`PowY::no_clamp`]).
+#[inline(always)]
+unsafe fn pow_positive<const G: usize, const N: usize>(v: [__m512; G], y: PowY) -> [__m512; G] {
+    const OFFSET: i32 = 0x3f80_0000 - 0x3f35_04f0;
+    const _: () = assert!(
+        (OFFSET as u64) << 29 == super::LOG_OFFSET_F64
+            && 0x3f35_04f0u64 << 29 == super::LOG_SQRT_HALF_F64 - (0x380u64 << 52)
+    );
+    let ix = each!(ps G, |j| _mm512_castsi512_ps(_mm512_add_epi32(
+        _mm512_castps_si512(v[j]),
+        _mm512_set1_epi32(OFFSET)
+    )));
+    let k = each!(ps G, |j| _mm512_castsi512_ps(_mm512_sub_epi32(
+        _mm512_srli_epi32::<23>(_mm512_castps_si512(ix[j])),
+        _mm512_set1_epi32(0x7f)
+    )));
+    let f = each!(ps G, |j| _mm512_sub_ps(
+        _mm512_castsi512_ps(_mm512_add_epi32(
+            _mm512_and_si512(_mm512_castps_si512(ix[j]), _mm512_set1_epi32(0x007f_ffff)),
+            _mm512_set1_epi32(0x3f35_04f0)
+        )),
+        _mm512_set1_ps(1.0)
+    ));
+    let dk = each!(N, |i| _mm512_cvtepi32_pd(_mm256_castps_si256(half(
+        k[i / 2],
+        i
+    ))));
+    let f = each!(N, |i| _mm512_cvtps_pd(half(f[i / 2], i)));
+    let l = log_from_parts_pd(dk, f);
+    let (nf, _, e) = exp_parts_pd(clamped_product_pd(l, y));
+    let r = each!(N, |i| _mm512_castsi512_pd(_mm512_add_epi64(
+        _mm512_castpd_si512(e[i]),
+        _mm512_slli_epi64::<52>(_mm512_castpd_si512(nf[i]))
+    )));
+    each!(ps G, |j| _mm512_insertf32x8::<1>(
+        _mm512_castps256_ps512(_mm512_cvtpd_ps(r[2 * j])),
+        _mm512_cvtpd_ps(r[2 * j + 1])
+    ))
+}
+
+/// `G` vectors of 16 float32 (`x` at `16 j`, lanes of `m[j]`) to the power `y`, `N = 2 G` f64
+/// chains: [`pow_positive`] when every input is a positive normal float32 and `y` is finite
+/// and not 2, else [`pow_pd`].
+#[inline(always)]
+unsafe fn pow_block<const G: usize, const N: usize>(
+    x: *const f32,
+    out: *mut f32,
+    m: [__mmask16; G],
+    y: PowY,
+) {
+    let v = each!(ps G, |j| _mm512_maskz_loadu_ps(m[j], x.add(16 * j)));
+    let mut plain = y.finite && !y.square;
+    for j in 0..G {
+        // bits - MIN_POSITIVE's below MAX's - MIN_POSITIVE's (unsigned)
+        let normal = _mm512_cmplt_epu32_mask(
+            _mm512_sub_epi32(_mm512_castps_si512(v[j]), _mm512_set1_epi32(0x0080_0000)),
+            _mm512_set1_epi32(0x7f00_0000),
+        );
+        plain &= normal & m[j] == m[j];
+    }
+    let res = if plain {
+        pow_positive::<G, N>(v, y)
+    } else {
+        let xd = each!(N, |i| _mm512_cvtps_pd(half(v[i / 2], i)));
+        let r = pow_pd::<N>(xd, y);
+        each!(ps G, |j| _mm512_insertf32x8::<1>(
+            _mm512_castps256_ps512(_mm512_cvtpd_ps(r[2 * j])),
+            _mm512_cvtpd_ps(r[2 * j + 1])
+        ))
+    };
+    for j in 0..G {
+        _mm512_mask_storeu_ps(out.add(16 * j), m[j], res[j]);
+    }
+}
+
+/// `out[i] = pow(x[i], y)` ([`super::pow_f32`], FMA flavour; `Right(Pow, y)`), 64 inputs (eight
+/// f64 vectors) per iteration, the last block masked.
+///
+/// # Safety
+/// The CPU has AVX-512 F/DQ/BW/VL; `x` and `out` are valid for `n` elements (and may be equal).
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+pub(crate) unsafe fn pow_right_loop(x: *const f32, out: *mut f32, n: usize, y: f32) {
+    const G: usize = 4;
+    let y = PowY::new(y);
+    let mut i = 0;
+    while i + 16 * G <= n {
+        pow_block::<G, { 2 * G }>(x.add(i), out.add(i), [!0; G], y);
+        i += 16 * G;
+    }
+    if i < n {
+        let mut m = [0 as __mmask16; G];
+        for (j, mj) in m.iter_mut().enumerate() {
+            let left = (n - i).saturating_sub(16 * j).min(16);
+            *mj = ((1u32 << left) - 1) as __mmask16;
+        }
+        pow_block::<G, { 2 * G }>(x.add(i), out.add(i), m, y);
+    }
+}

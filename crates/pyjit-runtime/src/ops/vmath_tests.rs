@@ -716,27 +716,7 @@ fn avx512_loops_match_eval(lo: u64, hi: u64, step: u64) {
         return;
     }
     fn same<K: Unary<f32> + std::fmt::Debug>(k: K, xs: &[f32]) {
-        let mut want = vec![0f32; xs.len()];
-        map_serial_eval(k, xs, &mut want);
-        let mut got = vec![0f32; xs.len()];
-        for (x, g) in xs.chunks(1021).zip(got.chunks_mut(1021)) {
-            map_serial(k, x, g);
-        }
-        let mut inplace = xs.to_vec();
-        map_serial_inplace(k, &mut inplace);
-        // (Any NaN for a NaN: an unoptimized build's `eval` loop is scalar code whose NaN
-        // payloads differ. Optimized, the payloads agree too, on every input.)
-        let same_bits = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
-        for (i, &x) in xs.iter().enumerate() {
-            assert!(
-                same_bits(got[i], want[i]) && same_bits(inplace[i], want[i]),
-                "{k:?}({x:e} = {:#x}): {:e} / in place {:e}, eval loop {:e}",
-                x.to_bits(),
-                got[i],
-                inplace[i],
-                want[i]
-            );
-        }
+        avx512_loop_matches_eval(k, xs, 1021)
     }
     let block = 1u64 << 20;
     std::thread::scope(|sc| {
@@ -762,6 +742,146 @@ fn avx512_loops_match_eval(lo: u64, hi: u64, step: u64) {
             });
         }
     });
+}
+
+/// `k`'s [`Unary::map_avx512`] loop (through [`map_serial`], on chunks of `chunk` inputs, and
+/// in place) against its `eval` loop, bit for bit (any NaN for a NaN).
+#[cfg(target_arch = "x86_64")]
+fn avx512_loop_matches_eval<K: Unary<f32> + std::fmt::Debug>(k: K, xs: &[f32], chunk: usize) {
+    let mut want = vec![0f32; xs.len()];
+    map_serial_eval(k, xs, &mut want);
+    let mut got = vec![0f32; xs.len()];
+    for (x, g) in xs.chunks(chunk).zip(got.chunks_mut(chunk)) {
+        map_serial(k, x, g);
+    }
+    let mut inplace = xs.to_vec();
+    for c in inplace.chunks_mut(chunk) {
+        map_serial_inplace(k, c);
+    }
+    // (Any NaN for a NaN: an unoptimized build's `eval` loop is scalar code whose NaN
+    // payloads differ. Optimized, the payloads agree too, on every input.)
+    let same_bits = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+    for (i, &x) in xs.iter().enumerate() {
+        assert!(
+            same_bits(got[i], want[i]) && same_bits(inplace[i], want[i]),
+            "{k:?}({x:e} = {:#x}): {:e} / in place {:e}, eval loop {:e}",
+            x.to_bits(),
+            got[i],
+            inplace[i],
+            want[i]
+        );
+    }
+}
+
+/// Exponents for the `x ** y` loop's tests: the common ones, other integers (odd and even,
+/// negative, beyond 2^24 and 2^53), non-integers, and the special values.
+const POW_TEST_EXPONENTS: [f32; 26] = [
+    1.5,
+    2.0,
+    0.5,
+    -1.0,
+    3.0,
+    -2.0,
+    1.0,
+    0.0,
+    -0.0,
+    -0.5,
+    2.5,
+    7.0,
+    -3.0,
+    0.333_333_34,
+    -1.5,
+    100.25,
+    -150.75,
+    16_777_215.0,
+    1e10,
+    3e38,
+    1e-7,
+    1e-40,
+    -1e-45,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    f32::NAN,
+];
+
+/// The `x ** y` AVX-512 loop ([`Right`]`(k::Pow, y)`, [`Binary::map_right_avx512`]) against the
+/// `eval` loop for each of [`POW_TEST_EXPONENTS`]: on the special bases in chunks of every
+/// length 1 to 70 (masked last blocks), then on the float32 bit patterns `0, step, 2 step, ...`
+/// in chunks of 1021.
+#[cfg(target_arch = "x86_64")]
+fn avx512_pow_loop_matches_eval(step: u64) {
+    if isa() != Isa::Avx512 {
+        eprintln!("no AVX-512 on this CPU: nothing to compare");
+        return;
+    }
+    let specials: Vec<f32> = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        2.0,
+        -2.0,
+        0.5,
+        -3.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -f32::NAN,
+        f32::MIN_POSITIVE,
+        -f32::MIN_POSITIVE,
+        1e-45,
+        -1e-45,
+        f32::MAX,
+        f32::MIN,
+        16_777_217.0,
+        -16_777_215.0,
+    ]
+    .into_iter()
+    .cycle()
+    .zip((0..215).map(|i| i as f32 * 0.37 - 40.0))
+    .flat_map(|(s, v)| [s, v])
+    .collect();
+    for y in POW_TEST_EXPONENTS {
+        for chunk in 1..=70 {
+            avx512_loop_matches_eval(Right(k::Pow, y), &specials, chunk);
+        }
+    }
+    let block = 1u64 << 20;
+    std::thread::scope(|sc| {
+        let parts = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+        for p in 0..parts {
+            sc.spawn(move || {
+                let mut start = p * block * step;
+                while start < 1 << 32 {
+                    let xs: Vec<f32> = (0..block)
+                        .map(|i| start + i * step)
+                        .take_while(|&b| b < 1 << 32)
+                        .map(|b| f32::from_bits(b as u32))
+                        .collect();
+                    for y in POW_TEST_EXPONENTS {
+                        avx512_loop_matches_eval(Right(k::Pow, y), &xs, 1021);
+                    }
+                    start += parts * block * step;
+                }
+            });
+        }
+    });
+}
+
+/// [`avx512_pow_loop_matches_eval`] on every 8191st float32 bit pattern (524k bases, every
+/// exponent and sign, NaNs of many payloads) and 26 exponents.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn avx512_pow_loop_matches_the_portable_kernel() {
+    avx512_pow_loop_matches_eval(8191);
+}
+
+/// [`avx512_pow_loop_matches_eval`] on all 2^32 float32 bases.
+#[cfg(target_arch = "x86_64")]
+#[test]
+#[ignore = "exhaustive over every float32 base: run in release"]
+fn avx512_pow_loop_matches_the_portable_kernel_on_every_float32() {
+    avx512_pow_loop_matches_eval(1);
 }
 
 /// [`avx512_loops_match_eval`] on every 1021st float32 bit pattern (4.2M inputs, every
