@@ -444,14 +444,6 @@ fn arg_extreme<T: Element>(v: &[T], max: bool) -> (T, usize) {
 }
 
 #[inline(always)]
-fn max_f32_body(v: &[f32]) -> f32 {
-    fast_extreme(v, true)
-}
-#[inline(always)]
-fn min_f32_body(v: &[f32]) -> f32 {
-    fast_extreme(v, false)
-}
-#[inline(always)]
 fn max_f64_body(v: &[f64]) -> f64 {
     fast_extreme(v, true)
 }
@@ -459,8 +451,127 @@ fn max_f64_body(v: &[f64]) -> f64 {
 fn min_f64_body(v: &[f64]) -> f64 {
     fast_extreme(v, false)
 }
-multiversion_fn!(pub(crate) fn max_f32(v: &[f32]) -> f32 => max_f32_body);
-multiversion_fn!(pub(crate) fn min_f32(v: &[f32]) -> f32 => min_f32_body);
+
+/// NaN-propagating max of a non-empty float32 lane: [`extreme_by`] with 32 running extremes
+/// (eight, as the other types use, kept the loop at one `vmaxps` chain per 8 elements: about
+/// 4 elements per cycle), written out for AVX-512 and AVX2 (the same picks in the same lanes).
+pub(crate) fn max_f32(v: &[f32]) -> f32 {
+    extreme_f32(v, true)
+}
+
+pub(crate) fn min_f32(v: &[f32]) -> f32 {
+    extreme_f32(v, false)
+}
+
+/// Lanes of the float32 max/min: two AVX-512 (four AVX2) registers.
+const F32_EXTREME_LANES: usize = 32;
+
+fn extreme_f32(v: &[f32], max: bool) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    match vmath::isa() {
+        // SAFETY: `isa()` reports only features the running CPU has.
+        vmath::Isa::Avx512 => return unsafe { extreme_f32_avx512(v, max) },
+        // SAFETY: as above.
+        vmath::Isa::Avx2Fma => return unsafe { extreme_f32_avx2(v, max) },
+        vmath::Isa::Scalar => {}
+    }
+    if max {
+        extreme_by::<F32_EXTREME_LANES, f32>(v, |best, x| if x > best { x } else { best })
+    } else {
+        extreme_by::<F32_EXTREME_LANES, f32>(v, |best, x| if x < best { x } else { best })
+    }
+}
+
+/// [`extreme_f32`] on AVX-512: lanes 0-15 and 16-31 in two registers. `vmaxps(x, best)` is
+/// `x > best ? x : best` and `vminps(x, best)` is `x < best ? x : best` (`best` when either
+/// is NaN or both are zeros), exactly the picks; NaNs are found by one unordered compare of the
+/// two loads.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+unsafe fn extreme_f32_avx512(v: &[f32], max: bool) -> f32 {
+    use std::arch::x86_64::*;
+    const L: usize = F32_EXTREME_LANES;
+    let blocks = v.len() / L;
+    let p = v.as_ptr();
+    let init = _mm512_set1_ps(v[0]);
+    let (mut a0, mut a1) = (init, init);
+    let mut nan: __mmask16 = 0;
+    macro_rules! run {
+        ($pick:ident) => {
+            for b in 0..blocks {
+                // SAFETY: block `b` is inside `v`.
+                let (x0, x1) = unsafe {
+                    (
+                        _mm512_loadu_ps(p.add(L * b)),
+                        _mm512_loadu_ps(p.add(L * b + 16)),
+                    )
+                };
+                nan |= _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x0, x1);
+                a0 = $pick(x0, a0);
+                a1 = $pick(x1, a1);
+            }
+        };
+    }
+    if max {
+        run!(_mm512_max_ps);
+    } else {
+        run!(_mm512_min_ps);
+    }
+    let mut acc = [0f32; L];
+    // SAFETY: `acc` holds 32 floats.
+    unsafe {
+        _mm512_storeu_ps(acc.as_mut_ptr(), a0);
+        _mm512_storeu_ps(acc.as_mut_ptr().add(16), a1);
+    }
+    extreme_finish(v, &acc, nan != 0, blocks * L, max)
+}
+
+/// [`extreme_f32`] on AVX2: lanes 8r..8r+8 in register r.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn extreme_f32_avx2(v: &[f32], max: bool) -> f32 {
+    use std::arch::x86_64::*;
+    const L: usize = F32_EXTREME_LANES;
+    let blocks = v.len() / L;
+    let p = v.as_ptr();
+    let mut a = [_mm256_set1_ps(v[0]); 4];
+    let mut nan = _mm256_setzero_ps();
+    macro_rules! run {
+        ($pick:ident) => {
+            for b in 0..blocks {
+                // SAFETY: block `b` is inside `v`.
+                let x: [__m256; 4] =
+                    std::array::from_fn(|r| unsafe { _mm256_loadu_ps(p.add(L * b + 8 * r)) });
+                let n01 = _mm256_cmp_ps::<_CMP_UNORD_Q>(x[0], x[1]);
+                let n23 = _mm256_cmp_ps::<_CMP_UNORD_Q>(x[2], x[3]);
+                nan = _mm256_or_ps(nan, _mm256_or_ps(n01, n23));
+                for r in 0..4 {
+                    a[r] = $pick(x[r], a[r]);
+                }
+            }
+        };
+    }
+    if max {
+        run!(_mm256_max_ps);
+    } else {
+        run!(_mm256_min_ps);
+    }
+    let mut acc = [0f32; L];
+    for (r, x) in a.iter().enumerate() {
+        // SAFETY: `acc[8r..8r + 8]` is in the array.
+        unsafe { _mm256_storeu_ps(acc.as_mut_ptr().add(8 * r), *x) };
+    }
+    extreme_finish(v, &acc, _mm256_movemask_ps(nan) != 0, blocks * L, max)
+}
+
+/// The end of [`extreme_by`] for float32 (`max`: which pick).
+fn extreme_finish(v: &[f32], acc: &[f32], nan: bool, done: usize, max: bool) -> f32 {
+    if max {
+        extreme_rest(v, acc, nan, done, |best, x| if x > best { x } else { best })
+    } else {
+        extreme_rest(v, acc, nan, done, |best, x| if x < best { x } else { best })
+    }
+}
 multiversion_fn!(pub(crate) fn max_f64(v: &[f64]) -> f64 => max_f64_body);
 multiversion_fn!(pub(crate) fn min_f64(v: &[f64]) -> f64 => min_f64_body);
 
@@ -471,25 +582,41 @@ multiversion_fn!(pub(crate) fn min_f64(v: &[f64]) -> f64 => min_f64_body);
 fn fast_extreme<T: Element>(v: &[T], max: bool) -> T {
     // Two monomorphic loops, so the direction test is not inside the hot loop.
     if max {
-        extreme_by(v, |best: T, x: T| if x > best { x } else { best })
+        extreme_by::<8, T>(v, |best: T, x: T| if x > best { x } else { best })
     } else {
-        extreme_by(v, |best: T, x: T| if x < best { x } else { best })
+        extreme_by::<8, T>(v, |best: T, x: T| if x < best { x } else { best })
     }
 }
 
+/// `N` running extremes (element `i` of each block of `N` goes to lane `i`, picked by
+/// `pick(best, x)`) and NaN flags in one pass; then [`extreme_rest`].
 #[inline(always)]
-fn extreme_by<T: Element>(v: &[T], pick: impl Fn(T, T) -> T) -> T {
-    let mut acc = [v[0]; 8];
-    let mut nan = [false; 8];
-    let chunks = v.chunks_exact(8);
-    let rest = chunks.remainder();
+fn extreme_by<const N: usize, T: Element>(v: &[T], pick: impl Fn(T, T) -> T) -> T {
+    let mut acc = [v[0]; N];
+    let mut nan = [false; N];
+    let chunks = v.chunks_exact(N);
     for c in chunks {
-        for i in 0..8 {
+        for i in 0..N {
             nan[i] |= c[i].is_nan_elem();
             acc[i] = pick(acc[i], c[i]);
         }
     }
-    if nan.iter().any(|&b| b) || rest.iter().any(|x| x.is_nan_elem()) || v[0].is_nan_elem() {
+    let done = v.len() - v.len() % N;
+    extreme_rest(v, &acc, nan.iter().any(|&b| b), done, pick)
+}
+
+/// The first NaN of `v` if there is one (`nan`: the blocks before `done` hold one), else the
+/// lanes' extremes folded in lane order from `v[0]`, then the elements from `done` on in order.
+#[inline(always)]
+fn extreme_rest<T: Element>(
+    v: &[T],
+    acc: &[T],
+    nan: bool,
+    done: usize,
+    pick: impl Fn(T, T) -> T,
+) -> T {
+    let rest = &v[done..];
+    if nan || rest.iter().any(|x| x.is_nan_elem()) || v[0].is_nan_elem() {
         return v.iter().copied().find(|x| x.is_nan_elem()).unwrap_or(v[0]);
     }
     let mut best = acc.iter().copied().fold(v[0], &pick);
@@ -949,7 +1076,7 @@ fn with_float(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
                 if lane.is_empty() {
                     return;
                 }
-                let m = fast_extreme(lane, true);
+                let m = <$ty as SoftmaxLane>::max(lane);
                 if log {
                     let s: f64 = lane.iter().map(|&x| ((x - m) as f64).exp()).sum();
                     let ls = s.ln() as $ty;
@@ -1179,6 +1306,69 @@ fn running<T: Element>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The written-out float32 max/min (AVX-512, AVX2) pick what the portable 32-lane
+    /// [`extreme_by`] picks, bit for bit: zeros of both signs in every order, NaNs of two
+    /// payloads early and late, infinities, every length up to 200 and some long ones.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn written_out_f32_extremes_match_the_portable_definition() {
+        let portable = |v: &[f32], max: bool| {
+            if max {
+                extreme_by::<F32_EXTREME_LANES, f32>(v, |b, x| if x > b { x } else { b })
+            } else {
+                extreme_by::<F32_EXTREME_LANES, f32>(v, |b, x| if x < b { x } else { b })
+            }
+        };
+        let nan2 = f32::from_bits(0x7fc0_1234);
+        let pool = [
+            0.0f32,
+            -0.0,
+            1.5,
+            -1.5,
+            3.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            -7.0,
+            1e-40,
+        ];
+        let mut cases: Vec<Vec<f32>> = Vec::new();
+        for n in (1..=200).chain([1000, 4099]) {
+            let v: Vec<f32> = (0..n).map(|i| pool[(i * 7 + n) % pool.len()]).collect();
+            // (The first element is not a zero: the lanes are folded from it, so the sign of
+            // a zero extreme then comes from the lanes.)
+            let zeros: Vec<f32> = (0..n)
+                .map(|i| match (i, (i * 13 + n) % 3) {
+                    (0, _) => 0.5 - (n % 2) as f32,
+                    (_, 0) => -0.0,
+                    _ => 0.0,
+                })
+                .collect();
+            let mut nan = v.clone();
+            nan[(n * 5 / 7) % n] = f32::NAN;
+            nan[n - 1] = nan2;
+            let mut late = v.clone();
+            late[n - 1] = nan2;
+            cases.extend([v, zeros, nan, late]);
+        }
+        let have512 = vmath::isa() == vmath::Isa::Avx512;
+        let have2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
+        for v in &cases {
+            for max in [true, false] {
+                let want = portable(v, max).to_bits();
+                if have512 {
+                    // SAFETY: the CPU has AVX-512.
+                    let got = unsafe { extreme_f32_avx512(v, max) };
+                    assert_eq!(got.to_bits(), want, "avx512 max={max} {v:?}");
+                }
+                if have2 {
+                    // SAFETY: the CPU has AVX2 and FMA.
+                    let got = unsafe { extreme_f32_avx2(v, max) };
+                    assert_eq!(got.to_bits(), want, "avx2 max={max} {v:?}");
+                }
+            }
+        }
+    }
 
     fn m23() -> Tensor {
         Tensor::from_vec(vec![1.0f32, 5.0, 3.0, 4.0, 2.0, 6.0], &[2, 3]).unwrap()
