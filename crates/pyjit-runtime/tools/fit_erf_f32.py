@@ -14,29 +14,10 @@ fits the small-argument polynomial of the gelu(erf) kernel before its table form
 see fit_gelu_table_f32.py.)
 Needs `pip install mpmath`; g1 takes about a minute.
 """
-import struct, sys
-from mpmath import mp, mpf, erf, erfc, exp, sqrt, pi, cos, matrix, lu_solve
+import sys
+from fit_common import f32, fit
+from mpmath import mp, mpf, erf, erfc, exp, sqrt, pi
 mp.dps = 40
-def f32(x): return struct.unpack('f', struct.pack('f', float(x)))[0]
-
-def fit(F, F0, lo, hi, n, m=300):
-    """F(v) ~ c0_hi + (c0_lo + v Q(v)), Q: n f32 coefficients (ascending), least squares in the
-    relative error, each coefficient rounded in turn and the rest refitted."""
-    hi0 = f32(F0); lo0 = f32(F0 - mpf(hi0)); C0 = mpf(hi0) + mpf(lo0)
-    pts = [(lo + hi) / 2 + (hi - lo) / 2 * cos(pi * (i + mpf(1) / 2) / m) for i in range(m)]
-    data = [(v, F(v)) for v in pts]
-    fixed = []
-    for k in range(n):
-        free = n - k
-        rows = []; rhs = []
-        for v, f in data:
-            base = C0 + sum(mpf(c) * v**(j + 1) for j, c in enumerate(fixed))
-            rows.append([v**(k + j + 1) / f for j in range(free)])
-            rhs.append((f - base) / f)
-        A = matrix(rows); b = matrix(rhs)
-        sol = lu_solve(A.T * A, A.T * b)
-        fixed.append(f32(sol[0]))
-    return hi0, lo0, fixed
 
 def check(F, fc, lo, hi, m=3000):
     hi0, lo0, q = fc

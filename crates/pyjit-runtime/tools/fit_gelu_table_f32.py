@@ -14,27 +14,10 @@ besides the last addition), then the Rust table (highest degree first).
 
 Needs `pip install mpmath`; takes about a minute.
 """
-import struct, sys
-from mpmath import mp, mpf, erfc, exp, sqrt, pi, cos, matrix, lu_solve
+import sys
+from fit_common import f32, fit
+from mpmath import mp, mpf, erfc, exp, sqrt
 mp.dps = 40
-def f32(x): return struct.unpack('f', struct.pack('f', float(x)))[0]
-
-def fit(F, F0, lo, hi, n, m=80):
-    hi0 = f32(F0); lo0 = f32(F0 - mpf(hi0)); C0 = mpf(hi0) + mpf(lo0)
-    pts = [(lo + hi) / 2 + (hi - lo) / 2 * cos(pi * (i + mpf(1) / 2) / m) for i in range(m)]
-    data = [(v, F(v)) for v in pts]
-    fixed = []
-    for k in range(n):
-        free = n - k
-        rows = []; rhs = []
-        for v, f in data:
-            base = C0 + sum(mpf(c) * v**(j + 1) for j, c in enumerate(fixed))
-            rows.append([v**(k + j + 1) / f for j in range(free)])
-            rhs.append((f - base) / f)
-        A = matrix(rows); b = matrix(rhs)
-        sol = lu_solve(A.T * A, A.T * b)
-        fixed.append(f32(sol[0]))
-    return hi0, lo0, fixed
 
 def check(F, fc, lo, hi, m=2000):
     hi0, lo0, q = fc
@@ -56,7 +39,7 @@ for k in range(31):
     c = mpf(k) / 2
     F = lambda t, c=c: erfc((c + t) / sqrt(2)) * exp((c + t) ** 2 / 2) / 2
     lo_t = mpf(0) if k == 0 else -q4
-    fc = fit(F, F(mpf(0)), lo_t, q4, n)
+    fc = fit(F, F(mpf(0)), lo_t, q4, n, m=80)
     err = check(F, fc, lo_t, q4)
     print(f"// k={k:2d} err {err[0]:.3e} |tQ/R| <= {err[1]:.3f}", file=sys.stderr)
     rows.append(fc)

@@ -758,8 +758,21 @@ fn avx512_loop_matches_eval<K: Unary<f32> + std::fmt::Debug>(k: K, xs: &[f32], c
     for c in inplace.chunks_mut(chunk) {
         map_serial_inplace(k, c);
     }
-    // (Any NaN for a NaN: an unoptimized build's `eval` loop is scalar code whose NaN
-    // payloads differ. Optimized, the payloads agree too, on every input.)
+    assert_loop_bits(k, xs, &got, &inplace, &want);
+}
+
+/// `got[i]` and `inplace[i]` (a written-out loop's results, out of place and in place) are the
+/// `eval` loop's `want[i]` for every input `xs[i]`, bit for bit (any NaN for a NaN: an
+/// unoptimized build's `eval` loop is scalar code whose NaN payloads differ; optimized, the
+/// payloads agree too, on every input).
+#[cfg(target_arch = "x86_64")]
+fn assert_loop_bits<K: std::fmt::Debug>(
+    k: K,
+    xs: &[f32],
+    got: &[f32],
+    inplace: &[f32],
+    want: &[f32],
+) {
     let same_bits = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
     for (i, &x) in xs.iter().enumerate() {
         assert!(
@@ -922,17 +935,7 @@ fn avx2_loops_match_the_portable_kernels() {
         let p = inplace.as_mut_ptr();
         // SAFETY: as above; the loop reads each vector before writing it.
         assert!(unsafe { k.map_avx2(p, p, xs.len()) });
-        let same_bits = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
-        for (i, &x) in xs.iter().enumerate() {
-            assert!(
-                same_bits(got[i], want[i]) && same_bits(inplace[i], want[i]),
-                "{k:?}({x:e} = {:#x}): {:e} / in place {:e}, eval loop {:e}",
-                x.to_bits(),
-                got[i],
-                inplace[i],
-                want[i]
-            );
-        }
+        assert_loop_bits(k, xs, &got, &inplace, &want);
     }
     let xs: Vec<f32> = (0..1u64 << 32)
         .step_by(1021)
