@@ -2,7 +2,7 @@
 fit_gelu_table_f32.py): `F(v) ~ c0_hi + (c0_lo + v Q(v))` with `Q` of `n` float32 coefficients
 (ascending), least squares in the relative error on `m` Chebyshev points of `[lo, hi]`
 (mpmath, 40 digits), each coefficient rounded to float32 in turn and the rest refitted; the
-constant term `F0` an f32 `hi + lo` pair.
+constant term `F0` an f32 `hi + lo` pair; `at` evaluates such a rounded fit exactly.
 """
 import struct
 from mpmath import mp, mpf, cos, pi, matrix, lu_solve
@@ -28,3 +28,10 @@ def fit(F, F0, lo, hi, n, m=300):
         sol = lu_solve(A.T * A, A.T * b)
         fixed.append(f32(sol[0]))
     return hi0, lo0, fixed
+
+
+def at(fc, v):
+    """`(c0_hi + c0_lo + v Q(v), Q(v))` of a rounded fit `fc = (hi, lo, Q ascending)`, exactly."""
+    hi0, lo0, q = fc
+    Q = sum(mpf(ci) * v**j for j, ci in enumerate(q))
+    return mpf(hi0) + mpf(lo0) + v * Q, Q

@@ -15,7 +15,7 @@ see fit_gelu_table_f32.py.)
 Needs `pip install mpmath`; g1 takes about a minute.
 """
 import sys
-from fit_common import f32, fit
+from fit_common import at, f32, fit
 from mpmath import mp, mpf, erf, erfc, exp, sqrt, pi
 mp.dps = 40
 
@@ -25,8 +25,7 @@ def check(F, fc, lo, hi, m=3000):
     for i in range(m + 1):
         v = lo + (hi - lo) * mpf(i) / m
         if v == 0: continue
-        Q = sum(mpf(ci) * v**j for j, ci in enumerate(q))
-        p = mpf(hi0) + mpf(lo0) + v * Q
+        p, Q = at(fc, v)
         f = F(v)
         worst = max(worst, abs((p - f) / f))
         cond = max(cond, sum(abs(mpf(ci) * v**(j+1)) for j, ci in enumerate(q)) / abs(f))

@@ -981,28 +981,54 @@ fn avx2_f32_sum_is_the_scalar_sum_bitwise() {
 #[test]
 #[ignore = "exhaustive over 0.25 <= |x| <= 16: run in release"]
 fn f32_erf_and_gelu_over_their_core_range() {
-    let (lo, hi) = (0.25f32.to_bits(), 16f32.to_bits());
+    let worst = worst_errors_over(
+        0.25f32.to_bits(),
+        16f32.to_bits(),
+        |_| 1,
+        |x| {
+            let (e, g) = (libm::erf(x as f64), gelu_erf_ref(x as f64));
+            [
+                ulp_err_f32(erf_f32::<true>(x), e),
+                ulp_err_f32(erf_f32::<false>(x), e),
+                ulp_err_f32(gelu_erf_f32::<true>(x), g),
+                ulp_err_f32(gelu_erf_f32::<false>(x), g),
+            ]
+        },
+    );
+    let names = ["erf fma", "erf plain", "gelu_erf fma", "gelu_erf plain"];
+    for (i, (name, (e, x))) in names.iter().zip(worst).enumerate() {
+        println!("{name}: max {e:.3} ulp at {x:e}");
+        let bound = if i < 2 { 1.0 } else { 2.0 };
+        assert!(e <= bound, "{name}: {e} ulp at {x:e}");
+    }
+}
+
+/// The largest of each of `errs(x)`'s `N` figures, and where, over `x = ±f32::from_bits(b)` for
+/// the bit patterns `b` from `first` to `last`, the next one `stride(b)` after `b`, on four
+/// threads (thread `p` starts at `first + p` and steps four strides).
+fn worst_errors_over<const N: usize>(
+    first: u32,
+    last: u32,
+    stride: impl Fn(u32) -> u32 + Sync,
+    errs: impl Fn(f32) -> [f64; N] + Sync,
+) -> [(f64, f32); N] {
     let parts = 4u32;
-    let worst: Vec<[(f64, f32); 4]> = std::thread::scope(|sc| {
+    let per_part: Vec<[(f64, f32); N]> = std::thread::scope(|sc| {
         let hs: Vec<_> = (0..parts)
             .map(|p| {
+                let (stride, errs) = (&stride, &errs);
                 sc.spawn(move || {
-                    let mut w = [(0.0f64, 0.0f32); 4];
-                    for b in (lo + p..=hi).step_by(parts as usize) {
+                    let mut w = [(0.0f64, 0.0f32); N];
+                    let mut b = first + p;
+                    while b <= last {
                         for x in [f32::from_bits(b), -f32::from_bits(b)] {
-                            let (e, g) = (libm::erf(x as f64), gelu_erf_ref(x as f64));
-                            let errs = [
-                                ulp_err_f32(erf_f32::<true>(x), e),
-                                ulp_err_f32(erf_f32::<false>(x), e),
-                                ulp_err_f32(gelu_erf_f32::<true>(x), g),
-                                ulp_err_f32(gelu_erf_f32::<false>(x), g),
-                            ];
-                            for (wi, e) in w.iter_mut().zip(errs) {
+                            for (wi, e) in w.iter_mut().zip(errs(x)) {
                                 if e > wi.0 {
                                     *wi = (e, x);
                                 }
                             }
                         }
+                        b += stride(b) * parts;
                     }
                     w
                 })
@@ -1010,16 +1036,12 @@ fn f32_erf_and_gelu_over_their_core_range() {
             .collect();
         hs.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    let names = ["erf fma", "erf plain", "gelu_erf fma", "gelu_erf plain"];
-    for (i, name) in names.iter().enumerate() {
-        let (e, x) = worst
+    std::array::from_fn(|i| {
+        per_part
             .iter()
             .map(|w| w[i])
-            .fold((0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a });
-        println!("{name}: max {e:.3} ulp at {x:e}");
-        let bound = if i < 2 { 1.0 } else { 2.0 };
-        assert!(e <= bound, "{name}: {e} ulp at {x:e}");
-    }
+            .fold((0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a })
+    })
 }
 
 #[test]
@@ -1055,39 +1077,19 @@ fn ulp_table() {
 #[ignore = "exhaustive: run in release (about 5 minutes on 2 cores)"]
 fn f32_gelu_erf_on_every_float32() {
     let top = 16f32.to_bits();
-    let parts = 4u32;
-    let worst: Vec<[(f64, f32); 2]> = std::thread::scope(|sc| {
-        let hs: Vec<_> = (0..parts)
-            .map(|p| {
-                sc.spawn(move || {
-                    let mut w = [(0.0f64, 0.0f32); 2];
-                    let mut b = p;
-                    while b <= 0x7f80_0000 {
-                        for x in [f32::from_bits(b), -f32::from_bits(b)] {
-                            let g = gelu_erf_ref(x as f64);
-                            let errs = [
-                                ulp_err_f32(gelu_erf_f32::<true>(x), g),
-                                ulp_err_f32(gelu_erf_f32::<false>(x), g),
-                            ];
-                            for (wi, e) in w.iter_mut().zip(errs) {
-                                if e > wi.0 {
-                                    *wi = (e, x);
-                                }
-                            }
-                        }
-                        b += if b < top { parts } else { 7 * parts };
-                    }
-                    w
-                })
-            })
-            .collect();
-        hs.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    for (i, name) in ["gelu_erf fma", "gelu_erf plain"].iter().enumerate() {
-        let (e, x) = worst
-            .iter()
-            .map(|w| w[i])
-            .fold((0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a });
+    let worst = worst_errors_over(
+        0,
+        0x7f80_0000,
+        |b| if b < top { 1 } else { 7 },
+        |x| {
+            let g = gelu_erf_ref(x as f64);
+            [
+                ulp_err_f32(gelu_erf_f32::<true>(x), g),
+                ulp_err_f32(gelu_erf_f32::<false>(x), g),
+            ]
+        },
+    );
+    for (name, (e, x)) in ["gelu_erf fma", "gelu_erf plain"].iter().zip(worst) {
         println!("{name}: max {e:.3} ulp at {x:e}");
         assert!(e <= 2.0, "{name}: {e} ulp at {x:e}");
     }
