@@ -172,7 +172,8 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
             (OpKind::Fused, Some(fs)) => {
                 // Operands handed over (`owned`): taken out of their handles once,
                 // moved into their last input and cloned into earlier ones.
-                let mut taken: Vec<Option<pyjit_runtime::Tensor>> = owned
+                // (Inline for the usual few operands: no allocation per call.)
+                let mut taken: smallvec::SmallVec<[Option<pyjit_runtime::Tensor>; 4]> = owned
                     .iter()
                     .enumerate()
                     .map(|(i, &o)| {

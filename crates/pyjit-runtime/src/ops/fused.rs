@@ -232,6 +232,12 @@ const INLINE_SLOTS: usize = 8;
 /// For each slot (see [`slot`]), the index of the last step reading it (`usize::MAX`: none).
 fn last_uses(p: &Program, inputs: usize) -> SmallVec<[usize; INLINE_SLOTS]> {
     let mut last = smallvec::smallvec![usize::MAX; inputs + p.steps.len()];
+    last_uses_into(p, inputs, &mut last);
+    last
+}
+
+/// [`last_uses`] into `last` (one per slot, all `usize::MAX`).
+fn last_uses_into(p: &Program, inputs: usize, last: &mut [usize]) {
     for (k, s) in p.steps.iter().enumerate() {
         for a in &s.args {
             if let Some(l) = slot(a, inputs).and_then(|i| last.get_mut(i)) {
@@ -239,7 +245,6 @@ fn last_uses(p: &Program, inputs: usize) -> SmallVec<[usize; INLINE_SLOTS]> {
             }
         }
     }
-    last
 }
 
 /// How [`run_steps`] calls the kernels.
@@ -267,11 +272,20 @@ fn run_steps(
     kernels: Kernels,
 ) -> StepResult<Tensor> {
     let n_in = inputs.len();
-    let mut vals: SmallVec<[Option<Value>; INLINE_SLOTS]> = inputs
-        .into_iter()
-        .map(Some)
-        .chain(p.steps.iter().map(|_| None))
-        .collect();
+    let total = n_in + p.steps.len();
+    // (A plain array for the common small group: a `SmallVec` built by `collect` and checked
+    // for spilling on every access cost ~700 instructions per call of a two-step group.)
+    let mut inline: [Option<Value>; INLINE_SLOTS] = [const { None }; INLINE_SLOTS];
+    let mut spilled: Vec<Option<Value>> = Vec::new();
+    let vals: &mut [Option<Value>] = if total <= INLINE_SLOTS {
+        &mut inline[..total]
+    } else {
+        spilled.resize(total, None);
+        &mut spilled
+    };
+    for (v, x) in vals.iter_mut().zip(inputs) {
+        *v = Some(x);
+    }
     let undefined =
         || RuntimeError::Value("fused group: an operand is not defined before use".into());
     let mut args: SmallVec<[Value; 4]> = SmallVec::new();
@@ -348,6 +362,13 @@ pub fn run_unfused(p: &Program, inputs: &[Value]) -> StepResult<Tensor> {
 /// [`dispatch::call`]), so an elementwise float step of a small group allocates no tensor for
 /// its result where the unfused op, handed the same dead operand, allocates none either.
 fn run_unfused_owned(p: &Program, inputs: Vec<Value>) -> StepResult<Tensor> {
+    let total = inputs.len() + p.steps.len();
+    if total <= INLINE_SLOTS {
+        // (The common small group: no allocation or spill checks for the last uses.)
+        let mut last = [usize::MAX; INLINE_SLOTS];
+        last_uses_into(p, inputs.len(), &mut last[..total]);
+        return run_steps(p, &last[..total], inputs, Kernels::OwnedDeadFloat);
+    }
     let last = last_uses(p, inputs.len());
     run_steps(p, &last, inputs, Kernels::OwnedDeadFloat)
 }
