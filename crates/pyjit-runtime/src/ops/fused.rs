@@ -1595,6 +1595,9 @@ impl Prefetch {
     /// writing (`prefetchw`, so the stores find them owned).
     #[inline]
     fn part(&self, k: usize, parts: usize) {
+        // (A hint only: other architectures skip it.)
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (&self.streams, k, parts);
         #[cfg(target_arch = "x86_64")]
         for &(p, lines, write) in &self.streams {
             use std::arch::x86_64::{_MM_HINT_ET1, _MM_HINT_T1, _mm_prefetch};
