@@ -964,7 +964,7 @@ fn chunked_sums_do_not_depend_on_the_split_across_threads() {
 /// The hand-written AVX2 f32 sum adds what the scalar definition adds, in the same order.
 #[test]
 fn avx2_f32_sum_is_the_scalar_sum_bitwise() {
-    for n in [0usize, 5, 16, 31, 1000, 4099] {
+    for n in [0usize, 5, 16, 31, 63, 64, 65, 80, 127, 1000, 4099] {
         let v: Vec<f32> = (0..n)
             .map(|i| ((i * 7919) % 1000) as f32 * 1.37e-3 - 0.61 + (i % 7) as f32 * 1e5)
             .collect();
