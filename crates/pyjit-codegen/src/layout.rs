@@ -207,6 +207,18 @@ fn write_slots(v: &Value, ty: &Type, out: &mut Vec<u64>) -> Result<(), String> {
     Ok(())
 }
 
+/// The value of an `int`, `float` or `bool` held in its one slot (`None` for other types: they
+/// may hold references, see [`slots_to_value`]).
+#[inline]
+pub(crate) fn scalar_of_slot(ty: &Type, slot: u64) -> Option<Value> {
+    Some(match ty {
+        Type::Int => Value::Int(slot as i64),
+        Type::Float => Value::Float(f64::from_bits(slot)),
+        Type::Bool => Value::Bool(slot & 0xff != 0),
+        _ => return None,
+    })
+}
+
 /// Reads a value of type `ty` from `slots` starting at `*pos` (advancing it), without taking
 /// the references the slots own.
 ///
@@ -219,9 +231,9 @@ pub(crate) unsafe fn slots_to_value(ty: &Type, slots: &[u64], pos: &mut usize) -
         v
     };
     match ty {
-        Type::Int => Value::Int(next() as i64),
-        Type::Float => Value::Float(f64::from_bits(next())),
-        Type::Bool => Value::Bool(next() & 0xff != 0),
+        Type::Int | Type::Float | Type::Bool => {
+            scalar_of_slot(ty, next()).expect("a scalar type has a scalar slot")
+        }
         Type::None => Value::None,
         Type::DType => {
             let code = next() as u32;

@@ -713,6 +713,13 @@ impl NativeFunction {
                 )
             }));
         }
+        // A scalar result (the per-call path's common case): its one slot, nothing to release.
+        if let Some(v) = ret
+            .first()
+            .and_then(|&r| layout::scalar_of_slot(&entry.ret, r))
+        {
+            return Ok(v);
+        }
         if let (Type::Tensor(_), [Slot::Tensor]) = (&entry.ret, ret_kinds.as_slice()) {
             // A tensor result takes over the result slot's reference (no copy of the tensor
             // when native code holds no other).

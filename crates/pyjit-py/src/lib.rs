@@ -23,6 +23,9 @@ use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use std::os::raw::c_int;
+use vectorcall::VectorcallFn;
+
+mod vectorcall;
 
 create_exception!(
     pyjit,
@@ -48,6 +51,8 @@ create_exception!(
 #[pyclass(frozen, module = "pyjit", name = "Function")]
 struct PyFunction {
     f: Function,
+    /// What calls of it run ([`vectorcall`]): always [`function_vectorcall`].
+    vectorcall: VectorcallFn,
 }
 
 /// Keeps a runtime tensor's buffer alive for the NumPy arrays that view it (their `base`).
@@ -73,6 +78,55 @@ impl RuntimeBuffer {
     }
 }
 
+/// The vectorcall entry of every `pyjit.Function` ([`vectorcall`]): [`PyFunction::call_vector`]
+/// with PyO3's conventions at the boundary (a Rust panic becomes `PanicException`).
+///
+/// # Safety
+/// Called by CPython by the vectorcall protocol: the GIL is held, `callable` is a live
+/// `pyjit.Function`, `args` holds the positional arguments then the keywords' values, and
+/// `kwnames` is null or a tuple of the keywords' names.
+unsafe extern "C" fn function_vectorcall(
+    callable: *mut pyo3::ffi::PyObject,
+    args: *const *mut pyo3::ffi::PyObject,
+    nargsf: usize,
+    kwnames: *mut pyo3::ffi::PyObject,
+) -> *mut pyo3::ffi::PyObject {
+    // SAFETY: the GIL is held for the whole call (the protocol's contract).
+    let py = unsafe { Python::assume_attached() };
+    let run = || {
+        // SAFETY: as documented above; `cast_unchecked`: `callable` is a `pyjit.Function` and
+        // `kwnames` a tuple.
+        unsafe {
+            let nargs = nargsf & !vectorcall::ARGUMENTS_OFFSET;
+            let kwnames = Borrowed::from_ptr_or_opt(py, kwnames).map(|k| k.cast_unchecked());
+            let total = nargs + kwnames.map_or(0, |k: Borrowed<'_, '_, PyTuple>| k.len());
+            let args = if total == 0 {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(args, total)
+            };
+            let f = Borrowed::from_ptr(py, callable).cast_unchecked::<PyFunction>();
+            f.get().call_vector(py, args, nargs, kwnames)
+        }
+    };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+        Ok(Ok(v)) => v.into_ptr(),
+        Ok(Err(e)) => {
+            e.restore(py);
+            std::ptr::null_mut()
+        }
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "panic in pyjit".to_string());
+            pyo3::panic::PanicException::new_err(msg).restore(py);
+            std::ptr::null_mut()
+        }
+    }
+}
+
 /// Whether a call's arguments included torch tensors (then results are torch tensors).
 #[derive(Default)]
 struct Spelling {
@@ -83,6 +137,95 @@ struct Spelling {
 type InspectFn = fn(&Function, Vec<Value>, Vec<(String, Value)>) -> Result<String, Error>;
 
 impl PyFunction {
+    /// A `Function` object, its calls taking [`function_vectorcall`].
+    fn new_object(py: Python<'_>, f: Function) -> PyResult<Py<PyFunction>> {
+        let obj = Py::new(
+            py,
+            PyFunction {
+                f,
+                vectorcall: function_vectorcall,
+            },
+        )?;
+        // SAFETY: the GIL is held, `obj` is a live `pyjit.Function`, and every one holds its
+        // `vectorcall` field at the same offset.
+        unsafe { vectorcall::enable(obj.as_ptr(), &obj.get().vectorcall) };
+        Ok(obj)
+    }
+
+    /// The per-call path of positional arguments `args` (`n` of them) that are all scalars,
+    /// when the function's fast path takes them; `None` otherwise (nothing done).
+    #[inline]
+    fn call_scalars<'a, 'py: 'a>(
+        &self,
+        py: Python<'py>,
+        n: usize,
+        args: impl Iterator<Item = Borrowed<'a, 'py, PyAny>>,
+    ) -> Option<PyResult<Py<PyAny>>> {
+        let mut buf = [ScalarArg::Int(0); SCALAR_CALL_SLOTS];
+        let scalars = scalar_args(n, args, &mut buf)?;
+        let call = self.f.scalar_call(scalars)?;
+        let mut printed = Vec::new();
+        // Compiled code that takes a bounded time (no loop, call or tensor kernel) runs with
+        // the GIL held, as NumPy keeps it for small operations: releasing and retaking it
+        // would cost more than the call. Everything else — compiling included — runs with
+        // the GIL released.
+        let r = if call.runs_in_bounded_time() {
+            call.run(&mut printed)
+        } else {
+            py.detach(|| call.run(&mut printed))
+        };
+        Some(finish_call(py, &printed, r, &Spelling::default()))
+    }
+
+    /// Any call: the arguments converted, bound, checked, and the call run.
+    fn call_general(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let mut printed = Vec::new();
+        let mut spelling = Spelling::default();
+        let (args, kwargs) = convert_args(args, kwargs, &mut spelling)?;
+        let r = match self.f.prepare(args, kwargs) {
+            Ok(call) if call.runs_in_bounded_time() => call.run(&mut printed),
+            Ok(call) => py.detach(|| call.run(&mut printed)),
+            Err(e) => Err(e),
+        };
+        finish_call(py, &printed, r, &spelling)
+    }
+
+    /// A call by the vectorcall protocol: `args` holds the `nargs` positional arguments, then
+    /// the values of the keywords named in `kwnames`.
+    fn call_vector(
+        &self,
+        py: Python<'_>,
+        args: &[*mut pyo3::ffi::PyObject],
+        nargs: usize,
+        kwnames: Option<Borrowed<'_, '_, PyTuple>>,
+    ) -> PyResult<Py<PyAny>> {
+        // SAFETY (both closures): CPython passes live argument objects, borrowed for the call.
+        let arg = |p: &*mut pyo3::ffi::PyObject| unsafe { Borrowed::from_ptr(py, *p) };
+        let (positional, values) = args.split_at(nargs);
+        if values.is_empty()
+            && let Some(r) = self.call_scalars(py, nargs, positional.iter().map(arg))
+        {
+            return r;
+        }
+        let tuple = PyTuple::new(py, positional.iter().map(arg))?;
+        let kwargs = match kwnames {
+            Some(names) if !values.is_empty() => {
+                let d = PyDict::new(py);
+                for (name, v) in names.iter_borrowed().zip(values) {
+                    d.set_item(name, arg(v))?;
+                }
+                Some(d)
+            }
+            _ => None,
+        };
+        self.call_general(py, &tuple, kwargs.as_ref())
+    }
+
     /// What `view` shows of a call with these arguments, computed without the GIL.
     fn inspect(
         &self,
@@ -99,6 +242,8 @@ impl PyFunction {
 
 #[pymethods]
 impl PyFunction {
+    /// The call through `tp_call` (`type(f).__call__(f, ...)`, or every call where
+    /// [`vectorcall`] could not be enabled); [`function_vectorcall`] takes the others.
     #[pyo3(signature = (*args, **kwargs))]
     fn __call__(
         &self,
@@ -106,32 +251,12 @@ impl PyFunction {
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
-        let mut printed = Vec::new();
-        // Compiled code that takes a bounded time (no loop, call or tensor kernel) runs with
-        // the GIL held, as NumPy keeps it for small operations: releasing and retaking it
-        // would cost more than the call. Everything else — compiling included — runs with
-        // the GIL released.
-        let mut scalars = [ScalarArg::Int(0); SCALAR_CALL_SLOTS];
         if kwargs.is_none_or(|k| k.is_empty())
-            && let Some(scalars) = scalar_args(args, &mut scalars)
-            && let Some(call) = self.f.scalar_call(scalars)
+            && let Some(r) = self.call_scalars(py, args.len(), args.iter_borrowed())
         {
-            // A scalar function called again with its signature: no `Value` conversions.
-            let r = if call.runs_in_bounded_time() {
-                call.run(&mut printed)
-            } else {
-                py.detach(|| call.run(&mut printed))
-            };
-            return finish_call(py, &printed, r, &Spelling::default());
+            return r;
         }
-        let mut spelling = Spelling::default();
-        let (args, kwargs) = convert_args(args, kwargs, &mut spelling)?;
-        let r = match self.f.prepare(args, kwargs) {
-            Ok(call) if call.runs_in_bounded_time() => call.run(&mut printed),
-            Ok(call) => py.detach(|| call.run(&mut printed)),
-            Err(e) => Err(e),
-        };
-        finish_call(py, &printed, r, &spelling)
+        self.call_general(py, args, kwargs)
     }
 
     /// The function's name.
@@ -231,15 +356,16 @@ fn convert_args(
 /// The positional arguments as scalars in `buf`, when each is exactly a Python `int` that fits
 /// 64 bits, a `float` or a `bool`, and they fit; else `None` (the general path converts them,
 /// and raises for an `int` too large).
-fn scalar_args<'b>(
-    args: &Bound<'_, PyTuple>,
+#[inline]
+fn scalar_args<'a, 'py: 'a, 'b>(
+    n: usize,
+    args: impl Iterator<Item = Borrowed<'a, 'py, PyAny>>,
     buf: &'b mut [ScalarArg; SCALAR_CALL_SLOTS],
 ) -> Option<&'b [ScalarArg]> {
-    let n = args.len();
     if n > SCALAR_CALL_SLOTS {
         return None;
     }
-    for (s, x) in buf.iter_mut().zip(args.iter_borrowed()) {
+    for (s, x) in buf.iter_mut().zip(args) {
         *s = if x.is_exact_instance_of::<PyInt>() {
             ScalarArg::Int(x.extract::<i64>().ok()?)
         } else if let Ok(f) = x.cast_exact::<PyFloat>() {
@@ -634,15 +760,15 @@ fn script(
     name: &str,
     interpreter: bool,
     cache: bool,
-) -> PyResult<PyFunction> {
+) -> PyResult<Py<PyFunction>> {
     let src = Source::new(filename, source).at_line(first_line);
     let opts = CompileOptions {
         cache_dir: cache_dir(cache)?,
         ..compile_options(interpreter)
     };
     py.detach(|| Function::script(&src, name, &opts))
-        .map(|f| PyFunction { f })
         .map_err(|e| to_pyerr(py, e))
+        .and_then(|f| PyFunction::new_object(py, f))
 }
 
 /// Traces function `name` of `source` on `example_inputs` (a tuple of arguments).
@@ -659,7 +785,7 @@ fn trace(
     check_inputs: Option<&Bound<'_, PyList>>,
     guards: bool,
     interpreter: bool,
-) -> PyResult<PyFunction> {
+) -> PyResult<Py<PyFunction>> {
     let src = Source::new(filename, source).at_line(first_line);
     let mut spelling = Spelling::default();
     let (inputs, _) = convert_args(example_inputs, None, &mut spelling)?;
@@ -681,17 +807,25 @@ fn trace(
     // The tracing run's prints: as torch.jit.trace, the function runs once.
     let r = py.detach(|| Function::trace_with_output(&src, name, inputs, &config, &mut printed));
     write_stdout(py, &printed)?;
-    r.map(|f| PyFunction { f }).map_err(|e| to_pyerr(py, e))
+    r.map_err(|e| to_pyerr(py, e))
+        .and_then(|f| PyFunction::new_object(py, f))
 }
 
 /// Loads a function from `.pyjit` archive bytes (`pyjit.load`).
 #[pyfunction]
 #[pyo3(signature = (data, interpreter = false))]
-fn load(py: Python<'_>, data: &[u8], interpreter: bool) -> PyResult<PyFunction> {
+fn load(py: Python<'_>, data: &[u8], interpreter: bool) -> PyResult<Py<PyFunction>> {
     let opts = compile_options(interpreter);
     py.detach(|| Function::load(data, &opts))
-        .map(|f| PyFunction { f })
         .map_err(|e| to_pyerr(py, e))
+        .and_then(|f| PyFunction::new_object(py, f))
+}
+
+/// Whether calls of `pyjit.Function` objects take the vectorcall protocol (once one was made):
+/// for the tests, which check that this CPython's type layout was recognized.
+#[pyfunction]
+fn _vectorcall_enabled(py: Python<'_>) -> bool {
+    vectorcall::enabled(py.get_type::<PyFunction>().as_type_ptr())
 }
 
 #[pymodule]
@@ -706,5 +840,6 @@ fn _pyjit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(script, m)?)?;
     m.add_function(wrap_pyfunction!(trace, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(_vectorcall_enabled, m)?)?;
     Ok(())
 }

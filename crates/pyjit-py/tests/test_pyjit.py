@@ -293,6 +293,49 @@ def test_repeated_scalar_calls_match_first_calls(capsys):
             assert (type(got), got) == (type(cold), cold), (f.__name__, args)
 
 
+def test_vectorcall_and_tp_call_agree(capsys):
+    """Calls of a `pyjit.Function` take the vectorcall protocol (arguments where the caller has
+    them, no tuple); `type(f).__call__` still takes `tp_call`. Both must give the same values,
+    exceptions and printed text, with positional, keyword, starred and double-starred
+    arguments, on the per-call path and the general one."""
+    import platform
+
+    f = pyjit.script(ratio)
+    if platform.python_implementation() == "CPython":
+        # The type's layout was recognized: without it every call would take tp_call.
+        assert pyjit._pyjit._vectorcall_enabled()
+
+    def outcome(call):
+        try:
+            return ("ok", call(), capsys.readouterr().out)
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            return (type(e), str(e), capsys.readouterr().out)
+
+    calls = [
+        ((4, 3.0, False), {}),
+        ((4, 3.0, False), {}),  # again: the per-call path
+        ((3, 1.5, True), {}),  # prints
+        ((4,), {"x": 3.0, "loud": False}),
+        ((), {"n": 4, "x": 3.0, "loud": False}),
+        ((), {"loud": False, "x": 2.0, "n": 1}),
+        ((4, 3.0), {}),  # too few
+        ((4, 3.0, False, 1), {}),  # too many
+        ((4, 3.0), {"n": 1, "loud": False}),  # n twice
+        ((4, 3.0, False), {"z": 1}),  # unknown keyword
+        ((0, 1.0, False), {}),  # ZeroDivisionError
+        ((2**70, 1.0, False), {}),
+        (("4", 3.0, False), {}),
+    ]
+    for args, kwargs in calls:
+        vector = outcome(lambda: f(*args, **kwargs))
+        tp_call = outcome(lambda: type(f).__call__(f, *args, **kwargs))
+        assert vector == tp_call, (args, kwargs)
+        if not kwargs and len(args) == 3:
+            # Without a starred call the compiler emits a plain positional vectorcall.
+            assert outcome(lambda: f(args[0], args[1], args[2])) == vector, args
+    assert f(4, x=3.0, loud=False) == 0.75
+
+
 def test_results_view_the_runtime_buffer():
     f = pyjit.script(elementwise)
     r = f(np.arange(4, dtype=np.float32))
