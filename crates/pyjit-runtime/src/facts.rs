@@ -74,7 +74,9 @@ pub fn number_operand_ok(
 /// Which ops cannot raise: the one list of it (by the qualified name, `"size"`, `"add.Scalar"`).
 pub fn raise_class(qualified: &str) -> MayRaise {
     match qualified {
-        "dim" | "numel" | "size" | "clone" | "contiguous" | "np_element" => MayRaise::Never,
+        "dim" | "numel" | "size" | "clone" | "contiguous" | "np_element" | "scalar_tensor" => {
+            MayRaise::Never
+        }
         "neg" | "abs" | "exp" | "log" | "sqrt" | "sin" | "cos" | "tanh" | "sigmoid" | "relu"
         | "floor" | "ceil" | "trunc" | "square" | "reciprocal" => MayRaise::NeverOnFloat,
         "add.Scalar" | "sub.Scalar" | "mul.Scalar" => MayRaise::NeverOnNumbers,
@@ -216,8 +218,14 @@ mod tests {
                 Value::Float(-0.0),
             ];
             for t in inputs {
-                // The tensor first; every other parameter a number (or its default).
-                let mut arg_sets: Vec<Vec<Value>> = vec![vec![Value::Tensor(t.clone())]];
+                // The tensor first (or, for an op of a number such as `scalar_tensor`, each
+                // number); every other parameter a number, each dtype where it takes one, or
+                // its default.
+                let first = match s.params.first().map(|p| &p.ty) {
+                    Some(ArgType::Scalar) => numbers.to_vec(),
+                    _ => vec![Value::Tensor(t.clone())],
+                };
+                let mut arg_sets: Vec<Vec<Value>> = first.into_iter().map(|v| vec![v]).collect();
                 let tensor_is_float = t.dtype().is_float();
                 for (i, p) in s.params.iter().enumerate().skip(1) {
                     let mut next = Vec::new();
@@ -231,6 +239,13 @@ mod tests {
                                 })
                                 .cloned()
                                 .collect(),
+                            (ArgType::Optional(inner), Some(d))
+                                if **inner == ArgType::ScalarType =>
+                            {
+                                std::iter::once(d.to_value())
+                                    .chain(crate::DType::ALL.map(Value::DType))
+                                    .collect()
+                            }
                             (_, Some(d)) => vec![d.to_value()],
                             (ty, None) => panic!("{}: no sample for {ty:?}", s.signature),
                         };
