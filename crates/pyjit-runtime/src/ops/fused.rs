@@ -1114,6 +1114,9 @@ fn typed_plan<T: TFloat>(
                 };
                 (TOp::Bin(b), x, Some(y))
             }
+            // `c / x` (NumPy's `1.0 / (1.0 + np.exp(-y))`): the division with the operands
+            // swapped, as the op's kernel computes it.
+            ("rdiv", "Scalar", [x, y]) => (TOp::Bin(Bin::Div), y, Some(x)),
             ("amax" | "amin", _, [x, _, Operand::Const(Value::Bool(_))])
             | ("sum" | "mean", _, [x, _, Operand::Const(Value::Bool(_)), Operand::Const(_)])
                 if row_reduction(s.op) =>
@@ -2109,6 +2112,39 @@ mod tests {
                 let inputs = [Value::Tensor(x), Value::Tensor(y)];
                 typed_matches(&p, &inputs, &[1, 7, 1000, 4096, TILE, 1 << 20]);
             }
+        }
+    }
+
+    #[test]
+    fn typed_reversed_division_matches_unfused() {
+        // `1.0 / (1.0 + exp(-y)) * x` as NumPy spells a sigmoid: `rdiv.Scalar` on the typed
+        // path, its constant on the left, bit for bit against unfused for both dtypes.
+        let one = Operand::Const(Value::Int(1));
+        let p = Program {
+            inputs: 2,
+            steps: vec![
+                step("neg", vec![Operand::Input(1)]),
+                step("exp", vec![Operand::Step(0)]),
+                step(
+                    "add.Scalar",
+                    vec![Operand::Step(1), Operand::Const(Value::Float(1.0)), one],
+                ),
+                step(
+                    "rdiv.Scalar",
+                    vec![Operand::Step(2), Operand::Const(Value::Float(1.0))],
+                ),
+                step("mul.Tensor", vec![Operand::Step(3), Operand::Input(0)]),
+                step(
+                    "rdiv.Scalar",
+                    vec![Operand::Step(4), Operand::Const(Value::Float(-3.0))],
+                ),
+            ],
+        };
+        for dtype in [DType::Float32, DType::Float64] {
+            let x = specials(&[300, 257], dtype);
+            let y = specials(&[300, 257], dtype);
+            let inputs = [Value::Tensor(x), Value::Tensor(y)];
+            typed_matches(&p, &inputs, &[1, 7, 1000, TILE]);
         }
     }
 
