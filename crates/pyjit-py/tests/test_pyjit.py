@@ -480,6 +480,52 @@ def test_compile_errors_carry_every_diagnostic_at_the_real_line():
         pyjit.script(not_scriptable)
 
 
+def _module_from(tmp_path, name, text):
+    import importlib.util
+    import sys
+
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_numba_style_kernels_without_numpy_names_compile(tmp_path):
+    """A kernel of plain loops that uses neither `np` nor torch, in a module that imports NumPy
+    (`scalar_loop` of peerbench's NumPy twins), compiles as NumPy-style code, as `pyjit run`
+    compiles the file: its parameters take the types of the call's arguments."""
+    kernel = (
+        "def collatz_total(n):\n"
+        "    total = 0\n"
+        "    for i in range(1, n):\n"
+        "        x = i\n"
+        "        while x != 1:\n"
+        "            x = x // 2 if x % 2 == 0 else 3 * x + 1\n"
+        "            total += 1\n"
+        "    return total\n"
+    )
+    mod = _module_from(tmp_path, "numba_style_kernel", "import numpy as np\n\n\n" + kernel)
+    f = pyjit.script(mod.collatz_total)
+    assert f(1000) == mod.collatz_total(1000) == 59431
+    assert f(1000) == 59431
+    broken = _module_from(
+        tmp_path,
+        "numba_style_broken",
+        "import numpy as np\n\n\n" + kernel.replace("return total", "return total + missing"),
+    )
+    # As every NumPy-style function's, its compile error is raised by the call that compiles
+    # it (the parameters' types come from the arguments).
+    with pytest.raises(pyjit.CompileError, match="missing"):
+        pyjit.script(broken.collatz_total)(10)
+    # Without NumPy imported the module is TorchScript: `n` is a Tensor there.
+    plain = _module_from(tmp_path, "torchscript_kernel", kernel)
+    with pytest.raises(pyjit.CompileError, match="no annotation"):
+        pyjit.script(plain.collatz_total)
+
+
 def test_objects_without_source_are_rejected():
     with pytest.raises(TypeError):
         pyjit.script(len)

@@ -53,7 +53,16 @@ def script(fn=None, *, interpreter=False, cache=False):
     if fn is None:
         return lambda f: script(f, interpreter=interpreter, cache=cache)
     source, filename, name = _source_of(fn)
-    return _pyjit.script(source, filename, 1, name, interpreter, cache)
+    try:
+        return _pyjit.script(source, filename, 1, name, interpreter, cache)
+    except CompileError as e:
+        retry = _numpy_style_source(fn, source, e)
+        if retry is not None:
+            try:
+                return _pyjit.script(retry, filename, 1, name, interpreter, cache)
+            except CompileError:
+                pass
+        raise
 
 
 def trace(fn, example_inputs, check_inputs=None, guards=True, *, interpreter=False):
@@ -137,6 +146,37 @@ def _source_of(fn):
     last = max(out) if out else 0
     text = [out.get(i, "") for i in range(1, last + 1)] + extra
     return "\n".join(text) + "\n", filename, fn.__name__
+
+
+def _numpy_style_source(fn, source, error):
+    """``source`` compiled as NumPy-style code, or None.
+
+    The compiled source keeps ``import numpy as np`` only when the function uses ``np``, and
+    without it the code is TorchScript, where a parameter without annotation is a Tensor. A
+    Numba-style kernel of plain loops (``def scalar_loop(n): for i in range(1, n): ...``) uses
+    neither NumPy nor torch, so it fails there. When every diagnostic is of that kind, the
+    function's module imports NumPy and not torch, and the source imports neither, the function
+    is compiled as the module file would be (``pyjit run``): NumPy-style, its parameters typed
+    by the call's arguments (docs/python.md)."""
+    diagnostics = getattr(error, "diagnostics", None) or [str(error)]
+    if not all("has no annotation, so it is a Tensor" in d for d in diagnostics):
+        return None
+    roots = {
+        v.__name__.split(".")[0] for v in fn.__globals__.values() if inspect.ismodule(v)
+    }
+    if "numpy" not in roots or "torch" in roots:
+        return None
+    for line in source.splitlines():
+        words = line.split()
+        if words[:1] in (["import"], ["from"]) and len(words) > 1:
+            if words[1].split(".")[0].rstrip(",") in ("numpy", "torch"):
+                return None
+    try:
+        if "np" in _names_used(ast.parse(source)):
+            return None  # `np` is something else here
+    except SyntaxError:
+        return None
+    return source + "import numpy as np\n"
 
 
 def _blank_decorators(node, out, line_shift):
