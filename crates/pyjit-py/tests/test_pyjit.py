@@ -526,6 +526,49 @@ def test_numba_style_kernels_without_numpy_names_compile(tmp_path):
         pyjit.script(plain.collatz_total)
 
 
+def test_repeated_numpy_style_scalar_calls_match_first_calls(tmp_path, capsys):
+    """A NumPy-style function called again with the scalar types of its first typed version
+    takes the per-call path of that version; every call must give what a fresh function's
+    first call gives (value and its type, exception class and message, printed text)."""
+    mod = _module_from(
+        tmp_path,
+        "numpy_style_scalars",
+        "import numpy as np\n\n\n"
+        "def kernel(n, x, loud):\n"
+        "    s = np.float64(0.0)\n"
+        "    for i in range(n):\n"
+        "        s += x * i\n"
+        "    if loud:\n"
+        "        print('n is', n)\n"
+        "    return float(s) / n\n",
+    )
+
+    def outcome(f, *args):
+        try:
+            r = f(*args)
+            return ("ok", type(r), r, capsys.readouterr().out)
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            return (type(e), str(e), capsys.readouterr().out)
+
+    warm = pyjit.script(mod.kernel)
+    for _ in range(3):
+        assert outcome(warm, 4, 0.5, False) == ("ok", float, 0.75, "")
+    cases = [
+        (4, 0.5, False),
+        (3, 1.5, True),  # prints
+        (0, 1.0, False),  # ZeroDivisionError
+        (4, 2, False),  # an int for x: another version
+        (4, 0.5, 1),  # an int for loud
+        (True, 0.5, False),  # a bool for n
+        (2.0, 0.5, False),  # a float for n: range() rejects it
+        (2**70, 1.0, False),
+        (4, 0.5, False),
+    ]
+    for args in cases:
+        cold = outcome(pyjit.script(mod.kernel), *args)
+        assert outcome(warm, *args) == cold, args
+
+
 def test_objects_without_source_are_rejected():
     with pytest.raises(TypeError):
         pyjit.script(len)

@@ -536,6 +536,32 @@ struct ByArgTypes {
     names: Vec<String>,
     from_args: Vec<bool>,
     compiled: Mutex<Vec<(ArgTypesKey, Arc<Function>)>>,
+    /// The first version compiled, read without the lock by the per-call path of positional
+    /// scalars ([`Function::scalar_call`]): Numba's kernels are called with one signature.
+    first: OnceLock<(ArgTypesKey, Arc<Function>)>,
+}
+
+impl ByArgTypes {
+    /// Whether positional scalars `args` give the argument types `key`.
+    fn scalars_give(&self, key: &ArgTypesKey, args: &[ScalarArg]) -> bool {
+        key.len() == self.from_args.len()
+            && args.len() <= key.len()
+            && key
+                .iter()
+                .zip(&self.from_args)
+                .enumerate()
+                .all(|(i, (k, &typed))| {
+                    let given = match args.get(i) {
+                        Some(a) if typed => Some(match a {
+                            ScalarArg::Int(_) => Type::Int,
+                            ScalarArg::Float(_) => Type::Float,
+                            ScalarArg::Bool(_) => Type::Bool,
+                        }),
+                        _ => None,
+                    };
+                    *k == given
+                })
+    }
 }
 
 /// Per parameter: the type its argument gave it (`None`: the parameter's own rule).
@@ -687,6 +713,7 @@ impl Function {
                     names: params.iter().map(|(n, _)| n.clone()).collect(),
                     from_args: params.iter().map(|(_, t)| *t).collect(),
                     compiled: Mutex::new(Vec::new()),
+                    first: OnceLock::new(),
                 }),
         };
         let program = match compiled {
@@ -767,6 +794,8 @@ impl Function {
             &by.options,
             Some(&key),
         )?);
+        // Only the first one is kept there (a later `set` does nothing).
+        let _ = by.first.set((key.clone(), f.clone()));
         compiled.push((key, f.clone()));
         Ok(Some(f))
     }
@@ -969,8 +998,17 @@ impl Function {
     /// take it (another signature, not compiled yet, a traced function); [`Function::prepare`]
     /// then takes them.
     pub fn scalar_call<'b>(&self, args: &'b [ScalarArg]) -> Option<ScalarCall<'_, 'b>> {
-        let (Kind::Script(p), Some(fast), None) = (&self.kind, self.fast.get(), &self.by_arg_types)
-        else {
+        if let Some(by) = &self.by_arg_types {
+            // A NumPy-style function: the version for these argument types takes the call
+            // when it is the first one compiled (its own fast path then decides).
+            let (key, typed) = by.first.get()?;
+            return if by.scalars_give(key, args) {
+                typed.scalar_call(args)
+            } else {
+                None
+            };
+        }
+        let (Kind::Script(p), Some(fast)) = (&self.kind, self.fast.get()) else {
             return None;
         };
         let types = self.params.as_ref().map_or(&[][..], |p| &p.types[..]);
