@@ -542,25 +542,43 @@ struct ByArgTypes {
 }
 
 impl ByArgTypes {
+    /// The argument types a call gives (`positional` arguments' types in order, then the
+    /// keywords'): per parameter, the type of its argument if it takes it (an `int`, `float` or
+    /// `bool`), else `None`.
+    fn key<'k>(
+        &self,
+        positional: impl Iterator<Item = Option<Type>>,
+        keywords: impl Iterator<Item = (&'k str, Option<Type>)>,
+    ) -> ArgTypesKey {
+        let mut key: ArgTypesKey = vec![None; self.from_args.len()];
+        for (i, t) in positional.enumerate() {
+            if self.from_args.get(i) == Some(&true) {
+                key[i] = t;
+            }
+        }
+        for (k, t) in keywords {
+            if let Some(i) = self.names.iter().position(|n| n == k)
+                && self.from_args.get(i) == Some(&true)
+            {
+                key[i] = t;
+            }
+        }
+        key
+    }
+
     /// Whether positional scalars `args` give the argument types `key`.
     fn scalars_give(&self, key: &ArgTypesKey, args: &[ScalarArg]) -> bool {
-        key.len() == self.from_args.len()
-            && args.len() <= key.len()
-            && key
-                .iter()
-                .zip(&self.from_args)
-                .enumerate()
-                .all(|(i, (k, &typed))| {
-                    let given = match args.get(i) {
-                        Some(a) if typed => Some(match a {
-                            ScalarArg::Int(_) => Type::Int,
-                            ScalarArg::Float(_) => Type::Float,
-                            ScalarArg::Bool(_) => Type::Bool,
-                        }),
-                        _ => None,
-                    };
-                    *k == given
-                })
+        args.len() <= self.from_args.len()
+            && self.key(args.iter().map(|&a| Some(arg_type(a))), std::iter::empty()) == *key
+    }
+}
+
+/// The type a parameter that takes its argument's type gets from scalar `a`.
+fn arg_type(a: ScalarArg) -> Type {
+    match a {
+        ScalarArg::Int(_) => Type::Int,
+        ScalarArg::Float(_) => Type::Float,
+        ScalarArg::Bool(_) => Type::Bool,
     }
 }
 
@@ -762,25 +780,11 @@ impl Function {
         let Some(by) = &self.by_arg_types else {
             return Ok(None);
         };
-        let kind = |v: &Value| match v {
-            Value::Int(_) => Some(Type::Int),
-            Value::Float(_) => Some(Type::Float),
-            Value::Bool(_) => Some(Type::Bool),
-            _ => None,
-        };
-        let mut key: Vec<Option<Type>> = vec![None; by.from_args.len()];
-        for (i, v) in args.iter().enumerate() {
-            if by.from_args.get(i) == Some(&true) {
-                key[i] = kind(v);
-            }
-        }
-        for (k, v) in kwargs {
-            if let Some(i) = by.names.iter().position(|n| n == k)
-                && by.from_args.get(i) == Some(&true)
-            {
-                key[i] = kind(v);
-            }
-        }
+        let kind = |v: &Value| v.as_scalar().map(arg_type);
+        let key = by.key(
+            args.iter().map(kind),
+            kwargs.iter().map(|(k, v)| (k.as_str(), kind(v))),
+        );
         if key.iter().all(Option::is_none) {
             return Ok(None);
         }

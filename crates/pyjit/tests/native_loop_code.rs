@@ -104,15 +104,20 @@ fn parse_line(line: &str) -> Option<(u64, &str, &str)> {
     Some((off, mnemonic, operands.trim()))
 }
 
+/// Function `name`'s part of an asm listing, and its parsed lines.
+fn listing<'a>(asm: &'a str, name: &str) -> (&'a str, Vec<(u64, &'a str, &'a str)>) {
+    let body = asm
+        .split("; function ")
+        .find(|f| f.starts_with(name))
+        .unwrap_or_else(|| panic!("{name} in the listing"));
+    (body, body.lines().filter_map(parse_line).collect())
+}
+
 #[test]
 fn a_collatz_loop_closes_with_one_conditional_branch() {
     let m = script(COLLATZ);
     let asm = pyjit_codegen::emit_asm(&m).unwrap();
-    let body = asm
-        .split("; function ")
-        .find(|f| f.starts_with("scalar_loop"))
-        .expect("scalar_loop in the listing");
-    let lines: Vec<_> = body.lines().filter_map(parse_line).collect();
+    let (body, lines) = listing(&asm, "scalar_loop");
     let at = lines
         .iter()
         .position(|(_, m, _)| m.starts_with("cmov"))
@@ -134,11 +139,7 @@ fn a_collatz_loop_closes_with_one_conditional_branch() {
 fn an_escape_loop_reads_its_float_constant_from_a_register() {
     let m = script(SRC);
     let asm = pyjit_codegen::emit_asm(&m).unwrap();
-    let body = asm
-        .split("; function ")
-        .find(|f| f.starts_with("escape"))
-        .expect("escape in the listing");
-    let lines: Vec<_> = body.lines().filter_map(parse_line).collect();
+    let (body, lines) = listing(&asm, "escape");
     // The loop: from the target of the first backward jump to that jump.
     let (end, _, target) = lines
         .iter()
@@ -177,11 +178,7 @@ fn an_escape_loop_computes_zr_before_zi() {
         report.verify_failure
     );
     let asm = pyjit_codegen::emit_asm(&m).unwrap();
-    let body = asm
-        .split("; function ")
-        .find(|f| f.starts_with("mandelbrot"))
-        .expect("mandelbrot in the listing");
-    let lines: Vec<_> = body.lines().filter_map(parse_line).collect();
+    let (body, lines) = listing(&asm, "mandelbrot");
     // (Without the carried values in the body's order this fails; `escape` above, or this
     // loop without the optimizer's pipeline, came out in the right order either way.)
     // `zr * zr - zi * zi` is the loop's first subtraction; `2.0 * zr` is `zr + zr`, an

@@ -166,16 +166,21 @@ def _numpy_style_source(fn, source, error):
     }
     if "numpy" not in roots or "torch" in roots:
         return None
-    for line in source.splitlines():
-        words = line.split()
-        if words[:1] in (["import"], ["from"]) and len(words) > 1:
-            if words[1].split(".")[0].rstrip(",") in ("numpy", "torch"):
-                return None
     try:
-        if "np" in _names_used(ast.parse(source)):
-            return None  # `np` is something else here
+        tree = ast.parse(source)
     except SyntaxError:
         return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            modules = [node.module or ""]
+        else:
+            continue
+        if any(m.split(".")[0] in ("numpy", "torch") for m in modules):
+            return None
+    if "np" in _names_used(tree):
+        return None  # `np` is something else here
     return source + "import numpy as np\n"
 
 
