@@ -210,7 +210,9 @@ const GEMM_PAR_MIN: usize = 1 << 18;
 /// gains (183 → 120-130 µs).
 const GEMM_RAYON_MIN: usize = 1 << 22;
 /// Products of at most this many rows (and enough columns) split their columns over the
-/// runtime's fork/join instead of gemm's rayon threading.
+/// runtime's fork/join instead of gemm's rayon threading, from [`GEMM_PAR_MIN`] on (rnn's
+/// 32×128 @ 128×128 steps, 2^19 multiply-adds each, split in two: the workload's median went
+/// from 2.35-2.41 to 1.64-1.66 ms, `pyjit bench`, 2 threads, alternated, 6 Dec).
 const WIDE_MAX_ROWS: usize = 256;
 
 /// `dst (m×n, row stride dst_rs, column stride 1) = a (m×k) · b (k×n)`.
@@ -310,8 +312,6 @@ unsafe fn gemm_into<T: Float>(
                 call(hi - lo, 1, dp, a.offset(lo, 0), b, gemm::Parallelism::None);
             }
         });
-    } else if m.saturating_mul(n).saturating_mul(k) < GEMM_RAYON_MIN {
-        call(m, n, dst, a, b, gemm::Parallelism::None);
     } else if m <= WIDE_MAX_ROWS && n >= t * 64 {
         // A short, wide product (a batch of rows through a layer): one block of columns per
         // thread, each a single-threaded gemm packing only its own columns of `b`.
@@ -322,6 +322,8 @@ unsafe fn gemm_into<T: Float>(
             let dp = d.get().wrapping_add(lo);
             call(m, hi - lo, dp, a, b.offset(0, lo), gemm::Parallelism::None);
         });
+    } else if m.saturating_mul(n).saturating_mul(k) < GEMM_RAYON_MIN {
+        call(m, n, dst, a, b, gemm::Parallelism::None);
     } else {
         let d = crate::par::SyncPtr(dst);
         pool().install(|| call(m, n, d.get(), a, b, gemm::Parallelism::Rayon(t)));
@@ -673,6 +675,7 @@ mod tests {
             (0, 3, 4),
             (70, 80, 90),
             (32, 1024, 200),
+            (32, 128, 128),
             (300, 100, 200),
         ];
         for (m, k, n) in shapes {
