@@ -502,7 +502,7 @@ where
     }
     let shape = super::broadcast_shapes(x.shape(), y.shape()).ok()?;
     let (same, x_one, y_one) = (
-        x.shape() == y.shape(),
+        super::same_elements(x.shape(), y.shape(), &shape),
         x.numel() == 1 && y.shape() == shape.as_slice(),
         y.numel() == 1 && x.shape() == shape.as_slice(),
     );
@@ -726,7 +726,11 @@ pub fn binary_owned(op: BinaryOp, mut a: Tensor, b: Input<'_>) -> Result<Tensor>
         && result_type(&[Input::T(&a).operand(), b.operand()]) == Some(a.dtype());
     if fits {
         let other = b.tensor(a.dtype());
-        let same = other.shape() == a.shape() && other.is_contiguous();
+        // (`b`'s elements in `a`'s order, and the result of `a`'s shape: `[1, n] + [n]`.)
+        let same = other.is_contiguous()
+            && super::broadcast_shapes(a.shape(), other.shape()).is_ok_and(|s| {
+                s.as_slice() == a.shape() && super::same_elements(a.shape(), other.shape(), &s)
+            });
         // (A one-element operand of higher rank would broadcast the result past `a`'s shape.)
         let scalar = other.numel() == 1 && other.dim() <= a.dim();
         if (same || scalar) && other.dtype() == a.dtype() {
@@ -1283,6 +1287,52 @@ mod tests {
         );
         let empty = Tensor::zeros(&[0, 2], DType::Float32).unwrap();
         assert_eq!(add(&empty, &b).unwrap().shape(), &[0, 2]);
+    }
+
+    /// Operands whose shapes differ only by dims of size 1 (`[1, n] + [n]`) take the flat
+    /// fast paths (`same_elements`: float kernels, the generic `map_binary`, and the in-place
+    /// path of a dead left operand); real broadcasts must not. Each result equals the product
+    /// of operands first expanded to the result's shape.
+    #[test]
+    fn size_one_dims_combine_as_flat_slices() {
+        let pairs: [(&[usize], &[usize]); 6] = [
+            (&[1, 5], &[5]),
+            (&[5], &[1, 5]),
+            (&[5, 1], &[5]),
+            (&[1, 1, 5], &[1, 5]),
+            (&[2, 1, 3], &[1, 2, 1, 3]),
+            (&[2, 1, 3], &[2, 3]),
+        ];
+        for (sa, sb) in pairs {
+            let na: usize = sa.iter().product();
+            let nb: usize = sb.iter().product();
+            let shape = super::super::broadcast_shapes(sa, sb).unwrap();
+            for dtype in [DType::Float32, DType::Float64, DType::Int64] {
+                let make_a = || {
+                    Tensor::from_vec((0..na).map(|v| v as f64 * 1.5 - 2.0).collect(), sa)
+                        .unwrap()
+                        .to_dtype(dtype)
+                        .unwrap()
+                };
+                let a = make_a();
+                let b = Tensor::from_vec((0..nb).map(|v| 7.0 - v as f64 * 0.25).collect(), sb)
+                    .unwrap()
+                    .to_dtype(dtype)
+                    .unwrap();
+                let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+                let full = |t: &Tensor| t.expand(&sizes).unwrap().contiguous().unwrap();
+                for op in [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Maximum] {
+                    let want = binary(op, Input::T(&full(&a)), Input::T(&full(&b))).unwrap();
+                    let got = binary(op, Input::T(&a), Input::T(&b)).unwrap();
+                    assert_eq!(got.shape(), &shape[..], "{sa:?} {op:?} {sb:?}");
+                    assert_eq!(got.to_vec::<f64>(), want.to_vec::<f64>(), "{sa:?} {sb:?}");
+                    // A dead left operand (uniquely owned: a fresh tensor).
+                    let owned = binary_owned(op, make_a(), Input::T(&b)).unwrap();
+                    assert_eq!(owned.shape(), &shape[..], "owned {sa:?} {op:?} {sb:?}");
+                    assert_eq!(owned.to_vec::<f64>(), want.to_vec::<f64>());
+                }
+            }
+        }
     }
 
     #[test]

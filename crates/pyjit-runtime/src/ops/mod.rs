@@ -37,6 +37,15 @@ use crate::error::{Result, RuntimeError};
 use crate::tensor::{Tensor, check_alloc};
 use crate::value::{Scalar, Value};
 
+/// Whether operands of shapes `a` and `b` broadcast to `out` without repeating an element:
+/// all three have the same number of elements, so the shapes differ only by dims of size 1
+/// and the row-major orders of both operands are the result's (`[1, n] + [n]`, a layer's
+/// `x @ w + b` for one row). Contiguous operands of such shapes combine as flat slices.
+pub(crate) fn same_elements(a: &[usize], b: &[usize], out: &[usize]) -> bool {
+    let n: usize = out.iter().product();
+    a.iter().product::<usize>() == n && b.iter().product::<usize>() == n
+}
+
 /// NumPy/PyTorch broadcasting of two shapes.
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     if a == b {
@@ -118,10 +127,11 @@ pub(crate) fn map_binary<S: Element, D: Element>(
     check_alloc(&shape, D::DTYPE)?;
     let out = a.with_view_as::<S, Option<ArrayD<D>>>(|av| {
         b.with_view_as::<S, Option<ArrayD<D>>>(|bv| {
-            // Fast paths over plain slices (which the compiler vectorizes): equal-shape
-            // row-major operands, or one side a single element (a Python scalar or 0-d tensor).
+            // Fast paths over plain slices (which the compiler vectorizes): row-major operands
+            // of the result's elements (`same_elements`), or one side a single element (a
+            // Python scalar or 0-d tensor).
             if let (Some(x), Some(y)) = (av.as_slice(), bv.as_slice()) {
-                let data: Option<Vec<D>> = if av.shape() == bv.shape() {
+                let data: Option<Vec<D>> = if same_elements(av.shape(), bv.shape(), &shape) {
                     Some(x.iter().zip(y).map(|(&p, &q)| f(p, q)).collect())
                 } else if y.len() == 1 && av.shape() == shape.as_slice() {
                     let q = y[0];
