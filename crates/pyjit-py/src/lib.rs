@@ -23,6 +23,7 @@ use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use std::os::raw::c_int;
+use std::sync::OnceLock;
 use vectorcall::VectorcallFn;
 
 mod vectorcall;
@@ -53,6 +54,12 @@ struct PyFunction {
     f: Function,
     /// What calls of it run ([`vectorcall`]): always [`function_vectorcall`].
     vectorcall: VectorcallFn,
+    /// The same function compiled as NumPy-style code (parameters typed by the call's
+    /// arguments), for the calls that pass Python scalars where `f`, TorchScript, takes
+    /// Tensors: `pyjit.script` sets it for a function without annotations in a module that
+    /// imports NumPy and not torch (`def add1(n): return n + 1`), so such calls run as Numba and
+    /// `pyjit run` run them, and every call `f` accepts keeps its TorchScript meaning.
+    numpy_style: OnceLock<Py<PyFunction>>,
 }
 
 /// Keeps a runtime tensor's buffer alive for the NumPy arrays that view it (their `base`).
@@ -127,6 +134,16 @@ unsafe extern "C" fn function_vectorcall(
     }
 }
 
+/// Whether a call passes a Python `int`, `float` or `bool` (positionally or by keyword): the
+/// calls a TorchScript function's NumPy-style version takes when the TorchScript one rejects
+/// its arguments ([`PyFunction::numpy_style`]).
+fn passes_python_scalars(args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> bool {
+    let scalar = |v: &Bound<'_, PyAny>| {
+        v.is_instance_of::<PyBool>() || v.is_instance_of::<PyInt>() || v.is_instance_of::<PyFloat>()
+    };
+    args.iter().any(|v| scalar(&v)) || kwargs.is_some_and(|k| k.values().iter().any(|v| scalar(&v)))
+}
+
 /// Whether a call's arguments included torch tensors (then results are torch tensors).
 #[derive(Default)]
 struct Spelling {
@@ -144,6 +161,7 @@ impl PyFunction {
             PyFunction {
                 f,
                 vectorcall: function_vectorcall,
+                numpy_style: OnceLock::new(),
             },
         )?;
         // SAFETY: the GIL is held, `obj` is a live `pyjit.Function`, and every one holds its
@@ -163,7 +181,10 @@ impl PyFunction {
     ) -> Option<PyResult<Py<PyAny>>> {
         let mut buf = [ScalarArg::Int(0); SCALAR_CALL_SLOTS];
         let scalars = scalar_args(n, args, &mut buf)?;
-        let call = self.f.scalar_call(scalars)?;
+        let call = match self.f.scalar_call(scalars) {
+            Some(call) => call,
+            None => self.numpy_style.get()?.get().f.scalar_call(scalars)?,
+        };
         let mut printed = Vec::new();
         // Compiled code that takes a bounded time (no loop, call or tensor kernel) runs with
         // the GIL held, as NumPy keeps it for small operations: releasing and retaking it
@@ -186,12 +207,29 @@ impl PyFunction {
     ) -> PyResult<Py<PyAny>> {
         let mut printed = Vec::new();
         let mut spelling = Spelling::default();
-        let (args, kwargs) = convert_args(args, kwargs, &mut spelling)?;
-        let r = match self.f.prepare(args, kwargs) {
-            Ok(call) if call.runs_in_bounded_time() => call.run(&mut printed),
-            Ok(call) => py.detach(|| call.run(&mut printed)),
+        let (values, kw_values) = convert_args(args, kwargs, &mut spelling)?;
+        let run = |call: pyjit::api::Call<'_>, printed: &mut Vec<u8>| {
+            if call.runs_in_bounded_time() {
+                call.run(printed)
+            } else {
+                py.detach(|| call.run(printed))
+            }
+        };
+        let r = match self.f.prepare(values, kw_values) {
+            Ok(call) => run(call, &mut printed),
             Err(e) => Err(e),
         };
+        if let (Err(Error::Argument(_)), Some(alt)) = (&r, self.numpy_style.get())
+            && passes_python_scalars(args, kwargs)
+        {
+            // The NumPy-style version, when it takes these arguments (else the TorchScript
+            // error stands: a torch-style function given a number by mistake).
+            let (values, kw_values) = convert_args(args, kwargs, &mut Spelling::default())?;
+            if let Ok(call) = alt.get().f.prepare(values, kw_values) {
+                let r = run(call, &mut printed);
+                return finish_call(py, &printed, r, &spelling);
+            }
+        }
         finish_call(py, &printed, r, &spelling)
     }
 
@@ -257,6 +295,15 @@ impl PyFunction {
             return r;
         }
         self.call_general(py, args, kwargs)
+    }
+
+    /// Sets the NumPy-style version that takes the calls passing Python scalars where this
+    /// TorchScript function takes Tensors (`PyFunction::numpy_style`; `pyjit.script` calls it
+    /// once, right after compiling both).
+    fn _set_numpy_style(&self, alt: Py<PyFunction>) -> PyResult<()> {
+        self.numpy_style
+            .set(alt)
+            .map_err(|_| PyRuntimeError::new_err("the NumPy-style version is already set"))
     }
 
     /// The function's name.

@@ -526,6 +526,40 @@ def test_numba_style_kernels_without_numpy_names_compile(tmp_path):
         pyjit.script(plain.collatz_total)
 
 
+def test_numba_style_calls_of_functions_that_also_compile_as_torchscript(tmp_path):
+    """A function without annotations in a module that imports NumPy and not torch, which
+    also compiles as TorchScript (`add1`, `scale`): calls passing Python scalars where the
+    TorchScript version takes Tensors run the NumPy-style version (as Numba and `pyjit run`
+    run them); calls TorchScript accepts are unchanged; a torch-style function given a number
+    by mistake keeps TorchScript's error."""
+    mod = _module_from(
+        tmp_path,
+        "numba_style_also_torchscript",
+        "import numpy as np\n\n\n"
+        "def add1(n):\n    return n + 1\n\n\n"
+        "def scale(x, a):\n    return x * a\n\n\n"
+        "def total(x):\n    return x.sum(dim=0)\n",
+    )
+    add1 = pyjit.script(mod.add1)
+    for v in (5, 2.5, True, -(2**40)):
+        got = add1(v)
+        assert got == mod.add1(v) and type(got) is type(mod.add1(v)), v
+    assert add1(n=7) == 8
+    arr = np.arange(3.0)
+    np.testing.assert_array_equal(add1(arr), arr + 1)
+    scale = pyjit.script(mod.scale)
+    x = np.arange(4, dtype=np.float32)
+    got = scale(x, 2.5)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, x * np.float32(2.5))
+    np.testing.assert_array_equal(scale(x, a=3), x * 3)
+    np.testing.assert_array_equal(scale(x, x), x * x)
+    total = pyjit.script(mod.total)
+    np.testing.assert_array_equal(total(np.ones((2, 3), np.float32)), [2.0, 2.0, 2.0])
+    with pytest.raises(RuntimeError, match="Expected a value of type 'Tensor' for argument 'x'"):
+        total(5)
+
+
 def test_repeated_numpy_style_scalar_calls_match_first_calls(tmp_path, capsys):
     """A NumPy-style function called again with the scalar types of its first typed version
     takes the per-call path of that version; every call must give what a fresh function's

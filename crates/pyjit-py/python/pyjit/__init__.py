@@ -54,7 +54,7 @@ def script(fn=None, *, interpreter=False, cache=False):
         return lambda f: script(f, interpreter=interpreter, cache=cache)
     source, filename, name = _source_of(fn)
     try:
-        return _pyjit.script(source, filename, 1, name, interpreter, cache)
+        compiled = _pyjit.script(source, filename, 1, name, interpreter, cache)
     except CompileError as e:
         retry = _numpy_style_source(fn, source, e)
         if retry is not None:
@@ -63,6 +63,17 @@ def script(fn=None, *, interpreter=False, cache=False):
             except CompileError:
                 pass
         raise
+    retry = _numpy_module_source(fn, source) if _has_unannotated_parameter(fn) else None
+    if retry is not None:
+        # Calls passing Python scalars where the TorchScript version takes Tensors run this
+        # version (as Numba and `pyjit run` run them); every other call stays TorchScript.
+        try:
+            compiled._set_numpy_style(
+                _pyjit.script(retry, filename, 1, name, interpreter, cache)
+            )
+        except CompileError:
+            pass
+    return compiled
 
 
 def trace(fn, example_inputs, check_inputs=None, guards=True, *, interpreter=False):
@@ -155,12 +166,25 @@ def _numpy_style_source(fn, source, error):
     without it the code is TorchScript, where a parameter without annotation is a Tensor. A
     Numba-style kernel of plain loops (``def scalar_loop(n): for i in range(1, n): ...``) uses
     neither NumPy nor torch, so it fails there. When every diagnostic is of that kind, the
-    function's module imports NumPy and not torch, and the source imports neither, the function
-    is compiled as the module file would be (``pyjit run``): NumPy-style, its parameters typed
-    by the call's arguments (docs/python.md)."""
+    function is compiled as the module file would be (``_numpy_module_source``)."""
     diagnostics = getattr(error, "diagnostics", None) or [str(error)]
     if not all("has no annotation, so it is a Tensor" in d for d in diagnostics):
         return None
+    return _numpy_module_source(fn, source)
+
+
+def _has_unannotated_parameter(fn):
+    return any(
+        p.annotation is inspect.Parameter.empty
+        for p in inspect.signature(fn).parameters.values()
+    )
+
+
+def _numpy_module_source(fn, source):
+    """``source`` as the module file would compile it (``pyjit run``): NumPy-style, its
+    parameters typed by the call's arguments (docs/python.md), when the function's module
+    imports NumPy and not torch and the source (which then uses neither ``np`` nor torch)
+    imports neither; else None."""
     roots = {
         v.__name__.split(".")[0] for v in fn.__globals__.values() if inspect.ismodule(v)
     }
