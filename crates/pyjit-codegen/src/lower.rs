@@ -749,6 +749,30 @@ impl<'a, 'b> Lowering<'a, 'b> {
         f.op(list).operands.get(d).copied()
     }
 
+    /// The elements of `v` when it is a list of ints built in place (`list.new`) whose one
+    /// use is an operand of a tensor op (`np.zeros((n, m))`, `x.view(b, -1)`): native code
+    /// then never makes the list (a host call, an allocation and a release per call) and the
+    /// op's host call takes the ints themselves (`emit_host_call_with`).
+    fn inline_list(&self, v: IrValue) -> Option<Vec<IrValue>> {
+        let f = self.f;
+        let list = f.defining_op(v)?;
+        if f.op(list).kind != OpKind::ListNew
+            || !matches!(self.ty(v), Type::List(e) if **e == Type::Int)
+        {
+            return None;
+        }
+        let uses = self.uses.get_or_init(|| pyjit_ir::Uses::build(f));
+        match uses.users(v) {
+            [(user, _)] if matches!(f.op(*user).kind, OpKind::Tensor(_)) => {}
+            _ => return None,
+        }
+        let items = f.op(list).operands.clone();
+        items
+            .iter()
+            .all(|&e| *self.ty(e) == Type::Int)
+            .then_some(items)
+    }
+
     /// The tensor whose sizes `t` was created with: through `empty_like`/`zeros_like`/
     /// `ones_like`/`full_like` (whose results have their operand's sizes) to the first tensor
     /// that is not one.
@@ -893,6 +917,10 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 CodegenError::Internal(format!("`{}` is missing operand {i}", kind.name()))
             })?)
         };
+        if kind == OpKind::ListNew && self.inline_list(results[0]).is_some() {
+            // Its one user takes the elements' slots as an operand (`emit_host_call_with`).
+            return Ok(());
+        }
         let out: Vec<ir::Value> = match &kind {
             OpKind::Const(c) => match c {
                 Const::Int(i) => vec![self.b.ins().iconst(types::I64, *i)],
@@ -1382,7 +1410,19 @@ impl<'a, 'b> Lowering<'a, 'b> {
         k: Option<u32>,
     ) -> Res<Vec<ir::Value>> {
         let data = self.f.op(op);
-        let operand_types: Vec<Type> = data.operands.iter().map(|&v| self.ty(v).clone()).collect();
+        // An int list built in place for this op alone travels as its elements' slots, typed
+        // as a tuple of ints (which every `int[]` parameter takes as it takes the list).
+        let inline: Vec<Option<Vec<IrValue>>> =
+            data.operands.iter().map(|&v| self.inline_list(v)).collect();
+        let operand_types: Vec<Type> = data
+            .operands
+            .iter()
+            .zip(&inline)
+            .map(|(&v, items)| match items {
+                Some(items) => Type::Tuple(vec![Type::Int; items.len()]),
+                None => self.ty(v).clone(),
+            })
+            .collect();
         let result_types: Vec<Type> = data.results.iter().map(|&v| self.ty(v).clone()).collect();
         let owned: Vec<bool> = data
             .operands
@@ -1405,6 +1445,12 @@ impl<'a, 'b> Lowering<'a, 'b> {
             .collect();
         let mut args = Vec::new();
         for (i, &v) in data.operands.iter().enumerate() {
+            if let Some(items) = &inline[i] {
+                for &e in items {
+                    args.push((self.one(e)?, Slot::Int));
+                }
+                continue;
+            }
             let kinds = slots_of(self.ty(v));
             let slots = match k {
                 Some(k) if owned[i] => self.consume(v, k, op)?,

@@ -266,3 +266,73 @@ fn dead_operands_handed_to_fused_groups() {
         assert_eq!(a.to_vec::<f32>(), data);
     }
 }
+
+const LISTS: &str = "\
+import torch
+from torch import Tensor
+
+def made(n: int, m: int) -> Tensor:
+    return torch.zeros([n, m]) + torch.ones([m])
+
+def viewed(x: Tensor, n: int) -> Tensor:
+    return x.view([n, -1]).sum(1)
+
+def scalar0() -> Tensor:
+    return torch.zeros([])
+
+def shared(n: int) -> Tensor:
+    s = [n, 2]
+    t = torch.zeros(s)
+    return t + float(len(s))
+
+def negative(n: int) -> Tensor:
+    return torch.empty([n, 3]).fill_(1.0)
+";
+
+/// An int list built in place for one tensor op (`torch.zeros([n, m])`, `x.view([n, -1])`)
+/// is never made by native code: the op's host call takes the ints (`inline_list` in
+/// pyjit-codegen). Results and errors are the interpreter's, nothing leaks, and a list with
+/// another use (`len(s)`) is still made.
+#[test]
+fn int_lists_built_for_one_tensor_op_are_not_made() {
+    let _g = serial();
+    let m = script(LISTS);
+    let nm = native(&m);
+    let (t0, o0) = live_references();
+    for (n, k) in [(2, 3), (0, 4), (1, 1)] {
+        check_same(&m, &nm, "made", &[Value::Int(n), Value::Int(k)]);
+    }
+    let x = Tensor::from_vec((0..12).map(|v| v as f32).collect::<Vec<_>>(), &[12]).unwrap();
+    for n in [3, 4, 5, -1] {
+        check_same(
+            &m,
+            &nm,
+            "viewed",
+            &[Value::Tensor(x.clone()), Value::Int(n)],
+        );
+    }
+    check_same(&m, &nm, "scalar0", &[]);
+    check_same(&m, &nm, "shared", &[Value::Int(3)]);
+    for n in [2, 0, -2] {
+        check_same(&m, &nm, "negative", &[Value::Int(n)]);
+    }
+    drop(x);
+    assert_eq!(live_references(), (t0, o0));
+    let clif = pyjit_codegen::emit_clif(&m).unwrap();
+    let body = |name: &str| {
+        clif.split("; function ")
+            .find(|f| f.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} in {clif}"))
+            .to_string()
+    };
+    for f in ["made", "viewed", "scalar0", "negative"] {
+        let b = body(f);
+        assert!(!b.contains("list.new"), "{f} still makes its list:\n{b}");
+        assert!(b.contains("pjn_op"), "{f}:\n{b}");
+    }
+    assert!(
+        body("shared").contains("pjn_op: list.new"),
+        "{}",
+        body("shared")
+    );
+}
