@@ -33,6 +33,7 @@ use crate::tensor::{Tensor, check_alloc};
 use crate::value::{Scalar, Value};
 use ndarray::IxDyn;
 use smallvec::SmallVec;
+use std::marker::PhantomData;
 
 /// Elements per tile: 16 Ki elements (64 KiB of float32 per live tile), so a chain's live tiles
 /// stay in L2 while the per-tile dispatch cost stays well below the tile's work.
@@ -889,6 +890,14 @@ enum TOp {
     Un(Un),
     Bin(Bin),
     Red(Red),
+    /// `a * c` (`c * a` unless `c_right`) then `outer` with `b` (the product on the left when
+    /// `scaled_left`): two steps of the plan in one pass over the tile ([`merge_scaled`]), each
+    /// element computed by the same two IEEE operations in the same order.
+    MulThen {
+        outer: Bin,
+        c_right: bool,
+        scaled_left: bool,
+    },
 }
 
 /// Where a typed operand's elements are.
@@ -919,6 +928,8 @@ struct TStep<T> {
     form: Form,
     dst: Option<usize>,
     inplace: Option<usize>,
+    /// `TOp::MulThen`'s constant.
+    c: Option<T>,
 }
 
 /// A group resolved once per run into slice kernels over `T` tiles.
@@ -930,6 +941,30 @@ struct TPlan<T> {
     row_bufs: usize,
 }
 
+/// The kernel of `TOp::MulThen` on `(x, y)`: `x * c` (`c * x` unless `CR`), then `O` with
+/// `y` (the product on the left when `SL`): the operations of the two unfused kernels
+/// (`Right`/`Left` of `arith::Mul`, then `Zip` of `O`), in their order.
+#[derive(Clone, Copy)]
+struct MulThen<O, const CR: bool, const SL: bool, T>(T, PhantomData<O>);
+
+impl<O, const CR: bool, const SL: bool, T> vmath::Binary<T> for MulThen<O, CR, SL, T>
+where
+    T: Copy + Send + Sync,
+    O: vmath::arith::Op<T>,
+    vmath::arith::Mul: vmath::arith::Op<T>,
+{
+    #[inline(always)]
+    fn eval<const F: bool>(self, x: T, y: T) -> T {
+        use vmath::arith::{Mul, Op};
+        let s = if CR {
+            Mul::apply(x, self.0)
+        } else {
+            Mul::apply(self.0, x)
+        };
+        if SL { O::apply(s, y) } else { O::apply(y, s) }
+    }
+}
+
 /// The float element types of the typed path, with the very kernels unfused ops call on them.
 trait TFloat: Element + vmath::Scalar {
     fn unary(u: Un, x: &[Self], out: &mut [Self]);
@@ -939,6 +974,16 @@ trait TFloat: Element + vmath::Scalar {
     /// `x op c` (`right`) or `c op x` into `out`.
     fn with_const(b: Bin, x: &[Self], c: Self, right: bool, out: &mut [Self]);
     fn with_const_inplace(b: Bin, x: &mut [Self], c: Self, right: bool);
+    /// `TOp::MulThen` into `out`: `x * c` (`c * x` unless `c_right`), then `outer` with `y`.
+    fn mul_then(
+        outer: Bin,
+        c: Self,
+        c_right: bool,
+        scaled_left: bool,
+        x: &[Self],
+        y: &[Self],
+        out: &mut [Self],
+    );
     /// One row's reduction, as `ops::reduce` computes a float lane.
     fn reduce(r: Red, v: &[Self]) -> Self;
 }
@@ -970,6 +1015,33 @@ macro_rules! tfloat {
                     tfloat!(@bin b, kern => vmath::map_inplace(vmath::Right(kern, c), x))
                 } else {
                     tfloat!(@bin b, kern => vmath::map_inplace(vmath::Left(kern, c), x))
+                }
+            }
+            fn mul_then(
+                outer: Bin,
+                c: $t,
+                c_right: bool,
+                scaled_left: bool,
+                x: &[$t],
+                y: &[$t],
+                out: &mut [$t],
+            ) {
+                use vmath::arith;
+                macro_rules! go {
+                    ($o:ty) => {
+                        match (c_right, scaled_left) {
+                            (true, true) => vmath::zip(MulThen::<$o, true, true, $t>(c, PhantomData), x, y, out),
+                            (true, false) => vmath::zip(MulThen::<$o, true, false, $t>(c, PhantomData), x, y, out),
+                            (false, true) => vmath::zip(MulThen::<$o, false, true, $t>(c, PhantomData), x, y, out),
+                            (false, false) => vmath::zip(MulThen::<$o, false, false, $t>(c, PhantomData), x, y, out),
+                        }
+                    };
+                }
+                match outer {
+                    Bin::Add => go!(arith::Add),
+                    Bin::Sub => go!(arith::Sub),
+                    Bin::Mul => go!(arith::Mul),
+                    Bin::Div => go!(arith::Div),
                 }
             }
             fn reduce(r: Red, v: &[$t]) -> $t {
@@ -1263,6 +1335,7 @@ fn typed_plan<T: TFloat>(
             form,
             dst,
             inplace,
+            c: None,
         });
         step_args.push(TArg {
             form,
@@ -1270,10 +1343,99 @@ fn typed_plan<T: TFloat>(
         });
     }
     Some(TPlan {
-        steps,
+        steps: merge_scaled(steps),
         full_bufs,
         row_bufs,
     })
+}
+
+/// `x * c` followed by `+ - * /` of its result with another value of the group's shape
+/// (elementwise_chain's `x * 2.0 + y` and `... - 0.5 * x`) as one [`TOp::MulThen`] step: one
+/// pass over the tile instead of two, and no scratch tile written and read back between them
+/// (the simple passes are bound by L1 stores, docs/fusion.md). Only when the product's tile
+/// is read by nothing else before it is written again, and the merged step writes a tile it
+/// does not read.
+fn merge_scaled<T: TFloat>(steps: Vec<TStep<T>>) -> Vec<TStep<T>> {
+    let full_buf = |x: &TArg<T>| match (x.form, x.loc) {
+        (Form::Full, Loc::Buf(i)) => Some(i),
+        _ => None,
+    };
+    let full = |x: &TArg<T>| x.form == Form::Full && matches!(x.loc, Loc::In(_) | Loc::Buf(_));
+    let mut out: Vec<TStep<T>> = Vec::with_capacity(steps.len());
+    let mut k = 0;
+    while k < steps.len() {
+        let merged = (|| {
+            let (s, t) = (&steps[k], steps.get(k + 1)?);
+            let (TOp::Bin(Bin::Mul), TOp::Bin(outer)) = (s.op, t.op) else {
+                return None;
+            };
+            let sb = s.b?;
+            let (x, c, c_right) = match (s.a.loc, sb.loc) {
+                (_, Loc::Const(c)) if full(&s.a) => (s.a, c, true),
+                (Loc::Const(c), _) if full(&sb) => (sb, c, false),
+                _ => return None,
+            };
+            let j = s.dst?;
+            let tb = t.b?;
+            if s.form != Form::Full || t.form != Form::Full || !full(&t.a) || !full(&tb) {
+                return None;
+            }
+            let (y, scaled_left) = match (full_buf(&t.a), full_buf(&tb)) {
+                (Some(a), b) if a == j && b != Some(j) => (tb, true),
+                (a, Some(b)) if b == j && a != Some(j) => (t.a, false),
+                _ => return None,
+            };
+            // The product's tile: read by no later step before one writes it again (the
+            // second op itself, when its result goes over the product).
+            let rest = if t.dst == Some(j) {
+                &[][..]
+            } else {
+                &steps[k + 2..]
+            };
+            for later in rest {
+                if [Some(later.a), later.b]
+                    .iter()
+                    .flatten()
+                    .any(|v| full_buf(v) == Some(j))
+                {
+                    return None;
+                }
+                if later.dst == Some(j) && later.form == Form::Full {
+                    break;
+                }
+            }
+            // The merged step writes a tile it does not read.
+            if t.dst.is_some() && [full_buf(&x), full_buf(&y)].contains(&t.dst) {
+                return None;
+            }
+            Some(TStep {
+                op: TOp::MulThen {
+                    outer,
+                    c_right,
+                    scaled_left,
+                },
+                a: x,
+                b: Some(y),
+                form: Form::Full,
+                dst: t.dst,
+                inplace: None,
+                c: Some(c),
+            })
+        })();
+        match merged {
+            Some(m) => {
+                #[cfg(test)]
+                MERGED_STEPS.with(|c| c.set(c.get() + 1));
+                out.push(m);
+                k += 2;
+            }
+            None => {
+                out.push(steps[k].clone());
+                k += 1;
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -1282,6 +1444,8 @@ thread_local! {
     static TYPED_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// Of those, the runs that prefetched the next tile.
     static PREFETCHED_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Pairs of steps merged into one `TOp::MulThen` step by the plans made on this thread.
+    static MERGED_STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// An operand's elements for one tile, relative to the step's result form.
@@ -1676,6 +1840,16 @@ fn typed_tile<T: TFloat>(
                         View::Slice(x) => T::unary(u, x, dst),
                         _ => unreachable!("a unary op's operand has its form"),
                     },
+                },
+                TOp::MulThen {
+                    outer,
+                    c_right,
+                    scaled_left,
+                } => match (view(&st.a), st.b.as_ref().map(view), st.c) {
+                    (View::Slice(x), Some(View::Slice(y)), Some(c)) => {
+                        T::mul_then(outer, c, c_right, scaled_left, x, y, dst)
+                    }
+                    _ => unreachable!("a merged step reads two values of its form"),
                 },
                 TOp::Red(r) => {
                     if let View::Slice(x) = view(&st.a) {
@@ -2145,6 +2319,95 @@ mod tests {
             let y = specials(&[300, 257], dtype);
             let inputs = [Value::Tensor(x), Value::Tensor(y)];
             typed_matches(&p, &inputs, &[1, 7, 1000, TILE]);
+        }
+    }
+
+    /// A product by a constant followed by `+ - * /` with another full value is one merged
+    /// step (`merge_scaled`), for the constant on either side, the product on either side of
+    /// the second op, an input or an earlier step as the other value; bit for bit against
+    /// unfused (NaN, inf, zeros of `specials`), both dtypes, several tile sizes. A product
+    /// read again later is not merged, nor a pair whose result goes over the tile of the
+    /// value the merged step reads.
+    #[test]
+    fn scaled_steps_merge_and_match_unfused() {
+        let one = || Operand::Const(Value::Int(1));
+        let c = |v: f64| Operand::Const(Value::Float(v));
+        let (x, y) = (Operand::Input(0), Operand::Input(1));
+        let cases: Vec<(Vec<Step>, usize)> = vec![
+            // x * 2 + y; y - 0.5 * x; the two products each merge.
+            (
+                vec![
+                    step("mul.Scalar", vec![x.clone(), c(2.0)]),
+                    step("add.Tensor", vec![Operand::Step(0), y.clone(), one()]),
+                    step("tanh", vec![Operand::Step(1)]),
+                    step("mul.Scalar", vec![x.clone(), c(0.5)]),
+                    step(
+                        "sub.Tensor",
+                        vec![Operand::Step(2), Operand::Step(3), one()],
+                    ),
+                ],
+                2,
+            ),
+            // (c * x) / y, then (x * c) - e against an earlier step.
+            (
+                vec![
+                    step(
+                        "mul.Tensor",
+                        vec![Operand::Const(Value::Float(-3.0)), x.clone()],
+                    ),
+                    step("div.Tensor", vec![Operand::Step(0), y.clone()]),
+                    step("exp", vec![Operand::Step(1)]),
+                    step("mul.Scalar", vec![x.clone(), c(1.0e-3)]),
+                    step(
+                        "sub.Tensor",
+                        vec![Operand::Step(3), Operand::Step(2), one()],
+                    ),
+                    step("div.Tensor", vec![y.clone(), Operand::Step(4)]),
+                ],
+                2,
+            ),
+            // The same with e * (x * c): its result goes over e's tile, which the merged step
+            // would read, so only the first pair merges.
+            (
+                vec![
+                    step(
+                        "mul.Tensor",
+                        vec![Operand::Const(Value::Float(-3.0)), x.clone()],
+                    ),
+                    step("div.Tensor", vec![Operand::Step(0), y.clone()]),
+                    step("exp", vec![Operand::Step(1)]),
+                    step("mul.Scalar", vec![x.clone(), c(1.0e-3)]),
+                    step("mul.Tensor", vec![Operand::Step(2), Operand::Step(3)]),
+                    step("div.Tensor", vec![y.clone(), Operand::Step(4)]),
+                ],
+                1,
+            ),
+            // The product is read twice: not merged.
+            (
+                vec![
+                    step("mul.Scalar", vec![x.clone(), c(1.5)]),
+                    step("add.Tensor", vec![Operand::Step(0), y.clone(), one()]),
+                    step("mul.Tensor", vec![Operand::Step(1), Operand::Step(0)]),
+                ],
+                0,
+            ),
+        ];
+        for (steps, merges) in cases {
+            let p = Program { inputs: 2, steps };
+            for dtype in [DType::Float32, DType::Float64] {
+                let inputs = [
+                    Value::Tensor(specials(&[300, 257], dtype)),
+                    Value::Tensor(specials(&[300, 257], dtype)),
+                ];
+                let before = MERGED_STEPS.with(|c| c.get());
+                typed_matches(&p, &inputs, &[1, 7, 1000, TILE]);
+                // Five typed runs (four tile sizes, then `run`), each planning once.
+                assert_eq!(
+                    MERGED_STEPS.with(|c| c.get()) - before,
+                    5 * merges,
+                    "{dtype:?}"
+                );
+            }
         }
     }
 
