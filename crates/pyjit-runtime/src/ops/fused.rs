@@ -2333,6 +2333,20 @@ mod tests {
         let one = || Operand::Const(Value::Int(1));
         let c = |v: f64| Operand::Const(Value::Float(v));
         let (x, y) = (Operand::Input(0), Operand::Input(1));
+        // `exp((-3 * x) / y)` and `x * 1e-3`, then `fourth` of them, then `y / ` that.
+        let scaled_then_exp = |fourth: Step| {
+            vec![
+                step(
+                    "mul.Tensor",
+                    vec![Operand::Const(Value::Float(-3.0)), x.clone()],
+                ),
+                step("div.Tensor", vec![Operand::Step(0), y.clone()]),
+                step("exp", vec![Operand::Step(1)]),
+                step("mul.Scalar", vec![x.clone(), c(1.0e-3)]),
+                fourth,
+                step("div.Tensor", vec![y.clone(), Operand::Step(4)]),
+            ]
+        };
         let cases: Vec<(Vec<Step>, usize)> = vec![
             // x * 2 + y; y - 0.5 * x; the two products each merge.
             (
@@ -2350,36 +2364,16 @@ mod tests {
             ),
             // (c * x) / y, then (x * c) - e against an earlier step.
             (
-                vec![
-                    step(
-                        "mul.Tensor",
-                        vec![Operand::Const(Value::Float(-3.0)), x.clone()],
-                    ),
-                    step("div.Tensor", vec![Operand::Step(0), y.clone()]),
-                    step("exp", vec![Operand::Step(1)]),
-                    step("mul.Scalar", vec![x.clone(), c(1.0e-3)]),
-                    step(
-                        "sub.Tensor",
-                        vec![Operand::Step(3), Operand::Step(2), one()],
-                    ),
-                    step("div.Tensor", vec![y.clone(), Operand::Step(4)]),
-                ],
+                scaled_then_exp(step(
+                    "sub.Tensor",
+                    vec![Operand::Step(3), Operand::Step(2), one()],
+                )),
                 2,
             ),
             // The same with e * (x * c): its result goes over e's tile, which the merged step
             // would read, so only the first pair merges.
             (
-                vec![
-                    step(
-                        "mul.Tensor",
-                        vec![Operand::Const(Value::Float(-3.0)), x.clone()],
-                    ),
-                    step("div.Tensor", vec![Operand::Step(0), y.clone()]),
-                    step("exp", vec![Operand::Step(1)]),
-                    step("mul.Scalar", vec![x.clone(), c(1.0e-3)]),
-                    step("mul.Tensor", vec![Operand::Step(2), Operand::Step(3)]),
-                    step("div.Tensor", vec![y.clone(), Operand::Step(4)]),
-                ],
+                scaled_then_exp(step("mul.Tensor", vec![Operand::Step(2), Operand::Step(3)])),
                 1,
             ),
             // The product is read twice: not merged.
