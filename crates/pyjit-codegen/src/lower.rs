@@ -736,23 +736,16 @@ impl<'a, 'b> Lowering<'a, 'b> {
         ) {
             return None;
         }
-        let list = f.defining_op(*f.op(op).operands.first()?)?;
-        if f.op(list).kind != OpKind::ListNew
-            || self
-                .uses
-                .get_or_init(|| pyjit_ir::Uses::build(f))
-                .count(f.op(op).operands[0])
-                != 1
-        {
-            return None;
-        }
-        f.op(list).operands.get(d).copied()
+        self.inline_list(*f.op(op).operands.first()?)?
+            .get(d)
+            .copied()
     }
 
     /// The elements of `v` when it is a list of ints built in place (`list.new`) whose one
     /// use is an operand of a tensor op (`np.zeros((n, m))`, `x.view(b, -1)`): native code
     /// then never makes the list (a host call, an allocation and a release per call) and the
-    /// op's host call takes the ints themselves (`emit_host_call_with`).
+    /// op's host call takes the ints themselves (`emit_host_call_with`); nothing can change
+    /// the list between, so a tensor made from it has those sizes (`created_size`).
     fn inline_list(&self, v: IrValue) -> Option<Vec<IrValue>> {
         let f = self.f;
         let list = f.defining_op(v)?;

@@ -726,11 +726,14 @@ pub fn binary_owned(op: BinaryOp, mut a: Tensor, b: Input<'_>) -> Result<Tensor>
         && result_type(&[Input::T(&a).operand(), b.operand()]) == Some(a.dtype());
     if fits {
         let other = b.tensor(a.dtype());
-        // (`b`'s elements in `a`'s order, and the result of `a`'s shape: `[1, n] + [n]`.)
+        // (`b`'s elements in `a`'s order, and the result of `a`'s shape: the same shape, or
+        // `[1, n] + [n]`; `same_elements` with `a`'s shape as the result's. The broadcast is
+        // computed only when the shapes differ.)
         let same = other.is_contiguous()
-            && super::broadcast_shapes(a.shape(), other.shape()).is_ok_and(|s| {
-                s.as_slice() == a.shape() && super::same_elements(a.shape(), other.shape(), &s)
-            });
+            && other.numel() == a.numel()
+            && (other.shape() == a.shape()
+                || super::broadcast_shapes(a.shape(), other.shape())
+                    .is_ok_and(|s| s.as_slice() == a.shape()));
         // (A one-element operand of higher rank would broadcast the result past `a`'s shape.)
         let scalar = other.numel() == 1 && other.dim() <= a.dim();
         if (same || scalar) && other.dtype() == a.dtype() {
