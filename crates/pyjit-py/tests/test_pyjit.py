@@ -27,6 +27,20 @@ def uses_helper(x, n: int = 2):
     return helper(x) * n
 
 
+def _not_compilable():
+    return {1, 2}  # a set: not in the language
+
+
+# Module-level names that the function below uses only as its own parameter and local.
+shadow = _not_compilable()
+doubled = _not_compilable()
+
+
+def uses_local_names(shadow):
+    doubled = shadow * 2
+    return doubled + EPS
+
+
 def cond(x, threshold: float):
     if x.sum() > threshold:
         return x * 2
@@ -190,6 +204,13 @@ def test_module_functions_and_constants_come_along():
     f = pyjit.script(uses_helper)
     np.testing.assert_array_equal(f(np.array([1.0])), [3.0])
     np.testing.assert_array_equal(f(np.array([1.0]), n=3), [4.5])
+
+
+def test_parameters_and_locals_do_not_pull_in_module_names():
+    # `shadow`/`doubled` are also module-level names bound by code pyjit cannot compile; the
+    # function's own `shadow` and `doubled` are local (Python's scoping), so only EPS comes along.
+    f = pyjit.script(uses_local_names)
+    np.testing.assert_array_equal(f(np.array([1.0])), [2.5])
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ fn data(n: usize) -> Tensor {
     let v: Vec<f32> = (0..n)
         .map(|i| ((i * 7919) % 1000) as f32 / 100.0 - 5.0)
         .collect();
-    Tensor::from_vec(v, &[n]).expect("shape matches")
+    on_kernel_pages(Tensor::from_vec(v, &[n]).expect("shape matches"))
 }
 
 /// Positive inputs in [0.01, 10) for log and sqrt.
@@ -27,7 +27,18 @@ fn positive(n: usize) -> Tensor {
     let v: Vec<f32> = (0..n)
         .map(|i| ((i * 7919) % 1000) as f32 / 100.0 + 0.01)
         .collect();
-    Tensor::from_vec(v, &[n]).expect("shape matches")
+    on_kernel_pages(Tensor::from_vec(v, &[n]).expect("shape matches"))
+}
+
+/// A copy of `t` in a buffer the runtime allocated: big ones are on 2 MiB pages, as NumPy's big
+/// arrays are (the inputs of the peer side), rather than on the 4 KiB pages `collect` gave. `t`
+/// itself is never freed: dropped, its buffer would go to the runtime's pool and come back as a
+/// kernel output on 4 KiB pages.
+fn on_kernel_pages(t: Tensor) -> Tensor {
+    let copy = Tensor::zeros(t.shape(), t.dtype()).expect("fits in memory");
+    copy.copy_(&t).expect("same shape");
+    std::mem::forget(t);
+    copy
 }
 
 fn matrix(r: usize, c: usize) -> Tensor {

@@ -272,11 +272,12 @@ pub fn wrap_dim(dim: i64, rank: usize) -> Result<usize> {
 
 /// Allocates a vector of `n` copies of `v`, failing (instead of aborting) when memory is short.
 pub(crate) fn alloc_filled<T: Clone>(n: usize, v: T) -> Result<Vec<T>> {
-    let mut out = Vec::new();
+    let mut out: Vec<T> = Vec::new();
     out.try_reserve_exact(n)
         .map_err(|_| RuntimeError::AllocationTooLarge {
             bytes: (n as u128).saturating_mul(std::mem::size_of::<T>() as u128),
         })?;
+    crate::bufpool::advise_huge_pages(out.as_ptr().cast(), n * std::mem::size_of::<T>());
     out.resize(n, v);
     Ok(out)
 }

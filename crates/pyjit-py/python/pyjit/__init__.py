@@ -217,9 +217,30 @@ def _blank_decorators(node, out, line_shift):
 
 
 def _names_used(node):
-    """The names ``node`` reads, its decorators' aside (they are removed)."""
+    """The global names ``node`` reads, its decorators' aside (they are removed). Inside a
+    function, a parameter or a name it assigns is local (Python's scoping), so a module-level
+    ``x = ...`` is not pulled in by a parameter ``x``."""
     skip = {id(n) for d in getattr(node, "decorator_list", []) for n in ast.walk(d)}
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in skip}
+    local = set()
+    declared_global = set()
+    for f in ast.walk(node):
+        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = f.args
+            params = a.posonlyargs + a.args + a.kwonlyargs + [p for p in (a.vararg, a.kwarg) if p]
+            local |= {p.arg for p in params}
+            for g in ast.walk(f):
+                if isinstance(g, ast.Name) and isinstance(g.ctx, (ast.Store, ast.Del)):
+                    local.add(g.id)
+                elif isinstance(g, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and g is not f:
+                    local.add(g.name)
+                elif isinstance(g, ast.Global):
+                    declared_global |= set(g.names)
+    local -= declared_global
+    return {
+        n.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.Name) and id(n) not in skip and n.id not in local
+    }
 
 
 def _bound_names(stmt):

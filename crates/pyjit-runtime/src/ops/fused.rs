@@ -868,13 +868,7 @@ macro_rules! typed_unary_and_signs {
 super::with_vector_unary_ops!(typed_unary_and_signs);
 
 /// `+ - * /` (the float kernels of `ops::binary`: one IEEE operation per element).
-#[derive(Clone, Copy, Debug)]
-enum Bin {
-    Add,
-    Sub,
-    Mul,
-    Div,
-}
+use vmath::Arith as Bin;
 
 /// Row reductions (the lane functions of `ops::reduce` for float lanes).
 #[derive(Clone, Copy, Debug)]
@@ -897,6 +891,15 @@ enum TOp {
         outer: Bin,
         c_right: bool,
         scaled_left: bool,
+    },
+    /// `u(a)` then `outer` with `b` (a value of the group's shape, a constant, or, `inplace`
+    /// `Some(1)`, the tile the result goes over), `u(a)` on the left when `un_left`: two steps
+    /// in one pass where the kernel has an AVX-512 loop of the pair ([`merge_unary_then`],
+    /// `vmath::map_then`), the same two roundings.
+    UnThen {
+        u: Un,
+        outer: Bin,
+        un_left: bool,
     },
 }
 
@@ -984,6 +987,15 @@ trait TFloat: Element + vmath::Scalar {
         y: &[Self],
         out: &mut [Self],
     );
+    /// `TOp::UnThen` into `out`: `u(x)` then `outer` with `y`.
+    fn unary_then(
+        u: Un,
+        outer: Bin,
+        un_left: bool,
+        x: &[Self],
+        y: vmath::ThenArg<'_, Self>,
+        out: &mut [Self],
+    );
     /// One row's reduction, as `ops::reduce` computes a float lane.
     fn reduce(r: Red, v: &[Self]) -> Self;
 }
@@ -1043,6 +1055,16 @@ macro_rules! tfloat {
                     Bin::Mul => go!(arith::Mul),
                     Bin::Div => go!(arith::Div),
                 }
+            }
+            fn unary_then(
+                u: Un,
+                outer: Bin,
+                un_left: bool,
+                x: &[$t],
+                y: vmath::ThenArg<'_, $t>,
+                out: &mut [$t],
+            ) {
+                with_unary_kernel!(u, kern => vmath::map_then(kern, outer, un_left, x, y, out))
             }
             fn reduce(r: Red, v: &[$t]) -> $t {
                 let sum: fn(&[$t]) -> $t = $sum;
@@ -1343,7 +1365,7 @@ fn typed_plan<T: TFloat>(
         });
     }
     Some(TPlan {
-        steps: merge_scaled(steps),
+        steps: merge_unary_then(merge_scaled(steps)),
         full_bufs,
         row_bufs,
     })
@@ -1355,6 +1377,89 @@ fn typed_plan<T: TFloat>(
 /// (the simple passes are bound by L1 stores, docs/fusion.md). Only when the product's tile
 /// is read by nothing else before it is written again, and the merged step writes a tile it
 /// does not read.
+/// Whether full scratch tile `j`, read by step `k`, is read by no later step before one
+/// writes it again (step `k` itself, when its result goes there).
+fn dies_at<T>(steps: &[TStep<T>], k: usize, j: usize) -> bool {
+    let reads = |x: &TArg<T>| x.form == Form::Full && matches!(x.loc, Loc::Buf(i) if i == j);
+    if steps[k].dst == Some(j) && steps[k].form == Form::Full {
+        return true;
+    }
+    for later in &steps[k + 1..] {
+        if reads(&later.a) || later.b.as_ref().is_some_and(reads) {
+            return false;
+        }
+        if later.dst == Some(j) && later.form == Form::Full {
+            return true;
+        }
+    }
+    true
+}
+
+/// Merges a unary step with the arithmetic step right after it that reads its result (and a
+/// value of the group's shape or a constant) into one `TOp::UnThen` step, when no later step
+/// reads the unary's tile: `sigmoid(y) * t` in one pass over the tile instead of two.
+/// Not merged when the result would go over the unary's own operand's tile (the step reads
+/// that tile while it writes its result); when it goes over the other operand's tile, the
+/// merged step runs in place on it.
+fn merge_unary_then<T: TFloat>(steps: Vec<TStep<T>>) -> Vec<TStep<T>> {
+    let full_buf = |x: &TArg<T>| match (x.form, x.loc) {
+        (Form::Full, Loc::Buf(i)) => Some(i),
+        _ => None,
+    };
+    let full = |x: &TArg<T>| x.form == Form::Full && matches!(x.loc, Loc::In(_) | Loc::Buf(_));
+    let mut out: Vec<TStep<T>> = Vec::with_capacity(steps.len());
+    let mut k = 0;
+    while k < steps.len() {
+        let merged = (|| {
+            let (s, t) = (&steps[k], steps.get(k + 1)?);
+            let (TOp::Un(u), TOp::Bin(outer)) = (s.op, t.op) else {
+                return None;
+            };
+            let j = s.dst?;
+            let tb = t.b?;
+            if s.form != Form::Full || t.form != Form::Full || !full(&s.a) {
+                return None;
+            }
+            let (y, un_left) = match (full_buf(&t.a), full_buf(&tb)) {
+                (Some(a), b) if a == j && b != Some(j) => (tb, true),
+                (a, Some(b)) if b == j && a != Some(j) => (t.a, false),
+                _ => return None,
+            };
+            if !(full(&y) || matches!(y.loc, Loc::Const(_))) || !dies_at(&steps, k + 1, j) {
+                return None;
+            }
+            let x = s.a;
+            let inplace = match t.dst {
+                Some(d) if full_buf(&x) == Some(d) => return None,
+                Some(d) if full_buf(&y) == Some(d) => Some(1),
+                _ => None,
+            };
+            Some(TStep {
+                op: TOp::UnThen { u, outer, un_left },
+                a: x,
+                b: Some(y),
+                form: Form::Full,
+                dst: t.dst,
+                inplace,
+                c: None,
+            })
+        })();
+        match merged {
+            Some(m) => {
+                #[cfg(test)]
+                MERGED_UNARY.with(|c| c.set(c.get() + 1));
+                out.push(m);
+                k += 2;
+            }
+            None => {
+                out.push(steps[k].clone());
+                k += 1;
+            }
+        }
+    }
+    out
+}
+
 fn merge_scaled<T: TFloat>(steps: Vec<TStep<T>>) -> Vec<TStep<T>> {
     let full_buf = |x: &TArg<T>| match (x.form, x.loc) {
         (Form::Full, Loc::Buf(i)) => Some(i),
@@ -1387,22 +1492,8 @@ fn merge_scaled<T: TFloat>(steps: Vec<TStep<T>>) -> Vec<TStep<T>> {
             };
             // The product's tile: read by no later step before one writes it again (the
             // second op itself, when its result goes over the product).
-            let rest = if t.dst == Some(j) {
-                &[][..]
-            } else {
-                &steps[k + 2..]
-            };
-            for later in rest {
-                if [Some(later.a), later.b]
-                    .iter()
-                    .flatten()
-                    .any(|v| full_buf(v) == Some(j))
-                {
-                    return None;
-                }
-                if later.dst == Some(j) && later.form == Form::Full {
-                    break;
-                }
+            if !dies_at(&steps, k + 1, j) {
+                return None;
             }
             // The merged step writes a tile it does not read.
             if t.dst.is_some() && [full_buf(&x), full_buf(&y)].contains(&t.dst) {
@@ -1446,6 +1537,8 @@ thread_local! {
     static PREFETCHED_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// Pairs of steps merged into one `TOp::MulThen` step by the plans made on this thread.
     static MERGED_STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Pairs merged into one `TOp::UnThen` step.
+    static MERGED_UNARY: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// An operand's elements for one tile, relative to the step's result form.
@@ -1525,7 +1618,7 @@ fn run_typed<T: TFloat>(
     let heavy = plan
         .steps
         .iter()
-        .filter(|s| matches!(s.op, TOp::Un(_)))
+        .filter(|s| matches!(s.op, TOp::Un(_) | TOp::UnThen { .. }))
         .count();
     let prefetch = n_out * std::mem::size_of::<T>() >= PREFETCH_MIN && heavy >= PREFETCH_HEAVY;
     #[cfg(test)]
@@ -1841,6 +1934,21 @@ fn typed_tile<T: TFloat>(
                         _ => unreachable!("a unary op's operand has its form"),
                     },
                 },
+                TOp::UnThen { u, outer, un_left } => {
+                    let View::Slice(x) = view(&st.a) else {
+                        unreachable!("a unary op's operand has its form")
+                    };
+                    // In place: `dst` is the second value's tile.
+                    let y = match st.inplace.map_or_else(|| st.b.as_ref().map(view), |_| None) {
+                        None => vmath::ThenArg::Out,
+                        Some(View::Slice(y)) => vmath::ThenArg::Slice(y),
+                        Some(View::Const(c)) => vmath::ThenArg::Const(c),
+                        Some(View::PerRow(_)) => {
+                            unreachable!("a merged step's second value is full or a constant")
+                        }
+                    };
+                    T::unary_then(u, outer, un_left, x, y, dst)
+                }
                 TOp::MulThen {
                     outer,
                     c_right,
@@ -2401,6 +2509,85 @@ mod tests {
                     5 * merges,
                     "{dtype:?}"
                 );
+            }
+        }
+    }
+
+    /// A unary step followed by `+ - * /` reading its result and a full value or a constant is
+    /// one merged step (`merge_unary_then`): each vector-math kernel with an AVX-512 pair loop
+    /// and one without, the unary's value on either side, an input, a constant or an earlier
+    /// step as the other value, the result going over that step's tile (in place); bit for bit
+    /// against unfused, both dtypes (float64 runs the two-pass form), several tile sizes. Not
+    /// merged: a unary value read again later, a pair whose result goes over the unary's own
+    /// operand's tile.
+    #[test]
+    fn unary_steps_merge_with_the_next_and_match_unfused() {
+        let one = || Operand::Const(Value::Int(1));
+        let c = |v: f64| Operand::Const(Value::Float(v));
+        let (x, y) = (Operand::Input(0), Operand::Input(1));
+        let pair = |u: &str, second: Step| vec![step(u, vec![x.clone()]), second];
+        let mut cases: Vec<(Vec<Step>, usize)> = Vec::new();
+        for u in ["tanh", "sigmoid", "exp", "log1p"] {
+            let s0 = || Operand::Step(0);
+            cases.push((pair(u, step("mul.Tensor", vec![s0(), y.clone()])), 1));
+            cases.push((pair(u, step("sub.Tensor", vec![y.clone(), s0(), one()])), 1));
+            cases.push((pair(u, step("div.Scalar", vec![s0(), c(-2.5)])), 1));
+            cases.push((pair(u, step("rdiv.Scalar", vec![s0(), c(3.0)])), 1));
+        }
+        // tanh(x * 2 + y) * sigmoid(y) - x and the like: the result of the merged pair goes
+        // over the tanh's tile, the sigmoid's value on either side.
+        let (t, sg) = (Operand::Step(2), Operand::Step(3));
+        for fourth in [
+            step("mul.Tensor", vec![t.clone(), sg.clone()]),
+            step("sub.Tensor", vec![t.clone(), sg.clone(), one()]),
+            step("div.Tensor", vec![sg.clone(), t.clone()]),
+        ] {
+            cases.push((
+                vec![
+                    step("mul.Scalar", vec![x.clone(), c(2.0)]),
+                    step("add.Tensor", vec![Operand::Step(0), y.clone(), one()]),
+                    step("tanh", vec![Operand::Step(1)]),
+                    step("sigmoid", vec![y.clone()]),
+                    fourth,
+                    step("sub.Tensor", vec![Operand::Step(4), x.clone(), one()]),
+                ],
+                1,
+            ));
+        }
+        // The unary's value is read again: not merged.
+        cases.push((
+            vec![
+                step("tanh", vec![x.clone()]),
+                step("mul.Tensor", vec![Operand::Step(0), y.clone()]),
+                step(
+                    "add.Tensor",
+                    vec![Operand::Step(1), Operand::Step(0), one()],
+                ),
+            ],
+            0,
+        ));
+        // tanh(-x) runs over -x's tile, and the product would go there too: not merged.
+        cases.push((
+            vec![
+                step("neg", vec![x.clone()]),
+                step("tanh", vec![Operand::Step(0)]),
+                step("mul.Tensor", vec![Operand::Step(1), y.clone()]),
+                step("add.Tensor", vec![Operand::Step(2), x.clone(), one()]),
+            ],
+            0,
+        ));
+        for (steps, merges) in cases {
+            let p = Program { inputs: 2, steps };
+            for dtype in [DType::Float32, DType::Float64] {
+                let inputs = [
+                    Value::Tensor(specials(&[300, 257], dtype)),
+                    Value::Tensor(specials(&[300, 257], dtype)),
+                ];
+                let before = MERGED_UNARY.with(|c| c.get());
+                typed_matches(&p, &inputs, &[1, 7, 1000, TILE]);
+                // Five typed runs (four tile sizes, then `run`), each planning once.
+                let got = MERGED_UNARY.with(|c| c.get()) - before;
+                assert_eq!(got, 5 * merges, "{dtype:?} {:?}", p.steps[0]);
             }
         }
     }

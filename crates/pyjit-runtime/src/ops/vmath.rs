@@ -192,6 +192,12 @@ pub trait Unary<T>: Copy + Send + Sync {
     unsafe fn map_avx2(self, _x: *const T, _out: *mut T, _n: usize) -> bool {
         false
     }
+    /// The kernel's AVX-512 loop followed by one operation ([`map_then`]), if it has one.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn then_avx512(self) -> Option<ThenKernel> {
+        None
+    }
 }
 
 /// `out[i] = k.slow(x[i])` where `k.needs_slow(x[i])` (rare inputs): a branch-free scan of each
@@ -451,6 +457,138 @@ pub fn zip_inplace<T: Scalar, K: Binary<T>>(k: K, x: &mut [T], y: &[T]) {
     } else {
         zip_serial_inplace(k, x, y);
     }
+}
+
+/// `+ - * /`, the operation of [`map_then`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arith {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+/// The kernels with an AVX-512 loop of [`map_then`] ([`Unary::then_avx512`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThenKernel {
+    Exp,
+    Sigmoid,
+    Tanh,
+}
+
+/// The second operand of [`map_then`].
+#[derive(Clone, Copy, Debug)]
+pub enum ThenArg<'a, T> {
+    /// One value per element.
+    Slice(&'a [T]),
+    /// One value for every element.
+    Const(T),
+    /// `out`'s own elements (the result goes over them).
+    Out,
+}
+
+/// `a[i] = k(b[i], a[i])`: [`arith::Zip`] with its operands swapped (for in-place updates of
+/// the right operand).
+#[derive(Clone, Copy, Debug)]
+struct Swapped<K>(K);
+impl<T, K: Binary<T>> Binary<T> for Swapped<K> {
+    #[inline(always)]
+    fn eval<const F: bool>(self, a: T, b: T) -> T {
+        self.0.eval::<F>(b, a)
+    }
+}
+
+/// `out[i] = k(x[i]) op y[i]` (`y[i] op k(x[i])` unless `un_left`), on this thread: a fused
+/// group's unary step merged with the arithmetic step that consumes it. The values of [`map`]
+/// then [`zip`] (the same two roundings): in one pass where the kernel has an AVX-512 loop of
+/// the pair ([`Unary::then_avx512`]), else in those two passes. `x`, `out` and a `y` slice
+/// have the same length.
+pub fn map_then<T: Scalar + 'static, K: Unary<T>>(
+    k: K,
+    op: Arith,
+    un_left: bool,
+    x: &[T],
+    y: ThenArg<'_, T>,
+    out: &mut [T],
+) where
+    arith::Add: arith::Op<T>,
+    arith::Sub: arith::Op<T>,
+    arith::Mul: arith::Op<T>,
+    arith::Div: arith::Op<T>,
+{
+    let n = x.len();
+    assert!(out.len() == n && !matches!(y, ThenArg::Slice(s) if s.len() != n));
+    #[cfg(target_arch = "x86_64")]
+    if let Some(f) = k.then_avx512()
+        && isa() == Isa::Avx512
+        && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>()
+    {
+        let code = op as u8;
+        let (xp, op_) = (x.as_ptr().cast::<f32>(), out.as_mut_ptr().cast::<f32>());
+        let (yp, slice) = match &y {
+            ThenArg::Slice(s) => (s.as_ptr().cast::<f32>(), true),
+            ThenArg::Const(c) => ((c as *const T).cast::<f32>(), false),
+            ThenArg::Out => (op_.cast_const(), true),
+        };
+        // SAFETY: AVX-512 was probed; `T` is f32 (checked), so the pointers are to f32; `x`,
+        // `out` and a `y` slice hold `n` elements, a constant one.
+        unsafe { avx512::then_loop(f, code, un_left, slice, xp, yp, op_, n) };
+        return;
+    }
+    macro_rules! with_op {
+        ($o:ident => $e:expr) => {
+            match op {
+                Arith::Add => {
+                    let $o = arith::Zip(arith::Add);
+                    $e
+                }
+                Arith::Sub => {
+                    let $o = arith::Zip(arith::Sub);
+                    $e
+                }
+                Arith::Mul => {
+                    let $o = arith::Zip(arith::Mul);
+                    $e
+                }
+                Arith::Div => {
+                    let $o = arith::Zip(arith::Div);
+                    $e
+                }
+            }
+        };
+    }
+    with_op!(o => match y {
+        ThenArg::Slice(y) => {
+            map_chunk(k, x, out);
+            if un_left {
+                zip_serial_inplace(o, out, y)
+            } else {
+                zip_serial_inplace(Swapped(o), out, y)
+            }
+        }
+        ThenArg::Const(c) => {
+            map_chunk(k, x, out);
+            if un_left {
+                map_chunk_inplace(Right(o, c), out)
+            } else {
+                map_chunk_inplace(Left(o, c), out)
+            }
+        }
+        ThenArg::Out => {
+            const BLOCK: usize = 256;
+            let Some(&first) = x.first() else { return };
+            let mut tmp = [first; BLOCK];
+            for (xs, os) in x.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
+                let t = &mut tmp[..xs.len()];
+                map_chunk(k, xs, t);
+                if un_left {
+                    zip_serial_inplace(Swapped(o), os, t)
+                } else {
+                    zip_serial_inplace(o, os, t)
+                }
+            }
+        }
+    })
 }
 
 /// A fresh vector of `k(x[i])`.
@@ -1655,6 +1793,11 @@ pub mod k {
                         // SAFETY: forwarded (the trait method's contract).
                         unsafe { avx512::$loop(x, out, n) };
                         true
+                    }
+                    #[cfg(target_arch = "x86_64")]
+                    #[inline(always)]
+                    fn then_avx512(self) -> Option<ThenKernel> {
+                        Some(ThenKernel::$name)
                     }
                 )?
             }

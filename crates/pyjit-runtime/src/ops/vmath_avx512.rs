@@ -24,14 +24,15 @@
 //! `..._on_every_float32` on all 2^32 bases (about half an hour on two cores).
 //!
 //! The loops: `exp_loop`, `sigmoid_loop`, `tanh_loop`, `exp_minus_loop`, `gelu_erf_loop` (16
-//! float32 lanes) and
+//! float32 lanes), `exp`, `sigmoid` and `tanh` followed by one arithmetic operation
+//! (`*_then_loop`, for fused groups: see `loop32_then`), and
 //! `pow_right_loop` (8 f64 lanes per vector, eight vectors interleaved).
 
 #![allow(unsafe_op_in_unsafe_fn)]
 
 use super::{
     EXP_F32, EXPM1_F32_SHORT, GELU32_COLS, LN2_REDUCTION_F32, ROUND32, TANH_F32_POLY,
-    TANH_F32_SMALL,
+    TANH_F32_SMALL, ThenKernel,
 };
 use std::arch::x86_64::*;
 
@@ -218,6 +219,113 @@ loop32!(exp_loop() => |v| exp(v));
 loop32!(sigmoid_loop() => |v| sigmoid(v));
 loop32!(tanh_loop() => |v| tanh(v));
 loop32!(gelu_erf_loop() => |v| gelu_erf(v));
+
+/// `f OP w` (`w OP f` unless `UL`) for `OP` = [`super::Arith`]`::code`: one IEEE operation,
+/// as `vmath::arith`'s kernels perform it.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+unsafe fn arith<const OP: u8, const UL: bool>(f: __m512, w: __m512) -> __m512 {
+    let (a, b) = if UL { (f, w) } else { (w, f) };
+    match OP {
+        0 => _mm512_add_ps(a, b),
+        1 => _mm512_sub_ps(a, b),
+        2 => _mm512_mul_ps(a, b),
+        _ => _mm512_div_ps(a, b),
+    }
+}
+
+/// The loop of one 16-lane function followed by one arithmetic operation with a second
+/// operand (a fused group's step merged with the next, `vmath::map_then`): `out[i] = f(x[i])
+/// OP y[i]` (`y[i] OP f(x[i])` unless `UL`), where `y[i]` is `*y.add(i)`, or `*y` for every
+/// `i` when `!YS`. The two roundings of the unfused loops, in their order: bit-identical to
+/// `map` then `zip`.
+macro_rules! loop32_then {
+    ($name:ident => |$v:ident| $body:expr) => {
+        /// # Safety
+        /// The CPU has AVX-512 F/DQ/BW/VL; `x` and `out` are valid for `n` elements, and `y`
+        /// for `n` (one when `!YS`); `out` may be `x` or `y`.
+        #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+        pub(crate) unsafe fn $name<const OP: u8, const UL: bool, const YS: bool>(
+            x: *const f32,
+            y: *const f32,
+            out: *mut f32,
+            n: usize,
+        ) {
+            let one = if YS {
+                _mm512_setzero_ps()
+            } else {
+                _mm512_set1_ps(*y)
+            };
+            let mut i = 0;
+            while i + 16 <= n {
+                let $v = _mm512_loadu_ps(x.add(i));
+                let w = if YS { _mm512_loadu_ps(y.add(i)) } else { one };
+                _mm512_storeu_ps(out.add(i), arith::<OP, UL>($body, w));
+                i += 16;
+            }
+            if i < n {
+                let m: __mmask16 = (1u32 << (n - i)).wrapping_sub(1) as __mmask16;
+                let $v = _mm512_maskz_loadu_ps(m, x.add(i));
+                let w = if YS {
+                    _mm512_maskz_loadu_ps(m, y.add(i))
+                } else {
+                    one
+                };
+                _mm512_mask_storeu_ps(out.add(i), m, arith::<OP, UL>($body, w));
+            }
+        }
+    };
+}
+
+loop32_then!(exp_then_loop => |v| exp(v));
+loop32_then!(sigmoid_then_loop => |v| sigmoid(v));
+loop32_then!(tanh_then_loop => |v| tanh(v));
+
+/// Calls `$loop::<OP, UL, YS>` for the runtime `(op, un_left, y_slice)`.
+macro_rules! dispatch_then {
+    ($loop:ident, $op:expr, $ul:expr, $ys:expr, ($($arg:expr),*)) => {{
+        macro_rules! go {
+            ($o:literal) => {
+                match ($ul, $ys) {
+                    (true, true) => $loop::<$o, true, true>($($arg),*),
+                    (true, false) => $loop::<$o, true, false>($($arg),*),
+                    (false, true) => $loop::<$o, false, true>($($arg),*),
+                    (false, false) => $loop::<$o, false, false>($($arg),*),
+                }
+            };
+        }
+        match $op {
+            0 => go!(0),
+            1 => go!(1),
+            2 => go!(2),
+            _ => go!(3),
+        }
+    }};
+}
+
+/// The `*_then_loop` of the exponential-family kernel `f` (see [`loop32_then`]).
+///
+/// # Safety
+/// As the loops'.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn then_loop(
+    f: ThenKernel,
+    op: u8,
+    un_left: bool,
+    y_slice: bool,
+    x: *const f32,
+    y: *const f32,
+    out: *mut f32,
+    n: usize,
+) {
+    match f {
+        ThenKernel::Exp => dispatch_then!(exp_then_loop, op, un_left, y_slice, (x, y, out, n)),
+        ThenKernel::Sigmoid => {
+            dispatch_then!(sigmoid_then_loop, op, un_left, y_slice, (x, y, out, n))
+        }
+        ThenKernel::Tanh => dispatch_then!(tanh_then_loop, op, un_left, y_slice, (x, y, out, n)),
+    }
+}
 // `exp(x - m)`: softmax's shifted exponential (`reduce::ExpMinus`).
 loop32!(exp_minus_loop(m: f32) => |v| exp(_mm512_sub_ps(v, _mm512_set1_ps(m))));
 

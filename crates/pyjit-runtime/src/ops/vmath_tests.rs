@@ -1094,3 +1094,74 @@ fn f32_gelu_erf_on_every_float32() {
         assert!(e <= 2.0, "{name}: {e} ulp at {x:e}");
     }
 }
+
+/// `map_then` equals `map` then the arithmetic op, bit for bit: every kernel with an AVX-512
+/// pair loop and one without (the two-pass form), both dtypes, every op, the unary value on
+/// either side, a slice, a constant or `out` itself as the second value, lengths around the
+/// 16-lane vectors and the 256-element blocks of the in-place form.
+#[test]
+fn map_then_matches_map_then_the_op() {
+    fn check<T, K>(k: K, xs: &[T], ys: &[T], c: T)
+    where
+        T: Scalar + PartialEq + std::fmt::Debug + 'static,
+        K: Unary<T>,
+        arith::Add: arith::Op<T>,
+        arith::Sub: arith::Op<T>,
+        arith::Mul: arith::Op<T>,
+        arith::Div: arith::Op<T>,
+        T: Into<f64>,
+    {
+        fn apply<T, O: arith::Op<T>>(_: O, a: T, b: T) -> T {
+            O::apply(a, b)
+        }
+        let bits = |v: T| -> f64 { v.into() };
+        for n in [0usize, 1, 15, 16, 17, 255, 256, 300, xs.len()] {
+            let (x, y) = (&xs[..n], &ys[..n]);
+            let mut fx = y.to_vec();
+            map(k, x, &mut fx);
+            for op in [Arith::Add, Arith::Sub, Arith::Mul, Arith::Div] {
+                let f = |a: T, b: T| match op {
+                    Arith::Add => apply(arith::Add, a, b),
+                    Arith::Sub => apply(arith::Sub, a, b),
+                    Arith::Mul => apply(arith::Mul, a, b),
+                    Arith::Div => apply(arith::Div, a, b),
+                };
+                for un_left in [true, false] {
+                    let pick = |u: T, w: T| if un_left { f(u, w) } else { f(w, u) };
+                    let want: Vec<T> = fx.iter().zip(y).map(|(&u, &w)| pick(u, w)).collect();
+                    let want_c: Vec<T> = fx.iter().map(|&u| pick(u, c)).collect();
+                    let same = |got: &[T], want: &[T], what: &str| {
+                        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+                            let (g, w) = (bits(*g), bits(*w));
+                            assert!(
+                                g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                                "{what} {op:?} un_left={un_left} n={n} at {i}: {g} vs {w}"
+                            );
+                        }
+                    };
+                    let mut out = vec![c; n];
+                    map_then(k, op, un_left, x, ThenArg::Slice(y), &mut out);
+                    same(&out, &want, "slice");
+                    map_then(k, op, un_left, x, ThenArg::Const(c), &mut out);
+                    same(&out, &want_c, "const");
+                    let mut out = y.to_vec();
+                    map_then(k, op, un_left, x, ThenArg::Out, &mut out);
+                    same(&out, &want, "out");
+                }
+            }
+        }
+    }
+    // Every sign and magnitude (NaN and infinities included), then values near 0 and 1.
+    let mut xs: Vec<f32> = f32_inputs(1 << 20).into_iter().step_by(7).collect();
+    xs.extend((0..100).map(|i| (i as f32 - 50.0) * 0.07));
+    assert!(xs.len() >= 700 && xs.iter().any(|v| v.is_nan()) && xs.contains(&f32::NEG_INFINITY));
+    let ys: Vec<f32> = xs.iter().rev().map(|v| v * 0.75 - 1.0).collect();
+    check(k::Tanh, &xs, &ys, -0.5f32);
+    check(k::Sigmoid, &xs, &ys, 3.0f32);
+    check(k::Exp, &xs, &ys, 0.0f32);
+    check(k::Log1p, &xs, &ys, 2.0f32);
+    let xd: Vec<f64> = xs.iter().map(|&v| v as f64 * 1.25).collect();
+    let yd: Vec<f64> = ys.iter().map(|&v| v as f64).collect();
+    check(k::Tanh, &xd, &yd, -0.5f64);
+    check(k::Exp, &xd, &yd, 1.5f64);
+}
