@@ -987,12 +987,23 @@ trait TFloat: Element + vmath::Scalar {
         y: &[Self],
         out: &mut [Self],
     );
-    /// `TOp::UnThen` into `out`: `u(x)` then `outer` with `y`.
+    /// [`TFloat::mul_then`] with the result over one of the values: `dst` holds `x` and
+    /// `other` is `y` (`dst_is_x`), or `dst` holds `y` and `other` is `x`.
+    fn mul_then_inplace(
+        outer: Bin,
+        c: Self,
+        c_right: bool,
+        scaled_left: bool,
+        other: &[Self],
+        dst: &mut [Self],
+        dst_is_x: bool,
+    );
+    /// `TOp::UnThen` into `out`: `u(x)` then `outer` with `y` (`x` `None`: `out` holds it).
     fn unary_then(
         u: Un,
         outer: Bin,
         un_left: bool,
-        x: &[Self],
+        x: Option<&[Self]>,
         y: vmath::ThenArg<'_, Self>,
         out: &mut [Self],
     );
@@ -1038,29 +1049,30 @@ macro_rules! tfloat {
                 y: &[$t],
                 out: &mut [$t],
             ) {
-                use vmath::arith;
-                macro_rules! go {
-                    ($o:ty) => {
-                        match (c_right, scaled_left) {
-                            (true, true) => vmath::zip(MulThen::<$o, true, true, $t>(c, PhantomData), x, y, out),
-                            (true, false) => vmath::zip(MulThen::<$o, true, false, $t>(c, PhantomData), x, y, out),
-                            (false, true) => vmath::zip(MulThen::<$o, false, true, $t>(c, PhantomData), x, y, out),
-                            (false, false) => vmath::zip(MulThen::<$o, false, false, $t>(c, PhantomData), x, y, out),
-                        }
-                    };
-                }
-                match outer {
-                    Bin::Add => go!(arith::Add),
-                    Bin::Sub => go!(arith::Sub),
-                    Bin::Mul => go!(arith::Mul),
-                    Bin::Div => go!(arith::Div),
-                }
+                tfloat!(@mul_then outer, c, c_right, scaled_left, k => vmath::zip(k, x, y, out))
+            }
+            fn mul_then_inplace(
+                outer: Bin,
+                c: $t,
+                c_right: bool,
+                scaled_left: bool,
+                other: &[$t],
+                dst: &mut [$t],
+                dst_is_x: bool,
+            ) {
+                tfloat!(@mul_then outer, c, c_right, scaled_left, k => {
+                    if dst_is_x {
+                        vmath::zip_inplace(k, dst, other)
+                    } else {
+                        vmath::zip_inplace(vmath::Swapped(k), dst, other)
+                    }
+                })
             }
             fn unary_then(
                 u: Un,
                 outer: Bin,
                 un_left: bool,
-                x: &[$t],
+                x: Option<&[$t]>,
                 y: vmath::ThenArg<'_, $t>,
                 out: &mut [$t],
             ) {
@@ -1077,6 +1089,25 @@ macro_rules! tfloat {
             }
         }
     };
+    (@mul_then $outer:expr, $c:expr, $cr:expr, $sl:expr, $k:ident => $e:expr) => {{
+        use vmath::arith;
+        macro_rules! go {
+            ($o:ty) => {
+                match ($cr, $sl) {
+                    (true, true) => { let $k = MulThen::<$o, true, true, _>($c, PhantomData); $e }
+                    (true, false) => { let $k = MulThen::<$o, true, false, _>($c, PhantomData); $e }
+                    (false, true) => { let $k = MulThen::<$o, false, true, _>($c, PhantomData); $e }
+                    (false, false) => { let $k = MulThen::<$o, false, false, _>($c, PhantomData); $e }
+                }
+            };
+        }
+        match $outer {
+            Bin::Add => go!(arith::Add),
+            Bin::Sub => go!(arith::Sub),
+            Bin::Mul => go!(arith::Mul),
+            Bin::Div => go!(arith::Div),
+        }
+    }};
     (@bin $b:expr, $k:ident => $e:expr) => {{
         use vmath::arith::{self, Zip};
         match $b {
@@ -1122,12 +1153,102 @@ fn alpha_one(v: &Value) -> bool {
 /// The typed plan of `p` over `T` tiles, or `None` when some input, constant, op or shape is
 /// not covered (the group then runs through [`run_tiles`]). `metas` are the checks' result
 /// shapes and dtypes (so every step's dtype is known to be `T` and its shape to broadcast).
+/// `p` with every product by a constant whose one use is a `+ - * /` further on moved to just
+/// before that use, with `metas` in the new order; `None` when no step moves. In
+/// `x * 0.9 + 0.1 * tanh(x)` the product `x * 0.9` comes first: moved, it merges with the
+/// addition ([`merge_scaled`]) while the tanh merges with its scaling ([`merge_unary_then`]),
+/// two passes over the tile instead of three. The steps are elementwise and pure, so the order
+/// changes no value; the group's last step stays last.
+fn sink_scaled(p: &Program, metas: &[Meta]) -> Option<(Program, Vec<Meta>)> {
+    let n = p.steps.len();
+    let mut uses = vec![0usize; n];
+    let mut user = vec![usize::MAX; n];
+    for (k, s) in p.steps.iter().enumerate() {
+        for a in &s.args {
+            if let Operand::Step(i) = a
+                && *i < n
+            {
+                uses[*i] += 1;
+                user[*i] = k;
+            }
+        }
+    }
+    let name = |k: usize| schema::schema(p.steps[k].op);
+    let sinks = |i: usize| {
+        let (sch, args) = (name(i), &p.steps[i].args);
+        uses[i] == 1
+            && user[i] > i + 1
+            && user[i] < n
+            && sch.name == "mul"
+            && args.len() == 2
+            && args
+                .iter()
+                .filter(|a| matches!(a, Operand::Const(_)))
+                .count()
+                == 1
+            && matches!(
+                name(user[i]).name.as_str(),
+                "add" | "sub" | "rsub" | "mul" | "div"
+            )
+    };
+    let sunk: Vec<bool> = (0..n).map(sinks).collect();
+    if !sunk.contains(&true) {
+        return None;
+    }
+    fn emit(k: usize, sunk: &[bool], user: &[usize], order: &mut Vec<usize>) {
+        for j in 0..k {
+            if sunk[j] && user[j] == k {
+                emit(j, sunk, user, order);
+            }
+        }
+        order.push(k);
+    }
+    let mut order = Vec::with_capacity(n);
+    for k in (0..n).filter(|&k| !sunk[k]) {
+        emit(k, &sunk, &user, &mut order);
+    }
+    let mut pos = vec![0usize; n];
+    for (new, &old) in order.iter().enumerate() {
+        pos[old] = new;
+    }
+    let steps = order
+        .iter()
+        .map(|&k| Step {
+            op: p.steps[k].op,
+            args: p.steps[k]
+                .args
+                .iter()
+                .map(|a| match a {
+                    Operand::Step(i) => Operand::Step(pos[*i]),
+                    other => other.clone(),
+                })
+                .collect(),
+        })
+        .collect();
+    let metas = order
+        .iter()
+        .map(|&k| metas.get(k).cloned())
+        .collect::<Option<_>>()?;
+    Some((
+        Program {
+            inputs: p.inputs,
+            steps,
+        },
+        metas,
+    ))
+}
+
 fn typed_plan<T: TFloat>(
     p: &Program,
     inputs: &[Value],
     metas: &[Meta],
     layout: &Layout,
 ) -> Option<TPlan<T>> {
+    let sunk = sink_scaled(p, metas);
+    let (p, metas) = match &sunk {
+        Some((q, m)) => (q, m.as_slice()),
+        None => (p, metas),
+    };
     let group = layout.group.as_slice();
     let mut row_shape = group.to_vec();
     *row_shape.last_mut()? = 1;
@@ -1430,7 +1551,7 @@ fn merge_unary_then<T: TFloat>(steps: Vec<TStep<T>>) -> Vec<TStep<T>> {
             }
             let x = s.a;
             let inplace = match t.dst {
-                Some(d) if full_buf(&x) == Some(d) => return None,
+                Some(d) if full_buf(&x) == Some(d) => Some(0),
                 Some(d) if full_buf(&y) == Some(d) => Some(1),
                 _ => None,
             };
@@ -1495,10 +1616,13 @@ fn merge_scaled<T: TFloat>(steps: Vec<TStep<T>>) -> Vec<TStep<T>> {
             if !dies_at(&steps, k + 1, j) {
                 return None;
             }
-            // The merged step writes a tile it does not read.
-            if t.dst.is_some() && [full_buf(&x), full_buf(&y)].contains(&t.dst) {
-                return None;
-            }
+            // The merged step does not write over the tile of the value it scales; over the
+            // other value's tile it runs in place.
+            let inplace = match t.dst {
+                Some(d) if full_buf(&x) == Some(d) => Some(0),
+                Some(d) if full_buf(&y) == Some(d) => Some(1),
+                _ => None,
+            };
             Some(TStep {
                 op: TOp::MulThen {
                     outer,
@@ -1509,7 +1633,7 @@ fn merge_scaled<T: TFloat>(steps: Vec<TStep<T>>) -> Vec<TStep<T>> {
                 b: Some(y),
                 form: Form::Full,
                 dst: t.dst,
-                inplace: None,
+                inplace,
                 c: Some(c),
             })
         })();
@@ -1935,17 +2059,21 @@ fn typed_tile<T: TFloat>(
                     },
                 },
                 TOp::UnThen { u, outer, un_left } => {
-                    let View::Slice(x) = view(&st.a) else {
-                        unreachable!("a unary op's operand has its form")
+                    // In place: `dst` is the tile of the operand (0) or of the second value.
+                    let x = match st.inplace {
+                        Some(0) => None,
+                        _ => match view(&st.a) {
+                            View::Slice(x) => Some(x),
+                            _ => unreachable!("a unary op's operand has its form"),
+                        },
                     };
-                    // In place: `dst` is the second value's tile.
-                    let y = match st.inplace.map_or_else(|| st.b.as_ref().map(view), |_| None) {
-                        None => vmath::ThenArg::Out,
-                        Some(View::Slice(y)) => vmath::ThenArg::Slice(y),
-                        Some(View::Const(c)) => vmath::ThenArg::Const(c),
-                        Some(View::PerRow(_)) => {
-                            unreachable!("a merged step's second value is full or a constant")
-                        }
+                    let y = match st.inplace {
+                        Some(1) => vmath::ThenArg::Out,
+                        _ => match st.b.as_ref().map(view) {
+                            Some(View::Slice(y)) => vmath::ThenArg::Slice(y),
+                            Some(View::Const(c)) => vmath::ThenArg::Const(c),
+                            _ => unreachable!("a merged step's second value is full or a constant"),
+                        },
                     };
                     T::unary_then(u, outer, un_left, x, y, dst)
                 }
@@ -1953,12 +2081,26 @@ fn typed_tile<T: TFloat>(
                     outer,
                     c_right,
                     scaled_left,
-                } => match (view(&st.a), st.b.as_ref().map(view), st.c) {
-                    (View::Slice(x), Some(View::Slice(y)), Some(c)) => {
-                        T::mul_then(outer, c, c_right, scaled_left, x, y, dst)
+                } => {
+                    // In place: `dst` is the tile of the scaled value (0) or of the other.
+                    let a = (st.inplace != Some(0)).then(|| view(&st.a));
+                    let b = (st.inplace != Some(1)).then(|| st.b.as_ref().map(view));
+                    let Some(c) = st.c else {
+                        unreachable!("a merged step has its constant")
+                    };
+                    match (a, b) {
+                        (Some(View::Slice(x)), Some(Some(View::Slice(y)))) => {
+                            T::mul_then(outer, c, c_right, scaled_left, x, y, dst)
+                        }
+                        (None, Some(Some(View::Slice(y)))) => {
+                            T::mul_then_inplace(outer, c, c_right, scaled_left, y, dst, true)
+                        }
+                        (Some(View::Slice(x)), None) => {
+                            T::mul_then_inplace(outer, c, c_right, scaled_left, x, dst, false)
+                        }
+                        _ => unreachable!("a merged step reads two values of its form"),
                     }
-                    _ => unreachable!("a merged step reads two values of its form"),
-                },
+                }
                 TOp::Red(r) => {
                     if let View::Slice(x) = view(&st.a) {
                         for (o, lane) in dst.iter_mut().zip(x.chunks_exact(row)) {
@@ -2433,9 +2575,9 @@ mod tests {
     /// A product by a constant followed by `+ - * /` with another full value is one merged
     /// step (`merge_scaled`), for the constant on either side, the product on either side of
     /// the second op, an input or an earlier step as the other value; bit for bit against
-    /// unfused (NaN, inf, zeros of `specials`), both dtypes, several tile sizes. A product
-    /// read again later is not merged, nor a pair whose result goes over the tile of the
-    /// value the merged step reads.
+    /// unfused (NaN, inf, zeros of `specials`), both dtypes, several tile sizes, also when the
+    /// pair's result goes over the tile of either value the merged step reads (in place). A
+    /// product read again later is not merged.
     #[test]
     fn scaled_steps_merge_and_match_unfused() {
         let one = || Operand::Const(Value::Int(1));
@@ -2478,10 +2620,21 @@ mod tests {
                 )),
                 2,
             ),
-            // The same with e * (x * c): its result goes over e's tile, which the merged step
-            // would read, so only the first pair merges.
+            // The same with e * (x * c): its result goes over e's tile, the merged step runs
+            // in place on it.
             (
                 scaled_then_exp(step("mul.Tensor", vec![Operand::Step(2), Operand::Step(3)])),
+                2,
+            ),
+            // (-x) * 3 goes over -x's tile, and the sum with y there too: in place on the
+            // scaled value.
+            (
+                vec![
+                    step("neg", vec![x.clone()]),
+                    step("mul.Scalar", vec![Operand::Step(0), c(3.0)]),
+                    step("add.Tensor", vec![Operand::Step(1), y.clone(), one()]),
+                    step("div.Tensor", vec![Operand::Step(2), x.clone()]),
+                ],
                 1,
             ),
             // The product is read twice: not merged.
@@ -2516,10 +2669,9 @@ mod tests {
     /// A unary step followed by `+ - * /` reading its result and a full value or a constant is
     /// one merged step (`merge_unary_then`): each vector-math kernel with an AVX-512 pair loop
     /// and one without, the unary's value on either side, an input, a constant or an earlier
-    /// step as the other value, the result going over that step's tile (in place); bit for bit
-    /// against unfused, both dtypes (float64 runs the two-pass form), several tile sizes. Not
-    /// merged: a unary value read again later, a pair whose result goes over the unary's own
-    /// operand's tile.
+    /// step as the other value, the result going over that step's tile or the unary's
+    /// operand's (in place); bit for bit against unfused, both dtypes (float64 runs the
+    /// two-pass form), several tile sizes. Not merged: a unary value read again later.
     #[test]
     fn unary_steps_merge_with_the_next_and_match_unfused() {
         let one = || Operand::Const(Value::Int(1));
@@ -2566,16 +2718,22 @@ mod tests {
             ],
             0,
         ));
-        // tanh(-x) runs over -x's tile, and the product would go there too: not merged.
-        cases.push((
-            vec![
-                step("neg", vec![x.clone()]),
-                step("tanh", vec![Operand::Step(0)]),
-                step("mul.Tensor", vec![Operand::Step(1), y.clone()]),
-                step("add.Tensor", vec![Operand::Step(2), x.clone(), one()]),
-            ],
-            0,
-        ));
+        // tanh(-x) runs over -x's tile, and the product goes there too: merged, in place on
+        // the operand, with a full value and with a constant.
+        for second in [
+            step("mul.Tensor", vec![Operand::Step(1), y.clone()]),
+            step("rdiv.Scalar", vec![Operand::Step(1), c(3.0)]),
+        ] {
+            cases.push((
+                vec![
+                    step("neg", vec![x.clone()]),
+                    step("tanh", vec![Operand::Step(0)]),
+                    second,
+                    step("add.Tensor", vec![Operand::Step(2), x.clone(), one()]),
+                ],
+                1,
+            ));
+        }
         for (steps, merges) in cases {
             let p = Program { inputs: 2, steps };
             for dtype in [DType::Float32, DType::Float64] {
@@ -2588,6 +2746,73 @@ mod tests {
                 // Five typed runs (four tile sizes, then `run`), each planning once.
                 let got = MERGED_UNARY.with(|c| c.get()) - before;
                 assert_eq!(got, 5 * merges, "{dtype:?} {:?}", p.steps[0]);
+            }
+        }
+    }
+
+    /// A product by a constant used once, by a `+ - * /` further on, moves to just before that
+    /// use (`sink_scaled`) and merges with it: `x * 0.9 + 0.1 * tanh(x)` (iterate's body) runs
+    /// as two merged steps, also when the product's operand is an earlier step's tile (kept
+    /// alive longer) or the product is on the right; bits against unfused, both dtypes. A
+    /// product used twice stays where it is.
+    #[test]
+    fn scaled_steps_sink_to_their_use_and_merge() {
+        let one = || Operand::Const(Value::Int(1));
+        let c = |v: f64| Operand::Const(Value::Float(v));
+        let (x, y) = (Operand::Input(0), Operand::Input(1));
+        let st = Operand::Step;
+        // (steps, MulThen merges, UnThen merges)
+        let cases: Vec<(Vec<Step>, usize, usize)> = vec![
+            (
+                vec![
+                    step("mul.Scalar", vec![x.clone(), c(0.9)]),
+                    step("tanh", vec![x.clone()]),
+                    step("mul.Scalar", vec![st(1), c(0.1)]),
+                    step("add.Tensor", vec![st(0), st(2), one()]),
+                ],
+                1,
+                1,
+            ),
+            (
+                vec![
+                    step("neg", vec![y.clone()]),
+                    step("mul.Scalar", vec![st(0), c(-3.0)]),
+                    step("exp", vec![x.clone()]),
+                    step("div.Scalar", vec![st(2), c(4.0)]),
+                    step("sub.Tensor", vec![st(3), st(1), one()]),
+                    step("mul.Tensor", vec![st(4), y.clone()]),
+                ],
+                1,
+                1,
+            ),
+            // Used twice: not moved; the exp still merges with its division.
+            (
+                vec![
+                    step("mul.Scalar", vec![x.clone(), c(0.9)]),
+                    step("exp", vec![x.clone()]),
+                    step("div.Scalar", vec![st(1), c(4.0)]),
+                    step("add.Tensor", vec![st(0), st(2), one()]),
+                    step("mul.Tensor", vec![st(3), st(0)]),
+                ],
+                0,
+                1,
+            ),
+        ];
+        for (steps, scaled, unary) in cases {
+            let p = Program { inputs: 2, steps };
+            for dtype in [DType::Float32, DType::Float64] {
+                let inputs = [
+                    Value::Tensor(specials(&[300, 257], dtype)),
+                    Value::Tensor(specials(&[300, 257], dtype)),
+                ];
+                let (s0, u0) = (
+                    MERGED_STEPS.with(|c| c.get()),
+                    MERGED_UNARY.with(|c| c.get()),
+                );
+                typed_matches(&p, &inputs, &[1, 7, 1000, TILE]);
+                let s1 = MERGED_STEPS.with(|c| c.get()) - s0;
+                let u1 = MERGED_UNARY.with(|c| c.get()) - u0;
+                assert_eq!((s1, u1), (5 * scaled, 5 * unary), "{dtype:?} {:?}", p.steps);
             }
         }
     }

@@ -487,10 +487,10 @@ pub enum ThenArg<'a, T> {
     Out,
 }
 
-/// `a[i] = k(b[i], a[i])`: [`arith::Zip`] with its operands swapped (for in-place updates of
-/// the right operand).
+/// A binary kernel with its operands swapped: with [`zip_inplace`], `a[i] = k(b[i], a[i])`
+/// (in-place updates of the right operand).
 #[derive(Clone, Copy, Debug)]
-struct Swapped<K>(K);
+pub struct Swapped<K>(pub K);
 impl<T, K: Binary<T>> Binary<T> for Swapped<K> {
     #[inline(always)]
     fn eval<const F: bool>(self, a: T, b: T) -> T {
@@ -499,15 +499,16 @@ impl<T, K: Binary<T>> Binary<T> for Swapped<K> {
 }
 
 /// `out[i] = k(x[i]) op y[i]` (`y[i] op k(x[i])` unless `un_left`), on this thread: a fused
-/// group's unary step merged with the arithmetic step that consumes it. The values of [`map`]
-/// then [`zip`] (the same two roundings): in one pass where the kernel has an AVX-512 loop of
-/// the pair ([`Unary::then_avx512`]), else in those two passes. `x`, `out` and a `y` slice
-/// have the same length.
+/// group's unary step merged with the arithmetic step that consumes it. `x` is `None` when
+/// `out` holds the operand (the result goes over it; `y` is then not [`ThenArg::Out`]). The
+/// values of [`map`] then [`zip`] (the same two roundings): in one pass where the kernel has an
+/// AVX-512 loop of the pair ([`Unary::then_avx512`]), else in those two passes. `x`, `out`
+/// and a `y` slice have the same length.
 pub fn map_then<T: Scalar + 'static, K: Unary<T>>(
     k: K,
     op: Arith,
     un_left: bool,
-    x: &[T],
+    x: Option<&[T]>,
     y: ThenArg<'_, T>,
     out: &mut [T],
 ) where
@@ -516,22 +517,28 @@ pub fn map_then<T: Scalar + 'static, K: Unary<T>>(
     arith::Mul: arith::Op<T>,
     arith::Div: arith::Op<T>,
 {
-    let n = x.len();
-    assert!(out.len() == n && !matches!(y, ThenArg::Slice(s) if s.len() != n));
+    let n = out.len();
+    assert!(
+        x.is_none_or(|x| x.len() == n)
+            && !matches!(y, ThenArg::Slice(s) if s.len() != n)
+            && !(x.is_none() && matches!(y, ThenArg::Out))
+    );
     #[cfg(target_arch = "x86_64")]
     if let Some(f) = k.then_avx512()
         && isa() == Isa::Avx512
         && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>()
     {
         let code = op as u8;
-        let (xp, op_) = (x.as_ptr().cast::<f32>(), out.as_mut_ptr().cast::<f32>());
+        let op_ = out.as_mut_ptr().cast::<f32>();
+        let xp = x.map_or(op_.cast_const(), |x| x.as_ptr().cast::<f32>());
         let (yp, slice) = match &y {
             ThenArg::Slice(s) => (s.as_ptr().cast::<f32>(), true),
             ThenArg::Const(c) => ((c as *const T).cast::<f32>(), false),
             ThenArg::Out => (op_.cast_const(), true),
         };
         // SAFETY: AVX-512 was probed; `T` is f32 (checked), so the pointers are to f32; `x`,
-        // `out` and a `y` slice hold `n` elements, a constant one.
+        // `out` and a `y` slice hold `n` elements, a constant one; the loops allow `out` to
+        // be `x` or `y`.
         unsafe { avx512::then_loop(f, code, un_left, slice, xp, yp, op_, n) };
         return;
     }
@@ -557,24 +564,29 @@ pub fn map_then<T: Scalar + 'static, K: Unary<T>>(
             }
         };
     }
-    with_op!(o => match y {
-        ThenArg::Slice(y) => {
-            map_chunk(k, x, out);
+    // `out = k(x)` first, unless `y` is `out`'s own values.
+    if !matches!(y, ThenArg::Out) {
+        match x {
+            Some(x) => map_chunk(k, x, out),
+            None => map_chunk_inplace(k, out),
+        }
+    }
+    with_op!(o => match (x, y) {
+        (_, ThenArg::Slice(y)) => {
             if un_left {
                 zip_serial_inplace(o, out, y)
             } else {
                 zip_serial_inplace(Swapped(o), out, y)
             }
         }
-        ThenArg::Const(c) => {
-            map_chunk(k, x, out);
+        (_, ThenArg::Const(c)) => {
             if un_left {
                 map_chunk_inplace(Right(o, c), out)
             } else {
                 map_chunk_inplace(Left(o, c), out)
             }
         }
-        ThenArg::Out => {
+        (Some(x), ThenArg::Out) => {
             const BLOCK: usize = 256;
             let Some(&first) = x.first() else { return };
             let mut tmp = [first; BLOCK];
@@ -588,6 +600,7 @@ pub fn map_then<T: Scalar + 'static, K: Unary<T>>(
                 }
             }
         }
+        (None, ThenArg::Out) => unreachable!("checked above"),
     })
 }
 

@@ -1097,7 +1097,8 @@ fn f32_gelu_erf_on_every_float32() {
 
 /// `map_then` equals `map` then the arithmetic op, bit for bit: every kernel with an AVX-512
 /// pair loop and one without (the two-pass form), both dtypes, every op, the unary value on
-/// either side, a slice, a constant or `out` itself as the second value, lengths around the
+/// either side, a slice, a constant or `out` itself as the second value, `out` holding the
+/// operand (with a slice or a constant), lengths around the
 /// 16-lane vectors and the 256-element blocks of the in-place form.
 #[test]
 fn map_then_matches_map_then_the_op() {
@@ -1140,13 +1141,19 @@ fn map_then_matches_map_then_the_op() {
                         }
                     };
                     let mut out = vec![c; n];
-                    map_then(k, op, un_left, x, ThenArg::Slice(y), &mut out);
+                    map_then(k, op, un_left, Some(x), ThenArg::Slice(y), &mut out);
                     same(&out, &want, "slice");
-                    map_then(k, op, un_left, x, ThenArg::Const(c), &mut out);
+                    map_then(k, op, un_left, Some(x), ThenArg::Const(c), &mut out);
                     same(&out, &want_c, "const");
                     let mut out = y.to_vec();
-                    map_then(k, op, un_left, x, ThenArg::Out, &mut out);
+                    map_then(k, op, un_left, Some(x), ThenArg::Out, &mut out);
                     same(&out, &want, "out");
+                    let mut xo = x.to_vec();
+                    map_then(k, op, un_left, None, ThenArg::Slice(y), &mut xo);
+                    same(&xo, &want, "x in place, slice");
+                    let mut xo = x.to_vec();
+                    map_then(k, op, un_left, None, ThenArg::Const(c), &mut xo);
+                    same(&xo, &want_c, "x in place, const");
                 }
             }
         }
