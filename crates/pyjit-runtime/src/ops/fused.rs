@@ -901,6 +901,15 @@ enum TOp {
         outer: Bin,
         un_left: bool,
     },
+    /// `TOp::MulThen`'s value, then `u` of it: a merged product step and the unary step that
+    /// consumes it ([`merge_scaled_unary`]), one pass where the kernel has an AVX-512 loop of
+    /// the three (`vmath::scaled_then_map`), the same roundings.
+    ScaledUn {
+        outer: Bin,
+        c_right: bool,
+        scaled_left: bool,
+        u: Un,
+    },
 }
 
 /// Where a typed operand's elements are.
@@ -998,6 +1007,18 @@ trait TFloat: Element + vmath::Scalar {
         dst: &mut [Self],
         dst_is_x: bool,
     );
+    /// `TOp::ScaledUn` into `out`: [`TFloat::mul_then`], then `u`.
+    #[allow(clippy::too_many_arguments)]
+    fn scaled_unary(
+        outer: Bin,
+        c: Self,
+        c_right: bool,
+        scaled_left: bool,
+        u: Un,
+        x: &[Self],
+        y: &[Self],
+        out: &mut [Self],
+    );
     /// `TOp::UnThen` into `out`: `u(x)` then `outer` with `y` (`x` `None`: `out` holds it).
     fn unary_then(
         u: Un,
@@ -1065,6 +1086,23 @@ macro_rules! tfloat {
                         vmath::zip_inplace(k, dst, other)
                     } else {
                         vmath::zip_inplace(vmath::Swapped(k), dst, other)
+                    }
+                })
+            }
+            fn scaled_unary(
+                outer: Bin,
+                c: $t,
+                c_right: bool,
+                scaled_left: bool,
+                u: Un,
+                x: &[$t],
+                y: &[$t],
+                out: &mut [$t],
+            ) {
+                with_unary_kernel!(u, kern => {
+                    if !vmath::scaled_then_map(kern, outer, c, c_right, scaled_left, x, y, out) {
+                        Self::mul_then(outer, c, c_right, scaled_left, x, y, out);
+                        vmath::map_inplace(kern, out);
                     }
                 })
             }
@@ -1486,7 +1524,7 @@ fn typed_plan<T: TFloat>(
         });
     }
     Some(TPlan {
-        steps: merge_unary_then(merge_scaled(steps)),
+        steps: merge_unary_then(merge_scaled_unary(merge_scaled(steps))),
         full_bufs,
         row_bufs,
     })
@@ -1514,6 +1552,70 @@ fn dies_at<T>(steps: &[TStep<T>], k: usize, j: usize) -> bool {
         }
     }
     true
+}
+
+/// Merges a `TOp::MulThen` step with the unary step right after it that reads its result into
+/// one `TOp::ScaledUn` step, when no later step reads the product's tile and the unary's result
+/// does not go over the tile of a value the product step reads: `tanh(x * 2.0 + y)` in one pass.
+fn merge_scaled_unary<T: TFloat>(steps: Vec<TStep<T>>) -> Vec<TStep<T>> {
+    let full_buf = |x: &TArg<T>| match (x.form, x.loc) {
+        (Form::Full, Loc::Buf(i)) => Some(i),
+        _ => None,
+    };
+    let mut out: Vec<TStep<T>> = Vec::with_capacity(steps.len());
+    let mut k = 0;
+    while k < steps.len() {
+        let merged = (|| {
+            let (s, t) = (&steps[k], steps.get(k + 1)?);
+            let (
+                TOp::MulThen {
+                    outer,
+                    c_right,
+                    scaled_left,
+                },
+                TOp::Un(u),
+            ) = (s.op, t.op)
+            else {
+                return None;
+            };
+            let (j, sb) = (s.dst?, s.b?);
+            if s.inplace.is_some()
+                || t.form != Form::Full
+                || full_buf(&t.a) != Some(j)
+                || !dies_at(&steps, k + 1, j)
+                || (t.dst.is_some() && [full_buf(&s.a), full_buf(&sb)].contains(&t.dst))
+            {
+                return None;
+            }
+            Some(TStep {
+                op: TOp::ScaledUn {
+                    outer,
+                    c_right,
+                    scaled_left,
+                    u,
+                },
+                a: s.a,
+                b: Some(sb),
+                form: Form::Full,
+                dst: t.dst,
+                inplace: None,
+                c: s.c,
+            })
+        })();
+        match merged {
+            Some(m) => {
+                #[cfg(test)]
+                MERGED_SCALED_UNARY.with(|c| c.set(c.get() + 1));
+                out.push(m);
+                k += 2;
+            }
+            None => {
+                out.push(steps[k].clone());
+                k += 1;
+            }
+        }
+    }
+    out
 }
 
 /// Merges a unary step with the arithmetic step right after it that reads its result (and a
@@ -1663,6 +1765,8 @@ thread_local! {
     static MERGED_STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// Pairs merged into one `TOp::UnThen` step.
     static MERGED_UNARY: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// `TOp::MulThen` steps merged with a unary step into one `TOp::ScaledUn` step.
+    static MERGED_SCALED_UNARY: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// An operand's elements for one tile, relative to the step's result form.
@@ -1742,7 +1846,7 @@ fn run_typed<T: TFloat>(
     let heavy = plan
         .steps
         .iter()
-        .filter(|s| matches!(s.op, TOp::Un(_) | TOp::UnThen { .. }))
+        .filter(|s| matches!(s.op, TOp::Un(_) | TOp::UnThen { .. } | TOp::ScaledUn { .. }))
         .count();
     let prefetch = n_out * std::mem::size_of::<T>() >= PREFETCH_MIN && heavy >= PREFETCH_HEAVY;
     #[cfg(test)]
@@ -2057,6 +2161,17 @@ fn typed_tile<T: TFloat>(
                         View::Slice(x) => T::unary(u, x, dst),
                         _ => unreachable!("a unary op's operand has its form"),
                     },
+                },
+                TOp::ScaledUn {
+                    outer,
+                    c_right,
+                    scaled_left,
+                    u,
+                } => match (view(&st.a), st.b.as_ref().map(view), st.c) {
+                    (View::Slice(x), Some(View::Slice(y)), Some(c)) => {
+                        T::scaled_unary(outer, c, c_right, scaled_left, u, x, y, dst)
+                    }
+                    _ => unreachable!("a merged step reads two values of its form"),
                 },
                 TOp::UnThen { u, outer, un_left } => {
                     // In place: `dst` is the tile of the operand (0) or of the second value.
@@ -2813,6 +2928,87 @@ mod tests {
                 let s1 = MERGED_STEPS.with(|c| c.get()) - s0;
                 let u1 = MERGED_UNARY.with(|c| c.get()) - u0;
                 assert_eq!((s1, u1), (5 * scaled, 5 * unary), "{dtype:?} {:?}", p.steps);
+            }
+        }
+    }
+
+    /// A merged product step followed by a unary step reading it is one step
+    /// (`merge_scaled_unary`): every kernel with an AVX-512 loop of the three and one without,
+    /// every outer op, the constant and the product on either side, the unary's result over the
+    /// product's tile or in a fresh one; bits against unfused, both dtypes. Not merged when the
+    /// product is read again.
+    #[test]
+    fn scaled_steps_merge_with_the_unary_after_them() {
+        let one = || Operand::Const(Value::Int(1));
+        let c = |v: f64| Operand::Const(Value::Float(v));
+        let (x, y) = (Operand::Input(0), Operand::Input(1));
+        let st = Operand::Step;
+        // (steps, MulThen merges, ScaledUn merges)
+        let mut cases: Vec<(Vec<Step>, usize, usize)> = Vec::new();
+        for u in ["tanh", "sigmoid", "exp", "log1p"] {
+            for (product, outer) in [
+                (
+                    step("mul.Scalar", vec![x.clone(), c(2.0)]),
+                    step("add.Tensor", vec![st(0), y.clone(), one()]),
+                ),
+                (
+                    step("mul.Tensor", vec![c(-0.5), x.clone()]),
+                    step("sub.Tensor", vec![y.clone(), st(0), one()]),
+                ),
+                (
+                    step("mul.Scalar", vec![x.clone(), c(3.0)]),
+                    step("div.Tensor", vec![st(0), y.clone()]),
+                ),
+                (
+                    step("mul.Scalar", vec![y.clone(), c(0.25)]),
+                    step("mul.Tensor", vec![x.clone(), st(0)]),
+                ),
+            ] {
+                cases.push((
+                    vec![
+                        product,
+                        outer,
+                        step(u, vec![st(1)]),
+                        step("add.Tensor", vec![st(2), x.clone(), one()]),
+                    ],
+                    1,
+                    1,
+                ));
+            }
+        }
+        // The product's value is read again: only the product merges.
+        cases.push((
+            vec![
+                step("mul.Scalar", vec![x.clone(), c(2.0)]),
+                step("add.Tensor", vec![st(0), y.clone(), one()]),
+                step("tanh", vec![st(1)]),
+                step("mul.Tensor", vec![st(2), st(1)]),
+            ],
+            1,
+            0,
+        ));
+        for (steps, scaled, scaled_unary) in cases {
+            let p = Program { inputs: 2, steps };
+            for dtype in [DType::Float32, DType::Float64] {
+                let inputs = [
+                    Value::Tensor(specials(&[300, 257], dtype)),
+                    Value::Tensor(specials(&[300, 257], dtype)),
+                ];
+                let count = || {
+                    (
+                        MERGED_STEPS.with(|c| c.get()),
+                        MERGED_SCALED_UNARY.with(|c| c.get()),
+                    )
+                };
+                let before = count();
+                typed_matches(&p, &inputs, &[1, 7, 1000, TILE]);
+                let after = count();
+                assert_eq!(
+                    (after.0 - before.0, after.1 - before.1),
+                    (5 * scaled, 5 * scaled_unary),
+                    "{dtype:?} {:?}",
+                    p.steps
+                );
             }
         }
     }

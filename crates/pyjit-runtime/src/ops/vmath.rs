@@ -604,6 +604,46 @@ pub fn map_then<T: Scalar + 'static, K: Unary<T>>(
     })
 }
 
+/// `out[i] = k(s op y[i])` (`k(y[i] op s)` unless `scaled_left`), `s = x[i] * c` (`c * x[i]`
+/// unless `c_right`), on this thread, in one pass, when the kernel has an AVX-512 loop of it
+/// (a fused group's merged product followed by a unary step; the roundings of the three unfused
+/// loops in their order); returns whether it ran (the caller runs the passes otherwise).
+/// `x`, `y` and `out` have the same length.
+#[allow(clippy::too_many_arguments)]
+pub fn scaled_then_map<T: Scalar + 'static, K: Unary<T>>(
+    k: K,
+    op: Arith,
+    c: T,
+    c_right: bool,
+    scaled_left: bool,
+    x: &[T],
+    y: &[T],
+    out: &mut [T],
+) -> bool {
+    let n = out.len();
+    assert!(x.len() == n && y.len() == n);
+    #[cfg(target_arch = "x86_64")]
+    if let Some(f) = k.then_avx512()
+        && isa() == Isa::Avx512
+        && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>()
+    {
+        let (xp, yp, op_) = (
+            x.as_ptr().cast::<f32>(),
+            y.as_ptr().cast::<f32>(),
+            out.as_mut_ptr().cast::<f32>(),
+        );
+        // SAFETY: AVX-512 was probed; `T` is f32 (checked), so `c` is one and the pointers are
+        // to f32, each valid for `n` elements.
+        unsafe {
+            let c = *(&c as *const T).cast::<f32>();
+            avx512::pre_loop(f, op as u8, c_right, scaled_left, xp, yp, c, op_, n)
+        };
+        return true;
+    }
+    let _ = (k, op, c, c_right, scaled_left);
+    false
+}
+
 /// A fresh vector of `k(x[i])`.
 pub fn map_vec<T: Scalar + Default, K: Unary<T>>(k: K, x: &[T]) -> Vec<T> {
     let mut out = vec![T::default(); x.len()];

@@ -25,7 +25,8 @@
 //!
 //! The loops: `exp_loop`, `sigmoid_loop`, `tanh_loop`, `exp_minus_loop`, `gelu_erf_loop` (16
 //! float32 lanes), `exp`, `sigmoid` and `tanh` followed by one arithmetic operation
-//! (`*_then_loop`, for fused groups: see `loop32_then`), and
+//! (`*_then_loop`, for fused groups: see `loop32_then`) or applied to `x * c` combined with a
+//! second value (`*_pre_loop`, `loop32_pre`), and
 //! `pow_right_loop` (8 f64 lanes per vector, eight vectors interleaved).
 
 #![allow(unsafe_op_in_unsafe_fn)]
@@ -301,6 +302,89 @@ macro_rules! dispatch_then {
             _ => go!(3),
         }
     }};
+}
+
+/// The loop of one 16-lane function whose argument is a product by a constant combined with a
+/// second value (a fused group's `x * c + y` merged with the function after it,
+/// `vmath::scaled_then_map`): `out[i] = f(s OP y[i])` (`f(y[i] OP s)` unless `SL`), `s = x[i]
+/// * c` (`c * x[i]` unless `CR`). The roundings of the unfused loops, in their order.
+macro_rules! loop32_pre {
+    ($name:ident => |$v:ident| $body:expr) => {
+        /// # Safety
+        /// The CPU has AVX-512 F/DQ/BW/VL; `x`, `y` and `out` are valid for `n` elements;
+        /// `out` may be `x` or `y`.
+        #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+        pub(crate) unsafe fn $name<const OP: u8, const CR: bool, const SL: bool>(
+            x: *const f32,
+            y: *const f32,
+            c: f32,
+            out: *mut f32,
+            n: usize,
+        ) {
+            let cv = _mm512_set1_ps(c);
+            let arg = |xv: __m512, yv: __m512| {
+                let s = if CR {
+                    _mm512_mul_ps(xv, cv)
+                } else {
+                    _mm512_mul_ps(cv, xv)
+                };
+                arith::<OP, SL>(s, yv)
+            };
+            let mut i = 0;
+            while i + 16 <= n {
+                let $v = arg(_mm512_loadu_ps(x.add(i)), _mm512_loadu_ps(y.add(i)));
+                _mm512_storeu_ps(out.add(i), $body);
+                i += 16;
+            }
+            if i < n {
+                let m: __mmask16 = (1u32 << (n - i)).wrapping_sub(1) as __mmask16;
+                let $v = arg(
+                    _mm512_maskz_loadu_ps(m, x.add(i)),
+                    _mm512_maskz_loadu_ps(m, y.add(i)),
+                );
+                _mm512_mask_storeu_ps(out.add(i), m, $body);
+            }
+        }
+    };
+}
+
+loop32_pre!(exp_pre_loop => |v| exp(v));
+loop32_pre!(sigmoid_pre_loop => |v| sigmoid(v));
+loop32_pre!(tanh_pre_loop => |v| tanh(v));
+
+/// The `*_pre_loop` of the exponential-family kernel `f` (see [`loop32_pre`]).
+///
+/// # Safety
+/// As the loops'.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn pre_loop(
+    f: ThenKernel,
+    op: u8,
+    c_right: bool,
+    scaled_left: bool,
+    x: *const f32,
+    y: *const f32,
+    c: f32,
+    out: *mut f32,
+    n: usize,
+) {
+    match f {
+        ThenKernel::Exp => {
+            dispatch_then!(exp_pre_loop, op, c_right, scaled_left, (x, y, c, out, n))
+        }
+        ThenKernel::Sigmoid => {
+            dispatch_then!(
+                sigmoid_pre_loop,
+                op,
+                c_right,
+                scaled_left,
+                (x, y, c, out, n)
+            )
+        }
+        ThenKernel::Tanh => {
+            dispatch_then!(tanh_pre_loop, op, c_right, scaled_left, (x, y, c, out, n))
+        }
+    }
 }
 
 /// The `*_then_loop` of the exponential-family kernel `f` (see [`loop32_then`]).
