@@ -1524,18 +1524,51 @@ fn typed_plan<T: TFloat>(
         });
     }
     Some(TPlan {
-        steps: merge_unary_then(merge_scaled_unary(merge_scaled(steps))),
+        steps: merge_pairs(
+            &merge_pairs(&merge_pairs(&steps, merge_scaled), merge_scaled_unary),
+            merge_unary_then,
+        ),
         full_bufs,
         row_bufs,
     })
 }
 
-/// `x * c` followed by `+ - * /` of its result with another value of the group's shape
-/// (elementwise_chain's `x * 2.0 + y` and `... - 0.5 * x`) as one [`TOp::MulThen`] step: one
-/// pass over the tile instead of two, and no scratch tile written and read back between them
-/// (the simple passes are bound by L1 stores, docs/fusion.md). Only when the product's tile
-/// is read by nothing else before it is written again, and the merged step writes a tile it
-/// does not read.
+/// One of the pair merges: the step replacing steps `k` and `k + 1` of the plan, if they merge.
+type MergePair<T> = fn(&[TStep<T>], usize) -> Option<TStep<T>>;
+
+/// `steps` with every pair of adjacent steps that `merge(steps, k)` turns into one step (for
+/// `k` and `k + 1`) replaced by it, left to right.
+fn merge_pairs<T: Clone>(steps: &[TStep<T>], merge: MergePair<T>) -> Vec<TStep<T>> {
+    let mut out = Vec::with_capacity(steps.len());
+    let mut k = 0;
+    while k < steps.len() {
+        match merge(steps, k) {
+            Some(m) => {
+                out.push(m);
+                k += 2;
+            }
+            None => {
+                out.push(steps[k].clone());
+                k += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The scratch tile of `x` if it is a full one.
+fn full_buf<T: Copy>(x: &TArg<T>) -> Option<usize> {
+    match (x.form, x.loc) {
+        (Form::Full, Loc::Buf(i)) => Some(i),
+        _ => None,
+    }
+}
+
+/// Whether `x` is a value of the group's shape (an input read in place or a scratch tile).
+fn full<T>(x: &TArg<T>) -> bool {
+    x.form == Form::Full && matches!(x.loc, Loc::In(_) | Loc::Buf(_))
+}
+
 /// Whether full scratch tile `j`, read by step `k`, is read by no later step before one
 /// writes it again (step `k` itself, when its result goes there).
 fn dies_at<T>(steps: &[TStep<T>], k: usize, j: usize) -> bool {
@@ -1557,202 +1590,142 @@ fn dies_at<T>(steps: &[TStep<T>], k: usize, j: usize) -> bool {
 /// Merges a `TOp::MulThen` step with the unary step right after it that reads its result into
 /// one `TOp::ScaledUn` step, when no later step reads the product's tile and the unary's result
 /// does not go over the tile of a value the product step reads: `tanh(x * 2.0 + y)` in one pass.
-fn merge_scaled_unary<T: TFloat>(steps: Vec<TStep<T>>) -> Vec<TStep<T>> {
-    let full_buf = |x: &TArg<T>| match (x.form, x.loc) {
-        (Form::Full, Loc::Buf(i)) => Some(i),
-        _ => None,
+fn merge_scaled_unary<T: TFloat>(steps: &[TStep<T>], k: usize) -> Option<TStep<T>> {
+    let (s, t) = (&steps[k], steps.get(k + 1)?);
+    let (
+        TOp::MulThen {
+            outer,
+            c_right,
+            scaled_left,
+        },
+        TOp::Un(u),
+    ) = (s.op, t.op)
+    else {
+        return None;
     };
-    let mut out: Vec<TStep<T>> = Vec::with_capacity(steps.len());
-    let mut k = 0;
-    while k < steps.len() {
-        let merged = (|| {
-            let (s, t) = (&steps[k], steps.get(k + 1)?);
-            let (
-                TOp::MulThen {
-                    outer,
-                    c_right,
-                    scaled_left,
-                },
-                TOp::Un(u),
-            ) = (s.op, t.op)
-            else {
-                return None;
-            };
-            let (j, sb) = (s.dst?, s.b?);
-            if s.inplace.is_some()
-                || t.form != Form::Full
-                || full_buf(&t.a) != Some(j)
-                || !dies_at(&steps, k + 1, j)
-                || (t.dst.is_some() && [full_buf(&s.a), full_buf(&sb)].contains(&t.dst))
-            {
-                return None;
-            }
-            Some(TStep {
-                op: TOp::ScaledUn {
-                    outer,
-                    c_right,
-                    scaled_left,
-                    u,
-                },
-                a: s.a,
-                b: Some(sb),
-                form: Form::Full,
-                dst: t.dst,
-                inplace: None,
-                c: s.c,
-            })
-        })();
-        match merged {
-            Some(m) => {
-                #[cfg(test)]
-                MERGED_SCALED_UNARY.with(|c| c.set(c.get() + 1));
-                out.push(m);
-                k += 2;
-            }
-            None => {
-                out.push(steps[k].clone());
-                k += 1;
-            }
-        }
+    let (j, sb) = (s.dst?, s.b?);
+    if s.inplace.is_some()
+        || t.form != Form::Full
+        || full_buf(&t.a) != Some(j)
+        || !dies_at(steps, k + 1, j)
+        || (t.dst.is_some() && [full_buf(&s.a), full_buf(&sb)].contains(&t.dst))
+    {
+        return None;
     }
-    out
+    #[cfg(test)]
+    MERGED_SCALED_UNARY.with(|c| c.set(c.get() + 1));
+    Some(TStep {
+        op: TOp::ScaledUn {
+            outer,
+            c_right,
+            scaled_left,
+            u,
+        },
+        a: s.a,
+        b: Some(sb),
+        form: Form::Full,
+        dst: t.dst,
+        inplace: None,
+        c: s.c,
+    })
 }
 
 /// Merges a unary step with the arithmetic step right after it that reads its result (and a
 /// value of the group's shape or a constant) into one `TOp::UnThen` step, when no later step
-/// reads the unary's tile: `sigmoid(y) * t` in one pass over the tile instead of two.
-/// Not merged when the result would go over the unary's own operand's tile (the step reads
-/// that tile while it writes its result); when it goes over the other operand's tile, the
-/// merged step runs in place on it.
-fn merge_unary_then<T: TFloat>(steps: Vec<TStep<T>>) -> Vec<TStep<T>> {
-    let full_buf = |x: &TArg<T>| match (x.form, x.loc) {
-        (Form::Full, Loc::Buf(i)) => Some(i),
+/// reads the unary's tile: `sigmoid(y) * t` in one pass over the tile instead of two. When the
+/// result goes over the tile of the unary's operand or of the other value, the merged step
+/// runs in place on it.
+fn merge_unary_then<T: TFloat>(steps: &[TStep<T>], k: usize) -> Option<TStep<T>> {
+    let (s, t) = (&steps[k], steps.get(k + 1)?);
+    let (TOp::Un(u), TOp::Bin(outer)) = (s.op, t.op) else {
+        return None;
+    };
+    let j = s.dst?;
+    let tb = t.b?;
+    if s.form != Form::Full || t.form != Form::Full || !full(&s.a) {
+        return None;
+    }
+    let (y, un_left) = match (full_buf(&t.a), full_buf(&tb)) {
+        (Some(a), b) if a == j && b != Some(j) => (tb, true),
+        (a, Some(b)) if b == j && a != Some(j) => (t.a, false),
+        _ => return None,
+    };
+    if !(full(&y) || matches!(y.loc, Loc::Const(_))) || !dies_at(steps, k + 1, j) {
+        return None;
+    }
+    let x = s.a;
+    let inplace = match t.dst {
+        Some(d) if full_buf(&x) == Some(d) => Some(0),
+        Some(d) if full_buf(&y) == Some(d) => Some(1),
         _ => None,
     };
-    let full = |x: &TArg<T>| x.form == Form::Full && matches!(x.loc, Loc::In(_) | Loc::Buf(_));
-    let mut out: Vec<TStep<T>> = Vec::with_capacity(steps.len());
-    let mut k = 0;
-    while k < steps.len() {
-        let merged = (|| {
-            let (s, t) = (&steps[k], steps.get(k + 1)?);
-            let (TOp::Un(u), TOp::Bin(outer)) = (s.op, t.op) else {
-                return None;
-            };
-            let j = s.dst?;
-            let tb = t.b?;
-            if s.form != Form::Full || t.form != Form::Full || !full(&s.a) {
-                return None;
-            }
-            let (y, un_left) = match (full_buf(&t.a), full_buf(&tb)) {
-                (Some(a), b) if a == j && b != Some(j) => (tb, true),
-                (a, Some(b)) if b == j && a != Some(j) => (t.a, false),
-                _ => return None,
-            };
-            if !(full(&y) || matches!(y.loc, Loc::Const(_))) || !dies_at(&steps, k + 1, j) {
-                return None;
-            }
-            let x = s.a;
-            let inplace = match t.dst {
-                Some(d) if full_buf(&x) == Some(d) => Some(0),
-                Some(d) if full_buf(&y) == Some(d) => Some(1),
-                _ => None,
-            };
-            Some(TStep {
-                op: TOp::UnThen { u, outer, un_left },
-                a: x,
-                b: Some(y),
-                form: Form::Full,
-                dst: t.dst,
-                inplace,
-                c: None,
-            })
-        })();
-        match merged {
-            Some(m) => {
-                #[cfg(test)]
-                MERGED_UNARY.with(|c| c.set(c.get() + 1));
-                out.push(m);
-                k += 2;
-            }
-            None => {
-                out.push(steps[k].clone());
-                k += 1;
-            }
-        }
-    }
-    out
+    #[cfg(test)]
+    MERGED_UNARY.with(|c| c.set(c.get() + 1));
+    Some(TStep {
+        op: TOp::UnThen { u, outer, un_left },
+        a: x,
+        b: Some(y),
+        form: Form::Full,
+        dst: t.dst,
+        inplace,
+        c: None,
+    })
 }
 
-fn merge_scaled<T: TFloat>(steps: Vec<TStep<T>>) -> Vec<TStep<T>> {
-    let full_buf = |x: &TArg<T>| match (x.form, x.loc) {
-        (Form::Full, Loc::Buf(i)) => Some(i),
+/// `x * c` followed by `+ - * /` of its result with another value of the group's shape
+/// (elementwise_chain's `x * 2.0 + y` and `... - 0.5 * x`) as one [`TOp::MulThen`] step: one
+/// pass over the tile instead of two, and no scratch tile written and read back between them
+/// (the simple passes are bound by L1 stores, docs/fusion.md). Only when the product's tile
+/// is read by nothing else before it is written again; when the result goes over the tile of
+/// either value the merged step reads, it runs in place on it.
+fn merge_scaled<T: TFloat>(steps: &[TStep<T>], k: usize) -> Option<TStep<T>> {
+    let (s, t) = (&steps[k], steps.get(k + 1)?);
+    let (TOp::Bin(Bin::Mul), TOp::Bin(outer)) = (s.op, t.op) else {
+        return None;
+    };
+    let sb = s.b?;
+    let (x, c, c_right) = match (s.a.loc, sb.loc) {
+        (_, Loc::Const(c)) if full(&s.a) => (s.a, c, true),
+        (Loc::Const(c), _) if full(&sb) => (sb, c, false),
+        _ => return None,
+    };
+    let j = s.dst?;
+    let tb = t.b?;
+    if s.form != Form::Full || t.form != Form::Full || !full(&t.a) || !full(&tb) {
+        return None;
+    }
+    let (y, scaled_left) = match (full_buf(&t.a), full_buf(&tb)) {
+        (Some(a), b) if a == j && b != Some(j) => (tb, true),
+        (a, Some(b)) if b == j && a != Some(j) => (t.a, false),
+        _ => return None,
+    };
+    // The product's tile: read by no later step before one writes it again (the
+    // second op itself, when its result goes over the product).
+    if !dies_at(steps, k + 1, j) {
+        return None;
+    }
+    // The merged step does not write over the tile of the value it scales; over the
+    // other value's tile it runs in place.
+    let inplace = match t.dst {
+        Some(d) if full_buf(&x) == Some(d) => Some(0),
+        Some(d) if full_buf(&y) == Some(d) => Some(1),
         _ => None,
     };
-    let full = |x: &TArg<T>| x.form == Form::Full && matches!(x.loc, Loc::In(_) | Loc::Buf(_));
-    let mut out: Vec<TStep<T>> = Vec::with_capacity(steps.len());
-    let mut k = 0;
-    while k < steps.len() {
-        let merged = (|| {
-            let (s, t) = (&steps[k], steps.get(k + 1)?);
-            let (TOp::Bin(Bin::Mul), TOp::Bin(outer)) = (s.op, t.op) else {
-                return None;
-            };
-            let sb = s.b?;
-            let (x, c, c_right) = match (s.a.loc, sb.loc) {
-                (_, Loc::Const(c)) if full(&s.a) => (s.a, c, true),
-                (Loc::Const(c), _) if full(&sb) => (sb, c, false),
-                _ => return None,
-            };
-            let j = s.dst?;
-            let tb = t.b?;
-            if s.form != Form::Full || t.form != Form::Full || !full(&t.a) || !full(&tb) {
-                return None;
-            }
-            let (y, scaled_left) = match (full_buf(&t.a), full_buf(&tb)) {
-                (Some(a), b) if a == j && b != Some(j) => (tb, true),
-                (a, Some(b)) if b == j && a != Some(j) => (t.a, false),
-                _ => return None,
-            };
-            // The product's tile: read by no later step before one writes it again (the
-            // second op itself, when its result goes over the product).
-            if !dies_at(&steps, k + 1, j) {
-                return None;
-            }
-            // The merged step does not write over the tile of the value it scales; over the
-            // other value's tile it runs in place.
-            let inplace = match t.dst {
-                Some(d) if full_buf(&x) == Some(d) => Some(0),
-                Some(d) if full_buf(&y) == Some(d) => Some(1),
-                _ => None,
-            };
-            Some(TStep {
-                op: TOp::MulThen {
-                    outer,
-                    c_right,
-                    scaled_left,
-                },
-                a: x,
-                b: Some(y),
-                form: Form::Full,
-                dst: t.dst,
-                inplace,
-                c: Some(c),
-            })
-        })();
-        match merged {
-            Some(m) => {
-                #[cfg(test)]
-                MERGED_STEPS.with(|c| c.set(c.get() + 1));
-                out.push(m);
-                k += 2;
-            }
-            None => {
-                out.push(steps[k].clone());
-                k += 1;
-            }
-        }
-    }
-    out
+    #[cfg(test)]
+    MERGED_STEPS.with(|c| c.set(c.get() + 1));
+    Some(TStep {
+        op: TOp::MulThen {
+            outer,
+            c_right,
+            scaled_left,
+        },
+        a: x,
+        b: Some(y),
+        form: Form::Full,
+        dst: t.dst,
+        inplace,
+        c: Some(c),
+    })
 }
 
 #[cfg(test)]
@@ -2781,6 +2754,31 @@ mod tests {
         }
     }
 
+    /// Runs `steps` (two inputs, `specials` of both dtypes) through [`typed_matches`] and
+    /// checks the pairs each merge made per plan: `[MulThen, ScaledUn, UnThen]` (five plans per
+    /// dtype: four tile sizes, then `run`).
+    fn assert_merges(steps: Vec<Step>, want: [usize; 3]) {
+        let counts = || {
+            [
+                MERGED_STEPS.with(|c| c.get()),
+                MERGED_SCALED_UNARY.with(|c| c.get()),
+                MERGED_UNARY.with(|c| c.get()),
+            ]
+        };
+        let p = Program { inputs: 2, steps };
+        for dtype in [DType::Float32, DType::Float64] {
+            let inputs = [
+                Value::Tensor(specials(&[300, 257], dtype)),
+                Value::Tensor(specials(&[300, 257], dtype)),
+            ];
+            let before = counts();
+            typed_matches(&p, &inputs, &[1, 7, 1000, TILE]);
+            let after = counts();
+            let got: [usize; 3] = std::array::from_fn(|i| after[i] - before[i]);
+            assert_eq!(got, want.map(|w| 5 * w), "{dtype:?} {:?}", p.steps);
+        }
+    }
+
     /// A unary step followed by `+ - * /` reading its result and a full value or a constant is
     /// one merged step (`merge_unary_then`): each vector-math kernel with an AVX-512 pair loop
     /// and one without, the unary's value on either side, an input, a constant or an earlier
@@ -2793,13 +2791,19 @@ mod tests {
         let c = |v: f64| Operand::Const(Value::Float(v));
         let (x, y) = (Operand::Input(0), Operand::Input(1));
         let pair = |u: &str, second: Step| vec![step(u, vec![x.clone()]), second];
-        let mut cases: Vec<(Vec<Step>, usize)> = Vec::new();
+        let mut cases: Vec<(Vec<Step>, [usize; 3])> = Vec::new();
         for u in ["tanh", "sigmoid", "exp", "log1p"] {
             let s0 = || Operand::Step(0);
-            cases.push((pair(u, step("mul.Tensor", vec![s0(), y.clone()])), 1));
-            cases.push((pair(u, step("sub.Tensor", vec![y.clone(), s0(), one()])), 1));
-            cases.push((pair(u, step("div.Scalar", vec![s0(), c(-2.5)])), 1));
-            cases.push((pair(u, step("rdiv.Scalar", vec![s0(), c(3.0)])), 1));
+            cases.push((
+                pair(u, step("mul.Tensor", vec![s0(), y.clone()])),
+                [0, 0, 1],
+            ));
+            cases.push((
+                pair(u, step("sub.Tensor", vec![y.clone(), s0(), one()])),
+                [0, 0, 1],
+            ));
+            cases.push((pair(u, step("div.Scalar", vec![s0(), c(-2.5)])), [0, 0, 1]));
+            cases.push((pair(u, step("rdiv.Scalar", vec![s0(), c(3.0)])), [0, 0, 1]));
         }
         // tanh(x * 2 + y) * sigmoid(y) - x and the like: the result of the merged pair goes
         // over the tanh's tile, the sigmoid's value on either side.
@@ -2818,7 +2822,7 @@ mod tests {
                     fourth,
                     step("sub.Tensor", vec![Operand::Step(4), x.clone(), one()]),
                 ],
-                1,
+                [1, 1, 1],
             ));
         }
         // The unary's value is read again: not merged.
@@ -2831,7 +2835,7 @@ mod tests {
                     vec![Operand::Step(1), Operand::Step(0), one()],
                 ),
             ],
-            0,
+            [0, 0, 0],
         ));
         // tanh(-x) runs over -x's tile, and the product goes there too: merged, in place on
         // the operand, with a full value and with a constant.
@@ -2846,22 +2850,11 @@ mod tests {
                     second,
                     step("add.Tensor", vec![Operand::Step(2), x.clone(), one()]),
                 ],
-                1,
+                [0, 0, 1],
             ));
         }
         for (steps, merges) in cases {
-            let p = Program { inputs: 2, steps };
-            for dtype in [DType::Float32, DType::Float64] {
-                let inputs = [
-                    Value::Tensor(specials(&[300, 257], dtype)),
-                    Value::Tensor(specials(&[300, 257], dtype)),
-                ];
-                let before = MERGED_UNARY.with(|c| c.get());
-                typed_matches(&p, &inputs, &[1, 7, 1000, TILE]);
-                // Five typed runs (four tile sizes, then `run`), each planning once.
-                let got = MERGED_UNARY.with(|c| c.get()) - before;
-                assert_eq!(got, 5 * merges, "{dtype:?} {:?}", p.steps[0]);
-            }
+            assert_merges(steps, merges);
         }
     }
 
@@ -2876,8 +2869,7 @@ mod tests {
         let c = |v: f64| Operand::Const(Value::Float(v));
         let (x, y) = (Operand::Input(0), Operand::Input(1));
         let st = Operand::Step;
-        // (steps, MulThen merges, UnThen merges)
-        let cases: Vec<(Vec<Step>, usize, usize)> = vec![
+        let cases: Vec<(Vec<Step>, [usize; 3])> = vec![
             (
                 vec![
                     step("mul.Scalar", vec![x.clone(), c(0.9)]),
@@ -2885,8 +2877,7 @@ mod tests {
                     step("mul.Scalar", vec![st(1), c(0.1)]),
                     step("add.Tensor", vec![st(0), st(2), one()]),
                 ],
-                1,
-                1,
+                [1, 0, 1],
             ),
             (
                 vec![
@@ -2897,8 +2888,7 @@ mod tests {
                     step("sub.Tensor", vec![st(3), st(1), one()]),
                     step("mul.Tensor", vec![st(4), y.clone()]),
                 ],
-                1,
-                1,
+                [1, 0, 1],
             ),
             // Used twice: not moved; the exp still merges with its division.
             (
@@ -2909,26 +2899,11 @@ mod tests {
                     step("add.Tensor", vec![st(0), st(2), one()]),
                     step("mul.Tensor", vec![st(3), st(0)]),
                 ],
-                0,
-                1,
+                [0, 0, 1],
             ),
         ];
-        for (steps, scaled, unary) in cases {
-            let p = Program { inputs: 2, steps };
-            for dtype in [DType::Float32, DType::Float64] {
-                let inputs = [
-                    Value::Tensor(specials(&[300, 257], dtype)),
-                    Value::Tensor(specials(&[300, 257], dtype)),
-                ];
-                let (s0, u0) = (
-                    MERGED_STEPS.with(|c| c.get()),
-                    MERGED_UNARY.with(|c| c.get()),
-                );
-                typed_matches(&p, &inputs, &[1, 7, 1000, TILE]);
-                let s1 = MERGED_STEPS.with(|c| c.get()) - s0;
-                let u1 = MERGED_UNARY.with(|c| c.get()) - u0;
-                assert_eq!((s1, u1), (5 * scaled, 5 * unary), "{dtype:?} {:?}", p.steps);
-            }
+        for (steps, merges) in cases {
+            assert_merges(steps, merges);
         }
     }
 
@@ -2943,8 +2918,7 @@ mod tests {
         let c = |v: f64| Operand::Const(Value::Float(v));
         let (x, y) = (Operand::Input(0), Operand::Input(1));
         let st = Operand::Step;
-        // (steps, MulThen merges, ScaledUn merges)
-        let mut cases: Vec<(Vec<Step>, usize, usize)> = Vec::new();
+        let mut cases: Vec<(Vec<Step>, [usize; 3])> = Vec::new();
         for u in ["tanh", "sigmoid", "exp", "log1p"] {
             for (product, outer) in [
                 (
@@ -2971,12 +2945,12 @@ mod tests {
                         step(u, vec![st(1)]),
                         step("add.Tensor", vec![st(2), x.clone(), one()]),
                     ],
-                    1,
-                    1,
+                    [1, 1, 0],
                 ));
             }
         }
-        // The product's value is read again: only the product merges.
+        // The product's value is read again: the product merges, and the tanh with the
+        // product by that value, not the product with the tanh.
         cases.push((
             vec![
                 step("mul.Scalar", vec![x.clone(), c(2.0)]),
@@ -2984,32 +2958,10 @@ mod tests {
                 step("tanh", vec![st(1)]),
                 step("mul.Tensor", vec![st(2), st(1)]),
             ],
-            1,
-            0,
+            [1, 0, 1],
         ));
-        for (steps, scaled, scaled_unary) in cases {
-            let p = Program { inputs: 2, steps };
-            for dtype in [DType::Float32, DType::Float64] {
-                let inputs = [
-                    Value::Tensor(specials(&[300, 257], dtype)),
-                    Value::Tensor(specials(&[300, 257], dtype)),
-                ];
-                let count = || {
-                    (
-                        MERGED_STEPS.with(|c| c.get()),
-                        MERGED_SCALED_UNARY.with(|c| c.get()),
-                    )
-                };
-                let before = count();
-                typed_matches(&p, &inputs, &[1, 7, 1000, TILE]);
-                let after = count();
-                assert_eq!(
-                    (after.0 - before.0, after.1 - before.1),
-                    (5 * scaled, 5 * scaled_unary),
-                    "{dtype:?} {:?}",
-                    p.steps
-                );
-            }
+        for (steps, merges) in cases {
+            assert_merges(steps, merges);
         }
     }
 
