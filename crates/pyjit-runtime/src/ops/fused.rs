@@ -940,7 +940,7 @@ struct TStep<T> {
     form: Form,
     dst: Option<usize>,
     inplace: Option<usize>,
-    /// `TOp::MulThen`'s constant.
+    /// The constant of `TOp::MulThen` and `TOp::ScaledUn`.
     c: Option<T>,
 }
 
@@ -1146,15 +1146,9 @@ macro_rules! tfloat {
             Bin::Div => go!(arith::Div),
         }
     }};
-    (@bin $b:expr, $k:ident => $e:expr) => {{
-        use vmath::arith::{self, Zip};
-        match $b {
-            Bin::Add => { let $k = Zip(arith::Add); $e }
-            Bin::Sub => { let $k = Zip(arith::Sub); $e }
-            Bin::Mul => { let $k = Zip(arith::Mul); $e }
-            Bin::Div => { let $k = Zip(arith::Div); $e }
-        }
-    }};
+    (@bin $b:expr, $k:ident => $e:expr) => {
+        vmath::with_arith!($b, $k => $e)
+    };
 }
 
 tfloat!(
@@ -1188,9 +1182,6 @@ fn alpha_one(v: &Value) -> bool {
         || matches!(v.as_scalar(), Some(Scalar::Float(f)) if f == 1.0)
 }
 
-/// The typed plan of `p` over `T` tiles, or `None` when some input, constant, op or shape is
-/// not covered (the group then runs through [`run_tiles`]). `metas` are the checks' result
-/// shapes and dtypes (so every step's dtype is known to be `T` and its shape to broadcast).
 /// `p` with every product by a constant whose one use is a `+ - * /` further on moved to just
 /// before that use, with `metas` in the new order; `None` when no step moves. In
 /// `x * 0.9 + 0.1 * tanh(x)` the product `x * 0.9` comes first: moved, it merges with the
@@ -1276,6 +1267,9 @@ fn sink_scaled(p: &Program, metas: &[Meta]) -> Option<(Program, Vec<Meta>)> {
     ))
 }
 
+/// The typed plan of `p` over `T` tiles, or `None` when some input, constant, op or shape is
+/// not covered (the group then runs through [`run_tiles`]). `metas` are the checks' result
+/// shapes and dtypes (so every step's dtype is known to be `T` and its shape to broadcast).
 fn typed_plan<T: TFloat>(
     p: &Program,
     inputs: &[Value],
@@ -1569,6 +1563,27 @@ fn full<T>(x: &TArg<T>) -> bool {
     x.form == Form::Full && matches!(x.loc, Loc::In(_) | Loc::Buf(_))
 }
 
+/// The value a binary step `t` combines with full scratch tile `j` (one of its operands, the
+/// other not `j`), and whether `j` is the left operand.
+fn other_than<T: Copy>(t: &TStep<T>, j: usize) -> Option<(TArg<T>, bool)> {
+    let tb = t.b?;
+    match (full_buf(&t.a), full_buf(&tb)) {
+        (Some(a), b) if a == j && b != Some(j) => Some((tb, true)),
+        (a, Some(b)) if b == j && a != Some(j) => Some((t.a, false)),
+        _ => None,
+    }
+}
+
+/// A merged step's `inplace` when its result goes to `dst`: over the tile of its first value
+/// `x` (0), of its second `y` (1), or elsewhere.
+fn inplace_over<T: Copy>(dst: Option<usize>, x: &TArg<T>, y: &TArg<T>) -> Option<usize> {
+    match dst {
+        Some(d) if full_buf(x) == Some(d) => Some(0),
+        Some(d) if full_buf(y) == Some(d) => Some(1),
+        _ => None,
+    }
+}
+
 /// Whether full scratch tile `j`, read by step `k`, is read by no later step before one
 /// writes it again (step `k` itself, when its result goes there).
 fn dies_at<T>(steps: &[TStep<T>], k: usize, j: usize) -> bool {
@@ -1641,24 +1656,15 @@ fn merge_unary_then<T: TFloat>(steps: &[TStep<T>], k: usize) -> Option<TStep<T>>
         return None;
     };
     let j = s.dst?;
-    let tb = t.b?;
     if s.form != Form::Full || t.form != Form::Full || !full(&s.a) {
         return None;
     }
-    let (y, un_left) = match (full_buf(&t.a), full_buf(&tb)) {
-        (Some(a), b) if a == j && b != Some(j) => (tb, true),
-        (a, Some(b)) if b == j && a != Some(j) => (t.a, false),
-        _ => return None,
-    };
+    let (y, un_left) = other_than(t, j)?;
     if !(full(&y) || matches!(y.loc, Loc::Const(_))) || !dies_at(steps, k + 1, j) {
         return None;
     }
     let x = s.a;
-    let inplace = match t.dst {
-        Some(d) if full_buf(&x) == Some(d) => Some(0),
-        Some(d) if full_buf(&y) == Some(d) => Some(1),
-        _ => None,
-    };
+    let inplace = inplace_over(t.dst, &x, &y);
     #[cfg(test)]
     MERGED_UNARY.with(|c| c.set(c.get() + 1));
     Some(TStep {
@@ -1694,23 +1700,13 @@ fn merge_scaled<T: TFloat>(steps: &[TStep<T>], k: usize) -> Option<TStep<T>> {
     if s.form != Form::Full || t.form != Form::Full || !full(&t.a) || !full(&tb) {
         return None;
     }
-    let (y, scaled_left) = match (full_buf(&t.a), full_buf(&tb)) {
-        (Some(a), b) if a == j && b != Some(j) => (tb, true),
-        (a, Some(b)) if b == j && a != Some(j) => (t.a, false),
-        _ => return None,
-    };
+    let (y, scaled_left) = other_than(t, j)?;
     // The product's tile: read by no later step before one writes it again (the
     // second op itself, when its result goes over the product).
     if !dies_at(steps, k + 1, j) {
         return None;
     }
-    // The merged step does not write over the tile of the value it scales; over the
-    // other value's tile it runs in place.
-    let inplace = match t.dst {
-        Some(d) if full_buf(&x) == Some(d) => Some(0),
-        Some(d) if full_buf(&y) == Some(d) => Some(1),
-        _ => None,
-    };
+    let inplace = inplace_over(t.dst, &x, &y);
     #[cfg(test)]
     MERGED_STEPS.with(|c| c.set(c.get() + 1));
     Some(TStep {

@@ -468,6 +468,33 @@ pub enum Arith {
     Div,
 }
 
+/// `$e` with `$k` bound to the [`arith::Zip`] kernel of `$op` (an [`Arith`]): the one mapping
+/// from the operation to its kernel.
+macro_rules! with_arith {
+    ($op:expr, $k:ident => $e:expr) => {{
+        use $crate::ops::vmath::{Arith, arith};
+        match $op {
+            Arith::Add => {
+                let $k = arith::Zip(arith::Add);
+                $e
+            }
+            Arith::Sub => {
+                let $k = arith::Zip(arith::Sub);
+                $e
+            }
+            Arith::Mul => {
+                let $k = arith::Zip(arith::Mul);
+                $e
+            }
+            Arith::Div => {
+                let $k = arith::Zip(arith::Div);
+                $e
+            }
+        }
+    }};
+}
+pub(crate) use with_arith;
+
 /// The kernels with an AVX-512 loop of [`map_then`] ([`Unary::then_avx512`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ThenKernel {
@@ -498,6 +525,16 @@ impl<T, K: Binary<T>> Binary<T> for Swapped<K> {
     }
 }
 
+/// `k`'s AVX-512 loops of [`map_then`] and [`scaled_then_map`], when it has them, `T` is f32
+/// and the CPU runs them.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn then_kernel_f32<T: 'static, K: Unary<T>>(k: K) -> Option<ThenKernel> {
+    k.then_avx512().filter(|_| {
+        isa() == Isa::Avx512 && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>()
+    })
+}
+
 /// `out[i] = k(x[i]) op y[i]` (`y[i] op k(x[i])` unless `un_left`), on this thread: a fused
 /// group's unary step merged with the arithmetic step that consumes it. `x` is `None` when
 /// `out` holds the operand (the result goes over it; `y` is then not [`ThenArg::Out`]). The
@@ -524,10 +561,7 @@ pub fn map_then<T: Scalar + 'static, K: Unary<T>>(
             && !(x.is_none() && matches!(y, ThenArg::Out))
     );
     #[cfg(target_arch = "x86_64")]
-    if let Some(f) = k.then_avx512()
-        && isa() == Isa::Avx512
-        && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>()
-    {
+    if let Some(f) = then_kernel_f32(k) {
         let code = op as u8;
         let op_ = out.as_mut_ptr().cast::<f32>();
         let xp = x.map_or(op_.cast_const(), |x| x.as_ptr().cast::<f32>());
@@ -542,28 +576,6 @@ pub fn map_then<T: Scalar + 'static, K: Unary<T>>(
         unsafe { avx512::then_loop(f, code, un_left, slice, xp, yp, op_, n) };
         return;
     }
-    macro_rules! with_op {
-        ($o:ident => $e:expr) => {
-            match op {
-                Arith::Add => {
-                    let $o = arith::Zip(arith::Add);
-                    $e
-                }
-                Arith::Sub => {
-                    let $o = arith::Zip(arith::Sub);
-                    $e
-                }
-                Arith::Mul => {
-                    let $o = arith::Zip(arith::Mul);
-                    $e
-                }
-                Arith::Div => {
-                    let $o = arith::Zip(arith::Div);
-                    $e
-                }
-            }
-        };
-    }
     // `out = k(x)` first, unless `y` is `out`'s own values.
     if !matches!(y, ThenArg::Out) {
         match x {
@@ -571,7 +583,7 @@ pub fn map_then<T: Scalar + 'static, K: Unary<T>>(
             None => map_chunk_inplace(k, out),
         }
     }
-    with_op!(o => match (x, y) {
+    with_arith!(op, o => match (x, y) {
         (_, ThenArg::Slice(y)) => {
             if un_left {
                 zip_serial_inplace(o, out, y)
@@ -623,10 +635,7 @@ pub fn scaled_then_map<T: Scalar + 'static, K: Unary<T>>(
     let n = out.len();
     assert!(x.len() == n && y.len() == n);
     #[cfg(target_arch = "x86_64")]
-    if let Some(f) = k.then_avx512()
-        && isa() == Isa::Avx512
-        && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>()
-    {
+    if let Some(f) = then_kernel_f32(k) {
         let (xp, yp, op_) = (
             x.as_ptr().cast::<f32>(),
             y.as_ptr().cast::<f32>(),

@@ -282,12 +282,13 @@ loop32_then!(exp_then_loop => |v| exp(v));
 loop32_then!(sigmoid_then_loop => |v| sigmoid(v));
 loop32_then!(tanh_then_loop => |v| tanh(v));
 
-/// Calls `$loop::<OP, UL, YS>` for the runtime `(op, un_left, y_slice)`.
+/// Calls `$loop::<OP, A, B>` for the runtime `(op, a, b)`: the `*_then_loop`s' `(OP, UL, YS)`
+/// and the `*_pre_loop`s' `(OP, CR, SL)`.
 macro_rules! dispatch_then {
-    ($loop:ident, $op:expr, $ul:expr, $ys:expr, ($($arg:expr),*)) => {{
+    ($loop:ident, $op:expr, $a:expr, $b:expr, ($($arg:expr),*)) => {{
         macro_rules! go {
             ($o:literal) => {
-                match ($ul, $ys) {
+                match ($a, $b) {
                     (true, true) => $loop::<$o, true, true>($($arg),*),
                     (true, false) => $loop::<$o, true, false>($($arg),*),
                     (false, true) => $loop::<$o, false, true>($($arg),*),
