@@ -16,6 +16,13 @@ import sys
 import time
 
 
+# Seconds to wait before each block of calls, so that no library's worker thread is still
+# busy-waiting from the block before: after a matrix product NumPy's (and so numba's) OpenBLAS
+# keeps one worker spinning for about 0.1 s (a whole CPU of the two: ~10 ticks of CPU time
+# within 0.1 s of each `@`, measured from /proc on 6 Dec 2026); pyjit's helper spins 200 us.
+SETTLE = 0.25
+
+
 def median_ns(f, args, reps):
     s = []
     for _ in range(reps):
@@ -65,7 +72,9 @@ def main():
                 reps = int(min(max(3e7 / once, 5), 2000))
                 a, b = [], []
                 for _ in range(5):
+                    time.sleep(SETTLE)
                     a.append(median_ns(pj, args, reps))
+                    time.sleep(SETTLE)
                     b.append(median_ns(nb, args, reps))
                 a.sort()
                 b.sort()

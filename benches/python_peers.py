@@ -43,6 +43,10 @@ SKIP = {
     ("torch.compile", "mandelbrot"): "dynamo unrolls the scalar loops at trace time",
 }
 X64 = {"scalar_loop", "mandelbrot"}
+# Seconds to wait before each peer's first call, so that no library's worker thread is still
+# busy-waiting from the reference computation or the peer before: after a matrix product
+# NumPy's OpenBLAS keeps one worker spinning for about 0.1 s (benches/numba_twins.py).
+SETTLE = 0.25
 
 
 def median_time(call, target):
@@ -206,6 +210,7 @@ def main():
                 if (name, wl) in SKIP:
                     table.append((wl, case, name, None, None, SKIP[(name, wl)]))
                     continue
+                time.sleep(SETTLE)
                 try:
                     call, conv, to_np = make(wl, a)
                     v = conv(a)
