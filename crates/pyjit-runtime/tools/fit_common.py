@@ -2,7 +2,8 @@
 fit_gelu_table_f32.py): `F(v) ~ c0_hi + (c0_lo + v Q(v))` with `Q` of `n` float32 coefficients
 (ascending), least squares in the relative error on `m` Chebyshev points of `[lo, hi]`
 (mpmath, 40 digits), each coefficient rounded to float32 in turn and the rest refitted; the
-constant term `F0` an f32 `hi + lo` pair; `at` evaluates such a rounded fit exactly.
+constant term `F0` an f32 `hi + lo` pair; `at` evaluates such a rounded fit exactly, and
+`check` measures it.
 """
 import struct
 from mpmath import mp, mpf, cos, pi, matrix, lu_solve
@@ -35,3 +36,21 @@ def at(fc, v):
     hi0, lo0, q = fc
     Q = sum(mpf(ci) * v**j for j, ci in enumerate(q))
     return mpf(hi0) + mpf(lo0) + v * Q, Q
+
+
+def check(F, fc, lo, hi, m):
+    """A rounded fit `fc` of `F` on `m + 1` even points of `[lo, hi]` (zero skipped): its worst
+    relative error, a conditioning figure (the largest `sum |q_j v^(j+1)| / |F|`) and the
+    largest `|v Q(v) / F|` (what the kernels round besides the last addition; 0 when `c0_hi`
+    is 0)."""
+    hi0, lo0, q = fc
+    worst = 0; cond = 0; tail = 0
+    for i in range(m + 1):
+        v = lo + (hi - lo) * mpf(i) / m
+        if v == 0: continue
+        p, Q = at(fc, v)
+        f = F(v)
+        worst = max(worst, abs((p - f) / f))
+        cond = max(cond, sum(abs(mpf(ci) * v**(j+1)) for j, ci in enumerate(q)) / abs(f))
+        if hi0 != 0: tail = max(tail, abs(v * Q / f))
+    return float(worst), float(cond), float(tail)

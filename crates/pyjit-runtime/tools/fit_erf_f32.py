@@ -15,21 +15,13 @@ see fit_gelu_table_f32.py.)
 Needs `pip install mpmath`; g1 takes about a minute.
 """
 import sys
-from fit_common import at, f32, fit
+from fit_common import check, f32, fit
 from mpmath import mp, mpf, erf, erfc, exp, sqrt, pi
 mp.dps = 40
 
-def check(F, fc, lo, hi, m=3000):
-    hi0, lo0, q = fc
-    worst = 0; cond = 0
-    for i in range(m + 1):
-        v = lo + (hi - lo) * mpf(i) / m
-        if v == 0: continue
-        p, Q = at(fc, v)
-        f = F(v)
-        worst = max(worst, abs((p - f) / f))
-        cond = max(cond, sum(abs(mpf(ci) * v**(j+1)) for j, ci in enumerate(q)) / abs(f))
-    return float(worst), float(cond)
+def checked(F, fc, lo, hi):
+    """The worst relative error and the conditioning figure on 3,000 points."""
+    return check(F, fc, lo, hi, 3000)[:2]
 
 def show(name, fc, res):
     hi0, lo0, q = fc
@@ -40,18 +32,18 @@ which = sys.argv[1]
 if which == 'erf':
     T = mpf(sys.argv[2]); n = int(sys.argv[3])
     F = lambda z: erf(sqrt(z)) / sqrt(z)
-    fc = fit(F, 2 / sqrt(pi), mpf(0), T * T, n); show('erf', fc, check(F, fc, mpf(0), T * T))
+    fc = fit(F, 2 / sqrt(pi), mpf(0), T * T, n); show('erf', fc, checked(F, fc, mpf(0), T * T))
 elif which == 'gelu':
     Y = mpf(sys.argv[2]); n = int(sys.argv[3])
     F = lambda y: erf(sqrt(y / 2)) / sqrt(y)
-    fc = fit(F, sqrt(2 / pi), mpf(0), Y, n); show('gelu', fc, check(F, fc, mpf(0), Y))
+    fc = fit(F, sqrt(2 / pi), mpf(0), Y, n); show('gelu', fc, checked(F, fc, mpf(0), Y))
 elif which == 'g':
     A0 = mpf(sys.argv[2]); A1 = mpf(sys.argv[3]); n = int(sys.argv[4])
     def F(t):
         a = 3 * (1 + t) / (1 - t)
         return a * erfc(a) * exp(a * a) / sqrt(2)
     lo = (A0 - 3) / (A0 + 3); hi = (A1 - 3) / (A1 + 3)
-    fc = fit(F, F(mpf(0)), lo, hi, n); show('g', fc, check(F, fc, lo, hi)); print(float(lo), float(hi))
+    fc = fit(F, F(mpf(0)), lo, hi, n); show('g', fc, checked(F, fc, lo, hi)); print(float(lo), float(hi))
 if which == 'g1':   # (X/2) erfcx(X/sqrt2) in t = (X-1)/(X+1), X in [X0, X1]
     X0 = mpf(sys.argv[2]); X1 = mpf(sys.argv[3]); n = int(sys.argv[4])
     def F(t):
@@ -59,4 +51,4 @@ if which == 'g1':   # (X/2) erfcx(X/sqrt2) in t = (X-1)/(X+1), X in [X0, X1]
         a = X / sqrt(2)
         return X / 2 * erfc(a) * exp(a * a)
     lo = (X0 - 1) / (X0 + 1); hi = (X1 - 1) / (X1 + 1)
-    fc = fit(F, F(mpf(0)), lo, hi, n); show('g1', fc, check(F, fc, lo, hi)); print(float(lo), float(hi))
+    fc = fit(F, F(mpf(0)), lo, hi, n); show('g1', fc, checked(F, fc, lo, hi)); print(float(lo), float(hi))

@@ -15,21 +15,9 @@ besides the last addition), then the Rust table (highest degree first).
 Needs `pip install mpmath`; takes about a minute.
 """
 import sys
-from fit_common import at, f32, fit
+from fit_common import check, fit
 from mpmath import mp, mpf, erfc, exp, sqrt
 mp.dps = 40
-
-def check(F, fc, lo, hi, m=2000):
-    hi0, lo0, q = fc
-    worst = 0; tail = 0
-    for i in range(m + 1):
-        v = lo + (hi - lo) * mpf(i) / m
-        if v == 0: continue
-        p, Q = at(fc, v)
-        f = F(v)
-        worst = max(worst, abs((p - f) / f))
-        if hi0 != 0: tail = max(tail, abs(v * Q / f))
-    return float(worst), float(tail)
 
 n = int(sys.argv[1])
 q4 = mpf(1) / 4
@@ -39,7 +27,8 @@ for k in range(31):
     F = lambda t, c=c: erfc((c + t) / sqrt(2)) * exp((c + t) ** 2 / 2) / 2
     lo_t = mpf(0) if k == 0 else -q4
     fc = fit(F, F(mpf(0)), lo_t, q4, n, m=80)
-    err = check(F, fc, lo_t, q4)
+    worst, _, tail = check(F, fc, lo_t, q4, 2000)
+    err = (worst, tail)
     print(f"// k={k:2d} err {err[0]:.3e} |tQ/R| <= {err[1]:.3f}", file=sys.stderr)
     rows.append(fc)
 print(f"/// `(c0_hi, c0_lo, [q_{n-1}, ..., q_0])` per interval k (a = k/2 + t).")
