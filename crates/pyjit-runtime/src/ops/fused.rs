@@ -910,6 +910,10 @@ enum TOp {
         scaled_left: bool,
         u: Un,
     },
+    /// `u(a - b)` with `b` one value per row: a subtraction of a row value and the unary step
+    /// that consumes it ([`merge_minus_unary`], softmax's `exp(x - m)`), one pass per row
+    /// (`vmath::Minus`), the same roundings.
+    MinusUn(Un),
 }
 
 /// Where a typed operand's elements are.
@@ -1028,6 +1032,10 @@ trait TFloat: Element + vmath::Scalar {
         y: vmath::ThenArg<'_, Self>,
         out: &mut [Self],
     );
+    /// `TOp::MinusUn` on one row into `out`: `u(x - m)`.
+    fn unary_minus(u: Un, x: &[Self], m: Self, out: &mut [Self]);
+    /// [`TFloat::unary_minus`] over `x` itself.
+    fn unary_minus_inplace(u: Un, x: &mut [Self], m: Self);
     /// One row's reduction, as `ops::reduce` computes a float lane.
     fn reduce(r: Red, v: &[Self]) -> Self;
 }
@@ -1115,6 +1123,12 @@ macro_rules! tfloat {
                 out: &mut [$t],
             ) {
                 with_unary_kernel!(u, kern => vmath::map_then(kern, outer, un_left, x, y, out))
+            }
+            fn unary_minus(u: Un, x: &[$t], m: $t, out: &mut [$t]) {
+                with_unary_kernel!(u, kern => vmath::map(vmath::Minus(kern, m), x, out))
+            }
+            fn unary_minus_inplace(u: Un, x: &mut [$t], m: $t) {
+                with_unary_kernel!(u, kern => vmath::map_inplace(vmath::Minus(kern, m), x))
             }
             fn reduce(r: Red, v: &[$t]) -> $t {
                 let sum: fn(&[$t]) -> $t = $sum;
@@ -1519,7 +1533,10 @@ fn typed_plan<T: TFloat>(
     }
     Some(TPlan {
         steps: merge_pairs(
-            &merge_pairs(&merge_pairs(&steps, merge_scaled), merge_scaled_unary),
+            &merge_pairs(
+                &merge_pairs(&merge_pairs(&steps, merge_minus_unary), merge_scaled),
+                merge_scaled_unary,
+            ),
             merge_unary_then,
         ),
         full_bufs,
@@ -1600,6 +1617,40 @@ fn dies_at<T>(steps: &[TStep<T>], k: usize, j: usize) -> bool {
         }
     }
     true
+}
+
+/// Merges the subtraction of a row value from a value of the group's shape (`x - m`, `m` one
+/// value per row) with the unary step right after it that reads its result into one
+/// `TOp::MinusUn` step, when no later step reads the difference's tile: softmax's
+/// `exp(x - m)` in one pass over each row instead of two. When the result goes over the tile
+/// of `x`, the merged step runs in place on it.
+fn merge_minus_unary<T: TFloat>(steps: &[TStep<T>], k: usize) -> Option<TStep<T>> {
+    let (s, t) = (&steps[k], steps.get(k + 1)?);
+    let (TOp::Bin(Bin::Sub), TOp::Un(u)) = (s.op, t.op) else {
+        return None;
+    };
+    let (j, m) = (s.dst?, s.b?);
+    let row_value = m.form == Form::Row && matches!(m.loc, Loc::In(_) | Loc::Buf(_));
+    if s.form != Form::Full
+        || t.form != Form::Full
+        || !full(&s.a)
+        || !row_value
+        || full_buf(&t.a) != Some(j)
+        || !dies_at(steps, k + 1, j)
+    {
+        return None;
+    }
+    #[cfg(test)]
+    MERGED_MINUS_UNARY.with(|c| c.set(c.get() + 1));
+    Some(TStep {
+        op: TOp::MinusUn(u),
+        a: s.a,
+        b: Some(m),
+        form: Form::Full,
+        dst: t.dst,
+        inplace: inplace_over(t.dst, &s.a, &m),
+        c: None,
+    })
 }
 
 /// Merges a `TOp::MulThen` step with the unary step right after it that reads its result into
@@ -1736,6 +1787,8 @@ thread_local! {
     static MERGED_UNARY: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// `TOp::MulThen` steps merged with a unary step into one `TOp::ScaledUn` step.
     static MERGED_SCALED_UNARY: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Row subtractions merged with a unary step into one `TOp::MinusUn` step.
+    static MERGED_MINUS_UNARY: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// An operand's elements for one tile, relative to the step's result form.
@@ -1815,7 +1868,12 @@ fn run_typed<T: TFloat>(
     let heavy = plan
         .steps
         .iter()
-        .filter(|s| matches!(s.op, TOp::Un(_) | TOp::UnThen { .. } | TOp::ScaledUn { .. }))
+        .filter(|s| {
+            matches!(
+                s.op,
+                TOp::Un(_) | TOp::UnThen { .. } | TOp::ScaledUn { .. } | TOp::MinusUn(_)
+            )
+        })
         .count();
     let prefetch = n_out * std::mem::size_of::<T>() >= PREFETCH_MIN && heavy >= PREFETCH_HEAVY;
     #[cfg(test)]
@@ -2185,6 +2243,25 @@ fn typed_tile<T: TFloat>(
                         _ => unreachable!("a merged step reads two values of its form"),
                     }
                 }
+                TOp::MinusUn(u) => {
+                    let Some(View::PerRow(m)) = st.b.as_ref().map(view) else {
+                        unreachable!("a row shift's second value is one per row")
+                    };
+                    if st.inplace == Some(0) {
+                        for (d, &c) in dst.chunks_exact_mut(row).zip(m) {
+                            T::unary_minus_inplace(u, d, c);
+                        }
+                    } else {
+                        let View::Slice(x) = view(&st.a) else {
+                            unreachable!("a row shift's operand has the group's form")
+                        };
+                        for ((d, xs), &c) in
+                            dst.chunks_exact_mut(row).zip(x.chunks_exact(row)).zip(m)
+                        {
+                            T::unary_minus(u, xs, c, d);
+                        }
+                    }
+                }
                 TOp::Red(r) => {
                     if let View::Slice(x) = view(&st.a) {
                         for (o, lane) in dst.iter_mut().zip(x.chunks_exact(row)) {
@@ -2538,6 +2615,85 @@ mod tests {
         }
     }
 
+    /// `x - m` of a row value followed by a unary step reading it is one `TOp::MinusUn` step
+    /// (`merge_minus_unary`): softmax (`exp`, which has an AVX-512 loop of it), `tanh` and
+    /// `log1p` (which do not), over an input and over a step's tile (which may be overwritten
+    /// in place); bit for bit against unfused, both dtypes, several row splits. Not merged: the
+    /// difference read again later, the row value on the left (`m - x`).
+    #[test]
+    fn row_shifts_merge_with_the_unary_after_them_and_match_unfused() {
+        let one = || Operand::Const(Value::Int(1));
+        let dims = || Operand::Const(Value::IntList(vec![1]));
+        let keep = || Operand::Const(Value::Bool(true));
+        let x = || Operand::Input(0);
+        let amax = |v: Operand| step("amax", vec![v, dims(), keep()]);
+        let sub = |a: Operand, b: Operand| step("sub.Tensor", vec![a, b, one()]);
+        let s = Operand::Step;
+        let mut cases: Vec<(Program, usize)> = vec![(softmax(), 1)];
+        for u in ["tanh", "log1p", "exp"] {
+            // m = amax(x); u(x - m)
+            let steps = vec![amax(x()), sub(x(), s(0)), step(u, vec![s(1)])];
+            cases.push((Program { inputs: 1, steps }, 1));
+        }
+        // Over a step's tile: y = x * x; m = amax(y); exp(y - m)
+        cases.push((
+            Program {
+                inputs: 1,
+                steps: vec![
+                    step("mul.Tensor", vec![x(), x()]),
+                    amax(s(0)),
+                    sub(s(0), s(1)),
+                    step("exp", vec![s(2)]),
+                ],
+            },
+            1,
+        ));
+        // In place over a step's tile, read on after: y = x * x; e = exp(y - amax(y)); e * e
+        cases.push((
+            Program {
+                inputs: 1,
+                steps: vec![
+                    step("mul.Tensor", vec![x(), x()]),
+                    amax(s(0)),
+                    sub(s(0), s(1)),
+                    step("exp", vec![s(2)]),
+                    step("mul.Tensor", vec![s(3), s(3)]),
+                ],
+            },
+            1,
+        ));
+        // The difference read again: (x - m) * exp(x - m).
+        cases.push((
+            Program {
+                inputs: 1,
+                steps: vec![
+                    amax(x()),
+                    sub(x(), s(0)),
+                    step("exp", vec![s(1)]),
+                    step("mul.Tensor", vec![s(1), s(2)]),
+                ],
+            },
+            0,
+        ));
+        // The row value on the left: exp(m - x).
+        cases.push((
+            Program {
+                inputs: 1,
+                steps: vec![amax(x()), sub(s(0), x()), step("exp", vec![s(1)])],
+            },
+            0,
+        ));
+        let tiles = [1, 1000, 4096, TILE, 1 << 20];
+        for (p, merges) in cases {
+            for (shape, dtype) in typed_softmax_shapes() {
+                let before = MERGED_MINUS_UNARY.with(|c| c.get());
+                typed_matches(&p, &[Value::Tensor(specials(&shape, dtype))], &tiles);
+                let got = MERGED_MINUS_UNARY.with(|c| c.get()) - before;
+                assert_eq!(got, merges * (tiles.len() + 1), "{shape:?} {:?}", p.steps);
+            }
+        }
+    }
+
     #[test]
     fn row_reductions_of_other_dims_run_unfused() {
         // amax over dim 0, and a sum over a broadcast last dim: the same results as unfused.
@@ -2752,13 +2908,15 @@ mod tests {
 
     /// Runs `steps` (two inputs, `specials` of both dtypes) through [`typed_matches`] and
     /// checks the pairs each merge made per plan: `[MulThen, ScaledUn, UnThen]` (five plans per
-    /// dtype: four tile sizes, then `run`).
+    /// dtype: four tile sizes, then `run`), and that no `MinusUn` was made (these groups have
+    /// no row values).
     fn assert_merges(steps: Vec<Step>, want: [usize; 3]) {
         let counts = || {
             [
                 MERGED_STEPS.with(|c| c.get()),
                 MERGED_SCALED_UNARY.with(|c| c.get()),
                 MERGED_UNARY.with(|c| c.get()),
+                MERGED_MINUS_UNARY.with(|c| c.get()),
             ]
         };
         let p = Program { inputs: 2, steps };
@@ -2770,8 +2928,9 @@ mod tests {
             let before = counts();
             typed_matches(&p, &inputs, &[1, 7, 1000, TILE]);
             let after = counts();
-            let got: [usize; 3] = std::array::from_fn(|i| after[i] - before[i]);
-            assert_eq!(got, want.map(|w| 5 * w), "{dtype:?} {:?}", p.steps);
+            let got: [usize; 4] = std::array::from_fn(|i| after[i] - before[i]);
+            let want = [want[0], want[1], want[2], 0].map(|w| 5 * w);
+            assert_eq!(got, want, "{dtype:?} {:?}", p.steps);
         }
     }
 

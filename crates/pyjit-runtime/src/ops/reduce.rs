@@ -1145,40 +1145,14 @@ fn softmax_rows<T: SoftmaxLane + Element + Send + Sync>(t: &Tensor) -> Option<Re
     Some(Tensor::from_vec(out, t.shape()))
 }
 
-/// `exp(x - m)`: the subtraction inside the vector exp's loop (one pass instead of a baseline
-/// SSE2 subtraction pass and the exp pass; the same roundings, so the same bits).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ExpMinus<T>(pub(crate) T);
-
-impl vmath::Unary<f32> for ExpMinus<f32> {
-    #[inline(always)]
-    fn eval<const F: bool>(self, x: f32) -> f32 {
-        vmath::exp_f32::<F>(x - self.0)
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    unsafe fn map_avx512(self, x: *const f32, out: *mut f32, n: usize) -> bool {
-        // SAFETY: forwarded (the trait method's contract).
-        unsafe { vmath::avx512::exp_minus_loop(x, out, n, self.0) };
-        true
-    }
-}
-
-impl vmath::Unary<f64> for ExpMinus<f64> {
-    #[inline(always)]
-    fn eval<const F: bool>(self, x: f64) -> f64 {
-        vmath::exp_f64::<F>(x - self.0)
-    }
-}
-
 macro_rules! softmax_lane {
     ($t:ty, $sum:expr, $max:path) => {
         impl SoftmaxLane for $t {
             fn exp_shifted(lane: &mut [$t], m: $t) {
-                vmath::map_inplace(ExpMinus(m), lane);
+                vmath::map_inplace(vmath::Minus(vmath::k::Exp, m), lane);
             }
             fn exp_shifted_from(x: &[$t], m: $t, out: &mut [$t]) {
-                vmath::map(ExpMinus(m), x, out);
+                vmath::map(vmath::Minus(vmath::k::Exp, m), x, out);
             }
             fn sum(lane: &[$t]) -> f64 {
                 $sum(lane)

@@ -198,6 +198,16 @@ pub trait Unary<T>: Copy + Send + Sync {
     fn then_avx512(self) -> Option<ThenKernel> {
         None
     }
+    /// Runs the kernel's own AVX-512 loop of `x - m` ([`Minus`]: `out[i] = eval(x[i] - m)`,
+    /// the subtraction rounded first), if it has one, and says whether it did.
+    ///
+    /// # Safety
+    /// As [`Unary::map_avx512`].
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn map_minus_avx512(self, _x: *const T, _m: T, _out: *mut T, _n: usize) -> bool {
+        false
+    }
 }
 
 /// `out[i] = k.slow(x[i])` where `k.needs_slow(x[i])` (rare inputs): a branch-free scan of each
@@ -327,6 +337,37 @@ impl<T: Copy + Send + Sync, K: Binary<T>> Unary<T> for Left<K, T> {
     #[inline(always)]
     fn eval<const F: bool>(self, x: T) -> T {
         self.0.eval::<F>(self.1, x)
+    }
+}
+
+/// `k(x - m)` for a unary kernel and a fixed `m`: the subtraction rounded first, then `k`, as
+/// the two unfused passes compute it, in one pass (softmax's `exp(x - m)`, a fused group's
+/// `x - m` of a row value followed by a unary step). `exp` has an AVX-512 loop of it.
+#[derive(Clone, Copy, Debug)]
+pub struct Minus<K, T>(pub K, pub T);
+impl<T: Copy + Send + Sync, K: Unary<T>> Unary<T> for Minus<K, T>
+where
+    arith::Sub: arith::Op<T>,
+{
+    #[inline(always)]
+    fn eval<const F: bool>(self, x: T) -> T {
+        self.0
+            .eval::<F>(<arith::Sub as arith::Op<T>>::apply(x, self.1))
+    }
+    const HAS_SLOW: bool = K::HAS_SLOW;
+    #[inline(always)]
+    fn needs_slow(self, x: T) -> bool {
+        self.0
+            .needs_slow(<arith::Sub as arith::Op<T>>::apply(x, self.1))
+    }
+    fn slow(self, x: T) -> T {
+        self.0.slow(<arith::Sub as arith::Op<T>>::apply(x, self.1))
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn map_avx512(self, x: *const T, out: *mut T, n: usize) -> bool {
+        // SAFETY: forwarded (the trait method's contract).
+        unsafe { self.0.map_minus_avx512(x, self.1, out, n) }
     }
 }
 
@@ -1842,7 +1883,7 @@ pub mod k {
     use super::*;
 
     macro_rules! unary_kernels {
-        ($($name:ident => $f32:ident, $f64:ident $(, avx512 $loop:ident)?;)*) => {$(
+        ($($name:ident => $f32:ident, $f64:ident $(, avx512 $loop:ident)? $(, minus $mloop:ident)?;)*) => {$(
             #[derive(Clone, Copy, Debug)]
             pub struct $name;
             impl Unary<f32> for $name {
@@ -1862,6 +1903,21 @@ pub mod k {
                         Some(ThenKernel::$name)
                     }
                 )?
+                $(
+                    #[cfg(target_arch = "x86_64")]
+                    #[inline(always)]
+                    unsafe fn map_minus_avx512(
+                        self,
+                        x: *const f32,
+                        m: f32,
+                        out: *mut f32,
+                        n: usize,
+                    ) -> bool {
+                        // SAFETY: forwarded (the trait method's contract).
+                        unsafe { avx512::$mloop(x, out, n, m) };
+                        true
+                    }
+                )?
             }
             impl Unary<f64> for $name {
                 #[inline(always)]
@@ -1871,7 +1927,7 @@ pub mod k {
     }
 
     unary_kernels! {
-        Exp => exp_f32, exp_f64, avx512 exp_loop;
+        Exp => exp_f32, exp_f64, avx512 exp_loop, minus exp_minus_loop;
         Expm1 => expm1_f32, expm1_f64;
         Log => log_f32, log_f64;
         Log1p => log1p_f32, log1p_f64;

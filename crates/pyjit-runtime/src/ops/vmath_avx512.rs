@@ -411,7 +411,7 @@ pub(crate) unsafe fn then_loop(
         ThenKernel::Tanh => dispatch_then!(tanh_then_loop, op, un_left, y_slice, (x, y, out, n)),
     }
 }
-// `exp(x - m)`: softmax's shifted exponential (`reduce::ExpMinus`).
+// `exp(x - m)`: softmax's shifted exponential (`Minus(k::Exp, m)`).
 loop32!(exp_minus_loop(m: f32) => |v| exp(_mm512_sub_ps(v, _mm512_set1_ps(m))));
 
 // ------------------------------------------------------------------------------ pow
