@@ -2635,33 +2635,21 @@ mod tests {
             let steps = vec![amax(x()), sub(x(), s(0)), step(u, vec![s(1)])];
             cases.push((Program { inputs: 1, steps }, 1));
         }
-        // Over a step's tile: y = x * x; m = amax(y); exp(y - m)
-        cases.push((
-            Program {
-                inputs: 1,
-                steps: vec![
-                    step("mul.Tensor", vec![x(), x()]),
-                    amax(s(0)),
-                    sub(s(0), s(1)),
-                    step("exp", vec![s(2)]),
-                ],
-            },
-            1,
-        ));
-        // In place over a step's tile, read on after: y = x * x; e = exp(y - amax(y)); e * e
-        cases.push((
-            Program {
-                inputs: 1,
-                steps: vec![
-                    step("mul.Tensor", vec![x(), x()]),
-                    amax(s(0)),
-                    sub(s(0), s(1)),
-                    step("exp", vec![s(2)]),
-                    step("mul.Tensor", vec![s(3), s(3)]),
-                ],
-            },
-            1,
-        ));
+        // Over a step's tile, y = x * x; exp(y - amax(y)): as the result, and in place over
+        // y's tile and read on after (e * e).
+        let of_square = || {
+            vec![
+                step("mul.Tensor", vec![x(), x()]),
+                amax(s(0)),
+                sub(s(0), s(1)),
+                step("exp", vec![s(2)]),
+            ]
+        };
+        let mut read_on = of_square();
+        read_on.push(step("mul.Tensor", vec![s(3), s(3)]));
+        for steps in [of_square(), read_on] {
+            cases.push((Program { inputs: 1, steps }, 1));
+        }
         // The difference read again: (x - m) * exp(x - m).
         cases.push((
             Program {
