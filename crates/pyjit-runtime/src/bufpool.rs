@@ -245,4 +245,55 @@ mod tests {
         let kept = LOCAL.with(|l| l.borrow().len());
         assert_eq!(kept, PER_THREAD);
     }
+
+    /// Whether the mapping holding `addr` is advised huge (`hg` in its `VmFlags`), or `None`
+    /// where `/proc/self/smaps` does not say.
+    #[cfg(target_os = "linux")]
+    fn advised_huge(addr: usize) -> Option<bool> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+        let mut inside = false;
+        for line in smaps.lines() {
+            let first = line.split_whitespace().next().unwrap_or("");
+            if let Some((a, b)) = first.split_once('-')
+                && let (Ok(a), Ok(b)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16))
+            {
+                inside = (a..b).contains(&addr);
+            } else if inside && let Some(flags) = line.strip_prefix("VmFlags:") {
+                return Some(flags.split_whitespace().any(|f| f == "hg"));
+            }
+        }
+        None
+    }
+
+    #[cfg(target_os = "linux")]
+    fn middle(t: &Tensor) -> usize {
+        t.with_slice::<f32, usize>(|s| s[s.len() / 2..].as_ptr() as usize)
+            .expect("contiguous f32")
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn big_buffers_from_npy_files_and_copies_are_advised_huge_as_kernel_outputs() {
+        let n = (HUGE_PAGE_MIN_BYTES / 4) * 2; // f32: 8 MiB
+        // The control: a kernel output's fresh buffer. Where the kernel takes no advice (no
+        // THP), there is nothing to check.
+        let out = Tensor::from_vec(crate::tensor::alloc_filled(n, 1.0f32).unwrap(), &[n]).unwrap();
+        if advised_huge(middle(&out)) != Some(true) {
+            return;
+        }
+        let copy = out.clone_data().unwrap();
+        assert_eq!(
+            advised_huge(middle(&copy)),
+            Some(true),
+            "a copy (clone_data)"
+        );
+        let file = crate::npy::write_npy_bytes(&out).unwrap();
+        let read = crate::npy::read_npy_bytes(&file).unwrap();
+        assert_eq!(
+            advised_huge(middle(&read)),
+            Some(true),
+            "an array read from .npy bytes"
+        );
+        assert_eq!(read.to_vec::<f32>(), out.to_vec::<f32>());
+    }
 }

@@ -287,18 +287,17 @@ fn decode(data: &[u8], dtype: DType, big_endian: bool, shape: &[usize]) -> Resul
     macro_rules! num {
         ($t:ty) => {{
             const N: usize = std::mem::size_of::<$t>();
-            let v: Vec<$t> = data
-                .chunks_exact(N)
-                .map(|c| {
-                    let mut b = [0u8; N];
-                    b.copy_from_slice(c);
-                    if big_endian {
-                        <$t>::from_be_bytes(b)
-                    } else {
-                        <$t>::from_le_bytes(b)
-                    }
-                })
-                .collect();
+            // Big arrays on huge pages, as the kernels' own outputs (and NumPy's arrays).
+            let mut v: Vec<$t> = crate::tensor::alloc_empty(data.len() / N)?;
+            v.extend(data.chunks_exact(N).map(|c| {
+                let mut b = [0u8; N];
+                b.copy_from_slice(c);
+                if big_endian {
+                    <$t>::from_be_bytes(b)
+                } else {
+                    <$t>::from_le_bytes(b)
+                }
+            }));
             Tensor::from_vec(v, shape)
         }};
     }

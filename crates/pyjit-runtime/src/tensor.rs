@@ -272,13 +272,21 @@ pub fn wrap_dim(dim: i64, rank: usize) -> Result<usize> {
 
 /// Allocates a vector of `n` copies of `v`, failing (instead of aborting) when memory is short.
 pub(crate) fn alloc_filled<T: Clone>(n: usize, v: T) -> Result<Vec<T>> {
+    let mut out = alloc_empty(n)?;
+    out.resize(n, v);
+    Ok(out)
+}
+
+/// An empty vector with room for exactly `n` elements, not yet touched, its pages advised as
+/// huge ([`crate::bufpool::advise_huge_pages`]) when it is big (an allocation error instead of
+/// an abort when memory is short).
+pub(crate) fn alloc_empty<T>(n: usize) -> Result<Vec<T>> {
     let mut out: Vec<T> = Vec::new();
     out.try_reserve_exact(n)
         .map_err(|_| RuntimeError::AllocationTooLarge {
             bytes: (n as u128).saturating_mul(std::mem::size_of::<T>() as u128),
         })?;
     crate::bufpool::advise_huge_pages(out.as_ptr().cast(), n * std::mem::size_of::<T>());
-    out.resize(n, v);
     Ok(out)
 }
 
@@ -710,9 +718,16 @@ impl Tensor {
     /// tensor comes from untrusted shapes (kernels use a checked allocation instead).
     pub fn to_vec<T: Element>(&self) -> Vec<T> {
         with_dtype!(self.dtype, S => {
-            self.with_view::<S, Vec<T>>(|v| match v.as_slice() {
-                Some(s) => s.iter().map(|&x| T::cast_from(x)).collect(),
-                None => v.iter().map(|&x| T::cast_from(x)).collect(),
+            self.with_view::<S, Vec<T>>(|v| {
+                let mut out: Vec<T> = Vec::with_capacity(v.len());
+                let bytes = v.len() * std::mem::size_of::<T>();
+                // Big copies on huge pages, as kernel outputs (they become ones in the pool).
+                crate::bufpool::advise_huge_pages(out.as_ptr().cast(), bytes);
+                match v.as_slice() {
+                    Some(s) => out.extend(s.iter().map(|&x| T::cast_from(x))),
+                    None => out.extend(v.iter().map(|&x| T::cast_from(x))),
+                }
+                out
             })
             .unwrap_or_default()
         })
@@ -1082,7 +1097,7 @@ impl Tensor {
     /// `x.clone()` in PyTorch's sense: a fresh, contiguous copy that shares nothing.
     pub fn clone_data(&self) -> Result<Tensor> {
         check_alloc(self.shape(), self.dtype)?;
-        Ok(with_dtype!(self.dtype, T => Tensor::from_array(self.to_array::<T>())))
+        with_dtype!(self.dtype, T => Tensor::from_vec(self.to_vec::<T>(), self.shape()))
     }
 
     /// `x.to(dtype)`: `self` (aliasing) if the dtype already matches, else a converted copy.

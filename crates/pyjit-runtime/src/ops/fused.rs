@@ -1880,6 +1880,11 @@ fn run_typed<T: TFloat>(
     if prefetch {
         PREFETCHED_RUNS.with(|c| c.set(c.get() + 1));
     }
+    let pf_inputs = if prefetch {
+        Prefetch::inputs(plan)
+    } else {
+        SmallVec::new()
+    };
     let done = with_slices::<T, ()>(&used, &mut Vec::new(), &mut |slices| {
         let task_out = task / row * out_row;
         let body = |ti: usize, chunk: &mut [T]| {
@@ -1901,7 +1906,7 @@ fn run_typed<T: TFloat>(
                 let next_out = &tail[..out_te.min(tail.len())];
                 let pre = (prefetch && !next_out.is_empty()).then(|| {
                     let next_len = next_out.len() / out_row * row;
-                    Prefetch::new(plan, slices, next_out, start + len, next_len)
+                    Prefetch::new(&pf_inputs, slices, next_out, start + len, next_len)
                 });
                 typed_tile(
                     plan,
@@ -2079,9 +2084,26 @@ struct Prefetch {
 }
 
 impl Prefetch {
-    /// The lines of elements `start .. start + len` of the plan's in-place inputs and of `out`.
+    /// The plan's inputs read in place with the group's shape, each once (the same for every
+    /// tile: found once per run).
+    fn inputs<T: TFloat>(plan: &TPlan<T>) -> SmallVec<[usize; 4]> {
+        let mut ins: SmallVec<[usize; 4]> = SmallVec::new();
+        for st in &plan.steps {
+            for x in std::iter::once(&st.a).chain(st.b.as_ref()) {
+                if let (Loc::In(i), Form::Full) = (x.loc, x.form)
+                    && !ins.contains(&i)
+                {
+                    ins.push(i);
+                }
+            }
+        }
+        ins
+    }
+
+    /// The lines of elements `start .. start + len` of the inputs `ins` ([`Prefetch::inputs`])
+    /// and of `out`.
     fn new<T: TFloat>(
-        plan: &TPlan<T>,
+        ins: &[usize],
         inputs: &[&[T]],
         out: &[T],
         start: usize,
@@ -2089,16 +2111,12 @@ impl Prefetch {
     ) -> Prefetch {
         let lines = |n: usize| (n * std::mem::size_of::<T>()).div_ceil(64);
         let mut streams: SmallVec<[(*const u8, usize, bool); 4]> = SmallVec::new();
-        for st in &plan.steps {
-            for x in std::iter::once(&st.a).chain(st.b.as_ref()) {
-                if let (Loc::In(i), Form::Full) = (x.loc, x.form) {
-                    let Some(s) = inputs[i].get(start..) else {
-                        continue;
-                    };
-                    let p = s.as_ptr() as *const u8;
-                    if !streams.iter().any(|t| t.0 == p) {
-                        streams.push((p, lines(len.min(s.len())), false));
-                    }
+        for &i in ins {
+            if let Some(s) = inputs[i].get(start..) {
+                // (Two inputs may be one array.)
+                let p = s.as_ptr() as *const u8;
+                if !streams.iter().any(|t| t.0 == p) {
+                    streams.push((p, lines(len.min(s.len())), false));
                 }
             }
         }
