@@ -346,9 +346,12 @@ impl Emit<'_, '_> {
     fn expm1<T: Num>(&mut self, x: &[Value], c: &Expm1Consts<T>) -> V {
         let xc = self.clamp(x, c.lo, c.hi);
         let (n, r) = self.reduce(&xc, &c.reduce);
-        let a = self.abs(x);
         let near_bound = self.k(c.near);
-        let near = self.fcmp(FloatCC::LessThan, &a, &near_bound);
+        let below = self.fcmp(FloatCC::LessThan, x, &near_bound);
+        let neg_bound = self.k(c.near_neg);
+        let neg_bound = self.neg(&neg_bound);
+        let above = self.fcmp(FloatCC::GreaterThan, x, &neg_bound);
+        let near = self.bin(&below, &above, |b, p, q| b.ins().band(p, q));
         let zero = self.int(0);
         let n = self.select(&near, &zero, &n);
         let r = self.select(&near, x, &r);
@@ -356,13 +359,23 @@ impl Emit<'_, '_> {
         let one = self.int(1);
         let nm1 = self.bin(&n, &one, |b, x, y| b.ins().isub(x, y));
         let t = self.pow2i(&nm1);
+        let two = self.k(2.0f32);
         let half = self.k(0.5f32);
+        // From `t = wide_t` on: the rounding error of `t p + t` carried (`expm1_f32`).
+        let s = self.fma(&t, &p, &t);
+        let ts = self.sub(&t, &s);
+        let e = self.fma(&t, &p, &ts);
+        let eh = self.sub(&e, &half);
+        let se = self.add(&s, &eh);
+        let wide = self.mul(&two, &se);
         let th = self.sub(&t, &half);
         let f = self.fma(&t, &p, &th);
-        let two = self.k(2.0f32);
         let y = self.mul(&two, &f);
-        let z = self.k(0.0f32);
-        self.pick(FloatCC::Equal, x, &z, x, &y)
+        let wide_t = self.k(c.wide_t);
+        let y = self.pick(FloatCC::LessThan, &t, &wide_t, &y, &wide);
+        let a = self.abs(x);
+        let tiny = self.k(c.tiny);
+        self.pick(FloatCC::LessThan, &a, &tiny, x, &y)
     }
 
     /// `tanh_f32`.

@@ -64,7 +64,13 @@ fn around64(out: &mut Vec<f64>, v: f64, k: i64) {
 }
 
 /// Bounds and thresholds whose neighbours each kernel must get right, both signs.
-const EDGES: [f64; 24] = [
+const EDGES: [f64; 28] = [
+    // expm1: `|x|` below which it is `x` (float32, float64), and where `t = 2^(n-1)` reaches
+    // the first value whose `t - 1/2` rounds (`n = 25`, `n = 54`).
+    2.980_232_238_769_531_2e-8,
+    5.551_115_123_125_783e-17,
+    16.982_105_923_718_66,
+    37.083_374_159_957_074,
     0.0,
     0.5,
     0.55,

@@ -1268,7 +1268,15 @@ fn exp_for_f32<const F: bool>(t: f64) -> f64 {
 pub struct Expm1Consts<T: 'static> {
     pub lo: T,
     pub hi: T,
+    /// Unreduced (`n = 0`, `r = x`) for `-near_neg < x < near`.
     pub near: T,
+    pub near_neg: T,
+    /// Below this `|x|`, `e^x - 1` rounds to `x` itself (`2^-25` in float32: `x^2/2` is under a
+    /// quarter of `x`'s ulp), which is returned as it is (subnormals and `-0` included).
+    pub tiny: T,
+    /// The first `t = 2^(n-1)` for which `t - 1/2` is not representable (`2^24` in float32):
+    /// from there the sum is rounded once by carrying the product's rounding error instead.
+    pub wide_t: T,
     pub reduce: Ln2Reduction<T>,
     pub poly: &'static [T],
 }
@@ -1276,7 +1284,10 @@ pub struct Expm1Consts<T: 'static> {
 pub const EXPM1_F32: Expm1Consts<f32> = Expm1Consts {
     lo: -18.0,
     hi: 89.0,
-    near: 0.7,
+    near: 0.5,
+    near_neg: 0.0,
+    tiny: 2.980_232_2e-8,
+    wide_t: 16_777_216.0,
     reduce: LN2_REDUCTION_F32,
     poly: &EXPM1_POLY_F32,
 };
@@ -1285,37 +1296,51 @@ pub const EXPM1_F64: Expm1Consts<f64> = Expm1Consts {
     lo: -40.0,
     hi: 709.8,
     near: 0.7,
+    near_neg: 0.7,
+    tiny: 5.551_115_123_125_783e-17,
+    wide_t: 9_007_199_254_740_992.0,
     reduce: LN2_REDUCTION_F64,
     poly: &EXPM1_POLY_WIDE_F64,
 };
 
 /// `e^x - 1`, f32 ([`EXPM1_F32`]): `2^n (e^r - 1) + (2^n - 1)`, computed as
-/// `2 (t p + (t - 1/2))` with `t = 2^(n-1)` so that `n = 128` needs no unrepresentable `2^128`.
+/// `2 (t p + (t - 1/2))` with `t = 2^(n-1)` so that `n = 128` needs no unrepresentable `2^128`
+/// (`t p` is exact: `t` is a power of two). From `t = 2^24` on, where `t - 1/2` would round,
+/// `2 (s + (e - 1/2))` instead, with `s = t p + t` rounded and `e` its rounding error (`t - s`
+/// is exact: `s / t = 1 + p` lies in `[0.7, 1.42]`), so the sum is still rounded once in effect.
 #[inline(always)]
 pub fn expm1_f32<const F: bool>(x: f32) -> f32 {
     let c = EXPM1_F32;
     let xc = clamp32(x, c.lo, c.hi);
     let (n, r) = reduce_ln2_f32::<F>(xc);
-    let near = x.abs() < c.near;
+    let near = x < c.near && x > -c.near_neg;
     let (n, r) = if near { (0, x) } else { (n, r) };
     let p = expm1_poly32::<F>(r, c.poly);
     let t = pow2i_f32(n - 1);
+    let s = fma32::<F>(t, p, t);
+    let e = fma32::<F>(t, p, t - s);
+    let wide = 2.0 * (s + (e - 0.5));
     let y = 2.0 * fma32::<F>(t, p, t - 0.5);
-    if x == 0.0 { x } else { y }
+    let y = if t < c.wide_t { y } else { wide };
+    if x.abs() < c.tiny { x } else { y }
 }
 
-/// `e^x - 1`, f64 ([`EXPM1_F64`]).
+/// `e^x - 1`, f64 ([`EXPM1_F64`]), as [`expm1_f32`].
 #[inline(always)]
 pub fn expm1_f64<const F: bool>(x: f64) -> f64 {
     let c = EXPM1_F64;
     let xc = clamp64(x, c.lo, c.hi);
     let (n, r) = reduce_ln2_f64::<F>(xc);
-    let near = x.abs() < c.near;
+    let near = x < c.near && x > -c.near_neg;
     let (n, r) = if near { (0, x) } else { (n, r) };
     let p = expm1_poly64::<F>(r, c.poly);
     let t = pow2i_f64(n - 1);
+    let s = fma64::<F>(t, p, t);
+    let e = fma64::<F>(t, p, t - s);
+    let wide = 2.0 * (s + (e - 0.5));
     let y = 2.0 * fma64::<F>(t, p, t - 0.5);
-    if x == 0.0 { x } else { y }
+    let y = if t < c.wide_t { y } else { wide };
+    if x.abs() < c.tiny { x } else { y }
 }
 
 // ------------------------------------------------------------------------------ log
