@@ -1071,28 +1071,45 @@ fn ulp_table() {
     }
 }
 
-/// Every float32 through float32 gelu(erf), both flavours (`|x| >= 16` with a stride of 7: the
-/// result is `x` or `-0` there): the worst error per flavour, against the 2-ulp bound.
-#[test]
-#[ignore = "exhaustive: run in release (about 5 minutes on 2 cores)"]
-fn f32_gelu_erf_on_every_float32() {
-    let top = 16f32.to_bits();
+/// The worst error of a float32 kernel's two flavours over every float32 (the bit patterns from
+/// `sparse_from` up sampled with a stride of 7), printed and checked against `bound` ulps.
+fn check_every_float32(
+    name: &str,
+    sparse_from: f32,
+    fma: fn(f32) -> f32,
+    plain: fn(f32) -> f32,
+    reference: fn(f64) -> f64,
+    bound: f64,
+) {
+    let top = sparse_from.to_bits();
     let worst = worst_errors_over(
         0,
         0x7f80_0000,
         |b| if b < top { 1 } else { 7 },
         |x| {
-            let g = gelu_erf_ref(x as f64);
-            [
-                ulp_err_f32(gelu_erf_f32::<true>(x), g),
-                ulp_err_f32(gelu_erf_f32::<false>(x), g),
-            ]
+            let g = reference(x as f64);
+            [ulp_err_f32(fma(x), g), ulp_err_f32(plain(x), g)]
         },
     );
-    for (name, (e, x)) in ["gelu_erf fma", "gelu_erf plain"].iter().zip(worst) {
-        println!("{name}: max {e:.3} ulp at {x:e}");
-        assert!(e <= 2.0, "{name}: {e} ulp at {x:e}");
+    for (flavour, (e, x)) in ["fma", "plain"].iter().zip(worst) {
+        println!("{name} {flavour}: max {e:.3} ulp at {x:e}");
+        assert!(e <= bound, "{name} {flavour}: {e} ulp at {x:e}");
     }
+}
+
+/// Every float32 through float32 gelu(erf), both flavours (`|x| >= 16` with a stride of 7: the
+/// result is `x` or `-0` there): the worst error per flavour, against the 2-ulp bound.
+#[test]
+#[ignore = "exhaustive: run in release (about 5 minutes on 2 cores)"]
+fn f32_gelu_erf_on_every_float32() {
+    check_every_float32(
+        "gelu_erf",
+        16.0,
+        gelu_erf_f32::<true>,
+        gelu_erf_f32::<false>,
+        gelu_erf_ref,
+        2.0,
+    );
 }
 
 /// Every float32 through float32 expm1, both flavours (from `-18` down the result is `-1`, as
@@ -1101,23 +1118,14 @@ fn f32_gelu_erf_on_every_float32() {
 #[test]
 #[ignore = "exhaustive: run in release (about a minute on 2 cores)"]
 fn f32_expm1_on_every_float32() {
-    let top = 18f32.to_bits();
-    let worst = worst_errors_over(
-        0,
-        0x7f80_0000,
-        |b| if b < top { 1 } else { 7 },
-        |x| {
-            let g = (x as f64).exp_m1();
-            [
-                ulp_err_f32(expm1_f32::<true>(x), g),
-                ulp_err_f32(expm1_f32::<false>(x), g),
-            ]
-        },
+    check_every_float32(
+        "expm1",
+        18.0,
+        expm1_f32::<true>,
+        expm1_f32::<false>,
+        f64::exp_m1,
+        1.0,
     );
-    for (name, (e, x)) in ["expm1 fma", "expm1 plain"].iter().zip(worst) {
-        println!("{name}: max {e:.3} ulp at {x:e}");
-        assert!(e <= 1.0, "{name}: {e} ulp at {x:e}");
-    }
 }
 
 /// `map_then` equals `map` then the arithmetic op, bit for bit: every kernel with an AVX-512
