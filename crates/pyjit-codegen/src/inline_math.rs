@@ -18,7 +18,7 @@ use cranelift_frontend::FunctionBuilder;
 use pyjit_runtime::ops::elem::{ElemFn, Prec};
 use pyjit_runtime::ops::vmath::{
     self, EXP_F32, EXP_F64, EXPM1_F32, EXPM1_F64, ExpConsts, Expm1Consts, Ln2Reduction,
-    TANH_F32_POLY, TANH_F32_SMALL, TANH_F64_SMALL,
+    TANH_F32_CLAMP, TANH_F32_POLY, TANH_F32_SMALL, TANH_F64_SMALL,
 };
 
 /// The flavour native code computes the kernels in: the runtime's.
@@ -385,16 +385,71 @@ impl Emit<'_, '_> {
         let h = self.horner(&z, &TANH_F32_POLY);
         let hz = self.mul(&h, &z);
         let small = self.fma(&hz, x, x);
-        let two = self.k(2.0f32);
-        let a2 = self.mul(&two, &a);
-        let e = self.exp(&a2, &EXP_F32);
-        let one = self.k(1.0f32);
-        let d = self.add(&e, &one);
-        let q = self.div(&two, &d);
-        let big = self.sub(&one, &q);
+        let big = self.tanh_big_f32(&a);
         let bound = self.k(TANH_F32_SMALL);
         let y = self.pick(FloatCC::LessThan, &a, &bound, &small, &big);
         self.copysign(&y, x)
+    }
+
+    /// `tanh_big_f32`: `1 - 2/(e^(2a) + 1)` with the denominator's and the quotient's
+    /// rounding errors carried.
+    fn tanh_big_f32(&mut self, a: &[Value]) -> V {
+        let two = self.k(2.0f32);
+        let a2 = self.mul(&two, a);
+        let t = self.clamp(&a2, 0.0f32, TANH_F32_CLAMP);
+        let (n, r) = self.reduce(&t, &EXP_F32.reduce);
+        let p = self.expm1_poly(&r, EXP_F32.poly);
+        let s = self.pow2i(&n);
+        let one = self.k(1.0f32);
+        let s1 = self.add(&s, &one);
+        let sp = self.mul(&s, &p);
+        let d = self.add(&s1, &sp);
+        let sd = self.sub(&s1, &d);
+        let de = self.add(&sd, &sp);
+        let q0 = self.div(&two, &d);
+        let neg_q0 = self.neg(&q0);
+        let rem = if self.fma {
+            self.fma(&neg_q0, &d, &two)
+        } else {
+            let (qd, qde) = self.two_prod(&q0, &d);
+            let r = self.sub(&two, &qd);
+            self.sub(&r, &qde)
+        };
+        let rem = self.fma(&neg_q0, &de, &rem);
+        let m = self.mul(&rem, &q0);
+        let half = self.k(0.5f32);
+        let q = self.fma(&m, &half, &q0);
+        self.sub(&one, &q)
+    }
+
+    /// `two_prod32` of the plain flavour (float32): `(p, e)` with `p = a b` rounded and `e`
+    /// from Dekker's product of 12-bit halves (0 where `|p| < 1e-30`).
+    fn two_prod(&mut self, a: &[Value], b: &[Value]) -> (V, V) {
+        let p = self.mul(a, b);
+        let (ity, fty) = (self.ity(), self.fty());
+        let mask = self.int(0xffff_f000);
+        let mut split = |v: &[Value]| {
+            let bits = self.bitcast(ity, v);
+            let hb = self.bin(&bits, &mask, |b, x, m| b.ins().band(x, m));
+            let h = self.bitcast(fty, &hb);
+            let l = self.sub(v, &h);
+            (h, l)
+        };
+        let (ah, al) = split(a);
+        let (bh, bl) = split(b);
+        let hh = self.mul(&ah, &bh);
+        let e = self.sub(&hh, &p);
+        let hl = self.mul(&ah, &bl);
+        let e = self.add(&e, &hl);
+        let lh = self.mul(&al, &bh);
+        let e = self.add(&e, &lh);
+        let ll = self.mul(&al, &bl);
+        let e = self.add(&e, &ll);
+        let pa = self.abs(&p);
+        let tiny = self.k(1e-30f32);
+        let zero = self.k(0.0f32);
+        let e = self.pick(FloatCC::LessThan, &pa, &tiny, &zero, &e);
+        (p, e)
     }
 
     /// `tanh_f64`.

@@ -1487,8 +1487,38 @@ pub fn tanh_f32<const F: bool>(x: f32) -> f32 {
     let a = x.abs();
     let z = x * x;
     let small = fma32::<F>(horner32::<F>(z, &TANH_F32_POLY) * z, x, x);
-    let big = 1.0 - 2.0 / (exp_f32::<F>(2.0 * a) + 1.0);
+    let big = tanh_big_f32::<F>(a);
     (if a < TANH_F32_SMALL { small } else { big }).copysign(x)
+}
+
+/// `2|x|` is clamped here in [`tanh_big_f32`] (float32 `tanh` is 1 from 9.01 on).
+pub const TANH_F32_CLAMP: f32 = 20.0;
+
+/// `1 - 2/(e^(2a) + 1)` for `a >= 0` ([`tanh_f32`] above [`TANH_F32_SMALL`]) with the
+/// denominator and the quotient each carried as a rounded value and its error: with
+/// `e^(2a) = 2^n (1 + p)` ([`EXP_F32`]'s reduction and polynomial), `d = (2^n + 1) + 2^n p`
+/// rounded once and its rounding error `de` (Fast2Sum; `2^n + 1` and `2^n p` are exact below
+/// 2^24), `q0 = 2/d` and the quotient's remainder `2 - q0 (d + de)` (exact with an FMA or
+/// [`two_prod32`]) give `q = q0 + remainder q0/2`, and the result `1 - q` rounds ~once.
+#[inline(always)]
+fn tanh_big_f32<const F: bool>(a: f32) -> f32 {
+    let t = clamp32(2.0 * a, 0.0, TANH_F32_CLAMP);
+    let (n, r) = reduce_ln2_f32::<F>(t);
+    let p = expm1_poly32::<F>(r, EXP_F32.poly);
+    let s = pow2i_f32(n);
+    let s1 = s + 1.0;
+    let sp = s * p;
+    let d = s1 + sp;
+    let de = (s1 - d) + sp;
+    let q0 = 2.0 / d;
+    let rem = if F {
+        fma32::<F>(-q0, d, 2.0)
+    } else {
+        let (qd, qde) = two_prod32::<F>(q0, d);
+        (2.0 - qd) - qde
+    };
+    let rem = fma32::<F>(-q0, de, rem);
+    1.0 - fma32::<F>(rem * q0, 0.5, q0)
 }
 
 /// `tanh x`, f64: `-e/(e+2)` with `e = expm1(-2|x|)` below [`TANH_F64_SMALL`],

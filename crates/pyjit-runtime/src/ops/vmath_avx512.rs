@@ -32,8 +32,8 @@
 #![allow(unsafe_op_in_unsafe_fn)]
 
 use super::{
-    EXP_F32, EXPM1_F32_SHORT, GELU32_COLS, LN2_REDUCTION_F32, ROUND32, TANH_F32_POLY,
-    TANH_F32_SMALL, ThenKernel,
+    EXP_F32, EXPM1_F32_SHORT, GELU32_COLS, LN2_REDUCTION_F32, ROUND32, TANH_F32_CLAMP,
+    TANH_F32_POLY, TANH_F32_SMALL, ThenKernel,
 };
 use std::arch::x86_64::*;
 
@@ -80,23 +80,36 @@ unsafe fn horner(x: __m512, c: &[f32]) -> __m512 {
     p
 }
 
+/// [`super::reduce_ln2_f32`] (FMA flavour) on 16 lanes: `(n, r)`, `n` as a float.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+unsafe fn reduce_ln2(x: __m512) -> (__m512, __m512) {
+    let rd = LN2_REDUCTION_F32;
+    let round = _mm512_set1_ps(rd.round);
+    let nf = _mm512_fmadd_ps(x, _mm512_set1_ps(rd.log2e), round);
+    let n = _mm512_sub_ps(nf, round);
+    let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(rd.ln2_hi), x);
+    (n, _mm512_fnmadd_ps(n, _mm512_set1_ps(rd.ln2_lo), r))
+}
+
+/// [`super::expm1_poly32`] (FMA flavour) on 16 lanes: `r + r^2 P(r)`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+unsafe fn expm1_poly(r: __m512, c: &[f32]) -> __m512 {
+    _mm512_fmadd_ps(horner(r, c), _mm512_mul_ps(r, r), r)
+}
+
 /// [`super::exp_f32`] (FMA flavour) on 16 lanes.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
 unsafe fn exp(x: __m512) -> __m512 {
     let c = EXP_F32;
-    let rd = LN2_REDUCTION_F32;
     // clamp32: `x < lo ? lo : (x > hi ? hi : x)`; vminps/vmaxps return their second operand
     // when either is NaN, so a NaN passes as in the selects.
     let xc = _mm512_max_ps(_mm512_set1_ps(c.lo), _mm512_min_ps(_mm512_set1_ps(c.hi), x));
-    // reduce_ln2_f32
-    let round = _mm512_set1_ps(rd.round);
-    let nf = _mm512_fmadd_ps(xc, _mm512_set1_ps(rd.log2e), round);
-    let n = _mm512_sub_ps(nf, round);
-    let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(rd.ln2_hi), xc);
-    let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(rd.ln2_lo), r);
+    let (n, r) = reduce_ln2(xc);
     // expm1_poly32 + 1, then `2^n` in one rounding.
-    let p = _mm512_fmadd_ps(horner(r, c.poly), _mm512_mul_ps(r, r), r);
+    let p = expm1_poly(r, c.poly);
     let y = _mm512_add_ps(p, _mm512_set1_ps(1.0));
     _mm512_scalef_ps(y, n)
 }
@@ -119,15 +132,36 @@ unsafe fn sigmoid(x: __m512) -> __m512 {
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
 unsafe fn tanh(x: __m512) -> __m512 {
-    let one = _mm512_set1_ps(1.0);
-    let two = _mm512_set1_ps(2.0);
     let a = abs(x);
     let z = _mm512_mul_ps(x, x);
     let small = _mm512_fmadd_ps(_mm512_mul_ps(horner(z, &TANH_F32_POLY), z), x, x);
-    let e = exp(_mm512_mul_ps(two, a));
-    let big = _mm512_sub_ps(one, _mm512_div_ps(two, _mm512_add_ps(e, one)));
+    let big = tanh_big(a);
     let is_small = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(a, _mm512_set1_ps(TANH_F32_SMALL));
     copysign(_mm512_mask_blend_ps(is_small, big, small), x)
+}
+
+/// [`super::tanh_big_f32`] (FMA flavour) on 16 lanes (`vscalefps` for `pow2i_f32`: `n` is in
+/// `[0, 29]`).
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+unsafe fn tanh_big(a: __m512) -> __m512 {
+    let one = _mm512_set1_ps(1.0);
+    let two = _mm512_set1_ps(2.0);
+    // clamp32(2a, 0, TANH_F32_CLAMP): 2a is never below 0, and vminps passes a NaN second
+    // operand.
+    let t = _mm512_min_ps(_mm512_set1_ps(TANH_F32_CLAMP), _mm512_mul_ps(two, a));
+    let (n, r) = reduce_ln2(t);
+    let p = expm1_poly(r, EXP_F32.poly);
+    let s = _mm512_scalef_ps(one, n);
+    let s1 = _mm512_add_ps(s, one);
+    let sp = _mm512_mul_ps(s, p);
+    let d = _mm512_add_ps(s1, sp);
+    let de = _mm512_add_ps(_mm512_sub_ps(s1, d), sp);
+    let q0 = _mm512_div_ps(two, d);
+    let rem = _mm512_fnmadd_ps(q0, d, two);
+    let rem = _mm512_fnmadd_ps(q0, de, rem);
+    let q = _mm512_fmadd_ps(_mm512_mul_ps(rem, q0), _mm512_set1_ps(0.5), q0);
+    _mm512_sub_ps(one, q)
 }
 
 /// Column `col` of a 32-row table, row `idx & 31` per lane (`vpermt2ps`).
