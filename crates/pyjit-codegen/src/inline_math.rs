@@ -18,7 +18,8 @@ use cranelift_frontend::FunctionBuilder;
 use pyjit_runtime::ops::elem::{ElemFn, Prec};
 use pyjit_runtime::ops::vmath::{
     self, EXP_F32, EXP_F64, EXPM1_F32, EXPM1_F64, ExpConsts, Expm1Consts, Ln2Reduction,
-    TANH_F32_CLAMP, TANH_F32_POLY, TANH_F32_SMALL, TANH_F64_SMALL,
+    TANH_F32_CLAMP, TANH_F32_POLY, TANH_F32_SMALL, TANH_F64_CLAMP, TANH_F64_POLY, TANH_F64_SMALL,
+    TWO_PROD32_MASK, TWO_PROD32_TINY, TWO_PROD64_MASK, TWO_PROD64_TINY,
 };
 
 /// The flavour native code computes the kernels in: the runtime's.
@@ -60,8 +61,12 @@ pub(crate) fn emit_lanes(
         (ElemFn::Exp, Prec::F64) => e.exp(&x, &EXP_F64),
         (ElemFn::Expm1, Prec::F32) => e.expm1(&x, &EXPM1_F32),
         (ElemFn::Expm1, Prec::F64) => e.expm1(&x, &EXPM1_F64),
-        (ElemFn::Tanh, Prec::F32) => e.tanh_f32(&x),
-        (ElemFn::Tanh, Prec::F64) => e.tanh_f64(&x),
+        (ElemFn::Tanh, Prec::F32) => {
+            e.tanh(&x, &TANH_F32_POLY, TANH_F32_SMALL, TANH_F32_CLAMP, &EXP_F32)
+        }
+        (ElemFn::Tanh, Prec::F64) => {
+            e.tanh(&x, &TANH_F64_POLY, TANH_F64_SMALL, TANH_F64_CLAMP, &EXP_F64)
+        }
         (ElemFn::Sigmoid, Prec::F32) => e.sigmoid_f32(&x),
         (ElemFn::Sigmoid, Prec::F64) => e.sigmoid_f64(&x),
         _ => return None,
@@ -269,7 +274,7 @@ impl Emit<'_, '_> {
     /// `lo < hi`): each a select of a comparison of its own two arms, which Cranelift emits as
     /// `minss`/`maxss` (`minps`/`maxps`), whose unordered case gives the second arm, as the
     /// select does, instead of a branch or a blend.
-    fn clamp<T: Num>(&mut self, x: &[Value], lo: T, hi: T) -> V {
+    fn clamp(&mut self, x: &[Value], lo: impl Num, hi: impl Num) -> V {
         let lo = self.k(lo);
         let hi = self.k(hi);
         let above = self.fcmp(FloatCC::LessThan, &hi, x);
@@ -378,27 +383,34 @@ impl Emit<'_, '_> {
         self.pick(FloatCC::LessThan, &a, &tiny, x, &y)
     }
 
-    /// `tanh_f32`.
-    fn tanh_f32(&mut self, x: &[Value]) -> V {
+    /// `tanh_f32`/`tanh_f64`: `x + x z Q(z)` (z = x^2) below `small`, [`Self::tanh_big`] above.
+    fn tanh<T: Num>(
+        &mut self,
+        x: &[Value],
+        poly: &[T],
+        small: T,
+        clamp: T,
+        exp: &ExpConsts<T>,
+    ) -> V {
         let a = self.abs(x);
         let z = self.mul(x, x);
-        let h = self.horner(&z, &TANH_F32_POLY);
+        let h = self.horner(&z, poly);
         let hz = self.mul(&h, &z);
-        let small = self.fma(&hz, x, x);
-        let big = self.tanh_big_f32(&a);
-        let bound = self.k(TANH_F32_SMALL);
-        let y = self.pick(FloatCC::LessThan, &a, &bound, &small, &big);
+        let near = self.fma(&hz, x, x);
+        let big = self.tanh_big(&a, clamp, exp);
+        let bound = self.k(small);
+        let y = self.pick(FloatCC::LessThan, &a, &bound, &near, &big);
         self.copysign(&y, x)
     }
 
-    /// `tanh_big_f32`: `1 - 2/(e^(2a) + 1)` with the denominator's and the quotient's
-    /// rounding errors carried.
-    fn tanh_big_f32(&mut self, a: &[Value]) -> V {
+    /// `tanh_big_f32`/`tanh_big_f64`: `1 - 2/(e^(2a) + 1)` with the denominator's and the
+    /// quotient's rounding errors carried.
+    fn tanh_big<T: Num>(&mut self, a: &[Value], clamp: T, c: &ExpConsts<T>) -> V {
         let two = self.k(2.0f32);
         let a2 = self.mul(&two, a);
-        let t = self.clamp(&a2, 0.0f32, TANH_F32_CLAMP);
-        let (n, r) = self.reduce(&t, &EXP_F32.reduce);
-        let p = self.expm1_poly(&r, EXP_F32.poly);
+        let t = self.clamp(&a2, 0.0f32, clamp);
+        let (n, r) = self.reduce(&t, &c.reduce);
+        let p = self.expm1_poly(&r, c.poly);
         let s = self.pow2i(&n);
         let one = self.k(1.0f32);
         let s1 = self.add(&s, &one);
@@ -422,12 +434,15 @@ impl Emit<'_, '_> {
         self.sub(&one, &q)
     }
 
-    /// `two_prod32` of the plain flavour (float32): `(p, e)` with `p = a b` rounded and `e`
-    /// from Dekker's product of 12-bit halves (0 where `|p| < 1e-30`).
+    /// `two_prod32`/`two_prod64` of the plain flavour: `(p, e)` with `p = a b` rounded and `e`
+    /// from Dekker's product of the halves (0 where `|p|` is below the tiny bound).
     fn two_prod(&mut self, a: &[Value], b: &[Value]) -> (V, V) {
         let p = self.mul(a, b);
         let (ity, fty) = (self.ity(), self.fty());
-        let mask = self.int(0xffff_f000);
+        let mask = match self.p {
+            Prec::F32 => self.int(i64::from(TWO_PROD32_MASK)),
+            Prec::F64 => self.int(TWO_PROD64_MASK as i64),
+        };
         let mut split = |v: &[Value]| {
             let bits = self.bitcast(ity, v);
             let hb = self.bin(&bits, &mask, |b, x, m| b.ins().band(x, m));
@@ -446,42 +461,13 @@ impl Emit<'_, '_> {
         let ll = self.mul(&al, &bl);
         let e = self.add(&e, &ll);
         let pa = self.abs(&p);
-        let tiny = self.k(1e-30f32);
+        let tiny = match self.p {
+            Prec::F32 => self.k(TWO_PROD32_TINY),
+            Prec::F64 => self.k(TWO_PROD64_TINY),
+        };
         let zero = self.k(0.0f32);
         let e = self.pick(FloatCC::LessThan, &pa, &tiny, &zero, &e);
         (p, e)
-    }
-
-    /// `tanh_f64`.
-    fn tanh_f64(&mut self, x: &[Value]) -> V {
-        let a = self.abs(x);
-        let m2 = self.k(-2.0f32);
-        let ma2 = self.mul(&m2, &a);
-        let e = self.expm1(&ma2, &EXPM1_F64);
-        let two = self.k(2.0f32);
-        let s = self.add(&two, &e);
-        let ts = self.sub(&two, &s);
-        let es = self.add(&ts, &e);
-        let neg_e = self.neg(&e);
-        let q = self.div(&neg_e, &s);
-        let small = if self.fma {
-            let neg_q = self.neg(&q);
-            let res = self.fma(&neg_q, &s, &neg_e);
-            let c = self.fma(&neg_q, &es, &res);
-            let c = self.div(&c, &s);
-            self.add(&q, &c)
-        } else {
-            q
-        };
-        let a2 = self.mul(&two, &a);
-        let e2 = self.expm1(&a2, &EXPM1_F64);
-        let d = self.add(&e2, &two);
-        let q2 = self.div(&two, &d);
-        let one = self.k(1.0f32);
-        let big = self.sub(&one, &q2);
-        let bound = self.k(TANH_F64_SMALL);
-        let y = self.pick(FloatCC::LessThan, &a, &bound, &small, &big);
-        self.copysign(&y, x)
     }
 
     /// `sigmoid_f32`: `1/(1+t)` or `t/(1+t)` with `t = e^-|x|`, the rounding of `1 + t` fed

@@ -1,7 +1,7 @@
 """The least-squares fit shared by the float32 kernels' fitting scripts (fit_erf_f32.py,
 fit_gelu_table_f32.py): `F(v) ~ c0_hi + (c0_lo + v Q(v))` with `Q` of `n` float32 coefficients
 (ascending), least squares in the relative error on `m` Chebyshev points of `[lo, hi]`
-(mpmath, 40 digits), each coefficient rounded to float32 in turn and the rest refitted; the
+(mpmath, 40 digits), each coefficient rounded to float32 (or by `rnd`, e.g. to float64) in turn and the rest refitted; the
 constant term `F0` an f32 `hi + lo` pair; `at` evaluates such a rounded fit exactly, and
 `check` measures it.
 """
@@ -13,8 +13,9 @@ mp.dps = 40
 def f32(x): return struct.unpack('f', struct.pack('f', float(x)))[0]
 
 
-def fit(F, F0, lo, hi, n, m=300):
-    hi0 = f32(F0); lo0 = f32(F0 - mpf(hi0)); C0 = mpf(hi0) + mpf(lo0)
+def fit(F, F0, lo, hi, n, m=300, rnd=None):
+    rnd = rnd or f32
+    hi0 = rnd(F0); lo0 = rnd(F0 - mpf(hi0)); C0 = mpf(hi0) + mpf(lo0)
     pts = [(lo + hi) / 2 + (hi - lo) / 2 * cos(pi * (i + mpf(1) / 2) / m) for i in range(m)]
     data = [(v, F(v)) for v in pts]
     fixed = []
@@ -27,7 +28,7 @@ def fit(F, F0, lo, hi, n, m=300):
             rhs.append((f - base) / f)
         A = matrix(rows); b = matrix(rhs)
         sol = lu_solve(A.T * A, A.T * b)
-        fixed.append(f32(sol[0]))
+        fixed.append(rnd(sol[0]))
     return hi0, lo0, fixed
 
 

@@ -148,7 +148,7 @@ fn f64_cases() -> Vec<F64Case> {
         f64_case!("log1p", log1p_f64, f64::ln_1p, 2.0),
         f64_case!("log2", log2_f64, f64::log2, 2.0),
         f64_case!("log10", log10_f64, f64::log10, 2.0),
-        f64_case!("tanh", tanh_f64, f64::tanh, 3.0),
+        f64_case!("tanh", tanh_f64, f64::tanh, 2.0),
         (
             "sin",
             with_slow!(f64, k::Sin, true),
