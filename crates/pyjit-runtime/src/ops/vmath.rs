@@ -1927,22 +1927,41 @@ pub fn log10_f32<const F: bool>(x: f32) -> f32 {
     (log_f64::<F>(x as f64) * std::f64::consts::LOG10_E) as f32
 }
 
-/// `log2 x`, f64: `k + log(m)/ln 2` with the mantissa log split into `f + r` so the sum of
-/// `k` (exact) and the small remainder rounds once.
+/// `log2 e` as float64 `hi + lo`.
+pub(crate) const LOG2_E_F64: (f64, f64) = (std::f64::consts::LOG2_E, 2.035_527_374_093_103_3e-17);
+/// `log10 e` as float64 `hi + lo`.
+pub(crate) const LOG10_E_F64: (f64, f64) = (std::f64::consts::LOG10_E, 1.098_319_650_216_765e-17);
+/// `log10 2` as `hi + lo` with 32 significant bits in `hi`, so that `k hi` is exact for every
+/// exponent `k`.
+pub(crate) const LOG10_2_F64: (f64, f64) = (0.301_029_995_665_885_5, -1.904_312_846_716_427_4e-12);
+
+/// `log2 x`, f64 ([`log_base_f64`] with `c = 1`).
 #[inline(always)]
 pub fn log2_f64<const F: bool>(x: f64) -> f64 {
-    let (dk, f) = log_parts_f64::<F>(x);
-    let r = log1p_core_f64::<F>(f, 0.0) + f;
-    let y = fma64::<F>(r, std::f64::consts::LOG2_E, dk);
-    special_log(x, y)
+    log_base_f64::<F>(x, LOG2_E_F64, (1.0, 0.0))
 }
 
+/// `log10 x`, f64 ([`log_base_f64`] with `c = log10 2`).
 #[inline(always)]
 pub fn log10_f64<const F: bool>(x: f64) -> f64 {
+    log_base_f64::<F>(x, LOG10_E_F64, LOG10_2_F64)
+}
+
+/// `k c + log(1 + f) l` for `x = 2^k (1 + f)` ([`log_parts_f64`]), the constants `l` (`log_b e`)
+/// and `c` (`log_b 2`) given as `hi + lo` pairs: `f l_hi` an exact pair ([`two_prod64`]),
+/// `k c_hi` exact, their sum by Fast2Sum (`|k c_hi| >= 1/4 > |f l_hi|` unless `k = 0`), and the
+/// small terms (`log(1+f) - f` times `l`, `f l_lo`, `k c_lo`) added to its error, so the result
+/// rounds ~once.
+#[inline(always)]
+fn log_base_f64<const F: bool>(x: f64, l: (f64, f64), c: (f64, f64)) -> f64 {
     let (dk, f) = log_parts_f64::<F>(x);
-    let r = log1p_core_f64::<F>(f, 0.0) + f;
-    let y = fma64::<F>(r, std::f64::consts::LOG10_E, dk * std::f64::consts::LOG10_2);
-    special_log(x, y)
+    let core = log1p_core_f64::<F>(f, 0.0);
+    let (ph, pl) = two_prod64::<F>(f, l.0);
+    let rest = fma64::<F>(core, l.0, fma64::<F>(f, l.1, pl)) + dk * c.1;
+    let kh = dk * c.0;
+    let s = kh + ph;
+    let e = (kh - s) + ph;
+    special_log(x, s + (e + rest))
 }
 
 /// `y`, a logarithm of `x` computed for positive finite `x`, with the special values: `-inf`
