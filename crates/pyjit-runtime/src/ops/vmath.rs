@@ -1448,12 +1448,17 @@ fn log_from_parts_f64<const F: bool>(x: f64, (dk, f): (f64, f64)) -> f64 {
 }
 
 /// `ln(1+x)`, f64: `log(u) - ((u-1) - x)/u` with `u = 1 + x` (the quotient corrects the
-/// rounding of `u`).
+/// rounding of `u`), the correction subtracted from `log(u)`'s small terms before `f` and
+/// `k ln2_hi` are added (as fdlibm's s_log1p), so that it costs no rounding of its own.
 #[inline(always)]
 pub fn log1p_f64<const F: bool>(x: f64) -> f64 {
     let u = 1.0 + x;
     let corr = ((u - 1.0) - x) / u;
-    let y = log_f64::<F>(u) - corr;
+    let (dk, f) = log_parts_f64::<F>(u);
+    let y = special_log(
+        u,
+        fma64::<F>(dk, LOG_LN2_HI_F64, (log1p_core_f64::<F>(f, dk) - corr) + f),
+    );
     if u == 1.0 {
         x
     } else if x == -1.0 {

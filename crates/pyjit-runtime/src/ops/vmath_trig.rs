@@ -10,7 +10,9 @@
 //! with the `sqrt((1-|x|)/2)` identities; atan: the four breakpoints 0.5, 1, 1.5, inf), the
 //! hyperbolic functions `expm1`/`exp` with a Taylor polynomial near 0.
 
-use super::{ROUND64, exp_f64, expm1_f64, fma64, horner64};
+use super::{
+    EXP_F64, ROUND64, exp_f64, expm1_f64, expm1_poly64, fma64, horner64, pow2i_f64, reduce_ln2_f64,
+};
 
 /// Largest `|x|` the vector sin/cos/tan reduce (`n = round(x 2/pi) < 2^20`, so every product
 /// `n * PIO2_k` below is exact); larger finite arguments take the slow path.
@@ -397,6 +399,20 @@ pub fn atan2_f32<const F: bool>(y: f32, x: f32) -> f32 {
 /// Largest `x` with finite `e^x`.
 const EXP_MAX: f64 = 709.782_712_893_384;
 
+/// `e^a / 2` as `hi + lo` for `0.34 <= a <= EXP_MAX`: `2^(n-1) (1 + p)` from `exp_f64`'s
+/// reduction and polynomial, `1 + p` split by Fast2Sum (`|p| < 1`) and both parts scaled
+/// exactly, so `sinh` and `cosh` round their last sum only (instead of a rounded `e^a`'s error
+/// passing through whole).
+#[inline(always)]
+fn half_exp_pair<const F: bool>(a: f64) -> (f64, f64) {
+    let (n, r) = reduce_ln2_f64::<F>(a);
+    let p = expm1_poly64::<F>(r, EXP_F64.poly);
+    let h = 1.0 + p;
+    let l = (1.0 - h) + p;
+    let s = pow2i_f64(n - 1);
+    (s * h, s * l)
+}
+
 #[inline(always)]
 pub fn sinh_f64<const F: bool>(x: f64) -> f64 {
     const P: [f64; 9] = [
@@ -414,9 +430,10 @@ pub fn sinh_f64<const F: bool>(x: f64) -> f64 {
     let z = a * a;
     // Taylor to x^19 below 1 (truncation < 2^-56 relative).
     let small = fma64::<F>(a * z, horner64::<F>(z, &P), a);
-    // e^a - e^-a = t + t/(t+1) with t = e^a - 1: no cancellation.
-    let t = expm1_f64::<F>(a);
-    let mid = 0.5 * (t + t / (t + 1.0));
+    // e^a/2 - e^-a/2 from the pair of e^a/2 (a >= 1: the second term is at most 0.16 of the
+    // result).
+    let (hi, lo) = half_exp_pair::<F>(a);
+    let mid = hi + (lo - 0.25 / hi);
     // Past EXP_MAX, e^a/2 as (e^(a/2)/2) e^(a/2).
     let w = exp_f64::<F>(0.5 * a);
     let big = (0.5 * w) * w;
@@ -446,8 +463,8 @@ pub fn cosh_f64<const F: bool>(x: f64) -> f64 {
     let z = a * a;
     // Taylor to x^16 below ln2/2 (truncation < 2^-70).
     let small = fma64::<F>(z, horner64::<F>(z, &P), 1.0);
-    let e = exp_f64::<F>(a);
-    let mid = 0.5 * e + 0.5 / e;
+    let (hi, lo) = half_exp_pair::<F>(a);
+    let mid = hi + (lo + 0.25 / hi);
     let w = exp_f64::<F>(0.5 * a);
     let big = (0.5 * w) * w;
     if a < 0.346_573_590_279_972_65 {
