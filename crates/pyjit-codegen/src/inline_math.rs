@@ -297,6 +297,22 @@ impl Emit<'_, '_> {
 
     /// `reduce_ln2_f32`/`reduce_ln2_f64`: `(n, r)`, `n` an integer of the precision's width.
     fn reduce<T: Num>(&mut self, x: &[Value], c: &Ln2Reduction<T>) -> (V, V) {
+        let (ni, _, _, r) = self.reduce_parts(x, c);
+        (ni, r)
+    }
+
+    /// `reduce_ln2_lo_f64` (at either precision): `(n, r, rl)` with the rounding error `rl` of
+    /// the reduction's last step.
+    fn reduce_lo<T: Num>(&mut self, x: &[Value], c: &Ln2Reduction<T>) -> (V, V, V) {
+        let (ni, neg_n, r1, r) = self.reduce_parts(x, c);
+        let lo = self.k(c.ln2_lo);
+        let d = self.sub(&r1, &r);
+        let rl = self.fma(&neg_n, &lo, &d);
+        (ni, r, rl)
+    }
+
+    /// The reduction's steps: `(n, -n as a float, x - n ln2_hi, r)`.
+    fn reduce_parts<T: Num>(&mut self, x: &[Value], c: &Ln2Reduction<T>) -> (V, V, V, V) {
         let log2e = self.k(c.log2e);
         let round = self.k(c.round);
         let nf = self.fma(x, &log2e, &round);
@@ -307,9 +323,10 @@ impl Emit<'_, '_> {
         let n = self.sub(&nf, &round);
         let neg_n = self.neg(&n);
         let hi = self.k(c.ln2_hi);
-        let r = self.fma(&neg_n, &hi, x);
+        let r1 = self.fma(&neg_n, &hi, x);
         let lo = self.k(c.ln2_lo);
-        (ni, self.fma(&neg_n, &lo, &r))
+        let r = self.fma(&neg_n, &lo, &r1);
+        (ni, neg_n, r1, r)
     }
 
     /// `pow2i_f32`/`pow2i_f64`: `2^n` from its exponent bits.
@@ -350,7 +367,14 @@ impl Emit<'_, '_> {
     /// `expm1_f32`/`expm1_f64`.
     fn expm1<T: Num>(&mut self, x: &[Value], c: &Expm1Consts<T>) -> V {
         let xc = self.clamp(x, c.lo, c.hi);
-        let (n, r) = self.reduce(&xc, &c.reduce);
+        // The reduction's rounding error: carried by the float64 form only.
+        let (n, r, rl) = if matches!(self.p, Prec::F64) {
+            let (n, r, rl) = self.reduce_lo(&xc, &c.reduce);
+            (n, r, Some(rl))
+        } else {
+            let (n, r) = self.reduce(&xc, &c.reduce);
+            (n, r, None)
+        };
         let near_bound = self.k(c.near);
         let below = self.fcmp(FloatCC::LessThan, x, &near_bound);
         let neg_bound = self.k(c.near_neg);
@@ -374,8 +398,27 @@ impl Emit<'_, '_> {
         let se = self.add(&s, &eh);
         let wide = self.mul(&two, &se);
         let th = self.sub(&t, &half);
-        let f = self.fma(&t, &p, &th);
-        let y = self.mul(&two, &f);
+        let y = match self.p {
+            // `expm1_f32`: `2 (t p + (t - 1/2))`, one FMA.
+            Prec::F32 => {
+                let f = self.fma(&t, &p, &th);
+                self.mul(&two, &f)
+            }
+            // `expm1_f64`: `rl` carried, `(t - 1/2) + t p` by Fast2Sum.
+            Prec::F64 => {
+                let rl = rl.expect("the float64 reduction's error");
+                let fzero = self.k(0.0f32);
+                let rl = self.select(&near, &fzero, &rl);
+                let m = self.mul(&t, &p);
+                let sum = self.add(&th, &m);
+                let hs = self.sub(&th, &sum);
+                let err = self.add(&hs, &m);
+                let pl = self.fma(&rl, &p, &rl);
+                let small = self.fma(&t, &pl, &err);
+                let f = self.add(&sum, &small);
+                self.mul(&two, &f)
+            }
+        };
         let wide_t = self.k(c.wide_t);
         let y = self.pick(FloatCC::LessThan, &t, &wide_t, &y, &wide);
         let a = self.abs(x);
