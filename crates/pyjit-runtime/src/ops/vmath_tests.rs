@@ -168,7 +168,7 @@ fn f64_cases() -> Vec<F64Case> {
             with_slow!(f64, k::Tan, true),
             with_slow!(f64, k::Tan, false),
             f64::tan,
-            2.0,
+            1.0,
         ),
         f64_case!("asin", asin_f64, f64::asin, 1.5),
         f64_case!("acos", acos_f64, f64::acos, 1.5),

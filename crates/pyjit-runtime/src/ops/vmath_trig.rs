@@ -73,20 +73,38 @@ const COS_P: [f64; 8] = [
 /// `sin(x + y)` for `|x| <~ pi/4`, `|y| < ulp(x)` (fdlibm's __kernel_sin arrangement).
 #[inline(always)]
 fn ksin<const F: bool>(x: f64, y: f64) -> f64 {
+    ksin_pair::<F>(x, y).0
+}
+
+/// [`ksin`] as `hi + lo`: `hi` its value, `lo` the rounding error of its last subtraction
+/// (Fast2Sum: the subtracted term is below `|x|/10`).
+#[inline(always)]
+fn ksin_pair<const F: bool>(x: f64, y: f64) -> (f64, f64) {
     let z = x * x;
     let v = z * x;
     let r = horner64::<F>(z, &SIN_P);
-    x - ((z * (0.5 * y - v * r) - y) - v * (-1.0 / 6.0))
+    let t = (z * (0.5 * y - v * r) - y) - v * (-1.0 / 6.0);
+    let hi = x - t;
+    (hi, (x - hi) - t)
 }
 
 /// `cos(x + y)` (fdlibm's __kernel_cos: `1 - z/2` with its rounding error fed back).
 #[inline(always)]
 fn kcos<const F: bool>(x: f64, y: f64) -> f64 {
+    kcos_pair::<F>(x, y).0
+}
+
+/// [`kcos`] as `hi + lo`, `lo` the rounding error of its last addition (Fast2Sum: `w >= 0.69`
+/// and the added term is small).
+#[inline(always)]
+fn kcos_pair<const F: bool>(x: f64, y: f64) -> (f64, f64) {
     let z = x * x;
     let r = z * horner64::<F>(z, &COS_P);
     let hz = 0.5 * z;
     let w = 1.0 - hz;
-    w + (((1.0 - w) - hz) + (z * r - x * y))
+    let u = ((1.0 - w) - hz) + (z * r - x * y);
+    let hi = w + u;
+    (hi, (w - hi) + u)
 }
 
 /// `(sin, cos)` of the reduced argument, rotated by the quadrant `q`.
@@ -117,14 +135,27 @@ pub fn cos_f64<const F: bool>(x: f64) -> f64 {
     sin_quadrant::<F>(x, 1)
 }
 
-/// `tan x = sin/cos` of the reduced argument (`-cos/sin` in odd quadrants).
+/// `tan x = sin/cos` of the reduced argument (`-cos/sin` in odd quadrants), both as `hi + lo`
+/// pairs: the quotient of the high parts, corrected by its exact remainder (an FMA, or
+/// [`super::two_prod64`]) and the low parts, so the result rounds ~once.
 #[inline(always)]
 pub fn tan_f64<const F: bool>(x: f64) -> f64 {
     let (n, hi, lo) = rem_pio2::<F>(x);
-    let s = ksin::<F>(hi, lo);
-    let c = kcos::<F>(hi, lo);
-    let (num, den) = if n & 1 == 0 { (s, c) } else { (-c, s) };
-    let y = num / den;
+    let (sh, sl) = ksin_pair::<F>(hi, lo);
+    let (ch, cl) = kcos_pair::<F>(hi, lo);
+    let ((nh, nl), (dh, dl)) = if n & 1 == 0 {
+        ((sh, sl), (ch, cl))
+    } else {
+        ((-ch, -cl), (sh, sl))
+    };
+    let q = nh / dh;
+    let rem = if F {
+        fma64::<F>(-q, dh, nh)
+    } else {
+        let (p, e) = super::two_prod64::<F>(q, dh);
+        (nh - p) - e
+    };
+    let y = q + fma64::<F>(-q, dl, rem + nl) / dh;
     if x.is_infinite() {
         f64::NAN
     } else if x == 0.0 {
