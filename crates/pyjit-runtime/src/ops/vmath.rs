@@ -1515,32 +1515,63 @@ pub fn tanh_f32<const F: bool>(x: f32) -> f32 {
 /// `2|x|` is clamped here in [`tanh_big_f32`] (float32 `tanh` is 1 from 9.01 on).
 pub const TANH_F32_CLAMP: f32 = 20.0;
 
-/// `1 - 2/(e^(2a) + 1)` for `a >= 0` ([`tanh_f32`] above [`TANH_F32_SMALL`]) with the
-/// denominator and the quotient each carried as a rounded value and its error: with
-/// `e^(2a) = 2^n (1 + p)` ([`EXP_F32`]'s reduction and polynomial), `d = (2^n + 1) + 2^n p`
-/// rounded once and its rounding error `de` (Fast2Sum; `2^n + 1` and `2^n p` are exact below
-/// 2^24), `q0 = 2/d` and the quotient's remainder `2 - q0 (d + de)` (exact with an FMA or
-/// [`two_prod32`]) give `q = q0 + remainder q0/2`, and the result `1 - q` rounds ~once.
-#[inline(always)]
-fn tanh_big_f32<const F: bool>(a: f32) -> f32 {
-    let t = clamp32(2.0 * a, 0.0, TANH_F32_CLAMP);
-    let (n, r) = reduce_ln2_f32::<F>(t);
-    let p = expm1_poly32::<F>(r, EXP_F32.poly);
-    let s = pow2i_f32(n);
-    let s1 = s + 1.0;
-    let sp = s * p;
-    let d = s1 + sp;
-    let de = (s1 - d) + sp;
-    let q0 = 2.0 / d;
-    let rem = if F {
-        fma32::<F>(-q0, d, 2.0)
-    } else {
-        let (qd, qde) = two_prod32::<F>(q0, d);
-        (2.0 - qd) - qde
+/// `tanh_big_f32` / `tanh_big_f64`: `1 - 2/(e^(2a) + 1)` for `a >= 0` ([`tanh_f32`] above
+/// [`TANH_F32_SMALL`], [`tanh_f64`] above [`TANH_F64_SMALL`]) with the denominator and the
+/// quotient each carried as a rounded value and its error: with `e^(2a) = 2^n (1 + p)`
+/// ([`EXP_F32`]'s / [`EXP_F64`]'s reduction and polynomial), `d = (2^n + 1) + 2^n p` rounded
+/// once and its rounding error `de` (Fast2Sum; `2^n + 1` and `2^n p` are exact while `2^n`
+/// has fewer bits than the precision), `q0 = 2/d` and the quotient's remainder
+/// `2 - q0 (d + de)` (exact with an FMA, or from [`two_prod32`] / [`two_prod64`]) give
+/// `q = q0 + remainder q0/2`, and the result `1 - q` rounds ~once.
+macro_rules! tanh_big {
+    ($name:ident, $t:ty, $clamp:ident, $max:expr, $reduce:ident, $poly:ident, $exp:expr,
+     $pow2i:ident, $fma:ident, $two_prod:ident) => {
+        #[inline(always)]
+        fn $name<const F: bool>(a: $t) -> $t {
+            let t = $clamp(2.0 * a, 0.0, $max);
+            let (n, r) = $reduce::<F>(t);
+            let p = $poly::<F>(r, $exp.poly);
+            let s = $pow2i(n);
+            let s1 = s + 1.0;
+            let sp = s * p;
+            let d = s1 + sp;
+            let de = (s1 - d) + sp;
+            let q0 = 2.0 / d;
+            let rem = if F {
+                $fma::<F>(-q0, d, 2.0)
+            } else {
+                let (qd, qde) = $two_prod::<F>(q0, d);
+                (2.0 - qd) - qde
+            };
+            let rem = $fma::<F>(-q0, de, rem);
+            1.0 - $fma::<F>(rem * q0, 0.5, q0)
+        }
     };
-    let rem = fma32::<F>(-q0, de, rem);
-    1.0 - fma32::<F>(rem * q0, 0.5, q0)
 }
+tanh_big!(
+    tanh_big_f32,
+    f32,
+    clamp32,
+    TANH_F32_CLAMP,
+    reduce_ln2_f32,
+    expm1_poly32,
+    EXP_F32,
+    pow2i_f32,
+    fma32,
+    two_prod32
+);
+tanh_big!(
+    tanh_big_f64,
+    f64,
+    clamp64,
+    TANH_F64_CLAMP,
+    reduce_ln2_f64,
+    expm1_poly64,
+    EXP_F64,
+    pow2i_f64,
+    fma64,
+    two_prod64
+);
 
 /// `tanh x`, f64: `x + x z Q(z)` (z = x^2, [`TANH_F64_POLY`]) below [`TANH_F64_SMALL`],
 /// [`tanh_big_f64`] above.
@@ -1570,28 +1601,6 @@ pub const TANH_F64_POLY: [f64; 11] = [
     1.333_333_333_332_655_8e-1,
     -3.333_333_333_333_33e-1,
 ];
-
-/// [`tanh_big_f32`] in float64 (the remainder without an FMA from [`two_prod64`]).
-#[inline(always)]
-fn tanh_big_f64<const F: bool>(a: f64) -> f64 {
-    let t = clamp64(2.0 * a, 0.0, TANH_F64_CLAMP);
-    let (n, r) = reduce_ln2_f64::<F>(t);
-    let p = expm1_poly64::<F>(r, EXP_F64.poly);
-    let s = pow2i_f64(n);
-    let s1 = s + 1.0;
-    let sp = s * p;
-    let d = s1 + sp;
-    let de = (s1 - d) + sp;
-    let q0 = 2.0 / d;
-    let rem = if F {
-        fma64::<F>(-q0, d, 2.0)
-    } else {
-        let (qd, qde) = two_prod64::<F>(q0, d);
-        (2.0 - qd) - qde
-    };
-    let rem = fma64::<F>(-q0, de, rem);
-    1.0 - fma64::<F>(rem * q0, 0.5, q0)
-}
 
 /// `1/(1+e^-x)`, computed from `t = e^-|x|` (never overflows) as `1/(1+t)` or `t/(1+t)`.
 /// The rounding error of `1 + t` is fed back (Fast2Sum: `1 >= t`) so the result rounds ~once
@@ -1688,27 +1697,35 @@ const ERFC32_Q: [f32; 12] = [
 /// the tail of [`EXPM1_POLY_F32`].
 pub(crate) const EXPM1_F32_SHORT: [f32; 7] = last_n(&EXPM1_POLY_F32);
 
-/// `(p, e)` with `p + e = a b` (no overflow or underflow): an FMA for `e` (exact), or, without
-/// one, Dekker's product of halves of 26 and 27 bits (`a`'s and `b`'s low 27 bits cleared for
-/// the high halves), exact but for the rounding of the low halves' product (below 2^-104 |p|).
-#[inline(always)]
-fn two_prod64<const F: bool>(a: f64, b: f64) -> (f64, f64) {
-    let p = a * b;
-    if F {
-        (p, fma64::<F>(a, b, -p))
-    } else if p.abs() < TWO_PROD64_TINY {
-        // (The halves' products would round in the subnormal range.)
-        (p, 0.0)
-    } else {
-        let split = |v: f64| {
-            let h = f64::from_bits(v.to_bits() & TWO_PROD64_MASK);
-            (h, v - h)
-        };
-        let (ah, al) = split(a);
-        let (bh, bl) = split(b);
-        (p, (((ah * bh - p) + ah * bl) + al * bh) + al * bl)
-    }
+/// `two_prod32` / `two_prod64`: `(p, e)` with `p + e = a b` (no overflow or underflow): an
+/// FMA for `e` (exact), or, without one, Dekker's product of the halves that
+/// [`TWO_PROD32_MASK`] / [`TWO_PROD64_MASK`] make (float32: 12-bit halves, exact; float64:
+/// halves of 26 and 27 bits, exact but for the rounding of the low halves' product, below
+/// 2^-104 |p|).
+macro_rules! two_prod {
+    ($name:ident, $t:ty, $fma:ident, $tiny:expr, $mask:expr) => {
+        #[inline(always)]
+        fn $name<const F: bool>(a: $t, b: $t) -> ($t, $t) {
+            let p = a * b;
+            if F {
+                (p, $fma::<F>(a, b, -p))
+            } else if p.abs() < $tiny {
+                // (The halves' products would round in the subnormal range.)
+                (p, 0.0)
+            } else {
+                let split = |v: $t| {
+                    let h = <$t>::from_bits(v.to_bits() & $mask);
+                    (h, v - h)
+                };
+                let (ah, al) = split(a);
+                let (bh, bl) = split(b);
+                (p, (((ah * bh - p) + ah * bl) + al * bh) + al * bl)
+            }
+        }
+    };
 }
+two_prod!(two_prod32, f32, fma32, TWO_PROD32_TINY, TWO_PROD32_MASK);
+two_prod!(two_prod64, f64, fma64, TWO_PROD64_TINY, TWO_PROD64_MASK);
 
 /// The bits [`two_prod32`] keeps of a float32 for its high half (12 of 24 significant bits).
 pub const TWO_PROD32_MASK: u32 = 0xffff_f000;
@@ -1717,27 +1734,6 @@ pub const TWO_PROD64_MASK: u64 = 0xffff_ffff_f800_0000;
 /// Below these `|a b|`, [`two_prod32`] / [`two_prod64`] without an FMA give an error term of 0.
 pub const TWO_PROD32_TINY: f32 = 1e-30;
 pub const TWO_PROD64_TINY: f64 = 1e-290;
-
-/// `(p, e)` with `p + e = a b` exactly (no overflow or underflow): an FMA for `e`, or Dekker's
-/// product of 12-bit halves without one.
-#[inline(always)]
-fn two_prod32<const F: bool>(a: f32, b: f32) -> (f32, f32) {
-    let p = a * b;
-    if F {
-        (p, fma32::<F>(a, b, -p))
-    } else if p.abs() < TWO_PROD32_TINY {
-        // (The halves' products would round in the subnormal range.)
-        (p, 0.0)
-    } else {
-        let split = |v: f32| {
-            let h = f32::from_bits(v.to_bits() & TWO_PROD32_MASK);
-            (h, v - h)
-        };
-        let (ah, al) = split(a);
-        let (bh, bl) = split(b);
-        (p, (((ah * bh - p) + ah * bl) + al * bh) + al * bl)
-    }
-}
 
 /// `e^-(h + l)/2 = 2^n (1 + r + s)` for `0 <= h <= 256`, `|l| <= ulp(h)`: `(n, r, s)` with
 /// `|r| <= ln2/2` and `s = e^r - 1 - r` plus the low part of the reduced argument (the rounding
