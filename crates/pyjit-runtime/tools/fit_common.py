@@ -1,5 +1,5 @@
-"""The least-squares fit shared by the float32 kernels' fitting scripts (fit_erf_f32.py,
-fit_gelu_table_f32.py): `F(v) ~ c0_hi + (c0_lo + v Q(v))` with `Q` of `n` float32 coefficients
+"""The least-squares fit shared by the kernels' fitting scripts (fit_erf_f32.py,
+fit_gelu_table_f32.py, fit_tanh_f64.py): `F(v) ~ c0_hi + (c0_lo + v Q(v))` with `Q` of `n` float32 coefficients
 (ascending), least squares in the relative error on `m` Chebyshev points of `[lo, hi]`
 (mpmath, 40 digits), each coefficient rounded to float32 (or by `rnd`, e.g. to float64) in turn and the rest refitted; the
 constant term `F0` an f32 `hi + lo` pair; `at` evaluates such a rounded fit exactly, and
