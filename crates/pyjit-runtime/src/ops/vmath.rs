@@ -2144,9 +2144,17 @@ pub mod k {
         }
     }
 
-    /// float32 `x ** y` (float64 pow stays on glibc: see docs/kernels.md).
+    /// `x ** y`: float32 by [`pow_f32`] (f64 `e^(y ln|x|)`, rounded once), float64 by
+    /// [`pow_f64`] (the log as a double-double from a 128-row table, `e^` of the pair, within
+    /// 1 ulp; see docs/kernels.md).
     #[derive(Clone, Copy, Debug)]
     pub struct Pow;
+    impl Binary<f64> for Pow {
+        #[inline(always)]
+        fn eval<const F: bool>(self, x: f64, y: f64) -> f64 {
+            pow_f64::<F>(x, y)
+        }
+    }
     impl Binary<f32> for Pow {
         #[inline(always)]
         fn eval<const F: bool>(self, x: f32, y: f32) -> f32 {

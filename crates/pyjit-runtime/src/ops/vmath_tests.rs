@@ -546,6 +546,104 @@ fn f64_atan2_stays_within_its_ulp_bound() {
     assert!(max > 0.0, "the sample reaches rounding differences");
 }
 
+/// `(x, y)` pairs for float64 pow, `n` of each kind (seeded, so failures reproduce): `x`
+/// log-uniform over 1e-300..1e300 with `y` uniform in [-50, 50]; `x` uniform in [0, 4] with the
+/// same `y`; `y = t / ln x` for `t` uniform in [-745, 710] (the whole range of results, up to
+/// overflow and down to underflow), in [-745.2, -708] (subnormal results) and in [700, 709.8]
+/// (near overflow); negative `x` (log-uniform over 1e-30..1e30, and uniform in [-4, 0]) to
+/// integer powers in [-60, 60]; `x` within 2^-20 of 1 to powers up to 1e8; subnormal `x`.
+fn pow_f64_pairs(n: usize) -> Vec<(f64, f64)> {
+    let mut s: u64 = 0x0DDB_1A5E_5BAD_5EED;
+    let mut next = move || {
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        s.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    };
+    let mut u = move || (next() >> 11) as f64 / (1u64 << 53) as f64;
+    let ln_1e300 = 300.0 * std::f64::consts::LN_10;
+    let mut v = Vec::with_capacity(9 * n);
+    for _ in 0..n {
+        let x = ((2.0 * u() - 1.0) * ln_1e300).exp();
+        v.push((x, 100.0 * u() - 50.0));
+        v.push((4.0 * u(), 100.0 * u() - 50.0));
+        for (lo, hi) in [(-745.0, 710.0), (-745.2, -708.0), (700.0, 709.8)] {
+            let x = ((2.0 * u() - 1.0) * ln_1e300).exp();
+            let t = lo + (hi - lo) * u();
+            v.push((x, t / x.ln()));
+        }
+        let k = (120.0 * u()).round() - 60.0;
+        v.push((-((2.0 * u() - 1.0) * 69.0).exp(), k));
+        v.push((-4.0 * u(), k));
+        let x = 1.0 + (2.0 * u() - 1.0) * 2f64.powi(-20);
+        v.push((x, (2.0 * u() - 1.0) * 10f64.powf(8.0 * u())));
+        let x = f64::from_bits((u() * (1u64 << 52) as f64) as u64);
+        v.push((x, 0.0015 * (2.0 * u() - 1.0)));
+    }
+    v
+}
+
+/// Max ulp of float64 pow against glibc's (itself within 1 ulp) over [`pow_f64_pairs`], for the
+/// FMA flavour and the plain one, and where.
+fn measure_pow_f64(n: usize) -> [(f64, f64, f64); 2] {
+    let pairs = pow_f64_pairs(n);
+    let mut w = [(0.0f64, 0.0f64, 0.0f64); 2];
+    for &(x, y) in &pairs {
+        let want = x.powf(y);
+        for (wi, got) in w
+            .iter_mut()
+            .zip([pow_f64::<true>(x, y), pow_f64::<false>(x, y)])
+        {
+            let e = ulp_err_f64(got, want);
+            if e > wi.0 {
+                *wi = (e, x, y);
+            }
+        }
+    }
+    w
+}
+
+#[test]
+fn f64_pow_stays_within_its_ulp_bound() {
+    // Measured 6 Dec 2026 (900,000 pairs): see docs/kernels.md.
+    for (fma, (e, x, y)) in [true, false].into_iter().zip(measure_pow_f64(100_000)) {
+        println!("pow f64 (fma={fma}): max {e:.3} ulp against glibc at ({x:e}, {y:e})");
+        assert!(
+            e <= POW_F64_GLIBC_BOUND,
+            "pow({x:e}, {y:e}) (fma={fma}): {e} ulp"
+        );
+    }
+}
+
+/// The float64 pow bound against glibc's pow (both within 1 ulp of the true value).
+const POW_F64_GLIBC_BOUND: f64 = 1.0;
+
+/// Writes `x y pow_fma pow_plain` (hex bits, one pair a line) of [`pow_f64_pairs`] to
+/// `$PYJIT_POW_SAMPLES` for `tools/pow_f64_ulp_mpmath.py`, which measures the true error.
+#[test]
+#[ignore = "writes samples for the mpmath check: set PYJIT_POW_SAMPLES"]
+fn pow_f64_samples_for_mpmath() {
+    use std::io::Write;
+    let path = std::env::var("PYJIT_POW_SAMPLES").expect("PYJIT_POW_SAMPLES");
+    let n = std::env::var("PYJIT_POW_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(50_000);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    for (x, y) in pow_f64_pairs(n) {
+        let (a, b) = (pow_f64::<true>(x, y), pow_f64::<false>(x, y));
+        writeln!(
+            f,
+            "{:016x} {:016x} {:016x} {:016x}",
+            x.to_bits(),
+            y.to_bits(),
+            a.to_bits(),
+            b.to_bits()
+        )
+        .unwrap();
+    }
+}
+
 /// C99 Annex F special values of pow and atan2, both dtypes' kernels against glibc.
 #[test]
 fn pow_and_atan2_special_values_match_c99() {
@@ -580,6 +678,14 @@ fn pow_and_atan2_special_values_match_c99() {
                     "pow({x}, {y}) = {got}, want {want}"
                 );
             }
+            let (xd, yd) = (x as f64, y as f64);
+            let want = xd.powf(yd);
+            for got in [pow_f64::<true>(xd, yd), pow_f64::<false>(xd, yd)] {
+                assert!(
+                    got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                    "pow({xd:e}, {yd:e}) = {got:e}, want {want:e} (f64)"
+                );
+            }
             let want = (x as f64).atan2(y as f64);
             for got in [
                 atan2_f64::<true>(x as f64, y as f64),
@@ -590,6 +696,111 @@ fn pow_and_atan2_special_values_match_c99() {
                     "atan2({x}, {y}) = {got}, want {want}"
                 );
             }
+        }
+    }
+}
+
+/// float64 pow's special values bit for bit as glibc's over a grid of float64 specials: ±0,
+/// ±1 and their neighbours, ±inf, NaN, subnormal and extreme bases, odd and even integers past
+/// 2^53, and exponents that overflow, underflow or land in the subnormal range.
+#[test]
+fn pow_f64_special_values_match_glibc() {
+    let eps = f64::EPSILON;
+    let xs = [
+        0.0f64,
+        -0.0,
+        1.0,
+        -1.0,
+        1.0 + eps,
+        1.0 - eps / 2.0,
+        -1.0 - eps,
+        2.0,
+        -2.0,
+        0.5,
+        -0.5,
+        10.0,
+        -10.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        f64::MAX,
+        f64::MIN,
+        f64::MIN_POSITIVE,
+        -f64::MIN_POSITIVE,
+        f64::from_bits(1),
+        -f64::from_bits(1),
+        f64::from_bits(0x000f_ffff_ffff_ffff),
+    ];
+    let ys = [
+        0.0f64,
+        -0.0,
+        1.0,
+        -1.0,
+        2.0,
+        -2.0,
+        3.0,
+        -3.0,
+        0.5,
+        -0.5,
+        1.5,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        9_007_199_254_740_991.0,
+        -9_007_199_254_740_991.0,
+        9_007_199_254_740_994.0,
+        1e300,
+        -1e300,
+        1024.0,
+        1075.0,
+        -1074.0,
+        -1075.0,
+        -1022.5,
+        f64::from_bits(1),
+        f64::MIN_POSITIVE,
+    ];
+    // Special results (NaN, ±inf, ±0, ±1) and exact ones (integer powers of integers below
+    // 2^53) bit for bit; the other finite results of the grid (0.5 ** 1.5) within 1 ulp.
+    let ok = |x: f64, y: f64, got: f64| {
+        let want = x.powf(y);
+        let exact = !want.is_finite()
+            || want == 0.0
+            || want.abs() == 1.0
+            || (x == x.round() && want == want.round() && want.abs() < 9e15);
+        if exact {
+            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan())
+        } else {
+            ulp_err_f64(got, want) <= 1.0
+        }
+    };
+    for &x in &xs {
+        for &y in &ys {
+            for (fma, got) in [
+                (true, pow_f64::<true>(x, y)),
+                (false, pow_f64::<false>(x, y)),
+            ] {
+                assert!(
+                    ok(x, y, got),
+                    "pow({x:e}, {y:e}) = {got:e}, want {:e} (fma={fma})",
+                    x.powf(y)
+                );
+            }
+        }
+    }
+    // Through the dispatched loops (tensor ** tensor and tensor ** scalar).
+    let (px, py): (Vec<f64>, Vec<f64>) = xs
+        .iter()
+        .flat_map(|&x| ys.iter().map(move |&y| (x, y)))
+        .unzip();
+    let mut out = vec![0.0; px.len()];
+    zip(k::Pow, &px, &py, &mut out);
+    for ((&x, &y), &g) in px.iter().zip(&py).zip(&out) {
+        assert!(ok(x, y, g), "zip: pow({x:e}, {y:e}) = {g:e}");
+    }
+    for &y in &ys {
+        let got = map_vec(Right(k::Pow, y), &xs);
+        for (&x, &g) in xs.iter().zip(&got) {
+            assert!(ok(x, y, g), "map: pow({x:e}, {y:e}) = {g:e}");
         }
     }
 }
