@@ -367,7 +367,9 @@ pub fn binary(op: BinaryOp, a: Input<'_>, b: Input<'_>) -> Result<Tensor> {
                 DType::Float32 => {
                     map_binary::<f32, f32>(&x, &y, |p, q| vmath::eval_binary(vk::Pow, p, q))
                 }
-                DType::Float64 => map_binary::<f64, f64>(&x, &y, f64::powf),
+                DType::Float64 => {
+                    map_binary::<f64, f64>(&x, &y, |p, q| vmath::eval_binary(vk::Pow, p, q))
+                }
                 DType::Bool => nyi("pow"),
             }
         }
@@ -486,6 +488,7 @@ fn float_arith_fast(
         (DType::Float64, BinaryOp::Sub) => arith_fast::<f64, _>(Zip(arith::Sub), x, y),
         (DType::Float64, BinaryOp::Mul) => arith_fast::<f64, _>(Zip(arith::Mul), x, y),
         (DType::Float64, BinaryOp::Div) => arith_fast::<f64, _>(Zip(arith::Div), x, y),
+        (DType::Float64, BinaryOp::Pow) => arith_fast::<f64, _>(vk::Pow, x, y),
         (DType::Float64, BinaryOp::Atan2) => arith_fast::<f64, _>(vk::Atan2, x, y),
         _ => None,
     }
