@@ -2144,15 +2144,18 @@ pub mod k {
         }
     }
 
-    /// `x ** y`: float32 by [`pow_f32`] (f64 `e^(y ln|x|)`, rounded once), float64 by
+    /// `x ** y`: float32 by [`pow_f32`] (f64 `e^(y ln|x|)`, rounded once); float64 by
     /// [`pow_f64`] (the log as a double-double from a 128-row table, `e^` of the pair, within
-    /// 1 ulp; see docs/kernels.md).
+    /// 1 ulp; see docs/kernels.md) in the FMA flavour, and by glibc's `pow` in the plain one:
+    /// on SSE2 (2 lanes, Dekker's products, the table loads one by one) the kernel took 2.7x
+    /// glibc's time (65,536 elements, one thread, 6 Dec 2026), on AVX2 about the same time,
+    /// on AVX-512 0.42x.
     #[derive(Clone, Copy, Debug)]
     pub struct Pow;
     impl Binary<f64> for Pow {
         #[inline(always)]
         fn eval<const F: bool>(self, x: f64, y: f64) -> f64 {
-            pow_f64::<F>(x, y)
+            if F { pow_f64::<true>(x, y) } else { x.powf(y) }
         }
     }
     impl Binary<f32> for Pow {

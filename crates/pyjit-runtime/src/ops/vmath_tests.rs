@@ -680,9 +680,13 @@ fn pow_and_atan2_special_values_match_c99() {
             }
             let (xd, yd) = (x as f64, y as f64);
             let want = xd.powf(yd);
+            // (Finite nonzero results other than ±1 need not be glibc's to the bit.)
+            let exact = !want.is_finite() || want == 0.0 || want.abs() == 1.0;
             for got in [pow_f64::<true>(xd, yd), pow_f64::<false>(xd, yd)] {
                 assert!(
-                    got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                    got.to_bits() == want.to_bits()
+                        || (got.is_nan() && want.is_nan())
+                        || (!exact && ulp_err_f64(got, want) <= 1.0),
                     "pow({xd:e}, {yd:e}) = {got:e}, want {want:e} (f64)"
                 );
             }

@@ -526,10 +526,13 @@ pub fn cosh_f32<const F: bool>(x: f32) -> f32 {
 
 // ------------------------------------------------------------------------------ pow
 
+/// 2^52 and its bits (integers below 2^52 added to it land in its mantissa).
+const TWO52: f64 = 4_503_599_627_370_496.0;
+const TWO52_BITS: u64 = 0x4330_0000_0000_0000;
+
 /// `(y is an integer, y is an odd integer)`, by the `2^52` rounding trick (vectorizes).
 #[inline(always)]
 pub(super) fn int_parity(y: f64) -> (bool, bool) {
-    const TWO52: f64 = 4_503_599_627_370_496.0;
     let a = y.abs();
     let t = a + TWO52;
     let big = a >= TWO52;
@@ -646,7 +649,11 @@ fn log_pair_f64<const F: bool>(x: f64) -> (f64, f64) {
     let xs = if sub { x * 18_014_398_509_481_984.0 } else { x }; // 2^54
     let tmp = xs.to_bits().wrapping_sub(POW_LOG_OFF_F64);
     let i = ((tmp >> 45) & 127) as usize;
-    let k = ((tmp as i64) >> 52) - if sub { 54 } else { 0 };
+    // k = the top 12 bits of tmp as a signed number, as a float without an int-to-float
+    // conversion or an arithmetic shift (neither is an AVX2 instruction for 64-bit lanes):
+    // k + 2048 in the low bits of 2^52's mantissa.
+    let kb = (tmp.wrapping_add(0x800 << 52) >> 52) | TWO52_BITS;
+    let kd = (f64::from_bits(kb) - (TWO52 + 2048.0)) - if sub { 54.0 } else { 0.0 };
     let iz = xs.to_bits().wrapping_sub(tmp & (0xfff << 52));
     let z = f64::from_bits(iz);
     let (invc, lc_hi, lc_lo) = POW_LOG_TABLE_F64[i];
@@ -656,7 +663,6 @@ fn log_pair_f64<const F: bool>(x: f64) -> (f64, f64) {
         let zh = f64::from_bits(iz & !0xff);
         (zh * invc - 1.0) + (z - zh) * invc
     };
-    let kd = k as f64;
     let a = kd * super::LOG_LN2_HI_F64;
     let t1 = a + lc_hi;
     let e1 = (a - t1) + lc_hi;
@@ -688,7 +694,8 @@ fn exp_pair_f64<const F: bool>(th: f64, tl: f64) -> f64 {
     let e = (1.0 - s) + r;
     let q = (r * r) * horner64::<F>(r, &super::EXPM1_POLY_F64);
     let low = q + (e + fma64::<F>(d, r + q, d));
-    let n1 = n >> 1;
+    // n >> 1 by a logical shift (n > -2048), which AVX2 has for 64-bit lanes.
+    let n1 = (((n + 2048) as u64) >> 1) as i64 - 1024;
     let normal = (s + low) * pow2i_f64(n1) * pow2i_f64(n - n1);
     let tiny = n < -1020;
     let sc = pow2i_f64(if tiny { n + 1022 } else { 0 });
