@@ -1284,6 +1284,9 @@ fn ulp_table() {
             r.name, r.fma, r.max, r.at
         );
     }
+    for (fma, (e, x, y)) in [true, false].into_iter().zip(measure_pow_f64(1_000_000)) {
+        println!("| pow | f64 | {fma} | {e:.3} | ({x:e}, {y:e}) |");
+    }
 }
 
 /// The worst error of a float32 kernel's two flavours over every float32 (the bit patterns from
