@@ -1,4 +1,4 @@
-//! Trigonometric, inverse trigonometric and hyperbolic functions, `atan2` and float32 `pow`,
+//! Trigonometric, inverse trigonometric and hyperbolic functions, `atan2` and `pow`,
 //! written like the rest of [`vmath`](super): branch-free scalar code (both sides of every
 //! choice computed, then selected) that the dispatched loops vectorize. The float32 functions
 //! evaluate the float64 formulas and round once at the end.
@@ -8,7 +8,8 @@
 //! scalar slow path ([`Unary::slow`], glibc's Payne-Hanek reduction) after the vector loop.
 //! The inverse functions use fdlibm's rational and polynomial approximations (asin/acos: `R(z)`
 //! with the `sqrt((1-|x|)/2)` identities; atan: the four breakpoints 0.5, 1, 1.5, inf), the
-//! hyperbolic functions `expm1`/`exp` with a Taylor polynomial near 0.
+//! hyperbolic functions `expm1`/`exp` with a Taylor polynomial near 0. float64 `pow` carries its
+//! logarithm as a double-double from a table and rounds `e^` of the pair once ([`pow_f64`]).
 
 use super::{
     EXP_F64, ROUND64, exp_f64, expm1_f64, expm1_poly64, fma64, horner64, pow2i_f64, reduce_ln2_f64,
