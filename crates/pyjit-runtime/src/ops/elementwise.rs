@@ -292,6 +292,13 @@ pub fn binary(op: BinaryOp, a: Input<'_>, b: Input<'_>) -> Result<Tensor> {
         _ => common,
     };
     let x = a.tensor(compute);
+    if op == Pow
+        && compute.is_float()
+        && let (Input::T(_), Input::S(e)) = (&a, &b)
+        && let Some(r) = pow_by_other_kernels(&x, e.to_f64())
+    {
+        return r;
+    }
     let y = b.tensor(compute);
     if let Some(r) = float_arith_fast(op, &x, &y, compute) {
         return r;
@@ -461,6 +468,30 @@ pub fn binary(op: BinaryOp, a: Input<'_>, b: Input<'_>) -> Result<Tensor> {
             }
         }
     }
+}
+
+/// `x ** e` for a float tensor `x` and a Python-number exponent `e` that PyTorch computes by
+/// another kernel than pow's (ATen's `pow_tensor_scalar_kernel` and its "optimized" kernel, CPU):
+/// `0.5` is `sqrt` and `-0.5` `1/sqrt` (so `(-0.0) ** 0.5` is `-0.0` and `(-inf) ** 0.5` NaN, as
+/// in PyTorch), `-1` is `1/x`, `3` is `(x*x)*x` and `-2` is `1/(x*x)` (each operation rounded:
+/// PyTorch's bits, not the correctly rounded power). `2` needs nothing here: the pow kernels
+/// compute `x*x` themselves. `None` for the other exponents (the pow kernel).
+fn pow_by_other_kernels(x: &Tensor, e: f64) -> Option<Result<Tensor>> {
+    let one = || Input::S(Scalar::Float(1.0));
+    let square = || binary(BinaryOp::Mul, Input::T(x), Input::T(x));
+    Some(if e == 0.5 {
+        vector_unary(x, vk::Sqrt)
+    } else if e == -0.5 {
+        vector_unary(x, vk::Rsqrt)
+    } else if e == -1.0 {
+        binary(BinaryOp::Div, one(), Input::T(x))
+    } else if e == 3.0 {
+        square().and_then(|s| binary(BinaryOp::Mul, Input::T(&s), Input::T(x)))
+    } else if e == -2.0 {
+        square().and_then(|s| binary(BinaryOp::Div, one(), Input::T(&s)))
+    } else {
+        return None;
+    })
 }
 
 /// `+ - * /` on float operands of the computation dtype that are contiguous and either of one
@@ -1246,6 +1277,62 @@ mod tests {
             rpow_scalar(Scalar::Int(2), &i).unwrap().to_vec::<i64>(),
             vec![8, 0]
         );
+    }
+
+    /// PyTorch computes `x ** e` for these exponents by other kernels; the bits must be theirs
+    /// (`pow_by_other_kernels`), in both float dtypes, for Python float and int exponents.
+    #[test]
+    fn pow_scalar_exponents_take_pytorchs_kernels() {
+        let mut v: Vec<f64> = vec![0.0, -0.0, 1.0, -1.0, 2.0, -3.5, 1e-40, 1e300, -1e-310];
+        v.extend([f64::INFINITY, f64::NEG_INFINITY, f64::NAN]);
+        let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..4000 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            v.push(((s >> 11) as f64 / (1u64 << 53) as f64 - 0.25) * 40.0);
+        }
+        let same32 = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        let same64 = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        let cases: [(Scalar, fn(f32) -> f32, fn(f64) -> f64); 6] = [
+            (Scalar::Float(0.5), |x| x.sqrt(), |x| x.sqrt()),
+            (Scalar::Float(-0.5), |x| 1.0 / x.sqrt(), |x| 1.0 / x.sqrt()),
+            (Scalar::Float(-1.0), |x| 1.0 / x, |x| 1.0 / x),
+            (Scalar::Int(-1), |x| 1.0 / x, |x| 1.0 / x),
+            (Scalar::Int(3), |x| x * x * x, |x| x * x * x),
+            (Scalar::Float(-2.0), |x| 1.0 / (x * x), |x| 1.0 / (x * x)),
+        ];
+        let x32: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+        let t32 = f32s(&x32);
+        let t64 = Tensor::from_slice(&v);
+        for (e, f, g) in cases {
+            let r32 = pow_scalar(&t32, e).unwrap().to_vec::<f32>();
+            for (&x, &r) in x32.iter().zip(&r32) {
+                assert!(
+                    same32(r, f(x)),
+                    "f32 {x:e} ** {e:?} = {r:e}, want {:e}",
+                    f(x)
+                );
+            }
+            let r64 = pow_scalar(&t64, e).unwrap().to_vec::<f64>();
+            for (&x, &r) in v.iter().zip(&r64) {
+                assert!(
+                    same64(r, g(x)),
+                    "f64 {x:e} ** {e:?} = {r:e}, want {:e}",
+                    g(x)
+                );
+            }
+        }
+        // The test can fail: the rounded-twice cube is not always the correctly rounded one
+        // (which the pow kernel gives), and sqrt(-0) is -0 where pow(-0, 0.5) is +0.
+        assert!(
+            x32.iter()
+                .any(|&x| x * x * x != ((x as f64).powi(3)) as f32)
+        );
+        let z = pow_scalar(&f32s(&[-0.0]), Scalar::Float(0.5))
+            .unwrap()
+            .to_vec::<f32>();
+        assert!(z[0].is_sign_negative());
     }
 
     #[test]
