@@ -1294,7 +1294,8 @@ mod tests {
         }
         let same32 = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
         let same64 = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
-        let cases: [(Scalar, fn(f32) -> f32, fn(f64) -> f64); 6] = [
+        type Form = (Scalar, fn(f32) -> f32, fn(f64) -> f64);
+        let cases: [Form; 6] = [
             (Scalar::Float(0.5), |x| x.sqrt(), |x| x.sqrt()),
             (Scalar::Float(-0.5), |x| 1.0 / x.sqrt(), |x| 1.0 / x.sqrt()),
             (Scalar::Float(-1.0), |x| 1.0 / x, |x| 1.0 / x),
