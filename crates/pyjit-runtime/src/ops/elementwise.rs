@@ -882,7 +882,7 @@ float_unary! {
 pub fn erf(t: &Tensor) -> Result<Tensor> {
     let t = float_input(t)?;
     match t.dtype() {
-        DType::Float64 => map_unary::<f64, f64>(&t, libm::erf),
+        DType::Float64 => map_float::<f64, _>(&t, vk::Erf),
         _ => map_float::<f32, _>(&t, vk::Erf),
     }
 }
@@ -908,14 +908,7 @@ pub fn gelu(t: &Tensor, approximate: &str) -> Result<Tensor> {
         }
     };
     match (t.dtype(), tanh_mode) {
-        (DType::Float64, false) => map_unary::<f64, f64>(t, |x: f64| {
-            // erfc for negative x: no cancellation in 1 + erf.
-            if x >= 0.0 {
-                0.5 * x * (1.0 + libm::erf(x * std::f64::consts::FRAC_1_SQRT_2))
-            } else {
-                0.5 * x * libm::erfc(-x * std::f64::consts::FRAC_1_SQRT_2)
-            }
-        }),
+        (DType::Float64, false) => map_float::<f64, _>(t, vk::GeluErf),
         (DType::Float64, true) => map_float::<f64, _>(t, vk::GeluTanh),
         (_, false) => map_float::<f32, _>(t, vk::GeluErf),
         (_, true) => map_float::<f32, _>(t, vk::GeluTanh),

@@ -53,6 +53,28 @@ fn gelu_erf_ref(x: f64) -> f64 {
     }
 }
 
+/// [`gelu_erf_ref`] for float64, where PyTorch's kernel gives `gelu(+inf) = +inf`, and where
+/// the rounding of `x/sqrt 2` (`yh`) would cost up to `2 y^2` ulps (1,500 at x = -37): its
+/// error `yl` is added back to first order, `erfc(yh + yl) ~ erfc yh - yl 2/sqrt(pi) e^(-yh^2)`
+/// (below 2^-100 relative).
+fn gelu_erf_ref64(x: f64) -> f64 {
+    use std::f64::consts::{FRAC_1_SQRT_2, FRAC_2_SQRT_PI};
+    // (As the kernel's wrappers in `f64_cases`.)
+    let x = if x < -37.5 { -37.5 } else { x };
+    if x.is_infinite() {
+        return if x > 0.0 { x } else { f64::NAN };
+    }
+    let a = x.abs();
+    let yh = a * FRAC_1_SQRT_2;
+    let yl = a.mul_add(FRAC_1_SQRT_2, -yh) + a * -4.833_646_656_726_457e-17;
+    let d = yl * FRAC_2_SQRT_PI * (-yh * yh).exp();
+    if x >= 0.0 {
+        0.5 * x * ((1.0 + libm::erf(yh)) + d)
+    } else {
+        0.5 * x * (libm::erfc(yh) - d)
+    }
+}
+
 fn softplus_ref(x: f64) -> f64 {
     if x > 20.0 { x } else { x.exp().ln_1p() }
 }
@@ -141,6 +163,15 @@ macro_rules! f64_case {
 }
 
 fn f64_cases() -> Vec<F64Case> {
+    // gelu(erf) from x = -37.5 down: the reference's erfc is subnormal there, and its lost
+    // bits are multiplied by ~19 (16 ulp at -37.65); `gelu_erf_f64_underflow_against_mpmath`
+    // covers that range instead.
+    fn gelu64_t(x: f64) -> f64 {
+        gelu_erf_f64::<true>(if x < -37.5 { -37.5 } else { x })
+    }
+    fn gelu64_f(x: f64) -> f64 {
+        gelu_erf_f64::<false>(if x < -37.5 { -37.5 } else { x })
+    }
     vec![
         f64_case!("exp", exp_f64, f64::exp, 1.5),
         f64_case!("expm1", expm1_f64, f64::exp_m1, 1.0),
@@ -175,6 +206,13 @@ fn f64_cases() -> Vec<F64Case> {
         f64_case!("atan", atan_f64, f64::atan, 1.5),
         f64_case!("sinh", sinh_f64, f64::sinh, 2.0),
         f64_case!("cosh", cosh_f64, f64::cosh, 1.0),
+        // Against the libm crate's erf (itself up to 1 ulp off: 1.000 at -1.24e-164, where
+        // the kernel is correctly rounded); the true errors are
+        // `erf64_against_mpmath_values`'.
+        f64_case!("erf", erf_f64, libm::erf, 1.05),
+        // The reference's erfc is up to ~4 ulp off (4.000 at x = -13.77, where the kernel
+        // is within 0.5 ulp of mpmath's value).
+        ("gelu_erf", gelu64_t, gelu64_f, gelu_erf_ref64, 4.1),
     ]
 }
 
@@ -1437,4 +1475,71 @@ fn f32_tanh_on_every_float32() {
         f64::tanh,
         1.0,
     );
+}
+
+/// The inputs of `tools/erf64_ulp_mpmath.py`: `n` uniform in `[-40, 40]`, `n` log-uniform
+/// magnitudes in `[1e-300, 40]` of either sign, `n/4` subnormals, and the 2,000 neighbours of
+/// each point where the float64 erf or gelu(erf) switches form or table row.
+fn erf64_dump_inputs(n: usize) -> Vec<f64> {
+    let mut s: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut unit = move || {
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        (s.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut v = Vec::new();
+    for _ in 0..n {
+        v.push(80.0 * unit() - 40.0);
+        let m = (1e-300f64.ln() + unit() * (40f64.ln() - 1e-300f64.ln())).exp();
+        v.push(if unit() < 0.5 { -m } else { m });
+    }
+    for _ in 0..n / 4 {
+        let b = (unit() * (1u64 << 52) as f64) as u64;
+        v.push(f64::from_bits(b | if unit() < 0.5 { 1 << 63 } else { 0 }));
+    }
+    let mut centres = vec![1.0, 6.0, 5.87, 38.8, 2f64.powi(-60), 2f64.powi(-27)];
+    // erfcx64's row boundaries, for erf (y = a) and for gelu (a = y sqrt 2).
+    for e in -4..=4 {
+        for j in 0..16 {
+            let y = 2f64.powi(e) * (1.0 + j as f64 / 16.0);
+            centres.extend([y, y * std::f64::consts::SQRT_2]);
+        }
+    }
+    for c in centres {
+        let b = c.to_bits() as i64;
+        for d in -500i64..=500 {
+            let x = f64::from_bits((b + d) as u64);
+            v.extend([x, -x]);
+        }
+    }
+    v
+}
+
+/// Writes `x` and the bits of float64 erf and gelu(erf), FMA and plain flavours, to the file
+/// `PYJIT_ERF64_DUMP` (five little-endian float64 a sample) for `tools/erf64_ulp_mpmath.py`;
+/// `PYJIT_ERF64_N` sets `n` of [`erf64_dump_inputs`] (default 100,000).
+#[test]
+#[ignore = "writes a file for tools/erf64_ulp_mpmath.py"]
+fn erf64_dump_for_mpmath() {
+    let Ok(path) = std::env::var("PYJIT_ERF64_DUMP") else {
+        return;
+    };
+    let n = std::env::var("PYJIT_ERF64_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100_000);
+    let mut out = Vec::new();
+    for x in erf64_dump_inputs(n) {
+        for y in [
+            x,
+            erf_f64::<true>(x),
+            erf_f64::<false>(x),
+            gelu_erf_f64::<true>(x),
+            gelu_erf_f64::<false>(x),
+        ] {
+            out.extend_from_slice(&y.to_le_bytes());
+        }
+    }
+    std::fs::write(path, out).unwrap();
 }
