@@ -2192,7 +2192,7 @@ fn pow2i_split_f64(n: i64) -> (f64, f64) {
 /// - `|x| >= 1`: `1 - erfc a`, `erfc a = e^(-a^2) erfcx(a)` ([`erfcx64`]), `a^2` an exact pair
 ///   and the exponential [`exp_neg_half64`] of `2a^2`, the product [`times_exp_pair64`]
 ///   rounded once (erfc < 0.16 there, so its error is damped six-fold in erf); `a` clamped to
-///   6 (erf rounds to 1 from 5.87 on; NaN passes through).
+///   6 (erf rounds to 1 from 5.922 on; NaN passes through).
 #[inline(always)]
 pub fn erf_f64<const F: bool>(x: f64) -> f64 {
     let a = x.abs();
