@@ -2522,7 +2522,9 @@ pub mod k {
         }
     }
 
-    /// `erf`: [`erf_f32`] and [`erf_f64`].
+    /// `erf`: [`erf_f32`]; float64 [`erf_f64`] in the FMA flavour and libm's `erf` in the
+    /// plain one (on SSE2 the branch-free kernel took 1.7x libm's time: 2.5 against 1.44 ms on
+    /// 65,536 elements, one thread, 7 Dec 2026; 0.40 ms on AVX-512, 0.97 on AVX2).
     #[derive(Clone, Copy, Debug)]
     pub struct Erf;
     impl Unary<f32> for Erf {
@@ -2534,11 +2536,14 @@ pub mod k {
     impl Unary<f64> for Erf {
         #[inline(always)]
         fn eval<const F: bool>(self, x: f64) -> f64 {
-            erf_f64::<F>(x)
+            if F { erf_f64::<true>(x) } else { libm::erf(x) }
         }
     }
 
-    /// gelu with erf (`approximate='none'`): [`gelu_erf_f32`] and [`gelu_erf_f64`].
+    /// gelu with erf (`approximate='none'`): [`gelu_erf_f32`] and [`gelu_erf_f64`] (in both
+    /// flavours: libm's `x/2 (1 + erf(x/sqrt2))`, 1.65 ms on 65,536 elements against the plain
+    /// kernel's 1.87 on SSE2, loses up to 1,500 ulp to the rounding of `x/sqrt2` at x = -37,
+    /// and carrying it would take an `exp` more).
     #[derive(Clone, Copy, Debug)]
     pub struct GeluErf;
     impl Unary<f64> for GeluErf {
