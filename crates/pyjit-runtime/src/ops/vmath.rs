@@ -1862,34 +1862,44 @@ const GELU32_TABLE: [(f32, f32, [f32; 6]); 31] = [
     (0.026479488238692284, 7.605375773600542e-10, [6.833753563029177e-09, -5.6729714259518005e-08, 4.91950117975648e-07, -7.543463198089739e-06, 0.00011515391088323668, -0.0017499454552307725]),
 ];
 
-/// [`GELU32_TABLE`] by column, 32 rows each (row 31 unused): one AVX-512 permute fetches a
-/// coefficient for 16 lanes.
-pub(crate) struct Gelu32Cols {
-    pub(crate) hi: [f32; 32],
-    pub(crate) lo: [f32; 32],
-    pub(crate) q: [[f32; 32]; 6],
+/// A table of local polynomials `(c0_hi, c0_lo, Q)`, `Q` of `C` coefficients, by column, in
+/// `R >= N` rows (the rows past the table's `N` are zero): one vector lookup (an AVX-512
+/// permute, a gather) fetches one coefficient for every lane.
+pub(crate) struct TableCols<T, const R: usize, const C: usize> {
+    pub(crate) hi: [T; R],
+    pub(crate) lo: [T; R],
+    pub(crate) q: [[T; R]; C],
 }
 
-pub(crate) const GELU32_COLS: Gelu32Cols = {
-    let mut c = Gelu32Cols {
-        hi: [0.0; 32],
-        lo: [0.0; 32],
-        q: [[0.0; 32]; 6],
+/// [`TableCols`] of `table`.
+const fn table_cols<T: Copy, const N: usize, const R: usize, const C: usize>(
+    table: &[(T, T, [T; C]); N],
+    zero: T,
+) -> TableCols<T, R, C> {
+    assert!(N <= R);
+    let mut c = TableCols {
+        hi: [zero; R],
+        lo: [zero; R],
+        q: [[zero; R]; C],
     };
     let mut k = 0;
-    while k < GELU32_TABLE.len() {
-        let (hi, lo, q) = GELU32_TABLE[k];
+    while k < N {
+        let (hi, lo, q) = table[k];
         c.hi[k] = hi;
         c.lo[k] = lo;
         let mut j = 0;
-        while j < 6 {
+        while j < C {
             c.q[j][k] = q[j];
             j += 1;
         }
         k += 1;
     }
     c
-};
+}
+
+/// [`GELU32_TABLE`] by column, 32 rows each (row 31 unused): one AVX-512 permute fetches a
+/// coefficient for 16 lanes.
+pub(crate) const GELU32_COLS: TableCols<f32, 32, 6> = table_cols(&GELU32_TABLE, 0.0);
 
 /// gelu with erf, `x/2 (1 + erf(x/sqrt 2))`, f32, float32 arithmetic. With `a = |x|` and
 /// `E(a) = (a/2) erfc(a/sqrt 2) = a R(a) e^(-a^2/2)`, gelu is `-E(a)` for negative `x` and
@@ -2093,32 +2103,7 @@ const ERFCX64_ROWS: usize = 141;
 
 /// [`ERFCX64_TABLE`] by column: each coefficient of a row is fetched by its own index (a
 /// gather in the vectorized loops).
-struct Erfcx64Cols {
-    hi: [f64; ERFCX64_ROWS],
-    lo: [f64; ERFCX64_ROWS],
-    q: [[f64; ERFCX64_ROWS]; 9],
-}
-
-const ERFCX64_COLS: Erfcx64Cols = {
-    let mut c = Erfcx64Cols {
-        hi: [0.0; ERFCX64_ROWS],
-        lo: [0.0; ERFCX64_ROWS],
-        q: [[0.0; ERFCX64_ROWS]; 9],
-    };
-    let mut k = 0;
-    while k < ERFCX64_ROWS {
-        let (hi, lo, q) = ERFCX64_TABLE[k];
-        c.hi[k] = hi;
-        c.lo[k] = lo;
-        let mut j = 0;
-        while j < 9 {
-            c.q[j][k] = q[j];
-            j += 1;
-        }
-        k += 1;
-    }
-    c
-};
+const ERFCX64_COLS: TableCols<f64, ERFCX64_ROWS, 9> = table_cols(&ERFCX64_TABLE, 0.0);
 
 /// `erfcx y = e^(y^2) erfc y` for `0 <= y < 28` as `(hi, lo)` (`|lo| < 0.08 hi`) from
 /// [`ERFCX64_TABLE`] (fit error 1.5e-18 relative): the row is read off `y`'s exponent and
