@@ -1,8 +1,8 @@
 """True ulp errors of the float64 erf and gelu(erf) kernels (erf_f64, gelu_erf_f64 in
 crates/pyjit-runtime/src/ops/vmath.rs), both flavours, against mpmath at 40 digits:
 
-    PYJIT_ERF64_DUMP=/tmp/erf64.bin cargo test --release -p pyjit-runtime erf64_dump_for_mpmath -- --ignored
-    python3 crates/pyjit-runtime/tools/erf64_ulp_mpmath.py /tmp/erf64.bin
+    PYJIT_ERF64_DUMP="$PWD/target/erf64.bin" cargo test --release -p pyjit-runtime erf64_dump_for_mpmath -- --ignored
+    python3 crates/pyjit-runtime/tools/erf64_ulp_mpmath.py target/erf64.bin
 
 (the test's `erf64_dump_inputs`: uniform, log-uniform, subnormal and switch-point samples).
 Prints, per function and flavour, the worst error, where, and the count of samples. Needs

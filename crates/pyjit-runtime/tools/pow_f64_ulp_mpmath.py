@@ -2,9 +2,9 @@
 at 40 digits, on the samples the ignored test `pow_f64_samples_for_mpmath` writes (`x y fma
 plain` as hex bits; see `pow_f64_pairs` in vmath_tests.rs for what they cover).
 
-    PYJIT_POW_SAMPLES=/tmp/pow.txt PYJIT_POW_N=50000 cargo test --release -p pyjit-runtime \
+    PYJIT_POW_SAMPLES="$PWD/target/pow.txt" PYJIT_POW_N=50000 cargo test --release -p pyjit-runtime \
         --lib pow_f64_samples_for_mpmath -- --ignored
-    python3 crates/pyjit-runtime/tools/pow_f64_ulp_mpmath.py /tmp/pow.txt
+    python3 crates/pyjit-runtime/tools/pow_f64_ulp_mpmath.py target/pow.txt
 """
 import math
 import struct
