@@ -1040,6 +1040,17 @@ fn pow2i_f64(n: i64) -> f64 {
     f64::from_bits((n.wrapping_add(1023) as u64) << 52)
 }
 
+/// `2^n` as two factors `(2^(n >> 1), 2^(n - (n >> 1)))` for `n` in `[-2044, 2046]`: `m`
+/// times both rounds once even where the result is subnormal. `n >> 1` by a logical shift of
+/// `n + 2048` (AVX2 has no 64-bit arithmetic shift), and wrapping arithmetic: the meaningless
+/// `n` of a NaN argument, whose result the callers' selects discard, must not trap in debug
+/// builds.
+#[inline(always)]
+pub(crate) fn pow2i_split_f64(n: i64) -> (f64, f64) {
+    let n1 = ((n.wrapping_add(2048) as u64) >> 1) as i64 - 1024;
+    (pow2i_f64(n1), pow2i_f64(n.wrapping_sub(n1)))
+}
+
 /// `x` clamped to `[lo, hi]` by selects (vectorizes; NaN passes through).
 #[inline(always)]
 #[allow(clippy::manual_clamp)]
@@ -1249,8 +1260,8 @@ pub fn exp_f64<const F: bool>(x: f64) -> f64 {
     let xc = clamp64(x, c.lo, c.hi);
     let (n, r) = reduce_ln2_f64::<F>(xc);
     let y = 1.0 + expm1_poly64::<F>(r, c.poly);
-    let n1 = n >> 1;
-    y * pow2i_f64(n1) * pow2i_f64(n - n1)
+    let (s1, s2) = pow2i_split_f64(n);
+    y * s1 * s2
 }
 
 /// [`exp_for_f32`]'s clamp: `|t|` past every float32 overflow and underflow.
@@ -2158,14 +2169,6 @@ fn times_exp_pair64<const F: bool>(hi: f64, lo: f64, r: f64, s: f64) -> (f64, f6
         sum,
         fma64::<F>(hi + lo, s, fma64::<F>(lo, r, lo) + (se + hrl)),
     )
-}
-
-/// `2^n` as two factors `(2^(n >> 1), 2^(n - (n >> 1)))` for `n` in `[-2044, 2046]`: `m`
-/// times both rounds once even where the result is subnormal.
-#[inline(always)]
-fn pow2i_split_f64(n: i64) -> (f64, f64) {
-    let n1 = n >> 1;
-    (pow2i_f64(n1), pow2i_f64(n - n1))
 }
 
 /// `erf x`, f64:

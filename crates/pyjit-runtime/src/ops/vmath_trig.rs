@@ -695,11 +695,8 @@ fn exp_pair_f64<const F: bool>(th: f64, tl: f64) -> f64 {
     let e = (1.0 - s) + r;
     let q = (r * r) * horner64::<F>(r, &super::EXPM1_POLY_F64);
     let low = q + (e + fma64::<F>(d, r + q, d));
-    // n >> 1 by a logical shift (n > -2048), which AVX2 has for 64-bit lanes. (Wrapping
-    // arithmetic: a NaN `th` gives a meaningless `n` whose result the selects of `pow_f64`
-    // discard, and debug builds must not trap on it.)
-    let n1 = ((n.wrapping_add(2048) as u64) >> 1) as i64 - 1024;
-    let normal = (s + low) * pow2i_f64(n1) * pow2i_f64(n.wrapping_sub(n1));
+    let (s1, s2) = super::pow2i_split_f64(n);
+    let normal = (s + low) * s1 * s2;
     let tiny = n < -1020;
     let sc = pow2i_f64(if tiny { n.wrapping_add(1022) } else { 0 });
     let (a, b) = (s * sc, low * sc);
