@@ -10,7 +10,10 @@
 
 #![allow(unsafe_op_in_unsafe_fn)]
 
-use super::{EXPM1_F32_SHORT, GELU32_COLS, LN2_REDUCTION_F32, ROUND32};
+use super::{
+    EXPM1_F32_SHORT, GELU32_COLS, GELU32_MID_COLS, GELU32_MID_START, GELU32_NEAR_COLS,
+    GELU32_NEAR_END, LN2_REDUCTION_F32, ROUND32,
+};
 use std::arch::x86_64::*;
 
 /// Row `idx & 31` of a 32-row column for 8 lanes: `b3`/`b4` hold bit 3/4 of `idx` in the sign
@@ -45,10 +48,66 @@ unsafe fn pow2i(n: __m256i) -> __m256 {
     )))
 }
 
-/// [`super::gelu_erf_f32`] (FMA flavour) on 8 lanes.
+/// [`super::gelu_erf_f32`] (FMA flavour) on 8 lanes: [`gelu_erf_near`] when every lane is
+/// below 5.9375 (the common case), else both forms, selected per lane.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn gelu_erf(x: __m256) -> __m256 {
+    let a = _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(i32::MAX)));
+    let near = _mm256_cmp_ps::<_CMP_LT_OQ>(a, _mm256_set1_ps(GELU32_NEAR_END));
+    let y = gelu_erf_near(x);
+    if _mm256_movemask_ps(near) == 0xff {
+        y
+    } else {
+        _mm256_blendv_ps(gelu_erf_far(x), y, near)
+    }
+}
+
+/// [`super::gelu_erf_near32`] (FMA flavour) on 8 lanes (rows 32..=47 from 16-row columns,
+/// selected for the lanes at or beyond 3.9375).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn gelu_erf_near(x: __m256) -> __m256 {
+    let (c, m) = (&GELU32_NEAR_COLS, &GELU32_MID_COLS);
+    let a = _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(i32::MAX)));
+    let round32 = _mm256_set1_ps(ROUND32);
+    // 8a is exact, so the FMA rounds as the portable `8a + ROUND32`.
+    let f = _mm256_fmadd_ps(a, _mm256_set1_ps(8.0), round32);
+    let kf = _mm256_sub_ps(f, round32);
+    let idx = _mm256_castps_si256(f);
+    let b3 = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(idx));
+    let b4 = _mm256_castsi256_ps(_mm256_slli_epi32::<27>(idx));
+    let t = _mm256_fnmadd_ps(kf, _mm256_set1_ps(0.125), a);
+    let mid = _mm256_cmp_ps::<_CMP_GE_OQ>(a, _mm256_set1_ps(GELU32_MID_START));
+    let col = |near: &[f32; 32], far: &[f32; 16]| {
+        let q = |j: usize| _mm256_permutevar8x32_ps(_mm256_loadu_ps(far.as_ptr().add(8 * j)), idx);
+        let far = _mm256_blendv_ps(q(0), q(1), b3);
+        _mm256_blendv_ps(lookup32(near, idx, b3, b4), far, mid)
+    };
+    let mut q = col(&c.q[0], &m.q[0]);
+    for (cn, cm) in c.q[1..].iter().zip(&m.q[1..]) {
+        q = _mm256_fmadd_ps(q, t, col(cn, cm));
+    }
+    let gl = _mm256_fmadd_ps(t, q, col(&c.lo, &m.lo));
+    let hi = col(&c.hi, &m.hi);
+    let p = _mm256_mul_ps(a, hi);
+    let pe = _mm256_fmsub_ps(a, hi, p);
+    let pl = _mm256_fmadd_ps(a, gl, pe);
+    let e = _mm256_add_ps(p, pl);
+    let s = _mm256_sub_ps(x, p);
+    let err = _mm256_sub_ps(_mm256_sub_ps(x, s), p);
+    let pos = _mm256_add_ps(s, _mm256_sub_ps(err, pl));
+    let neg_e = _mm256_xor_ps(e, _mm256_castsi256_ps(_mm256_set1_epi32(i32::MIN)));
+    // vblendvps reads the sign bit of x: -E where x is negative (-0 included).
+    _mm256_blendv_ps(pos, neg_e, x)
+}
+
+/// [`super::gelu_erf_far32`] (FMA flavour) on 8 lanes.
+// Out of line: a vector with a lane this far out is rare, and inlined into the loop it
+// would keep the near form's columns from staying in registers.
+#[inline(never)]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn gelu_erf_far(x: __m256) -> __m256 {
     let c = &GELU32_COLS;
     let rd = LN2_REDUCTION_F32;
     let a = _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(i32::MAX)));

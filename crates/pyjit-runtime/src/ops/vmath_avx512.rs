@@ -32,8 +32,9 @@
 #![allow(unsafe_op_in_unsafe_fn)]
 
 use super::{
-    EXP_F32, EXPM1_F32_SHORT, GELU32_COLS, LN2_REDUCTION_F32, ROUND32, TANH_F32_CLAMP,
-    TANH_F32_POLY, TANH_F32_SMALL, ThenKernel,
+    EXP_F32, EXPM1_F32_SHORT, GELU32_COLS, GELU32_MID_COLS, GELU32_MID_START, GELU32_NEAR_COLS,
+    GELU32_NEAR_END, LN2_REDUCTION_F32, ROUND32, TANH_F32_CLAMP, TANH_F32_POLY, TANH_F32_SMALL,
+    ThenKernel,
 };
 use std::arch::x86_64::*;
 
@@ -173,13 +174,65 @@ unsafe fn lookup32(col: &[f32; 32], idx: __m512i) -> __m512 {
     _mm512_permutex2var_ps(lo, idx, hi)
 }
 
-/// [`super::gelu_erf_f32`] (FMA flavour) on 16 lanes: the table row by permutes, the rest
-/// operation for operation ([`super::exp_neg_half32`], [`super::times_exp32`], and
-/// `vscalefps` for [`super::scale2_32`]: where `n != 0`, `a > 0.83`, so the product `m` is at
-/// least 0.14, and `n >= -163`).
+/// [`super::gelu_erf_f32`] (FMA flavour) on 16 lanes: [`gelu_erf_near`] when every lane is
+/// below 5.9375 (the common case), else both forms, selected per lane.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
 unsafe fn gelu_erf(x: __m512) -> __m512 {
+    let a = abs(x);
+    let y = gelu_erf_near(x, a);
+    let near = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(a, _mm512_set1_ps(GELU32_NEAR_END));
+    if near == 0xffff {
+        y
+    } else {
+        _mm512_mask_blend_ps(near, gelu_erf_far(x), y)
+    }
+}
+
+/// [`super::gelu_erf_near32`] (FMA flavour) on 16 lanes (`a = |x|`), the table rows by
+/// permutes: rows 0..=31 by `vpermt2ps`, then rows 32..=47 by a `vpermps` merged into the
+/// lanes at or beyond 3.9375. (Skipping the merge for vectors without such lanes, or taking
+/// two vectors at a time to share the columns' loads, made the loop slower or no faster.)
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+unsafe fn gelu_erf_near(x: __m512, a: __m512) -> __m512 {
+    let (c, m) = (&GELU32_NEAR_COLS, &GELU32_MID_COLS);
+    let round32 = _mm512_set1_ps(ROUND32);
+    // 8a is exact, so the FMA rounds as the portable `8a + ROUND32`.
+    let f = _mm512_fmadd_ps(a, _mm512_set1_ps(8.0), round32);
+    let kf = _mm512_sub_ps(f, round32);
+    let idx = _mm512_castps_si512(f);
+    let t = _mm512_fnmadd_ps(kf, _mm512_set1_ps(0.125), a);
+    let mid = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(a, _mm512_set1_ps(GELU32_MID_START));
+    let col = |near: &[f32; 32], far: &[f32; 16]| {
+        _mm512_mask_permutexvar_ps(lookup32(near, idx), mid, idx, _mm512_loadu_ps(far.as_ptr()))
+    };
+    let mut q = col(&c.q[0], &m.q[0]);
+    for (cn, cm) in c.q[1..].iter().zip(&m.q[1..]) {
+        q = _mm512_fmadd_ps(q, t, col(cn, cm));
+    }
+    let gl = _mm512_fmadd_ps(t, q, col(&c.lo, &m.lo));
+    let hi = col(&c.hi, &m.hi);
+    let p = _mm512_mul_ps(a, hi);
+    let pe = _mm512_fmsub_ps(a, hi, p);
+    let pl = _mm512_fmadd_ps(a, gl, pe);
+    let e = _mm512_add_ps(p, pl);
+    let s = _mm512_sub_ps(x, p);
+    let err = _mm512_sub_ps(_mm512_sub_ps(x, s), p);
+    let pos = _mm512_add_ps(s, _mm512_sub_ps(err, pl));
+    let negative = _mm512_movepi32_mask(_mm512_castps_si512(x));
+    _mm512_mask_blend_ps(negative, pos, neg(e))
+}
+
+/// [`super::gelu_erf_far32`] (FMA flavour) on 16 lanes: the table row by permutes, the rest
+/// operation for operation ([`super::exp_neg_half32`], [`super::times_exp32`], and
+/// `vscalefps` for [`super::scale2_32`]: where `n != 0`, `a > 0.83`, so the product `m` is at
+/// least 0.14, and `n >= -163`).
+// Out of line: a vector with a lane this far out is rare, and inlined into the loop it
+// would keep the near form's columns from staying in registers.
+#[inline(never)]
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+unsafe fn gelu_erf_far(x: __m512) -> __m512 {
     let c = &GELU32_COLS;
     let rd = LN2_REDUCTION_F32;
     // clamp32(|x|, 0, 15): |x| is never below 0, and vminps passes a NaN second operand.

@@ -1197,6 +1197,61 @@ fn avx2_loops_match_the_portable_kernels() {
     same(k::GeluErf, &xs);
 }
 
+/// gelu(erf)'s AVX-512 and AVX2 loops take the table-only form for a vector whose lanes are
+/// all below `|x| = 5.9375` (rows 32..=47 from `|x| = 3.9375`), and both forms, selected per lane, otherwise: vectors that mix
+/// near and far lanes, the boundary's neighbours, NaN, infinities and signed zeros, in every
+/// lane position, give the scalar kernel's bits.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn gelu_loops_select_the_near_and_far_forms_per_lane() {
+    let end = GELU32_NEAR_END;
+    let special = [
+        0.0,
+        -0.0,
+        0.75,
+        -2.5,
+        end,
+        -end,
+        f32::from_bits(end.to_bits() - 1),
+        -f32::from_bits(end.to_bits() - 1),
+        GELU32_MID_START,
+        -GELU32_MID_START,
+        f32::from_bits(GELU32_MID_START.to_bits() - 1),
+        -4.5,
+        5.0,
+        6.5,
+        -9.0,
+        -14.0,
+        30.0,
+        1e-40,
+        -1e-40,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+    ];
+    // First 64 near lanes only (the fast path), then a scramble.
+    let near: Vec<f32> = special.iter().copied().filter(|x| x.abs() < end).collect();
+    let mut xs: Vec<f32> = near.iter().copied().cycle().take(64).collect();
+    let mut state = 0x2545_f491_u64;
+    xs.extend((0..special.len() * 101).map(|_| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
+        special[(state >> 33) as usize % special.len()]
+    }));
+    if isa() == Isa::Avx512 {
+        avx512_loop_matches_eval(k::GeluErf, &xs, 37);
+    }
+    if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+        let mut want = vec![0f32; xs.len()];
+        map_serial_eval(k::GeluErf, &xs, &mut want);
+        let mut got = vec![0f32; xs.len()];
+        // SAFETY: the CPU has AVX2 and FMA (checked above); both hold `xs.len()` elements.
+        assert!(unsafe { k::GeluErf.map_avx2(xs.as_ptr(), got.as_mut_ptr(), xs.len()) });
+        assert_loop_bits(k::GeluErf, &xs, &got, &got, &want);
+    }
+}
+
 /// The pool's sum (chunks summed on any thread, partials combined pairwise in order) is the
 /// single-thread chunked sum bit for bit: the result cannot depend on the thread count.
 #[test]
