@@ -27,6 +27,23 @@ unsafe fn lookup32(col: &[f32; 32], idx: __m256i, b3: __m256, b4: __m256) -> __m
     _mm256_blendv_ps(lo, hi, b4)
 }
 
+/// The row `k = round(S a)` (ties to even) of a table of local polynomials of width `1/S` (`S`
+/// a power of two, so `S a` is exact and the FMA rounds as the portable `S a + ROUND32`): the
+/// index lanes (`k` in the low bits), their bits 3 and 4 in the sign bit (for [`lookup32`]),
+/// and `t = a - k/S` (exact).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn table_row<const S: u32>(a: __m256) -> (__m256i, __m256, __m256, __m256) {
+    let round32 = _mm256_set1_ps(ROUND32);
+    let f = _mm256_fmadd_ps(a, _mm256_set1_ps(S as f32), round32);
+    let kf = _mm256_sub_ps(f, round32);
+    let idx = _mm256_castps_si256(f);
+    let b3 = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(idx));
+    let b4 = _mm256_castsi256_ps(_mm256_slli_epi32::<27>(idx));
+    let t = _mm256_fnmadd_ps(kf, _mm256_set1_ps(1.0 / S as f32), a);
+    (idx, b3, b4, t)
+}
+
 /// Horner's rule, highest coefficient first ([`super::horner32`]).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
@@ -70,14 +87,7 @@ unsafe fn gelu_erf(x: __m256) -> __m256 {
 unsafe fn gelu_erf_near(x: __m256) -> __m256 {
     let (c, m) = (&GELU32_NEAR_COLS, &GELU32_MID_COLS);
     let a = _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(i32::MAX)));
-    let round32 = _mm256_set1_ps(ROUND32);
-    // 8a is exact, so the FMA rounds as the portable `8a + ROUND32`.
-    let f = _mm256_fmadd_ps(a, _mm256_set1_ps(8.0), round32);
-    let kf = _mm256_sub_ps(f, round32);
-    let idx = _mm256_castps_si256(f);
-    let b3 = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(idx));
-    let b4 = _mm256_castsi256_ps(_mm256_slli_epi32::<27>(idx));
-    let t = _mm256_fnmadd_ps(kf, _mm256_set1_ps(0.125), a);
+    let (idx, b3, b4, t) = table_row::<8>(a);
     let mid = _mm256_cmp_ps::<_CMP_GE_OQ>(a, _mm256_set1_ps(GELU32_MID_START));
     let col = |near: &[f32; 32], far: &[f32; 16]| {
         let q = |j: usize| _mm256_permutevar8x32_ps(_mm256_loadu_ps(far.as_ptr().add(8 * j)), idx);
@@ -113,13 +123,7 @@ unsafe fn gelu_erf_far(x: __m256) -> __m256 {
     let a = _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(i32::MAX)));
     // clamp32(|x|, 0, 15): |x| is never below 0, and vminps passes a NaN second operand.
     let a = _mm256_min_ps(_mm256_set1_ps(15.0), a);
-    let round32 = _mm256_set1_ps(ROUND32);
-    let f = _mm256_fmadd_ps(a, _mm256_set1_ps(2.0), round32);
-    let kf = _mm256_sub_ps(f, round32);
-    let idx = _mm256_castps_si256(f);
-    let b3 = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(idx));
-    let b4 = _mm256_castsi256_ps(_mm256_slli_epi32::<27>(idx));
-    let t = _mm256_fnmadd_ps(kf, _mm256_set1_ps(0.5), a);
+    let (idx, b3, b4, t) = table_row::<2>(a);
     let mut q = lookup32(&c.q[0], idx, b3, b4);
     for col in &c.q[1..] {
         q = _mm256_fmadd_ps(q, t, lookup32(col, idx, b3, b4));

@@ -165,6 +165,19 @@ unsafe fn tanh_big(a: __m512) -> __m512 {
     _mm512_sub_ps(one, q)
 }
 
+/// The row `k = round(S a)` (ties to even) of a table of local polynomials of width `1/S` (`S`
+/// a power of two, so `S a` is exact and the FMA rounds as the portable `S a + ROUND32`), in
+/// the low bits of the index lanes, and `t = a - k/S` (exact).
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+unsafe fn table_row<const S: u32>(a: __m512) -> (__m512i, __m512) {
+    let round32 = _mm512_set1_ps(ROUND32);
+    let f = _mm512_fmadd_ps(a, _mm512_set1_ps(S as f32), round32);
+    let kf = _mm512_sub_ps(f, round32);
+    let t = _mm512_fnmadd_ps(kf, _mm512_set1_ps(1.0 / S as f32), a);
+    (_mm512_castps_si512(f), t)
+}
+
 /// Column `col` of a 32-row table, row `idx & 31` per lane (`vpermt2ps`).
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
@@ -197,12 +210,7 @@ unsafe fn gelu_erf(x: __m512) -> __m512 {
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
 unsafe fn gelu_erf_near(x: __m512, a: __m512) -> __m512 {
     let (c, m) = (&GELU32_NEAR_COLS, &GELU32_MID_COLS);
-    let round32 = _mm512_set1_ps(ROUND32);
-    // 8a is exact, so the FMA rounds as the portable `8a + ROUND32`.
-    let f = _mm512_fmadd_ps(a, _mm512_set1_ps(8.0), round32);
-    let kf = _mm512_sub_ps(f, round32);
-    let idx = _mm512_castps_si512(f);
-    let t = _mm512_fnmadd_ps(kf, _mm512_set1_ps(0.125), a);
+    let (idx, t) = table_row::<8>(a);
     let mid = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(a, _mm512_set1_ps(GELU32_MID_START));
     let col = |near: &[f32; 32], far: &[f32; 16]| {
         _mm512_mask_permutexvar_ps(lookup32(near, idx), mid, idx, _mm512_loadu_ps(far.as_ptr()))
@@ -237,11 +245,7 @@ unsafe fn gelu_erf_far(x: __m512) -> __m512 {
     let rd = LN2_REDUCTION_F32;
     // clamp32(|x|, 0, 15): |x| is never below 0, and vminps passes a NaN second operand.
     let a = _mm512_min_ps(_mm512_set1_ps(15.0), abs(x));
-    let round32 = _mm512_set1_ps(ROUND32);
-    let f = _mm512_fmadd_ps(a, _mm512_set1_ps(2.0), round32);
-    let kf = _mm512_sub_ps(f, round32);
-    let idx = _mm512_castps_si512(f);
-    let t = _mm512_fnmadd_ps(kf, _mm512_set1_ps(0.5), a);
+    let (idx, t) = table_row::<2>(a);
     let mut q = lookup32(&c.q[0], idx);
     for col in &c.q[1..] {
         q = _mm512_fmadd_ps(q, t, lookup32(col, idx));
