@@ -209,7 +209,7 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
                 // (An operand handed over but read by no step is released here.)
                 drop(taken);
                 match pyjit_runtime::ops::fused::run(&fs.program, inputs) {
-                    Ok(t) => Ok(vec![from_runtime(pyjit_runtime::Value::Tensor(t))]),
+                    Ok(t) => Ok(smallvec::smallvec![Value::Tensor(t)]),
                     Err(e) => {
                         let at = fs.step_sites.get(e.step).copied().unwrap_or(site);
                         let err = InterpError::new(e.error.kind(), e.error.to_string(), *span);
@@ -229,10 +229,20 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
                     // SAFETY: as above.
                     .map(|t| unsafe { layout::slots_to_value(t, raw, &mut pos) })
                     .collect();
-                run_op(c, kind, vals, *span)
+                run_op(c, kind, vals, *span).map(Results::from_vec)
             }
         };
         match outcome {
+            // The usual result, one tensor: its handle straight into the result slot.
+            Ok(mut vs) if vs.len() == 1 && matches!(results.as_slice(), [Type::Tensor(_)]) => {
+                match vs.pop() {
+                    Some(Value::Tensor(t)) => {
+                        // SAFETY: native code reserved one u64 per result slot at `out`.
+                        unsafe { *out = pyjit_runtime::abi::handle_from_tensor(t) as u64 };
+                    }
+                    _ => c.fail_internal(site, "a tensor op's result is not a tensor"),
+                }
+            }
             Ok(vs) => {
                 let mut slots = Vec::with_capacity(vs.len());
                 for (v, t) in vs.into_iter().zip(results) {
@@ -265,10 +275,10 @@ unsafe fn run_tensor_op(
     raw: &[u64],
     span: Span,
     owned_first: bool,
-) -> Result<Vec<Value>, InterpError> {
+) -> Result<Results, InterpError> {
     let schema = pyjit_runtime::schema::schema(id);
     let mut pos = 0;
-    let mut rt = Vec::with_capacity(operands.len());
+    let mut rt: smallvec::SmallVec<[pyjit_runtime::Value; 4]> = smallvec::SmallVec::new();
     for (i, t) in operands.iter().enumerate() {
         if i == 0 && owned_first && matches!(t, Type::Tensor(_)) {
             pos = 1;
@@ -282,13 +292,16 @@ unsafe fn run_tensor_op(
         rt.push(unsafe { runtime_operand(t, raw, &mut pos, param) });
     }
     let out = if owned_first {
-        pyjit_runtime::dispatch::call_owned(id, rt)
+        pyjit_runtime::dispatch::call_owned_in(id, &mut rt)
     } else {
         pyjit_runtime::dispatch::call(id, &rt)
     }
     .map_err(|e| InterpError::new(e.kind(), e.to_string(), span))?;
     Ok(out.into_iter().map(from_runtime).collect())
 }
+
+/// The results of an op run by [`pjn_op`] (inline for the usual one or two).
+type Results = smallvec::SmallVec<[Value; 2]>;
 
 /// The tensor of the handle in slot `pos`, taking over its reference.
 ///

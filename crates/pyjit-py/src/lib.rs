@@ -22,6 +22,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+use smallvec::SmallVec;
 use std::os::raw::c_int;
 use std::sync::OnceLock;
 use vectorcall::VectorcallFn;
@@ -599,12 +600,13 @@ fn view_numpy(arr: &Bound<'_, PyUntypedArray>, dtype: DType) -> PyResult<Option<
     let (data, flags) = unsafe { ((*raw).fields.data as *mut u8, (*raw).fields.flags) };
     let elem = dtype.size_of() as isize;
     let behaved = flags & npyffi::NPY_ARRAY_ALIGNED != 0 && flags & NPY_ARRAY_WRITEABLE != 0;
-    let shape = arr.shape().to_vec();
+    let shape = arr.shape();
     let numel: usize = shape.iter().product();
     if !behaved || numel == 0 || arr.strides().iter().any(|&s| s < 0 || s % elem != 0) {
         return Ok(None);
     }
-    let strides: Vec<usize> = arr.strides().iter().map(|&s| (s / elem) as usize).collect();
+    let strides: SmallVec<[usize; 8]> =
+        arr.strides().iter().map(|&s| (s / elem) as usize).collect();
     let len = 1 + shape
         .iter()
         .zip(&strides)
@@ -625,7 +627,7 @@ fn view_numpy(arr: &Bound<'_, PyUntypedArray>, dtype: DType) -> PyResult<Option<
     // strides reach, i.e. `len` elements of this dtype, aligned (checked) and writable
     // (checked); `owner` holds a reference to the array, which keeps the memory alive and
     // never reallocates it; bool bytes are 0 or 1 (checked).
-    unsafe { Tensor::from_external(dtype, data, len, shape, strides, owner) }
+    unsafe { Tensor::from_external(dtype, data, len, shape, &strides, owner) }
         .map(Some)
         .map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
@@ -640,8 +642,9 @@ fn tensor_to_numpy<'py>(py: Python<'py>, t: Tensor) -> PyResult<Bound<'py, PyAny
         DType::Float64 => numpy::dtype::<f64>(py),
     };
     let elem = t.dtype().size_of() as npy_intp;
-    let mut dims: Vec<npy_intp> = t.shape().iter().map(|&d| d as npy_intp).collect();
-    let mut strides: Vec<npy_intp> = t.strides().iter().map(|&s| s as npy_intp * elem).collect();
+    let mut dims: SmallVec<[npy_intp; 8]> = t.shape().iter().map(|&d| d as npy_intp).collect();
+    let mut strides: SmallVec<[npy_intp; 8]> =
+        t.strides().iter().map(|&s| s as npy_intp * elem).collect();
     // An expanded view (stride 0) aliases one element many times: read-only, as NumPy's own
     // broadcast_to makes it.
     let aliased = t

@@ -7,6 +7,8 @@
 
 use std::sync::OnceLock;
 
+use smallvec::{SmallVec, smallvec};
+
 pub use crate::schema::{bind, resolve};
 
 use crate::dtype::DType;
@@ -16,10 +18,14 @@ use crate::schema::{self, OpId};
 use crate::tensor::{Tensor, fmt_list};
 use crate::value::{Scalar, TensorIndex, Value};
 
-type Kernel = fn(&[Value]) -> Result<Vec<Value>>;
+/// The results of an op call: one value per schema return, inline (no allocation for the
+/// usual one or two).
+pub type Outputs = SmallVec<[Value; 2]>;
+
+type Kernel = fn(&[Value]) -> Result<Outputs>;
 
 /// Calls op `id` with arguments in schema order (defaults filled in; see [`bind`]).
-pub fn call(id: OpId, args: &[Value]) -> Result<Vec<Value>> {
+pub fn call(id: OpId, args: &[Value]) -> Result<Outputs> {
     let s = schema::schema(id);
     if args.len() != s.params.len() {
         return Err(RuntimeError::Bind(BindError::TooManyArguments {
@@ -38,13 +44,13 @@ pub fn call(id: OpId, args: &[Value]) -> Result<Vec<Value>> {
 /// the result is written over that argument instead of a fresh buffer: the vector-math unary
 /// ops, float `abs` and `neg`, and float `add`/`sub` (alpha 1), `mul`, `div` whose result has
 /// the first operand's dtype and shape. Results are the same as [`call`]'s, bit for bit.
-pub fn call_owned(id: OpId, mut args: Vec<Value>) -> Result<Vec<Value>> {
+pub fn call_owned(id: OpId, mut args: Vec<Value>) -> Result<Outputs> {
     call_owned_in(id, &mut args)
 }
 
 /// [`call_owned`] on arguments the caller keeps the list of: the first one is taken out (left
 /// `Value::None`) when the in-place form runs; the caller drops the rest.
-pub fn call_owned_in(id: OpId, args: &mut [Value]) -> Result<Vec<Value>> {
+pub fn call_owned_in(id: OpId, args: &mut [Value]) -> Result<Outputs> {
     let s = schema::schema(id);
     if args.len() == s.params.len()
         && let Some(k) = owned_kernels().get(id.0 as usize).copied().flatten()
@@ -69,7 +75,7 @@ pub fn has_owned_kernel(id: OpId) -> bool {
 }
 
 /// An op's in-place form: the first argument by value, the others as in [`call`].
-type OwnedKernel = fn(Tensor, &[Value]) -> Result<Vec<Value>>;
+type OwnedKernel = fn(Tensor, &[Value]) -> Result<Outputs>;
 
 fn owned_kernels() -> &'static [Option<OwnedKernel>] {
     static K: OnceLock<Vec<Option<OwnedKernel>>> = OnceLock::new();
@@ -110,7 +116,7 @@ fn owned_kernel_for(name: &str, overload: &str) -> Option<OwnedKernel> {
 }
 
 /// `add`/`sub` with the first operand given up: in place when `alpha` is 1, else [`add_like`].
-fn add_owned(t: Tensor, a: &[Value], op: BinaryOp) -> Result<Vec<Value>> {
+fn add_owned(t: Tensor, a: &[Value], op: BinaryOp) -> Result<Outputs> {
     match sc(a, 2)? {
         Scalar::Int(1) | Scalar::Float(1.0) => one(ops::binary_owned(op, t, input(a, 1)?)?),
         _ => {
@@ -126,12 +132,12 @@ pub fn call_by_name(
     name: &str,
     positional: Vec<Value>,
     keywords: Vec<(String, Value)>,
-) -> Result<Vec<Value>> {
+) -> Result<Outputs> {
     let (id, args) = resolve(name, positional, keywords)?;
     call(id, &args)
 }
 
-fn missing(_: &[Value]) -> Result<Vec<Value>> {
+fn missing(_: &[Value]) -> Result<Outputs> {
     Err(RuntimeError::NotImplemented("op has no kernel".into()))
 }
 
@@ -278,16 +284,16 @@ fn indices(a: &[Value], i: usize) -> Result<&[TensorIndex]> {
     }
 }
 
-fn one(t: Tensor) -> Result<Vec<Value>> {
-    Ok(vec![Value::Tensor(t)])
+fn one(t: Tensor) -> Result<Outputs> {
+    Ok(smallvec![Value::Tensor(t)])
 }
 
-fn pair((x, y): (Tensor, Tensor)) -> Result<Vec<Value>> {
-    Ok(vec![Value::Tensor(x), Value::Tensor(y)])
+fn pair((x, y): (Tensor, Tensor)) -> Result<Outputs> {
+    Ok(smallvec![Value::Tensor(x), Value::Tensor(y)])
 }
 
-fn list(v: Vec<Tensor>) -> Result<Vec<Value>> {
-    Ok(vec![Value::TensorList(v)])
+fn list(v: Vec<Tensor>) -> Result<Outputs> {
+    Ok(smallvec![Value::TensorList(v)])
 }
 
 /// Input operand from an argument that is either a tensor or a Python scalar.
@@ -302,7 +308,7 @@ fn input(a: &[Value], i: usize) -> Result<Input<'_>> {
     }
 }
 
-fn bin(op: BinaryOp, a: &[Value]) -> Result<Vec<Value>> {
+fn bin(op: BinaryOp, a: &[Value]) -> Result<Outputs> {
     one(ops::binary(op, input(a, 0)?, input(a, 1)?)?)
 }
 
@@ -338,7 +344,7 @@ fn check_inplace(target: &Tensor, other: &Input<'_>) -> Result<()> {
     }
 }
 
-fn inplace_bin(op: BinaryOp, a: &[Value]) -> Result<Vec<Value>> {
+fn inplace_bin(op: BinaryOp, a: &[Value]) -> Result<Outputs> {
     let target = t(a, 0)?;
     let other = input(a, 1)?;
     check_inplace(target, &other)?;
@@ -346,7 +352,7 @@ fn inplace_bin(op: BinaryOp, a: &[Value]) -> Result<Vec<Value>> {
     one(write_inplace(target, &r)?)
 }
 
-fn add_like(a: &[Value], subtract: bool, reverse: bool) -> Result<Vec<Value>> {
+fn add_like(a: &[Value], subtract: bool, reverse: bool) -> Result<Outputs> {
     let alpha = sc(a, 2)?;
     let (x, y) = (input(a, 0)?, input(a, 1)?);
     if reverse {
@@ -391,10 +397,10 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
     use BinaryOp::*;
     let k: Kernel = match (name, overload) {
         // str and dtype equality (TorchScript's `aten::eq.str`)
-        ("eq", "str") => |a| Ok(vec![Value::Bool(string(a, 0)? == string(a, 1)?)]),
-        ("ne", "str") => |a| Ok(vec![Value::Bool(string(a, 0)? != string(a, 1)?)]),
-        ("eq", "ScalarType") => |a| Ok(vec![Value::Bool(dtype(a, 0)? == dtype(a, 1)?)]),
-        ("ne", "ScalarType") => |a| Ok(vec![Value::Bool(dtype(a, 0)? != dtype(a, 1)?)]),
+        ("eq", "str") => |a| Ok(smallvec![Value::Bool(string(a, 0)? == string(a, 1)?)]),
+        ("ne", "str") => |a| Ok(smallvec![Value::Bool(string(a, 0)? != string(a, 1)?)]),
+        ("eq", "ScalarType") => |a| Ok(smallvec![Value::Bool(dtype(a, 0)? == dtype(a, 1)?)]),
+        ("ne", "ScalarType") => |a| Ok(smallvec![Value::Bool(dtype(a, 0)? != dtype(a, 1)?)]),
         // creation
         ("zeros", _) => |a| one(ops::zeros(&ints(a, 0)?, opt_dtype(a, 1)?)?),
         ("ones", _) => |a| one(ops::ones(&ints(a, 0)?, opt_dtype(a, 1)?)?),
@@ -635,13 +641,13 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
         ("linear", _) => |a| one(ops::linear(t(a, 0)?, t(a, 1)?, opt_t(a, 2)?)?),
         // shape
         ("size", "") => |a| {
-            Ok(vec![Value::IntList(
+            Ok(smallvec![Value::IntList(
                 t(a, 0)?.shape().iter().map(|&d| d as i64).collect(),
             )])
         },
-        ("size", _) => |a| Ok(vec![Value::Int(t(a, 0)?.size(int(a, 1)?)? as i64)]),
-        ("dim", _) => |a| Ok(vec![Value::Int(t(a, 0)?.dim() as i64)]),
-        ("numel", _) => |a| Ok(vec![Value::Int(t(a, 0)?.numel() as i64)]),
+        ("size", _) => |a| Ok(smallvec![Value::Int(t(a, 0)?.size(int(a, 1)?)? as i64)]),
+        ("dim", _) => |a| Ok(smallvec![Value::Int(t(a, 0)?.dim() as i64)]),
+        ("numel", _) => |a| Ok(smallvec![Value::Int(t(a, 0)?.numel() as i64)]),
         ("reshape", _) => |a| one(t(a, 0)?.reshape(&ints(a, 1)?)?),
         ("view", _) => |a| one(t(a, 0)?.view(&ints(a, 1)?)?),
         ("flatten", _) => |a| one(t(a, 0)?.flatten(int(a, 1)?, int(a, 2)?)?),
@@ -663,13 +669,21 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
         ("flip", _) => |a| one(ops::flip(t(a, 0)?, &ints(a, 1)?)?),
         ("repeat", _) => |a| one(ops::repeat(t(a, 0)?, &ints(a, 1)?)?),
         // conversion
-        ("item", _) => |a| Ok(vec![scalar_value(t(a, 0)?.item()?)]),
+        ("item", _) => |a| Ok(smallvec![scalar_value(t(a, 0)?.item()?)]),
         ("to" | "type_as", "other" | "") => |a| one(t(a, 0)?.to_dtype(t(a, 1)?.dtype())?),
         ("to" | "type", _) => |a| one(t(a, 0)?.to_dtype(dtype(a, 1)?)?),
-        ("dtype", _) => |a| Ok(vec![Value::DType(t(a, 0)?.dtype())]),
-        ("tolist_int", _) => |a| Ok(vec![Value::IntList(ops::tolist_of(t(a, 0)?, false)?.0)]),
-        ("tolist_float", _) => |a| Ok(vec![Value::FloatList(ops::tolist_of(t(a, 0)?, true)?.1)]),
-        ("is_floating_point", _) => |a| Ok(vec![Value::Bool(t(a, 0)?.dtype().is_float())]),
+        ("dtype", _) => |a| Ok(smallvec![Value::DType(t(a, 0)?.dtype())]),
+        ("tolist_int", _) => |a| {
+            Ok(smallvec![Value::IntList(
+                ops::tolist_of(t(a, 0)?, false)?.0
+            )])
+        },
+        ("tolist_float", _) => |a| {
+            Ok(smallvec![Value::FloatList(
+                ops::tolist_of(t(a, 0)?, true)?.1
+            )])
+        },
+        ("is_floating_point", _) => |a| Ok(smallvec![Value::Bool(t(a, 0)?.dtype().is_float())]),
         ("unbind", _) => |a| list(ops::unbind(t(a, 0)?, int(a, 1)?)?),
         ("meshgrid", _) => |a| {
             list(ops::meshgrid(
@@ -711,7 +725,7 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
         ("long", _) => |a| one(t(a, 0)?.to_dtype(DType::Int64)?),
         ("int", _) => |a| one(t(a, 0)?.to_dtype(DType::Int32)?),
         ("bool", _) => |a| one(t(a, 0)?.to_dtype(DType::Bool)?),
-        ("Float", _) => |a| Ok(vec![Value::Float(item_of(t(a, 0)?)?.to_f64())]),
+        ("Float", _) => |a| Ok(smallvec![Value::Float(item_of(t(a, 0)?)?.to_f64())]),
         ("Int", _) => |a| {
             let s = item_of(t(a, 0)?)?;
             if let Scalar::Float(f) = s
@@ -722,9 +736,9 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
                     crate::print::python_float_repr(f)
                 )));
             }
-            Ok(vec![Value::Int(s.to_i64())])
+            Ok(smallvec![Value::Int(s.to_i64())])
         },
-        ("Bool", _) => |a| Ok(vec![Value::Bool(truth_of(t(a, 0)?)?)]),
+        ("Bool", _) => |a| Ok(smallvec![Value::Bool(truth_of(t(a, 0)?)?)]),
         // indexing
         ("index", _) => |a| one(ops::index(t(a, 0)?, indices(a, 1)?)?),
         ("index_select", _) => |a| one(ops::index_select(t(a, 0)?, int(a, 1)?, t(a, 2)?)?),
@@ -802,7 +816,7 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
         ("clamp_", "Tensor") => |a| {
             let (lo, hi) = (opt_t(a, 1)?, opt_t(a, 2)?);
             let r = ops::clamp(t(a, 0)?, lo.map(Input::T), hi.map(Input::T))?;
-            Ok(vec![Value::Tensor(write_inplace(t(a, 0)?, &r)?)])
+            Ok(smallvec![Value::Tensor(write_inplace(t(a, 0)?, &r)?)])
         },
         ("clamp_", _) => |a| {
             let x = t(a, 0)?;

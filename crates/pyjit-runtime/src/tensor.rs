@@ -194,14 +194,14 @@ pub struct RawView {
 /// Also rejects shapes whose non-zero dims multiply past `isize::MAX / 8` even when some other
 /// dim is 0: such a shape could never be materialized, and ndarray refuses to describe it.
 pub(crate) fn checked_numel(shape: &[usize]) -> Result<usize> {
-    let too_large = RuntimeError::AllocationTooLarge { bytes: u128::MAX };
+    let too_large = || RuntimeError::AllocationTooLarge { bytes: u128::MAX };
     let nonzero = shape
         .iter()
         .filter(|&&d| d != 0)
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))
-        .ok_or_else(|| too_large.clone())?;
+        .ok_or_else(too_large)?;
     if nonzero > (isize::MAX as usize) / 8 {
-        return Err(too_large);
+        return Err(too_large());
     }
     Ok(if shape.contains(&0) { 0 } else { nonzero })
 }
@@ -294,12 +294,12 @@ impl Tensor {
     // ---------------------------------------------------------------- construction
 
     /// A contiguous tensor over a fresh buffer. `buf.len()` must equal the product of `shape`.
-    pub(crate) fn from_buffer(buf: Buffer, shape: Vec<usize>) -> Tensor {
+    pub(crate) fn from_buffer(buf: Buffer, shape: &[usize]) -> Tensor {
         let dtype = buf.dtype();
         Tensor {
             storage: Arc::new(Storage::new(buf)),
             dtype,
-            dims: contiguous_dims(&shape),
+            dims: contiguous_dims(shape),
             offset: 0,
         }
     }
@@ -314,12 +314,12 @@ impl Tensor {
                 data.len()
             )));
         }
-        Ok(Tensor::from_buffer(T::into_buffer(data), shape.to_vec()))
+        Ok(Tensor::from_buffer(T::into_buffer(data), shape))
     }
 
     /// A 1-d tensor holding `data`.
     pub fn from_slice<T: Element>(data: &[T]) -> Tensor {
-        Tensor::from_buffer(T::into_buffer(data.to_vec()), vec![data.len()])
+        Tensor::from_buffer(T::into_buffer(data.to_vec()), &[data.len()])
     }
 
     /// Takes ownership of an ndarray array (copied into row-major order if needed).
@@ -337,7 +337,7 @@ impl Tensor {
         } else {
             a.iter().copied().collect()
         };
-        Tensor::from_buffer(T::into_buffer(data), shape)
+        Tensor::from_buffer(T::into_buffer(data), &shape)
     }
 
     /// A tensor viewing memory owned elsewhere (a NumPy array's), without copying it: element
@@ -355,8 +355,8 @@ impl Tensor {
         dtype: DType,
         ptr: *mut u8,
         len: usize,
-        shape: Vec<usize>,
-        strides: Vec<usize>,
+        shape: &[usize],
+        strides: &[usize],
         owner: Box<dyn std::any::Any + Send + Sync>,
     ) -> Result<Tensor> {
         let bad = |why: &str| RuntimeError::Value(format!("cannot view external memory: {why}"));
@@ -367,7 +367,7 @@ impl Tensor {
         if shape.len() != strides.len() {
             return Err(bad("shape and strides differ in length"));
         }
-        check_alloc(&shape, dtype)?;
+        check_alloc(shape, dtype)?;
         if len
             .checked_mul(dtype.size_of())
             .is_none_or(|b| b > isize::MAX as usize)
@@ -375,12 +375,9 @@ impl Tensor {
             return Err(bad("length too large"));
         }
         if !shape.contains(&0) {
-            let last = shape
-                .iter()
-                .zip(&strides)
-                .try_fold(0usize, |acc, (&d, &s)| {
-                    acc.checked_add((d - 1).checked_mul(s)?)
-                });
+            let last = shape.iter().zip(strides).try_fold(0usize, |acc, (&d, &s)| {
+                acc.checked_add((d - 1).checked_mul(s)?)
+            });
             if last.is_none_or(|l| l >= len) {
                 return Err(bad("the view reaches past the memory"));
             }
@@ -394,7 +391,7 @@ impl Tensor {
         Ok(Tensor {
             storage: Arc::new(Storage::new(buf)),
             dtype,
-            dims: dims_of(&shape, &strides),
+            dims: dims_of(shape, strides),
             offset: 0,
         })
     }
@@ -407,7 +404,7 @@ impl Tensor {
 
     /// A 0-d tensor holding `s` converted to `dtype`.
     pub fn scalar_typed(s: Scalar, dtype: DType) -> Tensor {
-        with_dtype!(dtype, T => Tensor::from_buffer(T::into_buffer(vec![scalar_to::<T>(s)]), vec![]))
+        with_dtype!(dtype, T => Tensor::from_buffer(T::into_buffer(vec![scalar_to::<T>(s)]), &[]))
     }
 
     /// A tensor of `shape` filled with `value` converted to `dtype`.
@@ -415,7 +412,7 @@ impl Tensor {
         let n = check_alloc(shape, dtype)?;
         Ok(with_dtype!(dtype, T => Tensor::from_buffer(
             T::into_buffer(crate::bufpool::alloc_filled(n, scalar_to::<T>(value))?),
-            shape.to_vec()
+            shape
         )))
     }
 
@@ -1374,8 +1371,8 @@ mod tests {
                 DType::Float64,
                 ptr,
                 6,
-                vec![3, 2],
-                vec![1, 3],
+                &[3, 2],
+                &[1, 3],
                 Box::new(Owner(dropped.clone())),
             )
         }
@@ -1405,7 +1402,7 @@ mod tests {
         let ptr = data.as_mut_ptr() as *mut u8;
         let make = |len, shape: Vec<usize>, strides: Vec<usize>, p: *mut u8| {
             // SAFETY: `data` outlives every tensor made here (each is dropped at once).
-            unsafe { Tensor::from_external(DType::Int32, p, len, shape, strides, Box::new(())) }
+            unsafe { Tensor::from_external(DType::Int32, p, len, &shape, &strides, Box::new(())) }
         };
         assert!(make(4, vec![2, 2], vec![2, 1], ptr).is_ok());
         assert!(

@@ -1185,7 +1185,7 @@ impl<'a, 'o> Evaluator<'a, 'o> {
             .map_err(|e| from_runtime(pyjit_runtime::RuntimeError::Bind(e), span))?;
         let rt_args: Vec<RtValue> = bound.iter().map(|a| a.v.clone()).collect();
         let results = pyjit_runtime::call(id, &rt_args).map_err(|e| from_runtime(e, span))?;
-        self.wrap_results(id, &bound, results, span)
+        self.wrap_results(id, &bound, results.into_vec(), span)
     }
 
     fn wrap_results(

@@ -550,7 +550,7 @@ impl ByArgTypes {
         positional: impl Iterator<Item = Option<Type>>,
         keywords: impl Iterator<Item = (&'k str, Option<Type>)>,
     ) -> ArgTypesKey {
-        let mut key: ArgTypesKey = vec![None; self.from_args.len()];
+        let mut key: ArgTypesKey = smallvec::smallvec![None; self.from_args.len()];
         for (i, t) in positional.enumerate() {
             if self.from_args.get(i) == Some(&true) {
                 key[i] = t;
@@ -583,7 +583,7 @@ fn arg_type(a: ScalarArg) -> Type {
 }
 
 /// Per parameter: the type its argument gave it (`None`: the parameter's own rule).
-type ArgTypesKey = Vec<Option<Type>>;
+type ArgTypesKey = smallvec::SmallVec<[Option<Type>; 4]>;
 
 /// The per-call path of a scripted function called with one signature (the common case):
 /// the compiled code and, per parameter, the [`FastArg`] an argument must have. A call that

@@ -105,7 +105,7 @@ pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) ->
         } else {
             (0..n).map(|i| T::from_f64(s + i as f64 * st)).collect()
         };
-        Tensor::from_buffer(T::into_buffer(v), vec![n])
+        Tensor::from_buffer(T::into_buffer(v), &[n])
     }))
 }
 
@@ -140,7 +140,7 @@ pub fn linspace(start: Scalar, end: Scalar, steps: i64, dtype: Option<DType>) ->
         } else {
             vals.iter().map(|&x| T::from_f64(x)).collect()
         };
-        Tensor::from_buffer(T::into_buffer(v), vec![n])
+        Tensor::from_buffer(T::into_buffer(v), &[n])
     }))
 }
 

@@ -566,7 +566,7 @@ where
             .unwrap_or(false)
         })
         .unwrap_or(false);
-    done.then(|| Ok(Tensor::from_buffer(T::into_buffer(out), shape)))
+    done.then(|| Ok(Tensor::from_buffer(T::into_buffer(out), &shape)))
 }
 
 /// NaN-propagating `maximum`/`minimum` of two `$t`s, as `$name`.
@@ -1172,8 +1172,10 @@ mod tests {
             "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1"
         );
         assert_eq!(
-            crate::ops::broadcast_shapes(&[3, 1], &[4]).unwrap(),
-            vec![3, 4]
+            crate::ops::broadcast_shapes(&[3, 1], &[4])
+                .unwrap()
+                .as_slice(),
+            [3, 4].as_slice()
         );
     }
 

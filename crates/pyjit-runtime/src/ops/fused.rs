@@ -194,7 +194,7 @@ fn meta_of(v: &Value) -> Meta {
 }
 
 /// The result of a step as a tensor.
-fn one_tensor(mut out: Vec<Value>, id: OpId) -> Result<Tensor> {
+fn one_tensor(mut out: dispatch::Outputs, id: OpId) -> Result<Tensor> {
     match out.pop() {
         Some(Value::Tensor(t)) if out.is_empty() => Ok(t),
         _ => Err(RuntimeError::Value(format!(

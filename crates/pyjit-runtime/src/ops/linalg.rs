@@ -596,9 +596,9 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
                 )));
             }
             let batch = broadcast_shapes(&a2.shape()[..ra - 2], &b2.shape()[..rb - 2])?;
-            let mut sa: Vec<usize> = batch.clone();
+            let mut sa: Vec<usize> = batch.to_vec();
             sa.extend([n, k1]);
-            let mut sb: Vec<usize> = batch.clone();
+            let mut sb: Vec<usize> = batch.to_vec();
             sb.extend([k2, m]);
             let r = batched(&a2.broadcast_to(&sa)?, &b2.broadcast_to(&sb)?)?;
             let r = if da == 1 { r.squeeze_dim(-2)? } else { r };

@@ -46,15 +46,17 @@ pub(crate) fn same_elements(a: &[usize], b: &[usize], out: &[usize]) -> bool {
     a.iter().product::<usize>() == n && b.iter().product::<usize>() == n
 }
 
+/// A shape computed per op (inline up to rank 6: no allocation).
+pub type Dims = smallvec::SmallVec<[usize; 6]>;
+
 /// NumPy/PyTorch broadcasting of two shapes.
-pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Dims> {
     if a == b {
-        return Ok(a.to_vec());
+        return Ok(Dims::from_slice(a));
     }
     let n = a.len().max(b.len());
-    // Built from the last dim and reversed, not in a `vec![0; n]`: a zeroed allocation is
-    // glibc's calloc, which skips its per-thread cache (this runs once per elementwise op).
-    let mut out = Vec::with_capacity(n);
+    // Built from the last dim and reversed.
+    let mut out = Dims::with_capacity(n);
     // From the last dim, as PyTorch's `infer_size`: with several mismatches the error names the
     // innermost one.
     for i in (0..n).rev() {
@@ -86,11 +88,11 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
 
 /// Broadcast shape of several tensors.
 pub fn broadcast_all(shapes: &[&[usize]]) -> Result<Vec<usize>> {
-    let mut out: Vec<usize> = Vec::new();
+    let mut out = Dims::new();
     for s in shapes {
         out = broadcast_shapes(&out, s)?;
     }
-    Ok(out)
+    Ok(out.into_vec())
 }
 
 /// `out[i] = f(x[i])` with the input read as `S` (converted if needed).
