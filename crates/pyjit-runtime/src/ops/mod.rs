@@ -127,26 +127,25 @@ pub(crate) fn map_binary<S: Element, D: Element>(
 ) -> Result<Tensor> {
     let shape = broadcast_shapes(a.shape(), b.shape())?;
     check_alloc(&shape, D::DTYPE)?;
+    // Contiguous operands of the element type itself: their slices, no ndarray views (the
+    // per-op cost of a small operand).
+    if a.dtype() == S::DTYPE && b.dtype() == S::DTYPE {
+        let data = a
+            .with_slice::<S, _>(|x| {
+                b.with_slice::<S, _>(|y| zip_slices(x, a.shape(), y, b.shape(), &shape, &f))
+            })
+            .flatten()
+            .flatten();
+        if let Some(data) = data {
+            return Ok(Tensor::from_buffer(D::into_buffer(data), &shape));
+        }
+    }
     let out = a.with_view_as::<S, Option<ArrayD<D>>>(|av| {
         b.with_view_as::<S, Option<ArrayD<D>>>(|bv| {
-            // Fast paths over plain slices (which the compiler vectorizes): row-major operands
-            // of the result's elements (`same_elements`), or one side a single element (a
-            // Python scalar or 0-d tensor).
-            if let (Some(x), Some(y)) = (av.as_slice(), bv.as_slice()) {
-                let data: Option<Vec<D>> = if same_elements(av.shape(), bv.shape(), &shape) {
-                    Some(x.iter().zip(y).map(|(&p, &q)| f(p, q)).collect())
-                } else if y.len() == 1 && av.shape() == shape.as_slice() {
-                    let q = y[0];
-                    Some(x.iter().map(|&p| f(p, q)).collect())
-                } else if x.len() == 1 && bv.shape() == shape.as_slice() {
-                    let p = x[0];
-                    Some(y.iter().map(|&q| f(p, q)).collect())
-                } else {
-                    None
-                };
-                if let Some(data) = data {
-                    return ArrayD::from_shape_vec(IxDyn(&shape), data).ok();
-                }
+            if let (Some(x), Some(y)) = (av.as_slice(), bv.as_slice())
+                && let Some(data) = zip_slices(x, av.shape(), y, bv.shape(), &shape, &f)
+            {
+                return ArrayD::from_shape_vec(IxDyn(&shape), data).ok();
             }
             let av = av.broadcast(IxDyn(&shape))?;
             let bv = bv.broadcast(IxDyn(&shape))?;
@@ -155,6 +154,30 @@ pub(crate) fn map_binary<S: Element, D: Element>(
     });
     out.map(Tensor::from_array)
         .ok_or_else(|| RuntimeError::Shape("broadcast failed".into()))
+}
+
+/// [`map_binary`]'s fast paths over plain slices (which the compiler vectorizes): row-major
+/// operands `x` (of shape `xs`) and `y` (`ys`) of the result's elements (`same_elements`), or
+/// one side a single element (a Python scalar or 0-d tensor); `None` for other broadcasts.
+fn zip_slices<S: Copy, D>(
+    x: &[S],
+    xs: &[usize],
+    y: &[S],
+    ys: &[usize],
+    shape: &[usize],
+    f: impl Fn(S, S) -> D,
+) -> Option<Vec<D>> {
+    if same_elements(xs, ys, shape) {
+        Some(x.iter().zip(y).map(|(&p, &q)| f(p, q)).collect())
+    } else if y.len() == 1 && xs == shape {
+        let q = y[0];
+        Some(x.iter().map(|&p| f(p, q)).collect())
+    } else if x.len() == 1 && ys == shape {
+        let p = x[0];
+        Some(y.iter().map(|&q| f(p, q)).collect())
+    } else {
+        None
+    }
 }
 
 /// `out[i] = f(a[i], b[i], c[i])` over the broadcast shape, inputs read as `A`, `S`, `S`.
