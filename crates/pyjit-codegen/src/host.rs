@@ -50,6 +50,22 @@ pub(crate) enum SiteKind {
     Scalar,
     /// A `call` op: recorded in the error's call stack when the callee fails.
     Call,
+    /// A tensor made when compiling (`scalar_tensor` of constants, NumPy's `np.float32(2.0)`,
+    /// read only by ops that make fresh tensors): native code takes a reference to its handle
+    /// each time the op runs; the site keeps one for the compiled module's life.
+    ConstTensor { _handle: ConstHandle },
+}
+
+/// A tensor handle owned by a [`SiteKind::ConstTensor`] (released with the site table).
+#[derive(Debug)]
+pub(crate) struct ConstHandle(pub *mut pyjit_runtime::abi::PjTensor);
+
+impl Drop for ConstHandle {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from `handle_from_tensor` and this is its one reference that
+        // the site owns; every reference native code took was released by native code.
+        unsafe { pyjit_runtime::abi::pj_tensor_release(self.0) };
+    }
 }
 
 /// The per-call context native code receives as its first argument. `#[repr(C)]` because native

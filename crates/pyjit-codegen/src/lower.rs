@@ -741,6 +741,84 @@ impl<'a, 'b> Lowering<'a, 'b> {
             .copied()
     }
 
+    /// Whether tensor op `op` (`id`) is a `scalar_tensor` of constants (NumPy's `np.float32(2.0)`)
+    /// whose every use only reads it into a fresh tensor: an operand of a `fused` group, or of
+    /// an elementwise op or comparison of two or more tensors that is not in place. Such a
+    /// tensor is made once, when compiling ([`Self::const_tensor`]), instead of on every run:
+    /// nothing can write it (its storage is shared with the module, so no kernel takes it over
+    /// either) and nothing hands it on.
+    fn is_const_tensor(&self, op: Op, id: pyjit_ir::OpId) -> bool {
+        use pyjit_runtime::schema::{ArgType, OpKind as Kind};
+        let f = self.f;
+        if pyjit_ir::schema::op_name(id) != "scalar_tensor" {
+            return false;
+        }
+        let data = f.op(op);
+        if data.results.len() != 1 || self.const_operands(op).is_none() {
+            return false;
+        }
+        let uses = self.uses.get_or_init(|| pyjit_ir::Uses::build(f));
+        let users = uses.users(data.results[0]);
+        !users.is_empty()
+            && users.iter().all(|&(user, _)| match f.op(user).kind {
+                OpKind::Fused => true,
+                OpKind::Tensor(uid) => {
+                    let facts = pyjit_ir::schema::facts(uid);
+                    let tensors = pyjit_ir::schema::schema(uid)
+                        .params
+                        .iter()
+                        .filter(|p| p.ty == ArgType::Tensor)
+                        .count();
+                    matches!(facts.kind, Kind::Elementwise | Kind::Comparison)
+                        && !facts.effects.writes_first
+                        && tensors >= 2
+                }
+                _ => false,
+            })
+    }
+
+    /// The runtime values of `op`'s operands when every one is a constant.
+    fn const_operands(&self, op: Op) -> Option<Vec<pyjit_runtime::Value>> {
+        let f = self.f;
+        f.op(op)
+            .operands
+            .iter()
+            .map(|&v| match &f.op(f.defining_op(v)?).kind {
+                OpKind::Const(Const::Int(i)) => Some(pyjit_runtime::Value::Int(*i)),
+                OpKind::Const(Const::Float(x)) => Some(pyjit_runtime::Value::Float(*x)),
+                OpKind::Const(Const::Bool(b)) => Some(pyjit_runtime::Value::Bool(*b)),
+                OpKind::Const(Const::DType(d)) => Some(pyjit_runtime::Value::DType(*d)),
+                OpKind::Const(Const::None) => Some(pyjit_runtime::Value::None),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The handle of the tensor constant op `op` ([`Self::is_const_tensor`]) makes, made now by
+    /// the op's kernel and kept by a [`SiteKind::ConstTensor`] site (`None`: the kernel failed;
+    /// the op then runs as any other).
+    fn const_tensor(
+        &mut self,
+        op: Op,
+        id: pyjit_ir::OpId,
+    ) -> Option<*mut pyjit_runtime::abi::PjTensor> {
+        let args = self.const_operands(op)?;
+        let mut out = pyjit_runtime::dispatch::call(id, &args).ok()?;
+        let t = match (out.pop(), out.is_empty()) {
+            (Some(pyjit_runtime::Value::Tensor(t)), true) => t,
+            _ => return None,
+        };
+        let h = pyjit_runtime::abi::handle_from_tensor(t);
+        let span = self.f.op(op).span;
+        self.site(
+            SiteKind::ConstTensor {
+                _handle: host::ConstHandle(h),
+            },
+            span,
+        );
+        Some(h)
+    }
+
     /// The elements of `v` when it is a list of ints built in place (`list.new`) whose one
     /// use is an operand of a tensor op (`np.zeros((n, m))`, `x.view(b, -1)`): native code
     /// then never makes the list (a host call, an allocation and a release per call) and the
@@ -1150,6 +1228,16 @@ impl<'a, 'b> Lowering<'a, 'b> {
                     }
                 }]
             }
+            OpKind::Tensor(id) if self.is_const_tensor(op, *id) => match self.const_tensor(op, *id)
+            {
+                // The value owns a reference, as an op's fresh result does.
+                Some(h) => {
+                    let v = self.b.ins().iconst(types::I64, h as i64);
+                    self.call_host("pj_tensor_retain", &[v]);
+                    vec![v]
+                }
+                None => return self.host_op(op, k),
+            },
             OpKind::Tensor(_)
             | OpKind::TensorLoad
             | OpKind::TensorStore

@@ -336,3 +336,85 @@ fn int_lists_built_for_one_tensor_op_are_not_made() {
         body("shared")
     );
 }
+
+const CONSTS: &str = "\
+import torch
+from torch import Tensor
+
+def consts(x: Tensor) -> Tensor:
+    c = torch.scalar_tensor(2.0, dtype=torch.float32)
+    return x * c + torch.scalar_tensor(0.5, dtype=torch.float32)
+
+def in_loop(x: Tensor, n: int) -> Tensor:
+    for i in range(n):
+        x = torch.maximum(x, torch.scalar_tensor(0.25)) - torch.scalar_tensor(1.0)
+    return x
+
+def written(x: Tensor) -> Tensor:
+    c = torch.scalar_tensor(2.0, dtype=torch.float32)
+    c.add_(1.0)
+    return x * c
+
+def returned() -> Tensor:
+    return torch.scalar_tensor(3.0)
+
+def viewed(x: Tensor) -> Tensor:
+    c = torch.scalar_tensor(2.0).view([1])
+    return x * c
+";
+
+/// A `scalar_tensor` of constants read only by ops that make fresh tensors is made once, when
+/// compiling (`is_const_tensor` in pyjit-codegen): native code takes a reference to it instead of
+/// calling the host. Results are the interpreter's on every call; one that is written in place,
+/// returned or viewed is still made per call (else the second call would see the first call's
+/// write, or the caller could write the module's tensor); the module's own references go with
+/// it.
+#[test]
+fn constant_tensors_are_made_once_and_never_written() {
+    let _g = serial();
+    let before = live_references();
+    let m = script(CONSTS);
+    let nm = native(&m);
+    let x = || Value::Tensor(Tensor::from_vec(vec![1.0f32, -2.0, 0.125], &[3]).unwrap());
+    let (t0, o0) = live_references();
+    for _ in 0..3 {
+        check_same(&m, &nm, "consts", &[x()]);
+        check_same(&m, &nm, "in_loop", &[x(), Value::Int(4)]);
+        check_same(&m, &nm, "written", &[x()]);
+        check_same(&m, &nm, "returned", &[]);
+        check_same(&m, &nm, "viewed", &[x()]);
+    }
+    let Value::Tensor(w) = nm.function("written").unwrap().call(&[x()]).unwrap() else {
+        panic!("not a tensor")
+    };
+    assert_eq!(w.to_vec::<f32>(), vec![3.0, -6.0, 0.375]);
+    // The caller may write what `returned` gives: the next call's tensor is a fresh one.
+    let Value::Tensor(r) = nm.function("returned").unwrap().call(&[]).unwrap() else {
+        panic!("not a tensor")
+    };
+    r.fill_(pyjit_runtime::Scalar::Float(7.0)).unwrap();
+    drop(r);
+    check_same(&m, &nm, "returned", &[]);
+    assert_eq!(live_references(), (t0, o0));
+    let clif = pyjit_codegen::emit_clif(&m).unwrap();
+    let body = |name: &str| {
+        clif.split("; function ")
+            .find(|f| f.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} in {clif}"))
+            .to_string()
+    };
+    for f in ["consts", "in_loop"] {
+        let b = body(f);
+        assert!(
+            !b.contains("pjn_op: tensor.scalar_tensor"),
+            "{f} makes its constants:\n{b}"
+        );
+        assert!(b.contains("pj_tensor_retain"), "{f}:\n{b}");
+    }
+    for f in ["written", "returned", "viewed"] {
+        let b = body(f);
+        assert!(b.contains("pjn_op: tensor.scalar_tensor"), "{f}:\n{b}");
+    }
+    drop(nm);
+    assert_eq!(live_references(), before);
+}
