@@ -521,7 +521,13 @@ impl Program {
             })
             .into_iter()
             .collect();
-        let mut module = pyjit_script::script_module_typed(&source, &ast, &arg_types)?;
+        let (ast, mut module) = match pyjit_script::script_module_typed(&source, &ast, &arg_types) {
+            Ok(m) => (ast, m),
+            Err(errors) => match without_failing_helpers(&source, &ast, &arg_types, &errors) {
+                Some(found) => found,
+                None => return Err(errors),
+            },
+        };
         let defaults = default_values(&ast, &module);
         let source = Arc::new(source);
         if module.source.is_none() {
@@ -1294,6 +1300,74 @@ pub fn static_type_with(v: &Value, declared: &Type, dims: bool) -> Type {
                 .collect(),
         ),
         _ => declared.clone(),
+    }
+}
+
+/// A NumPy-style module compiled for a call of one function (the one `arg_types` names),
+/// without the other functions its `errors` are all in, when that compiles: an unannotated
+/// parameter of a function the call never reaches is a `Tensor` there, and may not type-check as
+/// one (`def mk(n): return np.zeros((n, n))` beside the function run). The Python package, which
+/// compiles only the function and what it uses, never sees those errors; `pyjit run -f` now
+/// does not either. An error in the called function itself (also one that appears once a
+/// function it calls is dropped) or outside every function keeps the original errors (`None`).
+fn without_failing_helpers(
+    source: &SourceFile,
+    ast: &pyjit_syntax::ast::Module,
+    arg_types: &pyjit_script::ArgTypes,
+    errors: &[Diagnostic],
+) -> Option<(pyjit_syntax::ast::Module, Module)> {
+    use pyjit_syntax::ast::StmtKind;
+    let mut names = arg_types.keys();
+    let (Some(entry), None) = (names.next(), names.next()) else {
+        return None;
+    };
+    if !pyjit_script::types_from_arguments(ast) {
+        return None;
+    }
+    let defs: Vec<(&str, Span)> = ast
+        .body
+        .iter()
+        .filter_map(|s| match &s.kind {
+            StmtKind::FunctionDef(d) => Some((d.name.name.as_str(), s.span)),
+            _ => None,
+        })
+        .collect();
+    // Drop the functions the errors are in, compile again, and repeat with the errors that
+    // leaves (a function calling a dropped one fails next): at most once per function.
+    let mut dropped: Vec<&str> = Vec::new();
+    let mut errors = errors.to_vec();
+    loop {
+        let before = dropped.len();
+        for e in errors.iter().filter(|e| !e.reported_elsewhere) {
+            let at = e.primary_span()?;
+            let (name, _) = defs
+                .iter()
+                .find(|(_, d)| d.start <= at.start && at.end <= d.end)?;
+            if name == entry {
+                return None;
+            }
+            if !dropped.contains(name) {
+                dropped.push(name);
+            }
+        }
+        if dropped.len() == before {
+            return None;
+        }
+        let pruned = pyjit_syntax::ast::Module {
+            body: ast
+                .body
+                .iter()
+                .filter(|s| {
+                    !matches!(&s.kind, StmtKind::FunctionDef(d) if dropped.contains(&d.name.name.as_str()))
+                })
+                .cloned()
+                .collect(),
+            span: ast.span,
+        };
+        match pyjit_script::script_module_typed(source, &pruned, arg_types) {
+            Ok(module) => return Some((pruned, module)),
+            Err(e) => errors = e,
+        }
     }
 }
 

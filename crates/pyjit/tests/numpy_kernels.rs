@@ -132,3 +132,37 @@ fn the_called_function_keeps_the_callers_types() {
         "{errors:?}"
     );
 }
+
+/// A call of one function of a NumPy-style file compiles even when another function, which the
+/// call never reaches, does not type-check with its unannotated parameters as `Tensor`s (as the
+/// Python package, which compiles only the function and what it uses, already did); an error in
+/// the called function, or in a function it calls, is still reported.
+#[test]
+fn errors_in_functions_the_call_never_reaches_are_not_the_calls() {
+    let src = "import numpy as np\n\n\ndef mk(n):\n    return np.zeros((n, n), dtype=np.int32)\n\n\ndef addone(x):\n    return x + np.float32(1.0)\n\n\ndef uses(x):\n    return mk(x) + 1\n\n\ndef bad(x):\n    return undefined_thing(x)\n";
+    let x = || Value::Tensor(Tensor::from_vec(vec![1.5f32, -2.0], &[2]).unwrap());
+    let compile = |name: &str, args: &[Value]| {
+        pyjit::Program::compile_for_call(
+            SourceFile::new("module.py", src),
+            pyjit::Options::default(),
+            Some(name),
+            args,
+        )
+    };
+    let p = compile("addone", &[x()]).expect("addone does not reach mk");
+    let r = p.call("addone", vec![x()]).unwrap();
+    let Value::Tensor(t) = r else { panic!("{r:?}") };
+    assert_eq!(t.to_vec::<f32>(), vec![2.5, -1.0]);
+    assert!(compile("mk", &[Value::Int(3)]).is_ok());
+    let messages = |r: Result<pyjit::Program, Vec<pyjit::Diagnostic>>| match r {
+        Ok(_) => panic!("compiled"),
+        Err(d) => d.into_iter().map(|d| d.message).collect::<Vec<_>>(),
+    };
+    // `uses` passes its array to `mk`: mk's error is the call's.
+    let m = messages(compile("uses", &[x()]));
+    assert!(m.iter().any(|s| s.contains("np.zeros")), "{m:?}");
+    // An error in the called function keeps every error of the module.
+    let m = messages(compile("bad", &[x()]));
+    assert!(m.iter().any(|s| s.contains("undefined_thing")), "{m:?}");
+    assert!(m.iter().any(|s| s.contains("np.zeros")), "{m:?}");
+}
