@@ -94,6 +94,14 @@ const ITERS: i64 = if cfg!(debug_assertions) {
     1_000_000
 };
 
+/// The part of a module's CLIF listing (`emit_clif`) that is function `name`'s.
+fn function_clif(clif: &str, name: &str) -> String {
+    clif.split("; function ")
+        .find(|f| f.starts_with(name))
+        .unwrap_or_else(|| panic!("no {name} in {clif}"))
+        .to_string()
+}
+
 fn setup() -> (pyjit_ir::Module, NativeModule) {
     let m = script(SRC);
     let nm = native(&m);
@@ -319,12 +327,7 @@ fn int_lists_built_for_one_tensor_op_are_not_made() {
     drop(x);
     assert_eq!(live_references(), (t0, o0));
     let clif = pyjit_codegen::emit_clif(&m).unwrap();
-    let body = |name: &str| {
-        clif.split("; function ")
-            .find(|f| f.starts_with(name))
-            .unwrap_or_else(|| panic!("no {name} in {clif}"))
-            .to_string()
-    };
+    let body = |name: &str| function_clif(&clif, name);
     for f in ["made", "viewed", "scalar0", "negative"] {
         let b = body(f);
         assert!(!b.contains("list.new"), "{f} still makes its list:\n{b}");
@@ -397,12 +400,7 @@ fn constant_tensors_are_made_once_and_never_written() {
     check_same(&m, &nm, "returned", &[]);
     assert_eq!(live_references(), (t0, o0));
     let clif = pyjit_codegen::emit_clif(&m).unwrap();
-    let body = |name: &str| {
-        clif.split("; function ")
-            .find(|f| f.starts_with(name))
-            .unwrap_or_else(|| panic!("no {name} in {clif}"))
-            .to_string()
-    };
+    let body = |name: &str| function_clif(&clif, name);
     for f in ["consts", "in_loop"] {
         let b = body(f);
         assert!(
