@@ -741,20 +741,20 @@ impl<'a, 'b> Lowering<'a, 'b> {
             .copied()
     }
 
-    /// Whether tensor op `op` (`id`) is a `scalar_tensor` of constants (NumPy's `np.float32(2.0)`)
-    /// whose every use only reads it into a fresh tensor: an operand of a `fused` group, or of
-    /// an elementwise op or comparison of two or more tensors that is not in place. Such a
-    /// tensor is made once, when compiling ([`Self::const_tensor`]), instead of on every run:
-    /// nothing can write it (its storage is shared with the module, so no kernel takes it over
-    /// either) and nothing hands it on.
+    /// Whether tensor op `op` (`id`) is a `scalar_tensor` (NumPy's `np.float32(2.0)`) whose every
+    /// use only reads it into a fresh tensor: an operand of a `fused` group, or of an
+    /// elementwise op or comparison of two or more tensors that is not in place. Such a tensor,
+    /// when its operands are constants, is made once, when compiling ([`Self::const_tensor`]),
+    /// instead of on every run: nothing can write it (its storage is shared with the module, so
+    /// no kernel takes it over either) and nothing hands it on.
     fn is_const_tensor(&self, op: Op, id: pyjit_ir::OpId) -> bool {
         use pyjit_runtime::schema::{ArgType, OpKind as Kind};
         let f = self.f;
-        if pyjit_ir::schema::op_name(id) != "scalar_tensor" {
+        if pyjit_ir::schema::schema(id).name != "scalar_tensor" {
             return false;
         }
         let data = f.op(op);
-        if data.results.len() != 1 || self.const_operands(op).is_none() {
+        if data.results.len() != 1 {
             return false;
         }
         let uses = self.uses.get_or_init(|| pyjit_ir::Uses::build(f));
@@ -795,8 +795,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
     }
 
     /// The handle of the tensor constant op `op` ([`Self::is_const_tensor`]) makes, made now by
-    /// the op's kernel and kept by a [`SiteKind::ConstTensor`] site (`None`: the kernel failed;
-    /// the op then runs as any other).
+    /// the op's kernel and kept by a [`SiteKind::ConstTensor`] site (`None`: an operand is not a
+    /// constant, or the kernel failed; the op then runs as any other).
     fn const_tensor(
         &mut self,
         op: Op,
