@@ -23,8 +23,9 @@
 //! compares it on every 8191st float32 base and 26 exponents, and the ignored
 //! `..._on_every_float32` on all 2^32 bases (about half an hour on two cores).
 //!
-//! The loops: `exp_loop`, `sigmoid_loop`, `tanh_loop`, `exp_minus_loop`, `gelu_erf_loop` (16
-//! float32 lanes), `exp`, `sigmoid` and `tanh` followed by one arithmetic operation
+//! The loops: `exp_loop`, `sigmoid_loop`, `tanh_loop`, `exp_minus_loop`, `gelu_erf_loop` (two
+//! vectors of 16 float32 lanes per trip; the exponential family's functions take `N` vectors
+//! at once, see [`Vs`]), `exp`, `sigmoid` and `tanh` followed by one arithmetic operation
 //! (`*_then_loop`, for fused groups: see `loop32_then`) or applied to `x * c` combined with a
 //! second value (`*_pre_loop`, `loop32_pre`), and
 //! `pow_right_loop` (8 f64 lanes per vector, eight vectors interleaved).
@@ -70,99 +71,133 @@ unsafe fn copysign(m: __m512, s: __m512) -> __m512 {
     ))
 }
 
-/// Horner's rule, highest coefficient first ([`super::horner32`]).
+/// `N` vectors of 16 lanes, computed step by step together: each function below performs
+/// its operations on all `N` before the next operation, so the chains of `N` vectors are
+/// interleaved in the instruction stream. (A chain of `tanh` is ~100 cycles of dependent
+/// operations; written one vector after the other, Zen 4's scheduler held little more than
+/// one vector's ~40 operations, and the loops ran at that latency rather than at the FMA
+/// units' throughput.)
+type Vs<const N: usize> = [__m512; N];
+
+/// `[f(0), ..., f(N - 1)]`, unrolled.
+macro_rules! each {
+    ($i:ident => $e:expr) => {{
+        let mut r: [__m512; N] = [_mm512_setzero_ps(); N];
+        for $i in 0..N {
+            r[$i] = $e;
+        }
+        r
+    }};
+}
+
+/// Horner's rule, highest coefficient first ([`super::horner32`]), on `N` vectors.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
-unsafe fn horner(x: __m512, c: &[f32]) -> __m512 {
-    let mut p = _mm512_set1_ps(c[0]);
+unsafe fn horner_n<const N: usize>(x: &Vs<N>, c: &[f32]) -> Vs<N> {
+    let mut p = [_mm512_set1_ps(c[0]); N];
     for &k in &c[1..] {
-        p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(k));
+        let kv = _mm512_set1_ps(k);
+        for i in 0..N {
+            p[i] = _mm512_fmadd_ps(p[i], x[i], kv);
+        }
     }
     p
 }
 
-/// [`super::reduce_ln2_f32`] (FMA flavour) on 16 lanes: `(n, r)`, `n` as a float.
+/// [`super::reduce_ln2_f32`] (FMA flavour) on `N` vectors: `(n, r)`, `n` as a float.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
-unsafe fn reduce_ln2(x: __m512) -> (__m512, __m512) {
+unsafe fn reduce_ln2<const N: usize>(x: &Vs<N>) -> (Vs<N>, Vs<N>) {
     let rd = LN2_REDUCTION_F32;
     let round = _mm512_set1_ps(rd.round);
-    let nf = _mm512_fmadd_ps(x, _mm512_set1_ps(rd.log2e), round);
-    let n = _mm512_sub_ps(nf, round);
-    let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(rd.ln2_hi), x);
-    (n, _mm512_fnmadd_ps(n, _mm512_set1_ps(rd.ln2_lo), r))
+    let nf = each!(i => _mm512_fmadd_ps(x[i], _mm512_set1_ps(rd.log2e), round));
+    let n = each!(i => _mm512_sub_ps(nf[i], round));
+    let r = each!(i => _mm512_fnmadd_ps(n[i], _mm512_set1_ps(rd.ln2_hi), x[i]));
+    let r = each!(i => _mm512_fnmadd_ps(n[i], _mm512_set1_ps(rd.ln2_lo), r[i]));
+    (n, r)
 }
 
-/// [`super::expm1_poly32`] (FMA flavour) on 16 lanes: `r + r^2 P(r)`.
+/// [`super::expm1_poly32`] (FMA flavour) on `N` vectors: `r + r^2 P(r)`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
-unsafe fn expm1_poly(r: __m512, c: &[f32]) -> __m512 {
-    _mm512_fmadd_ps(horner(r, c), _mm512_mul_ps(r, r), r)
+unsafe fn expm1_poly<const N: usize>(r: &Vs<N>, c: &[f32]) -> Vs<N> {
+    let p = horner_n(r, c);
+    let r2 = each!(i => _mm512_mul_ps(r[i], r[i]));
+    each!(i => _mm512_fmadd_ps(p[i], r2[i], r[i]))
 }
 
-/// [`super::exp_f32`] (FMA flavour) on 16 lanes.
+/// [`super::exp_f32`] (FMA flavour) on `N` vectors.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
-unsafe fn exp(x: __m512) -> __m512 {
+unsafe fn exp<const N: usize>(x: Vs<N>) -> Vs<N> {
     let c = EXP_F32;
     // clamp32: `x < lo ? lo : (x > hi ? hi : x)`; vminps/vmaxps return their second operand
     // when either is NaN, so a NaN passes as in the selects.
-    let xc = _mm512_max_ps(_mm512_set1_ps(c.lo), _mm512_min_ps(_mm512_set1_ps(c.hi), x));
-    let (n, r) = reduce_ln2(xc);
+    let (lo, hi) = (_mm512_set1_ps(c.lo), _mm512_set1_ps(c.hi));
+    let xc = each!(i => _mm512_max_ps(lo, _mm512_min_ps(hi, x[i])));
+    let (n, r) = reduce_ln2(&xc);
     // expm1_poly32 + 1, then `2^n` in one rounding.
-    let p = expm1_poly(r, c.poly);
-    let y = _mm512_add_ps(p, _mm512_set1_ps(1.0));
-    _mm512_scalef_ps(y, n)
+    let p = expm1_poly(&r, c.poly);
+    let y = each!(i => _mm512_add_ps(p[i], _mm512_set1_ps(1.0)));
+    each!(i => _mm512_scalef_ps(y[i], n[i]))
 }
 
-/// [`super::sigmoid_f32`] on 16 lanes.
+/// [`super::sigmoid_f32`] on `N` vectors.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
-unsafe fn sigmoid(x: __m512) -> __m512 {
+unsafe fn sigmoid<const N: usize>(x: Vs<N>) -> Vs<N> {
     let one = _mm512_set1_ps(1.0);
-    let t = exp(neg(abs(x)));
-    let nonneg = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, _mm512_setzero_ps());
-    let num = _mm512_mask_blend_ps(nonneg, t, one);
-    let s = _mm512_add_ps(one, t);
-    let err = _mm512_add_ps(_mm512_sub_ps(one, s), t);
-    let q = _mm512_div_ps(num, s);
-    _mm512_fmadd_ps(neg(q), _mm512_div_ps(err, s), q)
+    let t = exp(each!(i => neg(abs(x[i]))));
+    let num = each!(i => {
+        let nonneg = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x[i], _mm512_setzero_ps());
+        _mm512_mask_blend_ps(nonneg, t[i], one)
+    });
+    let s = each!(i => _mm512_add_ps(one, t[i]));
+    let err = each!(i => _mm512_add_ps(_mm512_sub_ps(one, s[i]), t[i]));
+    let q = each!(i => _mm512_div_ps(num[i], s[i]));
+    let e = each!(i => _mm512_div_ps(err[i], s[i]));
+    each!(i => _mm512_fmadd_ps(neg(q[i]), e[i], q[i]))
 }
 
-/// [`super::tanh_f32`] on 16 lanes.
+/// [`super::tanh_f32`] on `N` vectors.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
-unsafe fn tanh(x: __m512) -> __m512 {
-    let a = abs(x);
-    let z = _mm512_mul_ps(x, x);
-    let small = _mm512_fmadd_ps(_mm512_mul_ps(horner(z, &TANH_F32_POLY), z), x, x);
-    let big = tanh_big(a);
-    let is_small = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(a, _mm512_set1_ps(TANH_F32_SMALL));
-    copysign(_mm512_mask_blend_ps(is_small, big, small), x)
+unsafe fn tanh<const N: usize>(x: Vs<N>) -> Vs<N> {
+    let a = each!(i => abs(x[i]));
+    let z = each!(i => _mm512_mul_ps(x[i], x[i]));
+    let h = horner_n(&z, &TANH_F32_POLY);
+    let small = each!(i => _mm512_fmadd_ps(_mm512_mul_ps(h[i], z[i]), x[i], x[i]));
+    let big = tanh_big(&a);
+    each!(i => {
+        let is_small = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(a[i], _mm512_set1_ps(TANH_F32_SMALL));
+        copysign(_mm512_mask_blend_ps(is_small, big[i], small[i]), x[i])
+    })
 }
 
-/// [`super::tanh_big_f32`] (FMA flavour) on 16 lanes (`vscalefps` for `pow2i_f32`: `n` is in
-/// `[0, 29]`).
+/// [`super::tanh_big_f32`] (FMA flavour) on `N` vectors (`vscalefps` for `pow2i_f32`: `n` is
+/// in `[0, 29]`).
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
-unsafe fn tanh_big(a: __m512) -> __m512 {
+unsafe fn tanh_big<const N: usize>(a: &Vs<N>) -> Vs<N> {
     let one = _mm512_set1_ps(1.0);
     let two = _mm512_set1_ps(2.0);
     // clamp32(2a, 0, TANH_F32_CLAMP): 2a is never below 0, and vminps passes a NaN second
     // operand.
-    let t = _mm512_min_ps(_mm512_set1_ps(TANH_F32_CLAMP), _mm512_mul_ps(two, a));
-    let (n, r) = reduce_ln2(t);
-    let p = expm1_poly(r, EXP_F32.poly);
-    let s = _mm512_scalef_ps(one, n);
-    let s1 = _mm512_add_ps(s, one);
-    let sp = _mm512_mul_ps(s, p);
-    let d = _mm512_add_ps(s1, sp);
-    let de = _mm512_add_ps(_mm512_sub_ps(s1, d), sp);
-    let q0 = _mm512_div_ps(two, d);
-    let rem = _mm512_fnmadd_ps(q0, d, two);
-    let rem = _mm512_fnmadd_ps(q0, de, rem);
-    let q = _mm512_fmadd_ps(_mm512_mul_ps(rem, q0), _mm512_set1_ps(0.5), q0);
-    _mm512_sub_ps(one, q)
+    let clamp = _mm512_set1_ps(TANH_F32_CLAMP);
+    let t = each!(i => _mm512_min_ps(clamp, _mm512_mul_ps(two, a[i])));
+    let (n, r) = reduce_ln2(&t);
+    let p = expm1_poly(&r, EXP_F32.poly);
+    let s = each!(i => _mm512_scalef_ps(one, n[i]));
+    let s1 = each!(i => _mm512_add_ps(s[i], one));
+    let sp = each!(i => _mm512_mul_ps(s[i], p[i]));
+    let d = each!(i => _mm512_add_ps(s1[i], sp[i]));
+    let de = each!(i => _mm512_add_ps(_mm512_sub_ps(s1[i], d[i]), sp[i]));
+    let q0 = each!(i => _mm512_div_ps(two, d[i]));
+    let rem = each!(i => _mm512_fnmadd_ps(q0[i], d[i], two));
+    let rem = each!(i => _mm512_fnmadd_ps(q0[i], de[i], rem[i]));
+    let half = _mm512_set1_ps(0.5);
+    let q = each!(i => _mm512_fmadd_ps(_mm512_mul_ps(rem[i], q0[i]), half, q0[i]));
+    each!(i => _mm512_sub_ps(one, q[i]))
 }
 
 /// The row `k = round(S a)` (ties to even) of a table of local polynomials of width `1/S` (`S`
@@ -266,7 +301,7 @@ unsafe fn gelu_erf_far(x: __m512) -> __m512 {
     let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(rd.ln2_lo), r1);
     let rl = _mm512_fnmadd_ps(n, _mm512_set1_ps(rd.ln2_lo), _mm512_sub_ps(r1, r));
     let rl = _mm512_sub_ps(rl, _mm512_mul_ps(_mm512_set1_ps(0.5), l));
-    let q2 = _mm512_mul_ps(_mm512_mul_ps(r, r), horner(r, &EXPM1_F32_SHORT));
+    let q2 = _mm512_mul_ps(_mm512_mul_ps(r, r), horner_n(&[r], &EXPM1_F32_SHORT)[0]);
     let s = _mm512_add_ps(q2, _mm512_fmadd_ps(rl, _mm512_add_ps(r, q2), rl));
     // times_exp32(p, pl, r, s)
     let hr = _mm512_mul_ps(p, r);
@@ -293,15 +328,22 @@ macro_rules! loop32 {
         #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
         pub(crate) unsafe fn $name(x: *const f32, out: *mut f32, n: usize $(, $arg: $ty)*) {
             let mut i = 0;
-            while i + 16 <= n {
-                let $v = _mm512_loadu_ps(x.add(i));
-                _mm512_storeu_ps(out.add(i), $body);
+            while i + 32 <= n {
+                let $v = [_mm512_loadu_ps(x.add(i)), _mm512_loadu_ps(x.add(i + 16))];
+                let r = $body;
+                _mm512_storeu_ps(out.add(i), r[0]);
+                _mm512_storeu_ps(out.add(i + 16), r[1]);
+                i += 32;
+            }
+            if i + 16 <= n {
+                let $v = [_mm512_loadu_ps(x.add(i))];
+                _mm512_storeu_ps(out.add(i), $body[0]);
                 i += 16;
             }
             if i < n {
                 let m: __mmask16 = (1u32 << (n - i)).wrapping_sub(1) as __mmask16;
-                let $v = _mm512_maskz_loadu_ps(m, x.add(i));
-                _mm512_mask_storeu_ps(out.add(i), m, $body);
+                let $v = [_mm512_maskz_loadu_ps(m, x.add(i))];
+                _mm512_mask_storeu_ps(out.add(i), m, $body[0]);
             }
         }
     };
@@ -310,7 +352,13 @@ macro_rules! loop32 {
 loop32!(exp_loop() => |v| exp(v));
 loop32!(sigmoid_loop() => |v| sigmoid(v));
 loop32!(tanh_loop() => |v| tanh(v));
-loop32!(gelu_erf_loop() => |v| gelu_erf(v));
+loop32!(gelu_erf_loop() => |v| {
+    let mut u = v;
+    for w in &mut u {
+        *w = gelu_erf(*w);
+    }
+    u
+});
 
 /// `f OP w` (`w OP f` unless `UL`) for `OP` = [`super::Arith`]`::code`: one IEEE operation,
 /// as `vmath::arith`'s kernels perform it.
@@ -348,22 +396,29 @@ macro_rules! loop32_then {
             } else {
                 _mm512_set1_ps(*y)
             };
+            let w = |i: usize| if YS { _mm512_loadu_ps(y.add(i)) } else { one };
             let mut i = 0;
-            while i + 16 <= n {
-                let $v = _mm512_loadu_ps(x.add(i));
-                let w = if YS { _mm512_loadu_ps(y.add(i)) } else { one };
-                _mm512_storeu_ps(out.add(i), arith::<OP, UL>($body, w));
+            while i + 32 <= n {
+                let $v = [_mm512_loadu_ps(x.add(i)), _mm512_loadu_ps(x.add(i + 16))];
+                let r = $body;
+                _mm512_storeu_ps(out.add(i), arith::<OP, UL>(r[0], w(i)));
+                _mm512_storeu_ps(out.add(i + 16), arith::<OP, UL>(r[1], w(i + 16)));
+                i += 32;
+            }
+            if i + 16 <= n {
+                let $v = [_mm512_loadu_ps(x.add(i))];
+                _mm512_storeu_ps(out.add(i), arith::<OP, UL>($body[0], w(i)));
                 i += 16;
             }
             if i < n {
                 let m: __mmask16 = (1u32 << (n - i)).wrapping_sub(1) as __mmask16;
-                let $v = _mm512_maskz_loadu_ps(m, x.add(i));
+                let $v = [_mm512_maskz_loadu_ps(m, x.add(i))];
                 let w = if YS {
                     _mm512_maskz_loadu_ps(m, y.add(i))
                 } else {
                     one
                 };
-                _mm512_mask_storeu_ps(out.add(i), m, arith::<OP, UL>($body, w));
+                _mm512_mask_storeu_ps(out.add(i), m, arith::<OP, UL>($body[0], w));
             }
         }
     };
@@ -422,19 +477,27 @@ macro_rules! loop32_pre {
                 };
                 arith::<OP, SL>(s, yv)
             };
+            let at = |i: usize| arg(_mm512_loadu_ps(x.add(i)), _mm512_loadu_ps(y.add(i)));
             let mut i = 0;
-            while i + 16 <= n {
-                let $v = arg(_mm512_loadu_ps(x.add(i)), _mm512_loadu_ps(y.add(i)));
-                _mm512_storeu_ps(out.add(i), $body);
+            while i + 32 <= n {
+                let $v = [at(i), at(i + 16)];
+                let r = $body;
+                _mm512_storeu_ps(out.add(i), r[0]);
+                _mm512_storeu_ps(out.add(i + 16), r[1]);
+                i += 32;
+            }
+            if i + 16 <= n {
+                let $v = [at(i)];
+                _mm512_storeu_ps(out.add(i), $body[0]);
                 i += 16;
             }
             if i < n {
                 let m: __mmask16 = (1u32 << (n - i)).wrapping_sub(1) as __mmask16;
-                let $v = arg(
+                let $v = [arg(
                     _mm512_maskz_loadu_ps(m, x.add(i)),
                     _mm512_maskz_loadu_ps(m, y.add(i)),
-                );
-                _mm512_mask_storeu_ps(out.add(i), m, $body);
+                )];
+                _mm512_mask_storeu_ps(out.add(i), m, $body[0]);
             }
         }
     };
@@ -503,7 +566,13 @@ pub(crate) unsafe fn then_loop(
     }
 }
 // `exp(x - m)`: softmax's shifted exponential (`Minus(k::Exp, m)`).
-loop32!(exp_minus_loop(m: f32) => |v| exp(_mm512_sub_ps(v, _mm512_set1_ps(m))));
+loop32!(exp_minus_loop(m: f32) => |v| {
+    let mut u = v;
+    for w in &mut u {
+        *w = _mm512_sub_ps(*w, _mm512_set1_ps(m));
+    }
+    exp(u)
+});
 
 // ------------------------------------------------------------------------------ pow
 //
