@@ -565,6 +565,7 @@ impl NativeFunction {
 
     /// Whether a call takes a bounded time whatever its arguments (the compiled function has no
     /// loop, call or tensor kernel: [`pyjit_ir::Function::runs_in_bounded_time`]).
+    #[inline]
     pub fn runs_in_bounded_time(&self) -> bool {
         self.inner.funcs[self.index].bounded
     }
@@ -652,6 +653,7 @@ impl NativeFunction {
     /// other call — a parameter of another type, an argument that does not fit its
     /// parameter, more than [`SCALAR_CALL_SLOTS`] slots — takes the general path, with its
     /// errors.
+    #[inline]
     pub fn call_scalars(
         &self,
         args: &[ScalarArg],
@@ -677,6 +679,7 @@ impl NativeFunction {
 
     /// Runs the trampoline on the parameters' `slots` (their references pass to the callee)
     /// with room for the result's slots in `ret`, and reads the result.
+    #[inline]
     fn invoke(
         &self,
         slots: &[u64],

@@ -486,11 +486,13 @@ pub struct ScalarCall<'a, 'b> {
 
 impl ScalarCall<'_, '_> {
     /// Whether the compiled code takes a bounded time (see [`Call::runs_in_bounded_time`]).
+    #[inline]
     pub fn runs_in_bounded_time(&self) -> bool {
         self.fast.native.runs_in_bounded_time()
     }
 
     /// Runs the call, writing its `print`s to `out`.
+    #[inline]
     pub fn run(self, out: &mut dyn Write) -> Result<Value, Error> {
         let v = self
             .p
@@ -1001,6 +1003,7 @@ impl Function {
     /// code-cache lookup, the arguments' slots on the stack. `None` when the arguments do not
     /// take it (another signature, not compiled yet, a traced function); [`Function::prepare`]
     /// then takes them.
+    #[inline]
     pub fn scalar_call<'b>(&self, args: &'b [ScalarArg]) -> Option<ScalarCall<'_, 'b>> {
         if let Some(by) = &self.by_arg_types {
             // A NumPy-style function: the version for these argument types takes the call

@@ -923,6 +923,7 @@ impl Program {
 
     /// [`Program::run_native`] for a function whose arguments are all scalars
     /// ([`pyjit_codegen::NativeFunction::call_scalars`]: no buffer, no allocation).
+    #[inline]
     pub fn run_native_scalars(
         &self,
         native: &pyjit_codegen::NativeFunction,
