@@ -210,7 +210,6 @@ fn write_slots(v: &Value, ty: &Type, out: &mut Vec<u64>) -> Result<(), String> {
 /// The value of an `int`, `float` or `bool` held in its one slot (`None` for other types: they
 /// may hold references, see [`slots_to_value`]).
 #[inline]
-#[inline]
 pub(crate) fn scalar_of_slot(ty: &Type, slot: u64) -> Option<Value> {
     Some(match ty {
         Type::Int => Value::Int(slot as i64),
