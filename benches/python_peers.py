@@ -6,7 +6,8 @@ overhead from Python.
 
     PYTHONPATH=crates/pyjit-py/python python benches/python_peers.py [--workloads a,b] [--quick] [--per-call]
 
-Run it with a release build of the package (``maturin develop --release``). The workloads are
+Run it with a release build of the package (``maturin develop --release``; ``cargo xtask test``
+leaves a debug build of the package in ``crates/pyjit-py/python/pyjit``). The workloads are
 read from ``$PYJIT_PEERBENCH/workloads`` (default: ``../shared/peerbench`` beside the checkout).
 Numbers are only comparable within one run.
 """

@@ -70,7 +70,9 @@ pub fn target_dir(root: &Path) -> PathBuf {
 ///    default `python3`, `-m venv`) when absent, and `maturin`, `pytest` and `numpy` are
 ///    installed into it with its pip from the package index when any is missing;
 /// 2. `maturin develop` builds `crates/pyjit-py` into it (the workspace's target directory, so
-///    the compiler crates already built for `cargo test` are reused);
+///    the compiler crates already built for `cargo test` are reused; a debug build, which also
+///    replaces the module in `crates/pyjit-py/python/pyjit`: rebuild with `--release` before
+///    timing anything through it);
 /// 3. pytest runs `crates/pyjit-py/tests`. Its exit status 5 ("no tests collected") is a
 ///    failure like any other non-zero status. torch tests skip when torch is not importable.
 fn python_tests(pytest_args: &[String]) -> Result<(), u8> {
