@@ -1423,6 +1423,21 @@ fn f32_gelu_erf_on_every_float32() {
     );
 }
 
+/// Every float32 through float32 sigmoid, both flavours (`|x| >= 20` with a stride of 7), the
+/// worst error per flavour against the table's 2-ulp bound.
+#[test]
+#[ignore = "exhaustive: run in release (about two minutes on 2 cores)"]
+fn f32_sigmoid_on_every_float32() {
+    check_every_float32(
+        "sigmoid",
+        20.0,
+        sigmoid_f32::<true>,
+        sigmoid_f32::<false>,
+        sigmoid_ref,
+        2.0,
+    );
+}
+
 /// Every float32 through float32 expm1, both flavours (from `-18` down the result is `-1`, as
 /// the kernel's clamp makes it, so those are sampled with a stride of 7): the worst error per
 /// flavour, against the 1-ulp bound of the table.
