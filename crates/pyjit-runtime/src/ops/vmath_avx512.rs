@@ -74,8 +74,7 @@ unsafe fn copysign(m: __m512, s: __m512) -> __m512 {
 /// `N` vectors of 16 lanes, computed step by step together: each function below performs
 /// its operations on all `N` before the next operation, so the chains of `N` vectors are
 /// interleaved in the instruction stream (a `tanh` is a chain of ~100 cycles of dependent
-/// operations). Two vectors per trip made the loops 3-10% faster (docs/kernels.md): they are
-/// mostly bound by the float units' throughput, divisions included.
+/// operations). Two vectors per trip made the loops 3-10% faster (docs/kernels.md).
 type Vs<const N: usize> = [__m512; N];
 
 /// `[f(0), ..., f(N - 1)]`, unrolled.
