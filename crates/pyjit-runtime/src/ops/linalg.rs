@@ -705,8 +705,9 @@ mod tests {
 
     /// A one-row product adds each chunk's rows in row order (`x[i] * b[i, j]` rounded, then
     /// added) and the chunks' sums in chunk order, on one thread and split, for chunk counts
-    /// of one and more, row counts that are not multiples of four, and column counts below and
-    /// above the kernel's tile.
+    /// of one and more, row counts that are not multiples of four, column counts below and
+    /// above the kernel's tile, and strided operands (a column block of a wider `b`, a
+    /// strided `x`).
     #[test]
     fn one_row_products_add_in_the_documented_order_whatever_the_split() {
         for (k, n) in [(5, 3), (300, 33), (512, 1024), (1037, 1500), (1024, 256)] {
@@ -725,25 +726,35 @@ mod tests {
                     *w = if c == 0 { *p } else { *w + p };
                 }
             }
-            for threads in [false, true] {
+            // `b` also as the first `n` columns of a wider matrix (row stride `n + 7`), and `x`
+            // strided (every other element of a longer row).
+            let wide: Vec<f32> = (0..k)
+                .flat_map(|i| b[i * n..(i + 1) * n].iter().copied().chain([f32::NAN; 7]))
+                .collect();
+            let xs: Vec<f32> = x.iter().flat_map(|&v| [v, f32::NAN]).collect();
+            let operands = [(&x, 1, &b, n), (&xs, 2, &wide, n + 7)];
+            for ((xv, xstride, bv, rs), threads) in
+                operands.into_iter().flat_map(|o| [(o, false), (o, true)])
+            {
                 let mut got = vec![f32::NAN; n];
                 let a = Mat {
-                    ptr: x.as_ptr(),
-                    rs: k as isize,
-                    cs: 1,
+                    ptr: xv.as_ptr(),
+                    rs: (k * xstride) as isize,
+                    cs: xstride as isize,
                 };
                 let bm = Mat {
-                    ptr: b.as_ptr(),
-                    rs: n as isize,
+                    ptr: bv.as_ptr(),
+                    rs: rs as isize,
                     cs: 1,
                 };
-                // SAFETY: `x` is 1×k, `b` k×n and `got` 1×n, row-major, none aliasing.
+                // SAFETY: `a` addresses k elements of `xv`, `bm` k rows of `n` columns of `bv`,
+                // `got` 1×n, none aliasing.
                 unsafe { gemm_into(1, n, k, got.as_mut_ptr(), n as isize, a, bm, threads) };
                 for (j, (g, w)) in got.iter().zip(&want).enumerate() {
                     assert_eq!(
                         g.to_bits(),
                         w.to_bits(),
-                        "{k}x{n}, threads {threads}, col {j}"
+                        "{k}x{n}, row stride {rs}, threads {threads}, col {j}"
                     );
                 }
             }
