@@ -784,11 +784,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             .operands
             .iter()
             .map(|&v| match &f.op(f.defining_op(v)?).kind {
-                OpKind::Const(Const::Int(i)) => Some(pyjit_runtime::Value::Int(*i)),
-                OpKind::Const(Const::Float(x)) => Some(pyjit_runtime::Value::Float(*x)),
-                OpKind::Const(Const::Bool(b)) => Some(pyjit_runtime::Value::Bool(*b)),
-                OpKind::Const(Const::DType(d)) => Some(pyjit_runtime::Value::DType(*d)),
-                OpKind::Const(Const::None) => Some(pyjit_runtime::Value::None),
+                OpKind::Const(c) => Some(c.to_runtime()),
                 _ => None,
             })
             .collect()
