@@ -5,6 +5,12 @@ in one process; every output is checked against numpy's, and the table gives fir
 overhead from Python.
 
     PYTHONPATH=crates/pyjit-py/python python benches/python_peers.py [--workloads a,b] [--quick] [--per-call]
+        [--default-malloc]
+
+Like shared/peerbench's harness (and benches/peer_table.py), the process runs with
+``MALLOC_MMAP_THRESHOLD_=32MiB MALLOC_TRIM_THRESHOLD_=1GiB`` (it re-executes itself with them
+unless ``--default-malloc`` is given): glibc reads them at start-up, and they apply to every
+peer alike. With glibc's defaults, pyjit's converge is bimodal across processes (docs/python.md).
 
 Run it with a release build of the package (``maturin develop --release``; ``cargo xtask test``
 leaves a debug build of the package in ``crates/pyjit-py/python/pyjit``). The workloads are
@@ -24,7 +30,12 @@ import time
 import types
 from pathlib import Path
 
-import numpy as np
+# peerbench's allocator settings (see the docstring), before anything allocates much.
+MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(32 << 20), "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}
+if "--default-malloc" not in sys.argv and any(os.environ.get(k) != v for k, v in MALLOC_ENV.items()):
+    os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **MALLOC_ENV})
+
+import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = Path(os.environ.get("PYJIT_PEERBENCH", ROOT.parent / "shared" / "peerbench"))
@@ -198,6 +209,7 @@ def main():
     ap.add_argument("--peers", default="", help="comma-separated subset of the peers (default: all installed)")
     ap.add_argument("--quick", action="store_true", help="shorter timing windows")
     ap.add_argument("--per-call", action="store_true", help="only the per-call overhead table")
+    ap.add_argument("--default-malloc", action="store_true", help="glibc's default allocator settings")
     args = ap.parse_args()
     target = 0.3 if args.quick else 1.0
     table = []

@@ -40,10 +40,16 @@ struct Shared {
     /// helper done.
     job: UnsafeCell<Option<*const Job<'static>>>,
     n: UnsafeCell<usize>,
-    /// One claim counter per participant (the caller is 0, helper `k` is `k`), each over its
-    /// own contiguous block of the indices, on its own cache line: a participant claims its
-    /// block's indices first, so with a steady thread count each thread gets the same block
-    /// in every section (its data stays in that core's cache), then helps with the others.
+    /// One claim word per participant (the caller is 0, helper `k` is `k`), each over its own
+    /// contiguous block of the indices, on its own cache line: how many indices have been
+    /// claimed from the block's front (low 32 bits) and from its back (high 32 bits). A
+    /// participant claims its own block's indices from the front, so with a steady thread
+    /// count each thread gets the same block in every section (its data stays in that core's
+    /// cache), then helps with the others from their backs: a thread that runs out of work
+    /// takes the same last indices of a slower thread's block section after section, so
+    /// those too stay where they are (taking them from the front, the helping thread took a
+    /// different piece each time, and every stolen index's data crossed between the cores:
+    /// docs/kernels.md).
     next: Box<[Padded]>,
     done: AtomicUsize,
     panicked: AtomicBool,
@@ -99,7 +105,7 @@ fn build(helpers: usize) -> Team {
         state: AtomicU64::new(0),
         job: UnsafeCell::new(None),
         n: UnsafeCell::new(0),
-        next: (0..=helpers).map(|_| Padded(AtomicUsize::new(0))).collect(),
+        next: (0..=helpers).map(|_| Padded(AtomicU64::new(0))).collect(),
         done: AtomicUsize::new(0),
         panicked: AtomicBool::new(false),
         sleepers: AtomicUsize::new(0),
@@ -124,27 +130,44 @@ fn build(helpers: usize) -> Team {
     }
 }
 
-/// A counter alone on its cache line.
+/// A claim word alone on its cache line.
 #[repr(align(128))]
-struct Padded(AtomicUsize);
+struct Padded(AtomicU64);
 
 /// The indices of block `b` of `p` blocks over `0..n`.
 fn block(b: usize, p: usize, n: usize) -> (usize, usize) {
     (b * n / p, (b + 1) * n / p)
 }
 
+/// Claims the next index of block `lo..hi` whose claim word is `word`: from its front
+/// (`front`) or its back; `None` when every index of the block is claimed.
+fn claim(word: &AtomicU64, lo: usize, hi: usize, front: bool) -> Option<usize> {
+    let mut cur = word.load(Ordering::Relaxed);
+    loop {
+        let (f, b) = ((cur & 0xffff_ffff) as usize, (cur >> 32) as usize);
+        if lo + f + b >= hi {
+            return None;
+        }
+        let (next, i) = if front {
+            (cur + 1, lo + f)
+        } else {
+            (cur + (1 << 32), hi - 1 - b)
+        };
+        match word.compare_exchange_weak(cur, next, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return Some(i),
+            Err(now) => cur = now,
+        }
+    }
+}
+
 /// Claims and runs indices of the open section until none is left: participant `me`'s own
-/// block first, then the others' in turn.
+/// block first, from its front, then the others' in turn, from their backs.
 fn work(s: &Shared, job: &Job<'_>, n: usize, me: usize) {
     let p = s.next.len();
     for k in 0..p {
         let b = (me + k) % p;
         let (lo, hi) = block(b, p, n);
-        loop {
-            let i = lo + s.next[b].0.fetch_add(1, Ordering::Relaxed);
-            if i >= hi {
-                break;
-            }
+        while let Some(i) = claim(&s.next[b].0, lo, hi, k == 0) {
             job(i);
         }
     }
@@ -232,7 +255,8 @@ fn wait_for_section(s: &Shared, seen: u64) -> Option<u64> {
 /// Runs `f(i)` for every `i` in `0..n`, on the calling thread and the team's helpers; returns
 /// when all have run. A panic of `f` is re-raised here once no thread runs `f` any more.
 pub fn for_each(n: usize, f: impl Fn(usize) + Sync) {
-    if n <= 1 || crate::ops::vmath::num_threads() <= 1 {
+    // (The claim words count in 32 bits.)
+    if n <= 1 || n > u32::MAX as usize || crate::ops::vmath::num_threads() <= 1 {
         (0..n).for_each(f);
         return;
     }
@@ -360,6 +384,41 @@ mod tests {
             );
             let v = map_collect(n, |i| i * i);
             assert_eq!(v, (0..n).map(|i| i * i).collect::<Vec<_>>());
+        }
+    }
+
+    /// A block's owner claims from its front and a helping thread from its back: in order
+    /// from each end, every index once, whatever the interleaving (two threads racing on one
+    /// claim word), and nothing once the ends meet.
+    #[test]
+    fn claims_take_the_front_for_the_owner_and_the_back_for_helpers() {
+        let w = AtomicU64::new(0);
+        let got: Vec<Option<usize>> = [true, false, false, true, false, true]
+            .iter()
+            .map(|&front| claim(&w, 10, 15, front))
+            .collect();
+        assert_eq!(
+            got,
+            [Some(10), Some(14), Some(13), Some(11), Some(12), None]
+        );
+        for (lo, hi) in [(0, 0), (3, 4), (100, 5100)] {
+            let w = AtomicU64::new(0);
+            let (front, back) = std::thread::scope(|sc| {
+                let take = |front: bool| {
+                    let w = &w;
+                    sc.spawn(move || {
+                        std::iter::from_fn(|| claim(w, lo, hi, front)).collect::<Vec<_>>()
+                    })
+                };
+                let (f, b) = (take(true), take(false));
+                (f.join().unwrap(), b.join().unwrap())
+            });
+            assert!(front.windows(2).all(|p| p[0] < p[1]), "{front:?}");
+            assert!(back.windows(2).all(|p| p[0] > p[1]), "{back:?}");
+            let mut all: Vec<usize> = front.iter().chain(&back).copied().collect();
+            all.sort_unstable();
+            assert_eq!(all, (lo..hi).collect::<Vec<_>>());
+            assert_eq!(claim(&w, lo, hi, true), None);
         }
     }
 
