@@ -17,6 +17,8 @@ import subprocess
 import sys
 import time
 
+from peerbench_env import MALLOC_ENV
+
 
 def data(np, n):
     i = np.arange(n, dtype=np.int64)
@@ -134,8 +136,7 @@ def main():
         return
     env = dict(os.environ)
     if not args.default_malloc:
-        env["MALLOC_MMAP_THRESHOLD_"] = str(32 << 20)
-        env["MALLOC_TRIM_THRESHOLD_"] = str(1 << 30)
+        env.update(MALLOC_ENV)
     env["PYJIT_NUM_THREADS"] = str(args.threads)
     subprocess.run(
         ["cargo", "build", "--release", "-q", "-p", "pyjit-runtime", "--example", "kernel_table"],

@@ -30,8 +30,9 @@ import time
 import types
 from pathlib import Path
 
+from peerbench_env import MALLOC_ENV
+
 # peerbench's allocator settings (see the docstring), before anything allocates much.
-MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(32 << 20), "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}
 if "--default-malloc" not in sys.argv and any(os.environ.get(k) != v for k, v in MALLOC_ENV.items()):
     os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **MALLOC_ENV})
 
