@@ -480,6 +480,10 @@ pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
             "pj_tensor_view",
             pyjit_runtime::abi::pj_tensor_view as *const u8,
         ),
+        (
+            "pj_fused_group_is_small",
+            pyjit_runtime::abi::pj_fused_group_is_small as *const u8,
+        ),
     ])
     .collect()
 }

@@ -69,6 +69,7 @@ pub(crate) fn host_signatures() -> Vec<(&'static str, Vec<ir::Type>, Vec<ir::Typ
         ("pj_tensor_retain", vec![I64], vec![]),
         ("pj_tensor_release", vec![I64], vec![]),
         ("pj_tensor_view", vec![I64, I64], vec![types::I32]),
+        ("pj_fused_group_is_small", vec![I64, I64], vec![types::I8]),
     ])
     .collect()
 }
@@ -820,17 +821,45 @@ impl<'a, 'b> Lowering<'a, 'b> {
     /// then never makes the list (a host call, an allocation and a release per call) and the
     /// op's host call takes the ints themselves (`emit_host_call_with`); nothing can change
     /// the list between, so a tensor made from it has those sizes (`created_size`).
+    ///
+    /// The same holds through a `fused` group (a reduction's dims): a list whose one use is an
+    /// operand of the group, and whose body parameter only tensor ops read, is never made
+    /// either; the group's host call takes the ints, and so does each body op reading the
+    /// parameter (what `inline_list` of the parameter gives).
     fn inline_list(&self, v: IrValue) -> Option<Vec<IrValue>> {
         let f = self.f;
-        let list = f.defining_op(v)?;
-        if f.op(list).kind != OpKind::ListNew
-            || !matches!(self.ty(v), Type::List(e) if **e == Type::Int)
-        {
+        if !matches!(self.ty(v), Type::List(e) if **e == Type::Int) {
             return None;
         }
         let uses = self.uses.get_or_init(|| pyjit_ir::Uses::build(f));
+        let only_tensor_ops = |v: IrValue| {
+            let users = uses.users(v);
+            !users.is_empty()
+                && users
+                    .iter()
+                    .all(|(u, _)| matches!(f.op(*u).kind, OpKind::Tensor(_)))
+        };
+        if let ValueDef::Param(r, i) = f.values[v].def {
+            let group = f.regions[r].parent?;
+            if f.op(group).kind != OpKind::Fused || !only_tensor_ops(v) {
+                return None;
+            }
+            let &outer = f.op(group).operands.get(i as usize)?;
+            return self.inline_list(outer);
+        }
+        let list = f.defining_op(v)?;
+        if f.op(list).kind != OpKind::ListNew {
+            return None;
+        }
         match uses.users(v) {
             [(user, _)] if matches!(f.op(*user).kind, OpKind::Tensor(_)) => {}
+            [(user, j)] if f.op(*user).kind == OpKind::Fused => {
+                let body = *f.op(*user).regions.first()?;
+                let &p = f.region_params(body).get(*j as usize)?;
+                if !only_tensor_ops(p) {
+                    return None;
+                }
+            }
             _ => return None,
         }
         let items = f.op(list).operands.clone();
@@ -1444,6 +1473,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
     /// A `fused` group: one host call runs its tile program (`fused.rs`); each step of the
     /// program has an error site of its own (the span of the body op it came from), so that
     /// an error reads as the unfused op's.
+    ///
+    /// Beside it, the group's body lowered as the unfused ops it replaced, taken when the
+    /// runtime's size test (`pj_fused_group_is_small`, the test the tile program would make
+    /// first) says the group is too small to gain from fusion: a small group then costs what
+    /// the unfused program costs, not that plus the group's host call (docs/fusion.md).
     fn fused_op(&mut self, op: Op, k: u32) -> Res<()> {
         let (program, uses, step_ops) = crate::fused::compile(self.f, op)?;
         let outer = self.cur_op;
@@ -1459,7 +1493,10 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let mut pos = 0;
         for &v in &self.f.op(op).operands {
             slot_pos.push(pos);
-            pos += slots_of(self.ty(v)).len();
+            pos += match self.inline_list(v) {
+                Some(items) => items.len(),
+                None => slots_of(self.ty(v)).len(),
+            };
         }
         let fused = crate::fused::FusedSite {
             program,
@@ -1467,11 +1504,199 @@ impl<'a, 'b> Lowering<'a, 'b> {
             slot_pos,
             step_sites,
         };
-        let results = self.f.op(op).results.clone();
+        let data = self.f.op(op);
+        let results = data.results.clone();
+        let operands = data.operands.clone();
+        let body = data.regions[0];
+        let params = self.f.region_params(body).to_vec();
+        // The unfused path needs each operand to become its body parameter as it is: distinct
+        // operands (a tensor operand the group takes over moves into its parameter; others,
+        // the dims lists of reductions among them, are borrowed), and the size test needs to
+        // know which are tensors (no optional ones).
+        let distinct = operands
+            .iter()
+            .enumerate()
+            .all(|(i, v)| !operands[..i].contains(v));
+        let plain = operands
+            .iter()
+            .all(|&v| !matches!(self.ty(v), Type::Optional(_)));
+        if !(distinct && plain && params.len() == operands.len() && results.len() == 1) {
+            let res = self.emit_host_call_with(op, Some(Box::new(fused)), Some(k))?;
+            self.check_failed(None)?;
+            self.end_of_op(k)?;
+            return self.define(&results, res);
+        }
+        // Decided before the host call takes them: the operands whose last use this is.
+        let moved: Vec<bool> = operands
+            .iter()
+            .map(|&v| matches!(self.ty(v), Type::Tensor(_)) && self.movable(v, k, op))
+            .collect();
+        let small = self.group_is_small(&operands)?;
+        let small_b = self.b.create_block();
+        let fused_b = self.b.create_block();
+        let merge = self.b.create_block();
+        let res_kinds = slots_of(self.ty(results[0]));
+        for &s in &res_kinds {
+            self.b.append_block_param(merge, clif_type(s));
+        }
+        self.b.ins().brif(small, small_b, &[], fused_b, &[]);
+
+        self.b.switch_to_block(fused_b);
         let res = self.emit_host_call_with(op, Some(Box::new(fused)), Some(k))?;
         self.check_failed(None)?;
+        let bargs: Vec<BlockArg> = res.iter().map(|&v| BlockArg::Value(v)).collect();
+        self.b.ins().jump(merge, &bargs);
+
+        // The body's ops as unfused code runs them: each parameter is its operand's slots,
+        // owned by the body when the group took the operand over (so the op reading it last
+        // may write over it, as the unfused op would), else borrowed from the caller's frame.
+        self.b.switch_to_block(small_b);
+        self.frames.push(Vec::new());
+        for ((&p, &v), &m) in params.iter().zip(&operands).zip(&moved) {
+            if self.inline_list(p).is_some() {
+                // (Its readers take the list's ints: `inline_list`.)
+                continue;
+            }
+            let slots = self.slots(v)?;
+            self.vals.insert(p, slots);
+            if m {
+                if self.last_use.contains_key(&p) {
+                    if let Some(f) = self.frames.last_mut() {
+                        f.push(p);
+                    }
+                } else {
+                    self.release_value(p)?;
+                }
+            }
+        }
+        let ops = self.f.region_ops(body).to_vec();
+        for (i, o) in ops.into_iter().enumerate() {
+            self.lower_op(o, i as u32, Exit::IfMerge(merge))?;
+        }
+        self.frames.pop();
+
+        self.b.switch_to_block(merge);
+        let res = self.b.block_params(merge).to_vec();
         self.end_of_op(k)?;
         self.define(&results, res)
+    }
+
+    /// Whether a group with `operands` runs as its unfused ops: the runtime's size test
+    /// (`pyjit_runtime::ops::fused::small_group`; an `i8`, 1 if so), inline when every tensor
+    /// operand's rank is known: per dim from the right, the largest size (1 for an operand
+    /// without the dim), their product below `MIN_FUSED` (each factor and each partial product
+    /// clamped to `MIN_FUSED`, which keeps the comparison and cannot overflow); with one tensor
+    /// of unknown rank, the same over the sizes its handle holds, in a loop; otherwise through
+    /// `pj_fused_group_is_small`.
+    fn group_is_small(&mut self, operands: &[IrValue]) -> Res<ir::Value> {
+        use pyjit_runtime::ops::fused::MIN_FUSED;
+        let mut tensors = Vec::new();
+        for &v in operands {
+            if let Type::Tensor(t) = self.ty(v) {
+                tensors.push((self.one(v)?, t.rank));
+            }
+        }
+        let flags = MemFlagsData::trusted();
+        let cap = self.b.ins().iconst(types::I64, MIN_FUSED as i64);
+        if let [(h, None)] = tensors[..] {
+            // One tensor of unknown rank: the group has its elements. A loop over its sizes
+            // (each factor and each partial product clamped as below).
+            let shape = self.b.ins().load(
+                types::I64,
+                flags,
+                h,
+                pyjit_runtime::abi::PJ_TENSOR_SHAPE_OFFSET,
+            );
+            let rank = self.b.ins().load(
+                types::I64,
+                flags,
+                h,
+                pyjit_runtime::abi::PJ_TENSOR_RANK_OFFSET,
+            );
+            let head = self.b.create_block();
+            let step = self.b.create_block();
+            let done = self.b.create_block();
+            let i = self.b.append_block_param(head, types::I64);
+            let acc = self.b.append_block_param(head, types::I64);
+            let result = self.b.append_block_param(done, types::I64);
+            let zero = self.b.ins().iconst(types::I64, 0);
+            let one = self.b.ins().iconst(types::I64, 1);
+            self.b
+                .ins()
+                .jump(head, &[BlockArg::Value(zero), BlockArg::Value(one)]);
+            self.b.switch_to_block(head);
+            let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, rank);
+            self.b
+                .ins()
+                .brif(more, step, &[], done, &[BlockArg::Value(acc)]);
+            self.b.switch_to_block(step);
+            let off = self.b.ins().ishl_imm_u(i, 3);
+            let at = self.b.ins().iadd(shape, off);
+            let d = self.b.ins().load(types::I64, flags, at, 0);
+            let d = self.b.ins().umin(d, cap);
+            let p = self.b.ins().imul(acc, d);
+            let p = self.b.ins().umin(p, cap);
+            let next = self.b.ins().iadd_imm_u(i, 1);
+            self.b
+                .ins()
+                .jump(head, &[BlockArg::Value(next), BlockArg::Value(p)]);
+            self.b.switch_to_block(done);
+            return Ok(self.b.ins().icmp(IntCC::UnsignedLessThan, result, cap));
+        }
+        if tensors.iter().all(|(_, r)| r.is_some()) {
+            let rank = tensors.iter().filter_map(|t| t.1).max().unwrap_or(0) as usize;
+            let mut sizes: Vec<Vec<ir::Value>> = Vec::new();
+            for &(h, r) in &tensors {
+                let r = r.unwrap_or(0) as usize;
+                if r == 0 {
+                    sizes.push(Vec::new());
+                    continue;
+                }
+                let shape = self.b.ins().load(
+                    types::I64,
+                    flags,
+                    h,
+                    pyjit_runtime::abi::PJ_TENSOR_SHAPE_OFFSET,
+                );
+                // From the right: `from_right[j]` is dim `r - 1 - j`.
+                let from_right = (0..r)
+                    .rev()
+                    .map(|d| self.b.ins().load(types::I64, flags, shape, (8 * d) as i32))
+                    .collect();
+                sizes.push(from_right);
+            }
+            let mut bound = self.b.ins().iconst(types::I64, 1);
+            for j in 0..rank {
+                let mut m: Option<ir::Value> = None;
+                let mut missing = false;
+                for s in &sizes {
+                    match s.get(j) {
+                        Some(&d) => m = Some(m.map_or(d, |m| self.b.ins().umax(m, d))),
+                        None => missing = true,
+                    }
+                }
+                let Some(mut m) = m else { continue };
+                if missing {
+                    let one = self.b.ins().iconst(types::I64, 1);
+                    m = self.b.ins().umax(m, one);
+                }
+                let m = self.b.ins().umin(m, cap);
+                let p = self.b.ins().imul(bound, m);
+                bound = self.b.ins().umin(p, cap);
+            }
+            return Ok(self.b.ins().icmp(IntCC::UnsignedLessThan, bound, cap));
+        }
+        let n = self.b.ins().iconst(types::I64, tensors.len() as i64);
+        let ss = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (tensors.len() * 8) as u32,
+            3,
+        ));
+        let addr = self.b.ins().stack_addr(types::I64, ss, 0);
+        for (i, &(h, _)) in tensors.iter().enumerate() {
+            self.b.ins().store(flags, h, addr, (i * 8) as i32);
+        }
+        Ok(self.call_host("pj_fused_group_is_small", &[addr, n])[0])
     }
 
     /// Emits the `pjn_op` call of `op`. `k` (the op's index, given for a tensor op and a

@@ -71,10 +71,27 @@ impl PjStatus {
     }
 }
 
-/// An owned tensor handle (opaque to C).
+/// An owned tensor handle: opaque to C but for its first two words, which native code reads
+/// inline (docs/abi.md): the address of the tensor's sizes and their number (its rank). The
+/// sizes live in the tensor's own immutable dims, which never move: the address stays valid
+/// while the handle is alive.
+#[repr(C)]
 pub struct PjTensor {
+    shape: *const usize,
+    rank: usize,
     tensor: Tensor,
 }
+
+// SAFETY: `shape` points into `tensor`'s own dims, which are never written: the handle is
+// shared between threads exactly as safely as the tensor.
+unsafe impl Send for PjTensor {}
+// SAFETY: as above.
+unsafe impl Sync for PjTensor {}
+
+/// The byte offset, from a handle, of the address of its tensor's sizes ([`PjTensor`]).
+pub const PJ_TENSOR_SHAPE_OFFSET: i32 = std::mem::offset_of!(PjTensor, shape) as i32;
+/// The byte offset, from a handle, of its tensor's rank ([`PjTensor`]).
+pub const PJ_TENSOR_RANK_OFFSET: i32 = std::mem::offset_of!(PjTensor, rank) as i32;
 
 static LIVE: AtomicIsize = AtomicIsize::new(0);
 
@@ -92,7 +109,12 @@ pub fn live_tensor_count() -> isize {
 /// Wraps a tensor in a new handle with one reference (owned by the caller).
 pub fn handle_from_tensor(t: Tensor) -> *mut PjTensor {
     LIVE.fetch_add(1, Ordering::SeqCst);
-    Arc::into_raw(Arc::new(PjTensor { tensor: t })) as *mut PjTensor
+    let (shape, rank) = (t.shape().as_ptr(), t.dim());
+    Arc::into_raw(Arc::new(PjTensor {
+        shape,
+        rank,
+        tensor: t,
+    })) as *mut PjTensor
 }
 
 /// The tensor behind a handle (a cheap clone sharing storage).
@@ -288,6 +310,28 @@ pub unsafe extern "C" fn pj_tensor_view(h: *const PjTensor, out: *mut RawView) -
         unsafe { *out = p.tensor.raw_view() };
         Ok(())
     })
+}
+
+/// Whether a fused group whose tensor inputs are the `n` handles at `handles` runs unfused
+/// for its size ([`ops::fused::small_group`]): 1 if so, 0 if not. Native code tests it before a
+/// group's host call and runs a small group as the unfused ops instead (docs/fusion.md).
+///
+/// # Safety
+/// `handles` must point to `n` live handles (or be null when `n` is 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pj_fused_group_is_small(handles: *const *const PjTensor, n: u64) -> i8 {
+    let hs: &[*const PjTensor] = if n == 0 || handles.is_null() {
+        &[]
+    } else {
+        // SAFETY: the caller guarantees `n` handles at `handles`.
+        unsafe { std::slice::from_raw_parts(handles, n as usize) }
+    };
+    // SAFETY: the caller guarantees every handle is live (a null one counts as no tensor).
+    let shapes = || {
+        hs.iter()
+            .filter_map(|&h| unsafe { h.as_ref() }.map(|p| p.tensor.shape()))
+    };
+    ops::fused::small_group(shapes) as i8
 }
 
 /// Reads the single element as a double (`item()`; errors unless numel == 1).

@@ -48,13 +48,6 @@ fn t(v: Vec<f32>) -> Value {
     Value::Tensor(Tensor::from_vec(v, &[n]).unwrap())
 }
 
-/// Tests in this file run in parallel threads, and the live-reference counters are global.
-static COUNTERS: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    COUNTERS.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// The error of native `name` called with `args`, which must fail.
 fn call_err(nm: &NativeModule, name: &str, args: &[Value]) -> pyjit_codegen::InterpError {
     nm.function(name).unwrap().call(args).unwrap_err()

@@ -2,7 +2,10 @@
 //! promotion, scalar operands, NaN/inf/zero inputs, some shape and dtype errors, a third of them
 //! ending in `max()`/`min()`/`amax(x, [])`) are scripted,
 //! run unfused on the interpreter (the oracle) and fused (`--passes fuse`) on native code; the
-//! results must be bit-identical and the errors identical (class, message, span).
+//! results must be bit-identical and the errors identical (class, message, span). Both at a
+//! size that runs the groups' tile programs and at one below the runtime's `MIN_FUSED`, where
+//! native code runs each group's body as the unfused ops (and must release every tensor it
+//! made).
 
 #[path = "native_common/mod.rs"]
 mod common;
@@ -33,6 +36,8 @@ impl Rng {
 // Rows × columns of the largest operand: above the runtime's MIN_FUSED, and tiles cross rows.
 const ROWS: usize = 64;
 const COLS: usize = 600;
+// Rows of the largest operand below MIN_FUSED (the group's body runs as unfused ops).
+const SMALL_ROWS: usize = 3;
 
 /// A random elementwise program over tensors `a`, `b`, `c` and the float `s`.
 fn program(rng: &mut Rng) -> String {
@@ -113,14 +118,14 @@ fn tensor(rng: &mut Rng, shape: &[usize], dtype: DType) -> Value {
     Value::Tensor(t)
 }
 
-fn inputs(rng: &mut Rng) -> Vec<Value> {
+fn inputs(rng: &mut Rng, rows: usize) -> Vec<Value> {
     let shapes: [&[usize]; 6] = [
-        &[ROWS, COLS],
+        &[rows, COLS],
         &[COLS],
         &[1, COLS],
-        &[ROWS, 1],
+        &[rows, 1],
         &[],
-        &[ROWS, COLS],
+        &[rows, COLS],
     ];
     let dtypes = [
         DType::Float32,
@@ -133,7 +138,7 @@ fn inputs(rng: &mut Rng) -> Vec<Value> {
     let mut v: Vec<Value> = Vec::new();
     // The first input is always full-sized so that most groups run tiled.
     let first = *rng.pick(&dtypes[..4]);
-    v.push(tensor(rng, &[ROWS, COLS], first));
+    v.push(tensor(rng, &[rows, COLS], first));
     for _ in 0..2 {
         let shape: &[usize] = if rng.below(30) == 0 {
             &[COLS + 1] // a shape error
@@ -169,10 +174,24 @@ fn fused(m: &pyjit_ir::Module) -> (pyjit_ir::Module, usize) {
     (m, groups)
 }
 
-#[test]
-fn random_elementwise_dags_fused_match_the_interpreter() {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let (mut with_groups, mut errors, mut reducing) = (0, 0, 0);
+/// `m` with `f` specialized for `args` (every tensor's dtype and rank known).
+fn specialized(m: &pyjit_ir::Module, args: &[Value]) -> pyjit_ir::Module {
+    let id = m.function_by_name("f").expect("f");
+    let types: Vec<pyjit_ir::Type> = args
+        .iter()
+        .zip(m.func(id).param_types())
+        .map(|(a, t)| pyjit::static_type(a, &t))
+        .collect();
+    let mut out = m.clone();
+    out.funcs[id] = pyjit_opt::specialize(m, id, &types).expect("specializes");
+    out
+}
+
+/// `PROGRAMS` random programs, each run on two sets of inputs whose largest operand has `rows`
+/// rows, fused on native code against the interpreter.
+fn random_dags_match_the_interpreter(seed: u64, rows: usize) {
+    let mut rng = Rng(seed);
+    let (mut with_groups, mut errors, mut reducing, mut size_calls) = (0, 0, 0, 0);
     const PROGRAMS: usize = 60;
     for case in 0..PROGRAMS {
         let src = program(&mut rng);
@@ -188,19 +207,37 @@ fn random_elementwise_dags_fused_match_the_interpreter() {
         }) as usize;
         let nm = native(&fm);
         for _ in 0..2 {
-            let args = inputs(&mut rng);
+            let args = inputs(&mut rng, rows);
             let (ri, _) = interp(&m, "f", &args);
-            let (rn, _) = run_native(&nm, "f", &args);
-            match (&ri, &rn) {
-                (Ok(a), Ok(b)) => assert!(
-                    same(a, b),
-                    "case {case}: fused native differs from the interpreter\n{src}"
-                ),
-                (Err(a), Err(b)) => {
-                    errors += 1;
-                    assert_eq!(a, b, "case {case}: errors differ\n{src}");
+            // Declared types (a group's size tested by a runtime call) and specialized ones
+            // (ranks known: tested inline).
+            let (sm, _) = fused(&specialized(&m, &args));
+            // The size test: a runtime call only where a rank is unknown.
+            let calls = |m: &pyjit_ir::Module| {
+                let clif = pyjit_codegen::emit_clif(m).expect("compiles");
+                clif.contains("pj_fused_group_is_small")
+            };
+            size_calls += calls(&fm) as usize;
+            assert!(!calls(&sm), "case {case}: a size test call\n{src}");
+            for (how, nm) in [("", &nm), (" (specialized)", &native(&sm))] {
+                let before = live_references();
+                let (rn, _) = run_native(nm, "f", &args);
+                assert_eq!(
+                    live_references(),
+                    before,
+                    "case {case}{how}: native code did not release what it made\n{src}"
+                );
+                match (&ri, &rn) {
+                    (Ok(a), Ok(b)) => assert!(
+                        same(a, b),
+                        "case {case}{how}: fused native differs from the interpreter\n{src}"
+                    ),
+                    (Err(a), Err(b)) => {
+                        errors += 1;
+                        assert_eq!(a, b, "case {case}{how}: errors differ\n{src}");
+                    }
+                    _ => panic!("case {case}{how}: interp {ri:?} vs fused native {rn:?}\n{src}"),
                 }
-                _ => panic!("case {case}: interp {ri:?} vs fused native {rn:?}\n{src}"),
             }
         }
     }
@@ -210,13 +247,32 @@ fn random_elementwise_dags_fused_match_the_interpreter() {
     );
     assert!(errors > 0, "no case exercised an error");
     assert!(
+        size_calls > 0,
+        "no group tested its size with a runtime call"
+    );
+    assert!(
         reducing >= 10,
         "only {reducing} programs had a group ending in a reduction of every element"
     );
 }
 
 #[test]
+fn random_elementwise_dags_fused_match_the_interpreter() {
+    let _g = serial();
+    const { assert!(ROWS * COLS >= pyjit_runtime::ops::fused::MIN_FUSED) };
+    random_dags_match_the_interpreter(0x9e37_79b9_7f4a_7c15, ROWS);
+}
+
+#[test]
+fn small_groups_run_as_unfused_ops_and_match_the_interpreter() {
+    let _g = serial();
+    const { assert!(SMALL_ROWS * COLS < pyjit_runtime::ops::fused::MIN_FUSED) };
+    random_dags_match_the_interpreter(0x2545_f491_4f6c_dd1d, SMALL_ROWS);
+}
+
+#[test]
 fn a_fused_group_reports_the_failing_ops_line() {
+    let _g = serial();
     let src = "import torch\nfrom torch import Tensor\n\ndef f(a: Tensor, b: Tensor) -> Tensor:\n    t = torch.exp(a)\n    u = t + b\n    return torch.neg(u)\n";
     let m = script(src);
     let (fm, groups) = fused(&m);

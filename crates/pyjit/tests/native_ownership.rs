@@ -69,12 +69,6 @@ def pairs(x: Tensor, flag: bool) -> Tuple[Tensor, Optional[Tensor], int]:
     return x, y, 3
 ";
 
-static COUNTERS: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    COUNTERS.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 fn rss_kib() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with("VmRSS:"))?;

@@ -550,25 +550,25 @@ pub fn run_with_tile_untyped(p: &Program, inputs: &[Value], tile: usize) -> Step
     run_owned(p, inputs.to_vec(), tile, None)
 }
 
-/// An upper bound of the number of elements of the broadcast of the tensor inputs' shapes
-/// (exact when they broadcast and none is empty), without allocating: per dim from the
-/// right, the largest size.
-fn broadcast_numel_bound(inputs: &[Value]) -> usize {
-    let shapes = || {
-        inputs.iter().filter_map(|v| match v {
-            Value::Tensor(t) => Some(t.shape()),
-            _ => None,
-        })
-    };
+/// Whether a group whose tensor inputs have these shapes runs unfused for its size: an upper
+/// bound of the number of elements of their broadcast (exact when they broadcast and none is
+/// empty; per dim from the right, the largest size) is below [`MIN_FUSED`]. Computed without
+/// allocating. The one test both [`run`] and native code (`pj_fused_group_is_small`, called
+/// before a group's host call) read.
+pub fn small_group<'s, I>(shapes: impl Fn() -> I) -> bool
+where
+    I: Iterator<Item = &'s [usize]>,
+{
     let rank = shapes().map(<[usize]>::len).max().unwrap_or(0);
-    (1..=rank)
+    let bound = (1..=rank)
         .map(|d| {
             shapes()
                 .map(|s| s.len().checked_sub(d).map_or(1, |i| s[i]))
                 .max()
                 .unwrap_or(1)
         })
-        .fold(1usize, usize::saturating_mul)
+        .fold(1usize, usize::saturating_mul);
+    bound < MIN_FUSED
 }
 
 /// `tile`: group elements per tile of [`run_tiles`]; `typed`: per tile of the typed path
@@ -591,7 +591,13 @@ fn run_owned(
     // small or failing group runs unfused at once: that raises the unfused error itself, and
     // skips the checks' cost. Small groups are known without computing the shape (most
     // groups of small programs: their cost must stay below the unfused ops' own).
-    if broadcast_numel_bound(&inputs) < MIN_FUSED {
+    let tensor_shapes = || {
+        inputs.iter().filter_map(|v| match v {
+            Value::Tensor(t) => Some(t.shape()),
+            _ => None,
+        })
+    };
+    if small_group(tensor_shapes) {
         return run_unfused_owned(p, inputs);
     }
     let shapes: Vec<&[usize]> = inputs

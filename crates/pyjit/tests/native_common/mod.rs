@@ -90,6 +90,13 @@ pub fn check_same_fresh(m: &Module, nm: &NativeModule, name: &str, args: impl Fn
     }
 }
 
+/// Held by a test that compares [`live_references`] before and after a call: a test binary's
+/// tests run in parallel threads, and the counters are global.
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static COUNTERS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    COUNTERS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The live tensor handles of the runtime's C ABI and the live objects native code allocated:
 /// back at their values from before a call once it released everything it made.
 pub fn live_references() -> (isize, isize) {
