@@ -820,6 +820,18 @@ pub const TYPED_TILE: usize = 1 << 10;
 /// other on its own scratch tiles).
 const TYPED_TASK: usize = 1 << 16;
 
+/// Group elements per task of the typed path for `n` elements in tiles of `te` on `threads`
+/// threads: about [`TYPED_TASK`], a whole number of tiles, and as many tasks as a multiple of
+/// the thread count, so that the threads' shares are even (100k elements were one task of 65,536
+/// and one of 34,464: two threads took 65% of one thread's time instead of half). Results do not
+/// depend on it (tiles are independent).
+fn task_elements(n: usize, te: usize, threads: usize) -> usize {
+    let te = te.max(1);
+    let threads = threads.max(1);
+    let tasks = n.div_ceil(TYPED_TASK).div_ceil(threads) * threads;
+    n.div_ceil(tasks.max(1)).div_ceil(te).max(1) * te
+}
+
 /// How a value of a group reaches the typed path's tiles: the group's shape (one element per
 /// group element), one value per row of the group (`[.., 1]`, a kept row reduction or an input
 /// of that shape), or one value for all.
@@ -1873,14 +1885,14 @@ fn run_typed<T: TFloat>(
     }
     let rows_per_tile = (tile / row).max(1);
     let te = rows_per_tile * row;
-    let task = te * (TYPED_TASK / te).max(1);
     let mut out = match crate::bufpool::alloc::<T>(n_out) {
         Ok(v) => v,
         Err(e) => return Some(at(last, Err(e))),
     };
     let used = read_inputs(plan, inputs);
-    let parallel =
-        n.saturating_mul(plan.steps.len()) >= vmath::PAR_MIN && n > te && vmath::num_threads() > 1;
+    let threads = vmath::num_threads();
+    let parallel = n.saturating_mul(plan.steps.len()) >= vmath::PAR_MIN && n > te && threads > 1;
+    let task = task_elements(n, te, if parallel { threads } else { 1 });
     let heavy = plan
         .steps
         .iter()
@@ -2506,6 +2518,34 @@ pub fn example_chain() -> Program {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typed_tasks_are_whole_tiles_and_even_over_the_threads() {
+        for &(n, te, threads) in &[
+            (100_000, 1024, 2),
+            (4_000_000, 1024, 2),
+            (4096 * 1024, 1024, 2),
+            (70_001, 1000, 2),
+            (100_000, 1024, 3),
+            (5, 1024, 2),
+            (100_000, 1024, 1),
+            (1, 1, 1),
+        ] {
+            let task = task_elements(n, te, threads);
+            assert_eq!(task % te, 0, "{n} {te} {threads}: whole tiles");
+            let tasks = n.div_ceil(task);
+            // At most one tile more per task than an even split.
+            assert!(task <= n.div_ceil(tasks.max(1)) + te, "{n} {te} {threads}");
+            if n >= TYPED_TASK {
+                assert!(
+                    tasks >= threads,
+                    "{n} {te} {threads}: every thread has work"
+                );
+            }
+        }
+        // The case that was uneven: 100k elements on two threads, 50,176 and 49,824.
+        assert_eq!(task_elements(100_000, 1024, 2), 50_176);
+    }
     use crate::value::Scalar;
 
     fn op(name: &str) -> OpId {
