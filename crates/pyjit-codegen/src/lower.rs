@@ -1582,12 +1582,15 @@ impl<'a, 'b> Lowering<'a, 'b> {
     }
 
     /// Whether a group with `operands` runs as its unfused ops: the runtime's size test
-    /// (`pyjit_runtime::ops::fused::small_group`; an `i8`, 1 if so), inline when every tensor
-    /// operand's rank is known: per dim from the right, the largest size (1 for an operand
-    /// without the dim), their product below `MIN_FUSED` (each factor and each partial product
-    /// clamped to `MIN_FUSED`, which keeps the comparison and cannot overflow); with one tensor
-    /// of unknown rank, the same over the sizes its handle holds, in a loop; otherwise through
-    /// `pj_fused_group_is_small`.
+    /// (`pyjit_runtime::ops::fused::small_group`; an `i8`, 1 if so).
+    ///
+    /// Inline when every tensor operand's rank is known: per dim from the right, the largest
+    /// size (1 for an operand without the dim), their product below `MIN_FUSED` (each factor
+    /// and each partial product clamped to `MIN_FUSED`, which keeps the comparison and cannot
+    /// overflow). Otherwise from each tensor's element count (read from its handle's sizes,
+    /// in a loop when its rank is unknown): the group is small when their product is below
+    /// `MIN_FUSED` (the broadcast has at most that many elements) and not when one count
+    /// reaches it (it has at least that many); in between, `pj_fused_group_is_small` decides.
     fn group_is_small(&mut self, operands: &[IrValue]) -> Res<ir::Value> {
         use pyjit_runtime::ops::fused::MIN_FUSED;
         let mut tensors = Vec::new();
@@ -1598,66 +1601,12 @@ impl<'a, 'b> Lowering<'a, 'b> {
         }
         let flags = MemFlagsData::trusted();
         let cap = self.b.ins().iconst(types::I64, MIN_FUSED as i64);
-        if let [(h, None)] = tensors[..] {
-            // One tensor of unknown rank: the group has its elements. A loop over its sizes
-            // (each factor and each partial product clamped as below).
-            let shape = self.b.ins().load(
-                types::I64,
-                flags,
-                h,
-                pyjit_runtime::abi::PJ_TENSOR_SHAPE_OFFSET,
-            );
-            let rank = self.b.ins().load(
-                types::I64,
-                flags,
-                h,
-                pyjit_runtime::abi::PJ_TENSOR_RANK_OFFSET,
-            );
-            let head = self.b.create_block();
-            let step = self.b.create_block();
-            let done = self.b.create_block();
-            let i = self.b.append_block_param(head, types::I64);
-            let acc = self.b.append_block_param(head, types::I64);
-            let result = self.b.append_block_param(done, types::I64);
-            let zero = self.b.ins().iconst(types::I64, 0);
-            let one = self.b.ins().iconst(types::I64, 1);
-            self.b
-                .ins()
-                .jump(head, &[BlockArg::Value(zero), BlockArg::Value(one)]);
-            self.b.switch_to_block(head);
-            let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, rank);
-            self.b
-                .ins()
-                .brif(more, step, &[], done, &[BlockArg::Value(acc)]);
-            self.b.switch_to_block(step);
-            let off = self.b.ins().ishl_imm_u(i, 3);
-            let at = self.b.ins().iadd(shape, off);
-            let d = self.b.ins().load(types::I64, flags, at, 0);
-            let d = self.b.ins().umin(d, cap);
-            let p = self.b.ins().imul(acc, d);
-            let p = self.b.ins().umin(p, cap);
-            let next = self.b.ins().iadd_imm_u(i, 1);
-            self.b
-                .ins()
-                .jump(head, &[BlockArg::Value(next), BlockArg::Value(p)]);
-            self.b.switch_to_block(done);
-            return Ok(self.b.ins().icmp(IntCC::UnsignedLessThan, result, cap));
-        }
         if tensors.iter().all(|(_, r)| r.is_some()) {
             let rank = tensors.iter().filter_map(|t| t.1).max().unwrap_or(0) as usize;
             let mut sizes: Vec<Vec<ir::Value>> = Vec::new();
             for &(h, r) in &tensors {
                 let r = r.unwrap_or(0) as usize;
-                if r == 0 {
-                    sizes.push(Vec::new());
-                    continue;
-                }
-                let shape = self.b.ins().load(
-                    types::I64,
-                    flags,
-                    h,
-                    pyjit_runtime::abi::PJ_TENSOR_SHAPE_OFFSET,
-                );
+                let shape = self.handle_shape(h);
                 // From the right: `from_right[j]` is dim `r - 1 - j`.
                 let from_right = (0..r)
                     .rev()
@@ -1680,12 +1629,33 @@ impl<'a, 'b> Lowering<'a, 'b> {
                     let one = self.b.ins().iconst(types::I64, 1);
                     m = self.b.ins().umax(m, one);
                 }
-                let m = self.b.ins().umin(m, cap);
-                let p = self.b.ins().imul(bound, m);
-                bound = self.b.ins().umin(p, cap);
+                bound = self.clamped_mul(bound, m, cap);
             }
             return Ok(self.b.ins().icmp(IntCC::UnsignedLessThan, bound, cap));
         }
+        let mut product = self.b.ins().iconst(types::I64, 1);
+        let mut largest = self.b.ins().iconst(types::I64, 0);
+        for &(h, r) in &tensors {
+            let n = self.clamped_numel(h, r, cap);
+            product = self.clamped_mul(product, n, cap);
+            largest = self.b.ins().umax(largest, n);
+        }
+        let small = self.b.ins().icmp(IntCC::UnsignedLessThan, product, cap);
+        if tensors.len() == 1 {
+            return Ok(small);
+        }
+        let big = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, largest, cap);
+        let decided = self.b.ins().bor(small, big);
+        let ask = self.b.create_block();
+        let done = self.b.create_block();
+        let result = self.b.append_block_param(done, types::I8);
+        self.b
+            .ins()
+            .brif(decided, done, &[BlockArg::Value(small)], ask, &[]);
+        self.b.switch_to_block(ask);
         let n = self.b.ins().iconst(types::I64, tensors.len() as i64);
         let ss = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
@@ -1696,7 +1666,74 @@ impl<'a, 'b> Lowering<'a, 'b> {
         for (i, &(h, _)) in tensors.iter().enumerate() {
             self.b.ins().store(flags, h, addr, (i * 8) as i32);
         }
-        Ok(self.call_host("pj_fused_group_is_small", &[addr, n])[0])
+        let asked = self.call_host("pj_fused_group_is_small", &[addr, n])[0];
+        self.b.ins().jump(done, &[BlockArg::Value(asked)]);
+        self.b.switch_to_block(done);
+        Ok(result)
+    }
+
+    /// The address of the sizes of the tensor of handle `h` (the handle's first word).
+    fn handle_shape(&mut self, h: ir::Value) -> ir::Value {
+        let off = pyjit_runtime::abi::PJ_TENSOR_SHAPE_OFFSET;
+        self.b
+            .ins()
+            .load(types::I64, MemFlagsData::trusted(), h, off)
+    }
+
+    /// `min(a * min(b, cap), cap)` for `a <= cap` (no overflow: both factors are at most
+    /// `cap`, 2^15), which is below `cap` exactly when `a * b` is.
+    fn clamped_mul(&mut self, a: ir::Value, b: ir::Value, cap: ir::Value) -> ir::Value {
+        let b = self.b.ins().umin(b, cap);
+        let p = self.b.ins().imul(a, b);
+        self.b.ins().umin(p, cap)
+    }
+
+    /// The number of elements of the tensor of handle `h`, clamped to `cap`: the product of
+    /// its sizes, unrolled for a known rank, else a loop over the rank the handle holds.
+    fn clamped_numel(&mut self, h: ir::Value, rank: Option<u32>, cap: ir::Value) -> ir::Value {
+        let flags = MemFlagsData::trusted();
+        let shape = self.handle_shape(h);
+        let one = self.b.ins().iconst(types::I64, 1);
+        if let Some(r) = rank {
+            let mut p = one;
+            for d in 0..r as i32 {
+                let s = self.b.ins().load(types::I64, flags, shape, 8 * d);
+                p = self.clamped_mul(p, s, cap);
+            }
+            return p;
+        }
+        let rank = self.b.ins().load(
+            types::I64,
+            flags,
+            h,
+            pyjit_runtime::abi::PJ_TENSOR_RANK_OFFSET,
+        );
+        let head = self.b.create_block();
+        let step = self.b.create_block();
+        let done = self.b.create_block();
+        let i = self.b.append_block_param(head, types::I64);
+        let acc = self.b.append_block_param(head, types::I64);
+        let result = self.b.append_block_param(done, types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b
+            .ins()
+            .jump(head, &[BlockArg::Value(zero), BlockArg::Value(one)]);
+        self.b.switch_to_block(head);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, rank);
+        self.b
+            .ins()
+            .brif(more, step, &[], done, &[BlockArg::Value(acc)]);
+        self.b.switch_to_block(step);
+        let off = self.b.ins().ishl_imm_u(i, 3);
+        let at = self.b.ins().iadd(shape, off);
+        let d = self.b.ins().load(types::I64, flags, at, 0);
+        let p = self.clamped_mul(acc, d, cap);
+        let next = self.b.ins().iadd_imm_u(i, 1);
+        self.b
+            .ins()
+            .jump(head, &[BlockArg::Value(next), BlockArg::Value(p)]);
+        self.b.switch_to_block(done);
+        result
     }
 
     /// Emits the `pjn_op` call of `op`. `k` (the op's index, given for a tensor op and a
