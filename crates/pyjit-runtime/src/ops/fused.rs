@@ -2102,16 +2102,19 @@ fn typed_extreme<T: TFloat + Send>(
     }
     #[cfg(test)]
     TYPED_RUNS.with(|c| c.set(c.get() + 1));
-    let te = vmath::ELEM_CHUNK;
+    // L1-sized tiles (the input's, the scratch and the output tile together), two
+    // `ELEM_CHUNK`s per task: small enough to balance two threads on L2-sized inputs.
+    let te = TYPED_TILE;
     let tiles = n.div_ceil(te);
-    // Two tiles per task: small enough to balance two threads on L2-sized inputs.
-    let per_task = 2;
+    let per_task = (2 * vmath::ELEM_CHUNK / te).max(1);
     let used = read_inputs(plan, inputs);
     with_slices::<T, T>(&used, &mut Vec::new(), &mut |slices| {
         let task = |t: usize| -> Vec<T> {
-            let mut full: Vec<Vec<T>> = (0..plan.full_bufs).map(|_| scratch(te)).collect();
-            let mut out = scratch(te);
-            let parts = (t * per_task..((t + 1) * per_task).min(tiles))
+            let mut full: Vec<Vec<T>> = (0..plan.full_bufs)
+                .map(|_| vec![T::default(); te])
+                .collect();
+            let mut out = vec![T::default(); te];
+            (t * per_task..((t + 1) * per_task).min(tiles))
                 .map(|j| {
                     let start = j * te;
                     let len = te.min(n - start);
@@ -2128,11 +2131,7 @@ fn typed_extreme<T: TFloat + Send>(
                     );
                     T::reduce(red, &out[..len])
                 })
-                .collect();
-            for b in full.into_iter().chain([out]) {
-                crate::bufpool::give(T::into_buffer(b), T::DTYPE);
-            }
-            parts
+                .collect()
         };
         let tasks = tiles.div_ceil(per_task);
         let parts: Vec<T> = if vmath::num_threads() > 1 {
@@ -2142,13 +2141,6 @@ fn typed_extreme<T: TFloat + Send>(
         };
         T::reduce(red, &parts)
     })
-}
-
-/// A scratch tile of `n` elements whose contents the caller overwrites before reading: one of
-/// this thread's tile buffers when it keeps one (`bufpool`; given back after use), else a
-/// fresh one. (Fresh zeroed 32 KiB tiles per task were 5% of converge's samples, in `memset`.)
-fn scratch<T: TFloat>(n: usize) -> Vec<T> {
-    crate::bufpool::take::<T>(n).unwrap_or_else(|| vec![T::default(); n])
 }
 
 /// A typed plan prefetches ([`Prefetch`]) when its output has at least `PREFETCH_MIN` bytes
