@@ -11,8 +11,8 @@
 #![allow(unsafe_op_in_unsafe_fn)]
 
 use super::{
-    EXPM1_F32_SHORT, GELU32_COLS, GELU32_MID_COLS, GELU32_MID_START, GELU32_NEAR_COLS,
-    GELU32_NEAR_END, LN2_REDUCTION_F32, ROUND32,
+    EXPM1_F32_SHORT, GELU32_COLS, GELU32_NEAR_COLS, GELU32_NEAR_END, GELU32_NEAR_SCALE,
+    GELU32_NEAR_WIDTH, LN2_REDUCTION_F32, ROUND32,
 };
 use std::arch::x86_64::*;
 
@@ -27,20 +27,20 @@ unsafe fn lookup32(col: &[f32; 32], idx: __m256i, b3: __m256, b4: __m256) -> __m
     _mm256_blendv_ps(lo, hi, b4)
 }
 
-/// The row `k = round(S a)` (ties to even) of a table of local polynomials of width `1/S` (`S`
-/// a power of two, so `S a` is exact and the FMA rounds as the portable `S a + ROUND32`): the
-/// index lanes (`k` in the low bits), their bits 3 and 4 in the sign bit (for [`lookup32`]),
-/// and `t = a - k/S` (exact).
+/// The row `k = round(a * scale)` (ties to even) of a table of local polynomials of width
+/// `width` (`1/scale`, exact, with `k * width` exact; the FMA rounds as the portable
+/// `fma32(a, scale, ROUND32)`): the index lanes (`k` in the low bits), their bits 3 and 4 in
+/// the sign bit (for [`lookup32`]), and `t = a - k * width` (exact).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn table_row<const S: u32>(a: __m256) -> (__m256i, __m256, __m256, __m256) {
+unsafe fn table_row(a: __m256, scale: f32, width: f32) -> (__m256i, __m256, __m256, __m256) {
     let round32 = _mm256_set1_ps(ROUND32);
-    let f = _mm256_fmadd_ps(a, _mm256_set1_ps(S as f32), round32);
+    let f = _mm256_fmadd_ps(a, _mm256_set1_ps(scale), round32);
     let kf = _mm256_sub_ps(f, round32);
     let idx = _mm256_castps_si256(f);
     let b3 = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(idx));
     let b4 = _mm256_castsi256_ps(_mm256_slli_epi32::<27>(idx));
-    let t = _mm256_fnmadd_ps(kf, _mm256_set1_ps(1.0 / S as f32), a);
+    let t = _mm256_fnmadd_ps(kf, _mm256_set1_ps(width), a);
     (idx, b3, b4, t)
 }
 
@@ -66,7 +66,7 @@ unsafe fn pow2i(n: __m256i) -> __m256 {
 }
 
 /// [`super::gelu_erf_f32`] (FMA flavour) on 8 lanes: [`gelu_erf_near`] when every lane is
-/// below 5.9375 (the common case), else both forms, selected per lane.
+/// below 5.90625 (the common case), else both forms, selected per lane.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn gelu_erf(x: __m256) -> __m256 {
@@ -80,26 +80,20 @@ unsafe fn gelu_erf(x: __m256) -> __m256 {
     }
 }
 
-/// [`super::gelu_erf_near32`] (FMA flavour) on 8 lanes (rows 32..=47 from 16-row columns,
-/// selected for the lanes at or beyond 3.9375).
+/// [`super::gelu_erf_near32`] (FMA flavour) on 8 lanes.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn gelu_erf_near(x: __m256) -> __m256 {
-    let (c, m) = (&GELU32_NEAR_COLS, &GELU32_MID_COLS);
+    let c = &GELU32_NEAR_COLS;
     let a = _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(i32::MAX)));
-    let (idx, b3, b4, t) = table_row::<8>(a);
-    let mid = _mm256_cmp_ps::<_CMP_GE_OQ>(a, _mm256_set1_ps(GELU32_MID_START));
-    let col = |near: &[f32; 32], far: &[f32; 16]| {
-        let q = |j: usize| _mm256_permutevar8x32_ps(_mm256_loadu_ps(far.as_ptr().add(8 * j)), idx);
-        let far = _mm256_blendv_ps(q(0), q(1), b3);
-        _mm256_blendv_ps(lookup32(near, idx, b3, b4), far, mid)
-    };
-    let mut q = col(&c.q[0], &m.q[0]);
-    for (cn, cm) in c.q[1..].iter().zip(&m.q[1..]) {
-        q = _mm256_fmadd_ps(q, t, col(cn, cm));
+    let (idx, b3, b4, t) = table_row(a, GELU32_NEAR_SCALE, GELU32_NEAR_WIDTH);
+    let col = |col: &[f32; 32]| lookup32(col, idx, b3, b4);
+    let mut q = col(&c.q[0]);
+    for cn in &c.q[1..] {
+        q = _mm256_fmadd_ps(q, t, col(cn));
     }
-    let gl = _mm256_fmadd_ps(t, q, col(&c.lo, &m.lo));
-    let hi = col(&c.hi, &m.hi);
+    let gl = _mm256_fmadd_ps(t, q, col(&c.lo));
+    let hi = col(&c.hi);
     let p = _mm256_mul_ps(a, hi);
     let pe = _mm256_fmsub_ps(a, hi, p);
     let pl = _mm256_fmadd_ps(a, gl, pe);
@@ -123,7 +117,7 @@ unsafe fn gelu_erf_far(x: __m256) -> __m256 {
     let a = _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(i32::MAX)));
     // clamp32(|x|, 0, 15): |x| is never below 0, and vminps passes a NaN second operand.
     let a = _mm256_min_ps(_mm256_set1_ps(15.0), a);
-    let (idx, b3, b4, t) = table_row::<2>(a);
+    let (idx, b3, b4, t) = table_row(a, 2.0, 0.5);
     let mut q = lookup32(&c.q[0], idx, b3, b4);
     for col in &c.q[1..] {
         q = _mm256_fmadd_ps(q, t, lookup32(col, idx, b3, b4));

@@ -33,8 +33,8 @@
 #![allow(unsafe_op_in_unsafe_fn)]
 
 use super::{
-    EXP_F32, EXPM1_F32_SHORT, GELU32_COLS, GELU32_MID_COLS, GELU32_MID_START, GELU32_NEAR_COLS,
-    GELU32_NEAR_END, LN2_REDUCTION_F32, ROUND32, TANH_F32_CLAMP, TANH_F32_POLY, TANH_F32_SMALL,
+    EXP_F32, EXPM1_F32_SHORT, GELU32_COLS, GELU32_NEAR_COLS, GELU32_NEAR_END, GELU32_NEAR_SCALE,
+    GELU32_NEAR_WIDTH, LN2_REDUCTION_F32, ROUND32, TANH_F32_CLAMP, TANH_F32_POLY, TANH_F32_SMALL,
     ThenKernel,
 };
 use std::arch::x86_64::*;
@@ -198,16 +198,16 @@ unsafe fn tanh_big<const N: usize>(a: &Vs<N>) -> Vs<N> {
     each!(i => _mm512_sub_ps(one, q[i]))
 }
 
-/// The row `k = round(S a)` (ties to even) of a table of local polynomials of width `1/S` (`S`
-/// a power of two, so `S a` is exact and the FMA rounds as the portable `S a + ROUND32`), in
-/// the low bits of the index lanes, and `t = a - k/S` (exact).
+/// The row `k = round(a * scale)` (ties to even) of a table of local polynomials of width
+/// `width` (`1/scale`, exact, with `k * width` exact), in the low bits of the index lanes, and
+/// `t = a - k * width` (exact). The FMA rounds as the portable `fma32(a, scale, ROUND32)`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
-unsafe fn table_row<const S: u32>(a: __m512) -> (__m512i, __m512) {
+unsafe fn table_row(a: __m512, scale: f32, width: f32) -> (__m512i, __m512) {
     let round32 = _mm512_set1_ps(ROUND32);
-    let f = _mm512_fmadd_ps(a, _mm512_set1_ps(S as f32), round32);
+    let f = _mm512_fmadd_ps(a, _mm512_set1_ps(scale), round32);
     let kf = _mm512_sub_ps(f, round32);
-    let t = _mm512_fnmadd_ps(kf, _mm512_set1_ps(1.0 / S as f32), a);
+    let t = _mm512_fnmadd_ps(kf, _mm512_set1_ps(width), a);
     (_mm512_castps_si512(f), t)
 }
 
@@ -221,7 +221,7 @@ unsafe fn lookup32(col: &[f32; 32], idx: __m512i) -> __m512 {
 }
 
 /// [`super::gelu_erf_f32`] (FMA flavour) on 16 lanes: [`gelu_erf_near`] when every lane is
-/// below 5.9375 (the common case), else both forms, selected per lane.
+/// below 5.90625 (the common case), else both forms, selected per lane.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
 unsafe fn gelu_erf(x: __m512) -> __m512 {
@@ -235,25 +235,20 @@ unsafe fn gelu_erf(x: __m512) -> __m512 {
     }
 }
 
-/// [`super::gelu_erf_near32`] (FMA flavour) on 16 lanes (`a = |x|`), the table rows by
-/// permutes: rows 0..=31 by `vpermt2ps`, then rows 32..=47 by a `vpermps` merged into the
-/// lanes at or beyond 3.9375. (Skipping the merge for vectors without such lanes, or taking
-/// two vectors at a time to share the columns' loads, made the loop slower or no faster.)
+/// [`super::gelu_erf_near32`] (FMA flavour) on 16 lanes (`a = |x|`), each coefficient of the
+/// 32-row table by one `vpermt2ps`. (Before 7 Dec: 48 rows of width 1/8 and degree 6, a
+/// `vpermt2ps` and a merged `vpermps` per coefficient: permutes were the loop's bound.)
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
 unsafe fn gelu_erf_near(x: __m512, a: __m512) -> __m512 {
-    let (c, m) = (&GELU32_NEAR_COLS, &GELU32_MID_COLS);
-    let (idx, t) = table_row::<8>(a);
-    let mid = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(a, _mm512_set1_ps(GELU32_MID_START));
-    let col = |near: &[f32; 32], far: &[f32; 16]| {
-        _mm512_mask_permutexvar_ps(lookup32(near, idx), mid, idx, _mm512_loadu_ps(far.as_ptr()))
-    };
-    let mut q = col(&c.q[0], &m.q[0]);
-    for (cn, cm) in c.q[1..].iter().zip(&m.q[1..]) {
-        q = _mm512_fmadd_ps(q, t, col(cn, cm));
+    let c = &GELU32_NEAR_COLS;
+    let (idx, t) = table_row(a, GELU32_NEAR_SCALE, GELU32_NEAR_WIDTH);
+    let mut q = lookup32(&c.q[0], idx);
+    for col in &c.q[1..] {
+        q = _mm512_fmadd_ps(q, t, lookup32(col, idx));
     }
-    let gl = _mm512_fmadd_ps(t, q, col(&c.lo, &m.lo));
-    let hi = col(&c.hi, &m.hi);
+    let gl = _mm512_fmadd_ps(t, q, lookup32(&c.lo, idx));
+    let hi = lookup32(&c.hi, idx);
     let p = _mm512_mul_ps(a, hi);
     let pe = _mm512_fmsub_ps(a, hi, p);
     let pl = _mm512_fmadd_ps(a, gl, pe);
@@ -278,7 +273,7 @@ unsafe fn gelu_erf_far(x: __m512) -> __m512 {
     let rd = LN2_REDUCTION_F32;
     // clamp32(|x|, 0, 15): |x| is never below 0, and vminps passes a NaN second operand.
     let a = _mm512_min_ps(_mm512_set1_ps(15.0), abs(x));
-    let (idx, t) = table_row::<2>(a);
+    let (idx, t) = table_row(a, 2.0, 0.5);
     let mut q = lookup32(&c.q[0], idx);
     for col in &c.q[1..] {
         q = _mm512_fmadd_ps(q, t, lookup32(col, idx));

@@ -1198,7 +1198,7 @@ fn avx2_loops_match_the_portable_kernels() {
 }
 
 /// gelu(erf)'s AVX-512 and AVX2 loops take the table-only form for a vector whose lanes are
-/// all below `|x| = 5.9375` (rows 32..=47 from `|x| = 3.9375`), and both forms, selected per lane, otherwise: vectors that mix
+/// all below `|x| = 5.90625`, and both forms, selected per lane, otherwise: vectors that mix
 /// near and far lanes, the boundary's neighbours, NaN, infinities and signed zeros, in every
 /// lane position, give the scalar kernel's bits.
 #[cfg(target_arch = "x86_64")]
@@ -1214,9 +1214,11 @@ fn gelu_loops_select_the_near_and_far_forms_per_lane() {
         -end,
         f32::from_bits(end.to_bits() - 1),
         -f32::from_bits(end.to_bits() - 1),
-        GELU32_MID_START,
-        -GELU32_MID_START,
-        f32::from_bits(GELU32_MID_START.to_bits() - 1),
+        // Row edges (3k/16 + 3/32) and their neighbours.
+        0.09375,
+        -5.8125,
+        f32::from_bits(0.09375f32.to_bits() - 1),
+        f32::from_bits(3.84375f32.to_bits() + 1),
         -4.5,
         5.0,
         6.5,
