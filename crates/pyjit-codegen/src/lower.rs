@@ -32,6 +32,7 @@ use pyjit_syntax::Span;
 use pyjit_value::{ExcKind, PyErr, scalar};
 use std::collections::{HashMap, HashSet};
 
+mod spmd;
 mod vectorize;
 
 pub(crate) fn clif_type(s: Slot) -> ir::Type {
@@ -1896,6 +1897,12 @@ impl<'a, 'b> Lowering<'a, 'b> {
             let (start, rest) = self.emit_vector_loop(&plan, max, &carried, &mask)?;
             first = Some(start);
             carried = rest;
+        }
+        // Or the outer-loop vectorizer's (two iterations per trip), when it takes this one.
+        if first.is_none()
+            && let Some(plan) = self.spmd_plan(op)
+        {
+            first = Some(self.emit_spmd_loop(op, &plan, max)?);
         }
         let body_b = self.b.create_block();
         let exit_b = self.b.create_block();

@@ -760,94 +760,6 @@ fn case(seed: u64) -> Case {
     }
 }
 
-fn compile(src: &str, backend: Backend, level: OptLevel, args: &[Value]) -> Program {
-    let options = Options {
-        backend,
-        ..Options::at_level(level)
-    };
-    Program::compile_for_call(SourceFile::new("gen.py", src), options, Some("f"), args)
-        .unwrap_or_else(|d| panic!("program did not compile:\n{src}\n{d:?}"))
-}
-
-/// Where `got` first differs from `want` (` at result[1][7]: bits … vs …`), or "".
-fn locate(want: &Value, got: &Value, path: &str) -> String {
-    let bits = |x: f64| format!("{x:e} ({:#018x})", x.to_bits());
-    match (want, got) {
-        (Value::Tuple(p), Value::Tuple(q)) if p.len() == q.len() => p
-            .iter()
-            .zip(q.iter())
-            .enumerate()
-            .map(|(i, (p, q))| locate(p, q, &format!("{path}[{i}]")))
-            .find(|s| !s.is_empty())
-            .unwrap_or_default(),
-        (Value::Tensor(p), Value::Tensor(q)) if p.shape() == q.shape() => {
-            let (p, q) = (p.to_vec::<f64>(), q.to_vec::<f64>());
-            match p
-                .iter()
-                .zip(&q)
-                .position(|(a, b)| a.to_bits() != b.to_bits() && !(a.is_nan() && b.is_nan()))
-            {
-                Some(i) => format!(
-                    " at {path} element {i} (flat): got {} want {}",
-                    bits(q[i]),
-                    bits(p[i])
-                ),
-                None => format!(" at {path} (dtype)"),
-            }
-        }
-        (Value::Float(p), Value::Float(q)) if !common::same(want, got) => {
-            format!(" at {path}: got {} want {}", bits(*q), bits(*p))
-        }
-        _ if common::same(want, got) => String::new(),
-        _ => format!(" at {path}"),
-    }
-}
-
-/// Native -O2 and interpreter -O2 against the interpreter at -O0, on `calls` calls of one
-/// compiled program each (`args(c)` for call `c`): `Err` describes a difference, `Ok` holds the
-/// reference's outcomes.
-fn differences(
-    src: &str,
-    calls: usize,
-    args: impl Fn(usize) -> Vec<Value>,
-) -> Result<Vec<Result<Value, String>>, String> {
-    let first = args(0);
-    let programs = [
-        (Backend::Interp, OptLevel::O0),
-        (Backend::Native, OptLevel::O2),
-        (Backend::Interp, OptLevel::O2),
-    ]
-    .map(|(backend, level)| (backend, level, compile(src, backend, level, &first)));
-    let mut outcomes = vec![];
-    for c in 0..calls {
-        let call = |p: &Program| {
-            p.call_with_output("f", args(c), &mut Vec::new())
-                .map_err(|e| format!("{e:?}"))
-        };
-        let reference = call(&programs[0].2);
-        for (backend, level, p) in &programs[1..] {
-            let r = call(p);
-            let agree = match (&reference, &r) {
-                (Ok(p), Ok(q)) => common::same(p, q),
-                (Err(p), Err(q)) => p == q,
-                _ => false,
-            };
-            if !agree {
-                let at = match (&reference, &r) {
-                    (Ok(p), Ok(q)) => locate(p, q, "result"),
-                    _ => String::new(),
-                };
-                return Err(format!(
-                    "call {c}: {backend:?} {level:?} differs from Interp O0{at}:\n  \
-                     got       {r:?}\n  reference {reference:?}"
-                ));
-            }
-        }
-        outcomes.push(reference);
-    }
-    Ok(outcomes)
-}
-
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 1500,
@@ -862,7 +774,7 @@ proptest! {
         let c = case(seed);
         // Contiguous arguments, then (same machine code) the case's layout.
         let layouts = [Layout::Contiguous, c.layout];
-        if let Err(d) = differences(&c.src, 2, |k| c.args_in(layouts[k])) {
+        if let Err(d) = common::differences(&c.src, 2, |k| c.args_in(layouts[k])) {
             prop_assert!(false, "{}\n{d}", c.describe());
         }
     }
@@ -879,7 +791,7 @@ fn generated_programs_use_element_ops() {
     for seed in 0..200u64 {
         let c = case(seed);
         let args = c.args();
-        let p = compile(&c.src, Backend::Interp, OptLevel::O2, &args);
+        let p = common::compile(&c.src, Backend::Interp, OptLevel::O2, &args);
         let (m, _, _) = p.specialize_optimized("f", &args).unwrap();
         let text = pyjit::ir::print_module(&m);
         // The specialization (the generic function comes first).
@@ -928,7 +840,7 @@ fn generated_programs_use_element_ops() {
 /// Asserts that native code and the interpreter at -O2 agree with the interpreter at -O0 on
 /// `src`'s `f(args)`, and returns the reference's outcome.
 fn check(src: &str, args: impl Fn() -> Vec<Value>) -> Result<Value, String> {
-    differences(src, 1, |_| args())
+    common::differences(src, 1, |_| args())
         .unwrap_or_else(|d| panic!("{src}\nargs {:?}\n{d}", args()))
         .remove(0)
 }
@@ -1151,7 +1063,7 @@ fn carried_view_sees_later_stores() {
     let mut failures = vec![];
     for src in [branch, carried, running_max, running_max_np] {
         let d = [0.809f32, 0.285, -2.161, -1.562];
-        if let Err(e) = differences(src, 1, |_| vec![f32s(&d, &[4])]) {
+        if let Err(e) = common::differences(src, 1, |_| vec![f32s(&d, &[4])]) {
             failures.push(format!("{src}\n{e}"));
         }
     }

@@ -127,3 +127,104 @@ impl Rng {
 /// Sum of Collatz stopping times (peerbench's scalar_loop, `tests/programs/scalar_loop.py`):
 /// a `while` whose `if` both of whose arms are computed and selected.
 pub const COLLATZ: &str = include_str!("../../../../tests/programs/scalar_loop.py");
+
+// ---- differential testing of generated programs (native_vector_loops, native_spmd_loops) ----
+
+/// `src`'s function `f` compiled for `args` with `backend` at `level`.
+pub fn compile(
+    src: &str,
+    backend: pyjit::Backend,
+    level: pyjit::opt::manager::OptLevel,
+    args: &[Value],
+) -> pyjit::Program {
+    let options = pyjit::Options {
+        backend,
+        ..pyjit::Options::at_level(level)
+    };
+    pyjit::Program::compile_for_call(
+        pyjit::SourceFile::new("gen.py", src),
+        options,
+        Some("f"),
+        args,
+    )
+    .unwrap_or_else(|d| panic!("program did not compile:\n{src}\n{d:?}"))
+}
+
+/// Where `got` first differs from `want` (` at result[1][7]: bits … vs …`), or "".
+pub fn locate(want: &Value, got: &Value, path: &str) -> String {
+    let bits = |x: f64| format!("{x:e} ({:#018x})", x.to_bits());
+    match (want, got) {
+        (Value::Tuple(p), Value::Tuple(q)) if p.len() == q.len() => p
+            .iter()
+            .zip(q.iter())
+            .enumerate()
+            .map(|(i, (p, q))| locate(p, q, &format!("{path}[{i}]")))
+            .find(|s| !s.is_empty())
+            .unwrap_or_default(),
+        (Value::Tensor(p), Value::Tensor(q)) if p.shape() == q.shape() => {
+            let (p, q) = (p.to_vec::<f64>(), q.to_vec::<f64>());
+            match p
+                .iter()
+                .zip(&q)
+                .position(|(a, b)| a.to_bits() != b.to_bits() && !(a.is_nan() && b.is_nan()))
+            {
+                Some(i) => format!(
+                    " at {path} element {i} (flat): got {} want {}",
+                    bits(q[i]),
+                    bits(p[i])
+                ),
+                None => format!(" at {path} (dtype)"),
+            }
+        }
+        (Value::Float(p), Value::Float(q)) if !same(want, got) => {
+            format!(" at {path}: got {} want {}", bits(*q), bits(*p))
+        }
+        _ if same(want, got) => String::new(),
+        _ => format!(" at {path}"),
+    }
+}
+
+/// Native -O2 and interpreter -O2 against the interpreter at -O0, on `calls` calls of one
+/// compiled program each (`args(c)` for call `c`): `Err` describes a difference, `Ok` holds the
+/// reference's outcomes.
+pub fn differences(
+    src: &str,
+    calls: usize,
+    args: impl Fn(usize) -> Vec<Value>,
+) -> Result<Vec<Result<Value, String>>, String> {
+    let first = args(0);
+    let programs = [
+        (pyjit::Backend::Interp, pyjit::opt::manager::OptLevel::O0),
+        (pyjit::Backend::Native, pyjit::opt::manager::OptLevel::O2),
+        (pyjit::Backend::Interp, pyjit::opt::manager::OptLevel::O2),
+    ]
+    .map(|(backend, level)| (backend, level, compile(src, backend, level, &first)));
+    let mut outcomes = vec![];
+    for c in 0..calls {
+        let call = |p: &pyjit::Program| {
+            p.call_with_output("f", args(c), &mut Vec::new())
+                .map_err(|e| format!("{e:?}"))
+        };
+        let reference = call(&programs[0].2);
+        for (backend, level, p) in &programs[1..] {
+            let r = call(p);
+            let agree = match (&reference, &r) {
+                (Ok(p), Ok(q)) => same(p, q),
+                (Err(p), Err(q)) => p == q,
+                _ => false,
+            };
+            if !agree {
+                let at = match (&reference, &r) {
+                    (Ok(p), Ok(q)) => locate(p, q, "result"),
+                    _ => String::new(),
+                };
+                return Err(format!(
+                    "call {c}: {backend:?} {level:?} differs from Interp O0{at}:\n  \
+                     got       {r:?}\n  reference {reference:?}"
+                ));
+            }
+        }
+        outcomes.push(reference);
+    }
+    Ok(outcomes)
+}

@@ -1,0 +1,619 @@
+//! Outer-loop vectorization: a counted loop whose iterations are independent scalar programs
+//! (mandelbrot's loop over the pixels of a row: a few float operations, a `while` loop with a
+//! trip count of its own, one element store) runs two iterations at a time, as the two lanes
+//! of `f64x2` / `i64x2` vectors. A loop nest that is latency-bound on one iteration's
+//! dependency chain (mandelbrot's escape loop is one chain of dependent multiplies and adds)
+//! then runs two chains side by side in the same instructions.
+//!
+//! **Which loops.** A `loop` with a trip count, a constant-true condition and no carried values
+//! (`for j in range(n)`), whose body holds only
+//! * constants and the `int`, `float` and `bool` scalar ops below, on values of the body and
+//!   values defined before the loop (the same in both lanes);
+//! * `if`s and inner `loop`s (any trip count, any condition, carried `int`/`float`/`bool`
+//!   values) made of the same;
+//! * element stores `t[…] = v` at the body's top level, of tensors with a view.
+//!
+//! The scalar ops: `int` `+ - * & | ^`, negation, comparisons; `float` `+ - *`, `/` by a value
+//! defined before the loop (or a constant), negation, `abs`, comparisons; `bool` `and or xor
+//! not ==  !=`; `int → float`, `bool → int`; `select`. None of them can raise (the divisor is
+//! checked once before the vector loop; when it is zero, the scalar loop runs every iteration and
+//! raises where the program does).
+//!
+//! **Same results, same order of effects.** Every lane performs the scalar code's IEEE and
+//! wrapping operations. An `if` computes both sides for both lanes and selects per lane (the
+//! sides have no effects). An inner loop runs while either lane's condition holds; a lane whose
+//! condition turned false keeps its carried values (it is masked), so each lane leaves the loop
+//! with the values the scalar loop would have. The stores, the only effects, are made at the end
+//! of the vector body: the first lane's in program order, then the second lane's, which is the
+//! scalar loop's order of iterations; each is the scalar store (index wrap, bounds check that
+//! raises PyTorch's `IndexError`, dtype conversion) on the lane's values. The vector loop runs
+//! `n & !1` iterations; the scalar loop runs the rest.
+
+use super::{Lowering, Res, float_cc, int_cc};
+use crate::CodegenError;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{self, BlockArg, InstBuilder, MemFlagsData, types};
+use pyjit_ir::{
+    BoolBinOp, CastOp, CmpOp, Const, FloatBinOp, FloatUnOp, IntBinOp, IntUnOp, Op, OpKind, Region,
+    Type, Value as IrValue,
+};
+use std::collections::{HashMap, HashSet};
+
+/// Lanes per vector: 128-bit vectors of 64-bit lanes.
+const LANES: i64 = 2;
+
+/// A loop the outer-loop vectorizer takes: the values its body defines (everything else it
+/// reads is the same in both lanes), the divisors to test before it, and its stores.
+pub(super) struct SpmdPlan {
+    defined: HashSet<IrValue>,
+    divisors: Vec<IrValue>,
+    stores: Vec<Op>,
+}
+
+/// The vector type of a scalar type's lanes (`bool`s are lane masks: all ones or zero).
+fn lane_type(t: &Type) -> Option<types::Type> {
+    match t {
+        Type::Int | Type::Bool => Some(types::I64X2),
+        Type::Float => Some(types::F64X2),
+        _ => None,
+    }
+}
+
+impl Lowering<'_, '_> {
+    /// The plan for loop `op` when the outer-loop vectorizer takes it (see the module doc).
+    pub(super) fn spmd_plan(&self, op: Op) -> Option<SpmdPlan> {
+        if !self.vectorize {
+            return None;
+        }
+        let f = self.f;
+        let d = f.op(op);
+        if d.kind != OpKind::Loop
+            || d.operands.len() != 2
+            || self.const_bool(d.operands[1]) != Some(true)
+            || self.const_int(d.operands[0]) == Some(i64::MAX)
+        {
+            return None;
+        }
+        let body = d.regions[0];
+        if f.region_params(body).len() != 1 {
+            return None;
+        }
+        let mut plan = SpmdPlan {
+            defined: HashSet::new(),
+            divisors: Vec::new(),
+            stores: Vec::new(),
+        };
+        plan.defined.extend(f.region_params(body).iter().copied());
+        let ops = f.region_ops(body);
+        let (&last, rest) = ops.split_last()?;
+        let ld = f.op(last);
+        if ld.kind != OpKind::Yield || ld.operands.len() != 1 {
+            return None;
+        }
+        if self.const_bool(ld.operands[0]) != Some(true) {
+            return None;
+        }
+        for &o in rest {
+            let od = f.op(o);
+            if od.kind == OpKind::TensorStore {
+                let t = od.operands[0];
+                let v = *od.operands.last()?;
+                if !self.views.contains_key(&t) || plan.defined.contains(&t) {
+                    return None;
+                }
+                if lane_type(self.ty(v)).is_none()
+                    || od.operands[1..]
+                        .iter()
+                        .any(|&i| *self.ty(i) != Type::Int && i != v)
+                {
+                    return None;
+                }
+                plan.stores.push(o);
+                continue;
+            }
+            if !self.spmd_op_ok(o, &mut plan) {
+                return None;
+            }
+        }
+        (!plan.stores.is_empty()).then_some(plan)
+    }
+
+    /// Whether op `o` (and its regions) is vectorizable; records what it defines.
+    fn spmd_op_ok(&self, o: Op, plan: &mut SpmdPlan) -> bool {
+        let f = self.f;
+        let d = f.op(o);
+        let scalar = |v: &IrValue| lane_type(&f.values[*v].ty).is_some();
+        if !d.operands.iter().all(scalar) || !d.results.iter().all(scalar) {
+            return false;
+        }
+        let ok = match &d.kind {
+            OpKind::Const(c) => matches!(c, Const::Int(_) | Const::Float(_) | Const::Bool(_)),
+            OpKind::IntBin(b) => matches!(
+                b,
+                IntBinOp::Add
+                    | IntBinOp::Sub
+                    | IntBinOp::Mul
+                    | IntBinOp::BitAnd
+                    | IntBinOp::BitOr
+                    | IntBinOp::BitXor
+            ),
+            OpKind::IntUn(u) => matches!(u, IntUnOp::Neg | IntUnOp::Invert),
+            OpKind::IntCmp(_) | OpKind::FloatCmp(_) | OpKind::BoolBin(_) | OpKind::Not => true,
+            OpKind::BoolCmp(c) => matches!(c, CmpOp::Eq | CmpOp::Ne),
+            OpKind::FloatBin(FloatBinOp::Add | FloatBinOp::Sub | FloatBinOp::Mul) => true,
+            OpKind::FloatBin(FloatBinOp::Div) => {
+                // A divisor the same in every iteration, tested once before the loop.
+                let b = d.operands[1];
+                match self.const_float(b) {
+                    Some(x) => x != 0.0,
+                    None if !plan.defined.contains(&b) => {
+                        plan.divisors.push(b);
+                        true
+                    }
+                    None => false,
+                }
+            }
+            OpKind::FloatUn(FloatUnOp::Neg | FloatUnOp::Abs) => true,
+            OpKind::Cast(CastOp::IntToFloat | CastOp::BoolToInt) => true,
+            OpKind::Select => true,
+            OpKind::If => d.regions.iter().all(|&r| self.spmd_region_ok(r, plan)),
+            OpKind::Loop => {
+                d.operands.len() >= 2
+                    && !plan.defined.contains(&d.operands[0])
+                    && self.spmd_region_ok(d.regions[0], plan)
+            }
+            _ => false,
+        };
+        if ok {
+            plan.defined.extend(d.results.iter().copied());
+        }
+        ok
+    }
+
+    /// Whether region `r` (an `if` side or an inner loop's body) is vectorizable: its
+    /// parameters scalars, its ops vectorizable, ending in a `yield`.
+    fn spmd_region_ok(&self, r: Region, plan: &mut SpmdPlan) -> bool {
+        let f = self.f;
+        let params = f.region_params(r);
+        if !params.iter().all(|p| lane_type(&f.values[*p].ty).is_some()) {
+            return false;
+        }
+        plan.defined.extend(params.iter().copied());
+        let ops = f.region_ops(r);
+        let Some((&last, rest)) = ops.split_last() else {
+            return false;
+        };
+        let ld = f.op(last);
+        ld.kind == OpKind::Yield
+            && ld
+                .operands
+                .iter()
+                .all(|v| lane_type(&f.values[*v].ty).is_some())
+            && rest.iter().all(|&o| self.spmd_op_ok(o, plan))
+    }
+
+    fn const_float(&self, v: IrValue) -> Option<f64> {
+        match self.f.defining_op(v).map(|o| &self.f.op(o).kind) {
+            Some(OpKind::Const(Const::Float(x))) => Some(*x),
+            _ => None,
+        }
+    }
+
+    /// The vector loop of `plan` in front of the scalar loop of trip count `max`: runs
+    /// `max & !1` iterations when every divisor is nonzero, none otherwise; returns the index the
+    /// scalar loop starts from.
+    pub(super) fn emit_spmd_loop(
+        &mut self,
+        op: Op,
+        plan: &SpmdPlan,
+        max: ir::Value,
+    ) -> Res<ir::Value> {
+        let mut ok = self.b.ins().iconst(types::I8, 1);
+        for &v in &plan.divisors {
+            let x = self.uniform(v)?;
+            let z = self.b.ins().f64const(0.0);
+            let nz = self.b.ins().fcmp(FloatCC::NotEqual, x, z);
+            ok = self.b.ins().band(ok, nz);
+        }
+        let nv = self.b.ins().band_imm_s(max, -LANES);
+        let some = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, nv, 0);
+        let go = self.b.ins().band(ok, some);
+        let vbody = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.append_block_param(vbody, types::I64);
+        self.b.append_block_param(join, types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+
+        // The values defined before the loop that the body reads, splat once here (where they
+        // dominate every block of the vector loop).
+        let body = self.f.op(op).regions[0];
+        let mut lanes: HashMap<IrValue, ir::Value> = HashMap::new();
+        let mut outside = Vec::new();
+        self.outside_operands(body, plan, &mut outside);
+        for v in outside {
+            if lane_type(self.ty(v)).is_some() {
+                self.lanes_of(v, &mut lanes)?;
+            }
+        }
+        self.b.ins().brif(
+            go,
+            vbody,
+            &[BlockArg::Value(zero)],
+            join,
+            &[BlockArg::Value(zero)],
+        );
+
+        self.b.switch_to_block(vbody);
+        let j = self.b.block_params(vbody)[0];
+        let counter = self.f.region_params(body)[0];
+        let splat = self.b.ins().splat(types::I64X2, j);
+        let one = self.b.ins().iconst(types::I64, 1);
+        let zero64 = self.b.ins().iconst(types::I64, 0);
+        let iota = self.b.ins().splat(types::I64X2, zero64);
+        let iota = self.b.ins().insertlane(iota, one, 1);
+        let jv = self.b.ins().iadd(splat, iota);
+        lanes.insert(counter, jv);
+        let ops = self.f.region_ops(body).to_vec();
+        for &o in &ops {
+            match self.f.op(o).kind {
+                OpKind::TensorStore | OpKind::Yield => {}
+                _ => self.spmd_lower(o, &mut lanes)?,
+            }
+        }
+        // The stores: lane 0's in program order, then lane 1's.
+        for lane in 0..LANES as u8 {
+            for &s in &plan.stores {
+                let k = ops.iter().position(|&o| o == s).unwrap_or(0) as u32;
+                let operands = self.f.op(s).operands.clone();
+                let mut saved = Vec::new();
+                for &v in &operands[1..] {
+                    let Some(&vec) = lanes.get(&v) else { continue };
+                    let x = if v == counter {
+                        self.b.ins().iadd_imm_s(j, i64::from(lane))
+                    } else {
+                        let x = self.b.ins().extractlane(vec, lane);
+                        if *self.ty(v) == Type::Bool {
+                            self.b.ins().icmp_imm_s(IntCC::NotEqual, x, 0)
+                        } else {
+                            x
+                        }
+                    };
+                    saved.push((v, self.vals.insert(v, vec![x])));
+                }
+                self.frames.push(Vec::new());
+                let outer = self.b.srcloc();
+                self.b.set_srcloc(ir::SourceLoc::new(s.as_u32()));
+                let outer_op = self.cur_op.replace(s);
+                let r = self.lower_access(s, k);
+                self.cur_op = outer_op;
+                self.b.set_srcloc(outer);
+                self.frames.pop();
+                for (v, old) in saved.into_iter().rev() {
+                    match old {
+                        Some(o) => self.vals.insert(v, o),
+                        None => self.vals.remove(&v),
+                    };
+                }
+                r?;
+            }
+        }
+        let next = self.b.ins().iadd_imm_s(j, LANES);
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, next, nv);
+        self.b.ins().brif(
+            more,
+            vbody,
+            &[BlockArg::Value(next)],
+            join,
+            &[BlockArg::Value(next)],
+        );
+        self.b.switch_to_block(join);
+        Ok(self.b.block_params(join)[0])
+    }
+
+    /// The operands of region `r`'s ops (and their regions') defined before the loop, in order
+    /// of first use, each once.
+    fn outside_operands(&self, r: Region, plan: &SpmdPlan, out: &mut Vec<IrValue>) {
+        for &o in self.f.region_ops(r) {
+            let d = self.f.op(o);
+            for &v in &d.operands {
+                if !plan.defined.contains(&v) && !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+            for &inner in &d.regions {
+                self.outside_operands(inner, plan, out);
+            }
+        }
+    }
+
+    /// A value defined before the loop, as its scalar (a `float` as `f64`).
+    fn uniform(&mut self, v: IrValue) -> Res<ir::Value> {
+        let x = self.one(v)?;
+        Ok(if self.b.func.dfg.value_type(x) == types::F32 {
+            self.b.ins().fpromote(types::F64, x)
+        } else {
+            x
+        })
+    }
+
+    /// The lanes of `v`: its vector, or a splat of a value defined before the loop.
+    fn lanes_of(&mut self, v: IrValue, lanes: &mut HashMap<IrValue, ir::Value>) -> Res<ir::Value> {
+        if let Some(&x) = lanes.get(&v) {
+            return Ok(x);
+        }
+        let ty = lane_type(self.ty(v))
+            .ok_or_else(|| CodegenError::Internal("vector lanes of a non-scalar".into()))?;
+        let x = self.uniform(v)?;
+        let x = if *self.ty(v) == Type::Bool {
+            // 0/1 → a lane mask.
+            let w = self.b.ins().uextend(types::I64, x);
+            self.b.ins().ineg(w)
+        } else {
+            x
+        };
+        let s = self.b.ins().splat(ty, x);
+        lanes.insert(v, s);
+        Ok(s)
+    }
+
+    /// `x` of type `to` with the bits of `x`.
+    fn reinterpret(&mut self, to: types::Type, x: ir::Value) -> ir::Value {
+        if self.b.func.dfg.value_type(x) == to {
+            x
+        } else {
+            // Same lane count and width: no lane order to state.
+            self.b.ins().bitcast(to, MemFlagsData::new(), x)
+        }
+    }
+
+    /// `then` where the mask `m` is set, `other` elsewhere.
+    fn lane_select(&mut self, m: ir::Value, then: ir::Value, other: ir::Value) -> ir::Value {
+        let ty = self.b.func.dfg.value_type(then);
+        let m = self.reinterpret(ty, m);
+        self.b.ins().bitselect(m, then, other)
+    }
+
+    /// Lowers op `o` of the vector body on both lanes.
+    fn spmd_lower(&mut self, o: Op, lanes: &mut HashMap<IrValue, ir::Value>) -> Res<()> {
+        let d = self.f.op(o);
+        let kind = d.kind.clone();
+        let operands = d.operands.clone();
+        let results = d.results.clone();
+        let regions = d.regions.clone();
+        let mut args = Vec::with_capacity(operands.len());
+        if !matches!(kind, OpKind::Loop | OpKind::If) {
+            for &v in &operands {
+                args.push(self.lanes_of(v, lanes)?);
+            }
+        }
+        let bad = || CodegenError::Internal("an op the outer-loop vectorizer does not take".into());
+        let out: Vec<ir::Value> = match &kind {
+            OpKind::Const(c) => {
+                let (ty, x) = match c {
+                    Const::Int(i) => (types::I64X2, self.b.ins().iconst(types::I64, *i)),
+                    Const::Bool(x) => (types::I64X2, self.b.ins().iconst(types::I64, -(*x as i64))),
+                    Const::Float(x) => (types::F64X2, self.b.ins().f64const(*x)),
+                    _ => return Err(bad()),
+                };
+                vec![self.b.ins().splat(ty, x)]
+            }
+            OpKind::IntBin(b) => {
+                let (x, y) = (args[0], args[1]);
+                vec![match b {
+                    IntBinOp::Add => self.b.ins().iadd(x, y),
+                    IntBinOp::Sub => self.b.ins().isub(x, y),
+                    IntBinOp::Mul => self.b.ins().imul(x, y),
+                    IntBinOp::BitAnd => self.b.ins().band(x, y),
+                    IntBinOp::BitOr => self.b.ins().bor(x, y),
+                    IntBinOp::BitXor => self.b.ins().bxor(x, y),
+                    _ => return Err(bad()),
+                }]
+            }
+            OpKind::IntUn(u) => vec![match u {
+                IntUnOp::Neg => self.b.ins().ineg(args[0]),
+                IntUnOp::Invert => self.b.ins().bnot(args[0]),
+                _ => return Err(bad()),
+            }],
+            OpKind::IntCmp(c) => vec![self.b.ins().icmp(int_cc(*c, true), args[0], args[1])],
+            OpKind::BoolCmp(CmpOp::Eq) => vec![self.b.ins().icmp(IntCC::Equal, args[0], args[1])],
+            OpKind::BoolCmp(CmpOp::Ne) => {
+                vec![self.b.ins().icmp(IntCC::NotEqual, args[0], args[1])]
+            }
+            OpKind::FloatCmp(c) => {
+                let m = self.b.ins().fcmp(float_cc(*c), args[0], args[1]);
+                vec![self.reinterpret(types::I64X2, m)]
+            }
+            OpKind::BoolBin(b) => vec![match b {
+                BoolBinOp::And => self.b.ins().band(args[0], args[1]),
+                BoolBinOp::Or => self.b.ins().bor(args[0], args[1]),
+                BoolBinOp::Xor => self.b.ins().bxor(args[0], args[1]),
+            }],
+            OpKind::Not => vec![self.b.ins().bnot(args[0])],
+            OpKind::FloatBin(b) => {
+                let (x, y) = (args[0], args[1]);
+                vec![match b {
+                    FloatBinOp::Add => self.b.ins().fadd(x, y),
+                    FloatBinOp::Sub => self.b.ins().fsub(x, y),
+                    FloatBinOp::Mul => self.b.ins().fmul(x, y),
+                    FloatBinOp::Div => self.b.ins().fdiv(x, y),
+                    _ => return Err(bad()),
+                }]
+            }
+            OpKind::FloatUn(u) => vec![match u {
+                FloatUnOp::Neg => self.b.ins().fneg(args[0]),
+                FloatUnOp::Abs => self.b.ins().fabs(args[0]),
+            }],
+            OpKind::Cast(CastOp::IntToFloat) => {
+                // Lane by lane (SSE has no 64-bit integer conversion), each as the scalar code.
+                let mut v = None;
+                for l in 0..LANES as u8 {
+                    let i = self.b.ins().extractlane(args[0], l);
+                    let x = self.b.ins().fcvt_from_sint(types::F64, i);
+                    v = Some(match v {
+                        None => self.b.ins().splat(types::F64X2, x),
+                        Some(v) => self.b.ins().insertlane(v, x, l),
+                    });
+                }
+                vec![v.ok_or_else(bad)?]
+            }
+            OpKind::Cast(CastOp::BoolToInt) => {
+                let one = self.b.ins().iconst(types::I64, 1);
+                let one = self.b.ins().splat(types::I64X2, one);
+                vec![self.b.ins().band(args[0], one)]
+            }
+            OpKind::Select => vec![self.lane_select(args[0], args[1], args[2])],
+            OpKind::If => {
+                let c = self.lanes_of(operands[0], lanes)?;
+                let t = self.spmd_region(regions[0], &[], lanes)?;
+                let e = self.spmd_region(regions[1], &[], lanes)?;
+                let (ty, ey) = (self.yielded(regions[0]), self.yielded(regions[1]));
+                let mut out = Vec::with_capacity(t.len());
+                for (k, (&a, &b)) in t.iter().zip(&e).enumerate() {
+                    // `c and b` / `c or b` (a short-circuit `and`/`or`): one logic op.
+                    let (ct, ce) = (
+                        ty.get(k).and_then(|&v| self.const_bool(v)),
+                        ey.get(k).and_then(|&v| self.const_bool(v)),
+                    );
+                    out.push(match (ct, ce) {
+                        (_, Some(false)) => self.b.ins().band(c, a),
+                        (Some(true), _) => self.b.ins().bor(c, b),
+                        _ => self.lane_select(c, a, b),
+                    });
+                }
+                out
+            }
+            OpKind::Loop => self.spmd_inner_loop(o, lanes)?,
+            _ => return Err(bad()),
+        };
+        for (r, x) in results.into_iter().zip(out) {
+            lanes.insert(r, x);
+        }
+        Ok(())
+    }
+
+    /// The operands of region `r`'s final `yield`.
+    fn yielded(&self, r: Region) -> Vec<IrValue> {
+        let ops = self.f.region_ops(r);
+        ops.last()
+            .map(|&o| self.f.op(o).operands.clone())
+            .unwrap_or_default()
+    }
+
+    /// Lowers region `r` on both lanes with its parameters bound to `params`; returns the lanes
+    /// of its `yield`'s operands.
+    fn spmd_region(
+        &mut self,
+        r: Region,
+        params: &[ir::Value],
+        lanes: &mut HashMap<IrValue, ir::Value>,
+    ) -> Res<Vec<ir::Value>> {
+        for (&p, &x) in self.f.region_params(r).iter().zip(params) {
+            lanes.insert(p, x);
+        }
+        let ops = self.f.region_ops(r).to_vec();
+        let (&last, rest) = ops
+            .split_last()
+            .ok_or_else(|| CodegenError::Internal("empty region".into()))?;
+        for &o in rest {
+            self.spmd_lower(o, lanes)?;
+        }
+        let ys = self.f.op(last).operands.clone();
+        ys.iter().map(|&v| self.lanes_of(v, lanes)).collect()
+    }
+
+    /// An inner `loop` on both lanes: it runs while either lane's condition holds; a lane whose
+    /// condition turned false keeps its carried values.
+    fn spmd_inner_loop(
+        &mut self,
+        o: Op,
+        lanes: &mut HashMap<IrValue, ir::Value>,
+    ) -> Res<Vec<ir::Value>> {
+        let d = self.f.op(o);
+        let operands = d.operands.clone();
+        let body = d.regions[0];
+        let unbounded = self.const_int(operands[0]) == Some(i64::MAX);
+        let max = self.uniform(operands[0])?;
+        let mut active = self.lanes_of(operands[1], lanes)?;
+        let zero = self.b.ins().iconst(types::I64, 0);
+        if !unbounded {
+            let runs = self.b.ins().icmp(IntCC::SignedLessThan, zero, max);
+            let runs = self.b.ins().uextend(types::I64, runs);
+            let runs = self.b.ins().ineg(runs);
+            let runs = self.b.ins().splat(types::I64X2, runs);
+            active = self.b.ins().band(active, runs);
+        }
+        let mut carried = Vec::new();
+        for &v in &operands[2..] {
+            carried.push(self.lanes_of(v, lanes)?);
+        }
+        let lbody = self.b.create_block();
+        let lexit = self.b.create_block();
+        self.b.append_block_param(lbody, types::I64);
+        self.b.append_block_param(lbody, types::I64X2);
+        for &c in &carried {
+            let ty = self.b.func.dfg.value_type(c);
+            self.b.append_block_param(lbody, ty);
+            self.b.append_block_param(lexit, ty);
+        }
+        let args = |i: Option<ir::Value>, vs: &[ir::Value]| {
+            i.into_iter()
+                .chain(vs.iter().copied())
+                .map(BlockArg::Value)
+                .collect::<Vec<_>>()
+        };
+        let any = self.b.ins().vany_true(active);
+        let mut entry = vec![zero, active];
+        entry.extend(&carried);
+        self.b.ins().brif(
+            any,
+            lbody,
+            &args(None, &entry),
+            lexit,
+            &args(None, &carried),
+        );
+
+        self.b.switch_to_block(lbody);
+        let ps = self.b.block_params(lbody).to_vec();
+        let (i, active, old) = (ps[0], ps[1], ps[2..].to_vec());
+        let mut bind = vec![self.b.ins().splat(types::I64X2, i)];
+        bind.extend(&old);
+        let ys = self.spmd_region(body, &bind, lanes)?;
+        let (cond, new) = ys
+            .split_first()
+            .ok_or_else(|| CodegenError::Internal("loop yield without a condition".into()))?;
+        // A lane that left the loop keeps the values it left with; a carried value whose result
+        // is never read after the loop needs no keeping (the lane's later values of it only
+        // feed other values of the same lane, themselves kept or unread, and no operation here
+        // can trap).
+        let results = self.f.op(o).results.clone();
+        let kept: Vec<ir::Value> = new
+            .iter()
+            .zip(&old)
+            .zip(&results)
+            .map(|((&n, &o), r)| {
+                if self.last_use.contains_key(r) {
+                    self.lane_select(active, n, o)
+                } else {
+                    n
+                }
+            })
+            .collect();
+        let i1 = self.b.ins().iadd_imm_s(i, 1);
+        let mut next = self.b.ins().band(active, *cond);
+        if !unbounded {
+            let more = self.b.ins().icmp(IntCC::SignedLessThan, i1, max);
+            let more = self.b.ins().uextend(types::I64, more);
+            let more = self.b.ins().ineg(more);
+            let more = self.b.ins().splat(types::I64X2, more);
+            next = self.b.ins().band(next, more);
+        }
+        let any = self.b.ins().vany_true(next);
+        let mut again = vec![i1, next];
+        again.extend(&kept);
+        self.b
+            .ins()
+            .brif(any, lbody, &args(None, &again), lexit, &args(None, &kept));
+        self.b.switch_to_block(lexit);
+        Ok(self.b.block_params(lexit).to_vec())
+    }
+}
