@@ -1902,7 +1902,9 @@ impl<'a, 'b> Lowering<'a, 'b> {
         if first.is_none()
             && let Some(plan) = self.spmd_plan(op)
         {
-            first = Some(self.emit_spmd_loop(op, &plan, max)?);
+            let (start, rest) = self.emit_spmd_loop(op, &plan, max, &carried)?;
+            first = Some(start);
+            carried = rest;
         }
         let body_b = self.b.create_block();
         let exit_b = self.b.create_block();

@@ -119,7 +119,13 @@ impl Gen {
     /// The value stored into a tensor of `dtype`.
     fn value(&mut self, dtype: DType) -> String {
         match dtype {
-            DType::Float64 | DType::Float32 => self.float(2),
+            DType::Float64 | DType::Float32 => {
+                if self.chance(50) {
+                    "x".into()
+                } else {
+                    self.float(2)
+                }
+            }
             DType::Int64 | DType::Int32 => {
                 if self.chance(40) {
                     "k".into()
@@ -127,7 +133,13 @@ impl Gen {
                     self.int(2)
                 }
             }
-            DType::Bool => self.boolean(1),
+            DType::Bool => {
+                if self.chance(50) {
+                    format!("x < {}", self.float(1))
+                } else {
+                    self.boolean(1)
+                }
+            }
         }
     }
 }
@@ -165,6 +177,8 @@ fn case(seed: u64) -> Case {
         DType::Bool,
     ][g.pick(5)];
     let mut s = String::new();
+    // A running sum carried through the loop nest (the vector loop keeps one per lane).
+    let total = g.chance(40);
     if g.np {
         s.push_str("import numpy as np\n\n\ndef f(rows, cols, n, a, b):\n");
         s.push_str(&format!(
@@ -172,12 +186,22 @@ fn case(seed: u64) -> Case {
             dtype_name(true, dtype)
         ));
     } else {
-        s.push_str("import torch\nfrom torch import Tensor\n\n\n");
-        s.push_str("def f(rows: int, cols: int, n: int, a: float, b: float) -> Tensor:\n");
+        s.push_str("import torch\nfrom torch import Tensor\nfrom typing import Tuple\n\n\n");
+        let ret = if total {
+            "Tuple[Tensor, int]"
+        } else {
+            "Tensor"
+        };
+        s.push_str(&format!(
+            "def f(rows: int, cols: int, n: int, a: float, b: float) -> {ret}:\n"
+        ));
         s.push_str(&format!(
             "    out = torch.zeros([rows, cols], dtype={})\n",
             dtype_name(false, dtype)
         ));
+    }
+    if total {
+        s.push_str("    total = 0\n");
     }
     s.push_str("    for i in range(rows):\n");
     s.push_str(&format!(
@@ -196,12 +220,28 @@ fn case(seed: u64) -> Case {
     g.xy = 1;
     s.push_str(&format!("{ind}y = {}\n", g.float(1)));
     g.xy = 2;
-    match g.pick(4) {
-        0 | 1 => {
+    match g.pick(10) {
+        0..=5 => {
             let lim = g.of(&["20", "n", "7"]);
-            s.push_str(&format!("{ind}while k < {lim} and {}:\n", g.boolean(2)));
+            // A condition that reads the loop's floats, so their arithmetic is live.
+            let cond = match g.pick(5) {
+                0 => "x * x + y * y <= 4.0".to_string(),
+                1 => "abs(x) < 100.0".to_string(),
+                2 => "x != y".to_string(),
+                3 => format!("{} <= x", g.float(1)),
+                _ => g.boolean(2),
+            };
+            s.push_str(&format!("{ind}while k < {lim} and {cond}:\n"));
             let inner = format!("{ind}    ");
-            s.push_str(&format!("{inner}x, y = {}, {}\n", g.float(3), g.float(2)));
+            if g.chance(50) {
+                s.push_str(&format!(
+                    "{inner}x, y = x * x - y * y + {}, 2.0 * x * y + {}\n",
+                    g.float(1),
+                    g.float(1)
+                ));
+            } else {
+                s.push_str(&format!("{inner}x, y = {}, {}\n", g.float(3), g.float(2)));
+            }
             if g.chance(30) {
                 s.push_str(&format!("{inner}if {}:\n{inner}    break\n", g.boolean(1)));
             }
@@ -215,7 +255,7 @@ fn case(seed: u64) -> Case {
             }
             s.push_str(&format!("{inner}k += 1\n"));
         }
-        2 => {
+        6..=8 => {
             s.push_str(&format!(
                 "{ind}for t in range({}):\n",
                 g.of(&["3", "k", "n"])
@@ -233,12 +273,25 @@ fn case(seed: u64) -> Case {
             g.int(1)
         ));
     }
+    if total {
+        let update = g.of(&[
+            "total += k",
+            "total -= k",
+            "total = total + j",
+            "total += 1",
+        ]);
+        s.push_str(&format!("{ind}{update}\n"));
+    }
     let index = g.of(&["i, j", "i, j", "i, j", "i, j - 1", "i, -1 - j", "-1 - i, j"]);
     s.push_str(&format!("{ind}out[{index}] = {}\n", g.value(dtype)));
     if g.chance(20) {
         s.push_str(&format!("{ind}out[i, 0] = {}\n", g.value(dtype)));
     }
-    s.push_str("    return out\n");
+    s.push_str(if total {
+        "    return out, total\n"
+    } else {
+        "    return out\n"
+    });
     let mut calls = Vec::new();
     for _ in 0..2 {
         let rows = g.pick(3) + 1;
@@ -292,7 +345,7 @@ proptest! {
     }
 }
 
-/// Most generated programs are vectorized (their native code has `i64x2`/`f64x2` lanes), so the
+/// Most generated programs (those with an inner loop) are vectorized (their native code has `i64x2`/`f64x2` lanes), so the
 /// property test exercises the vector loop, and the results they give are not all errors.
 #[test]
 fn generated_programs_are_vectorized() {
@@ -320,7 +373,7 @@ fn generated_programs_are_vectorized() {
         }
     }
     assert!(
-        vectorized > 150 && ok > 100,
+        vectorized > 100 && ok > 100,
         "{vectorized} of {total} programs vectorized, {ok} ran without an error"
     );
 }
@@ -349,6 +402,49 @@ fn mandelbrot() {
             );
         }
     }
+}
+
+/// A running sum through an inner loop of float work (the lanes' partial sums add up), and
+/// Collatz's all-integer nest, which stays scalar (see `spmd_plan`): both as the interpreter.
+#[test]
+fn running_sums() {
+    let escapes = "def f(n: int, m: int) -> int:\n    total = 1000 * n + 7\n    for j in range(n):\n        \
+                   z = 0.0\n        k = 0\n        while k < m and z < 10.0:\n            \
+                   z = z * 1.5 + float(j) * 0.01 + 0.1\n            k += 1\n            \
+                   total += 1\n        total += j % 4 - k // 2\n    return total\n";
+    for (n, m) in [(0, 3), (1, 3), (2, 50), (7, 50), (64, 1000)] {
+        common::differences(escapes, 1, |_| vec![Value::Int(n), Value::Int(m)])
+            .unwrap_or_else(|d| panic!("escapes({n}, {m}): {d}"));
+    }
+    let args = [Value::Int(300)];
+    let clif = |src: &str, args: &[Value]| {
+        let p = common::compile(src, Backend::Interp, OptLevel::O2, args);
+        let (m, _, _) = p.specialize_optimized("f", args).unwrap();
+        let options = pyjit::codegen::Options {
+            keep_clif: true,
+            ..pyjit::codegen::Options::default()
+        };
+        let native = pyjit::codegen::NativeModule::compile(&m, &options).unwrap();
+        native
+            .clif()
+            .iter()
+            .map(|(_, c)| c.clone())
+            .collect::<String>()
+    };
+    let two = [Value::Int(9), Value::Int(9)];
+    assert!(
+        clif(escapes, &two).contains("i64x2"),
+        "the float nest is vectorized"
+    );
+    let collatz = "def f(n: int) -> int:\n    total = 0\n    for i in range(1, n):\n        \
+                   x = i\n        while x != 1:\n            if x % 2 == 0:\n                \
+                   x = x // 2\n            else:\n                x = 3 * x + 1\n            \
+                   total += 1\n    return total\n";
+    common::differences(collatz, 1, |_| vec![Value::Int(1001)]).unwrap();
+    assert!(
+        !clif(collatz, &args).contains("i64x2"),
+        "Collatz stays scalar"
+    );
 }
 
 #[test]

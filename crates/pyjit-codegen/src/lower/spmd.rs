@@ -11,7 +11,12 @@
 //!   values defined before the loop (the same in both lanes);
 //! * `if`s and inner `loop`s (any trip count, any condition, carried `int`/`float`/`bool`
 //!   values) made of the same;
-//! * element stores `t[…] = v` at the body's top level, of tensors with a view.
+//! * element stores `t[…] = v` at the body's top level, of tensors with a view;
+//!
+//! whose carried values are `int` running sums (`total += k`: each lane keeps a partial sum,
+//! added up after the vector loop; see [`Lowering::chain_use`]), and whose inner loops do
+//! `float` arithmetic (the case where two lanes pay: see the end of [`Lowering::spmd_plan`]).
+//! Integer `//` and `%` by a positive power of two are shifts and masks, as in the scalar code.
 //!
 //! The scalar ops: `int` `+ - * & | ^`, negation, comparisons; `float` `+ - *`, `/` by a value
 //! defined before the loop (or a constant), negation, `abs`, comparisons; `bool` `and or xor
@@ -48,6 +53,13 @@ pub(super) struct SpmdPlan {
     defined: HashSet<IrValue>,
     divisors: Vec<IrValue>,
     stores: Vec<Op>,
+    /// The values of the running sums (see [`Lowering::chain_use`]), with the carried slot of
+    /// the outer loop each belongs to.
+    chain: HashMap<IrValue, usize>,
+    /// How many inner loops enclose the op being checked, and whether one holds `float`
+    /// arithmetic (see [`Lowering::spmd_plan`]).
+    depth: usize,
+    inner_float: bool,
 }
 
 /// The vector type of a scalar type's lanes (`bool`s are lane masks: all ones or zero).
@@ -68,34 +80,44 @@ impl Lowering<'_, '_> {
         let f = self.f;
         let d = f.op(op);
         if d.kind != OpKind::Loop
-            || d.operands.len() != 2
             || self.const_bool(d.operands[1]) != Some(true)
             || self.const_int(d.operands[0]) == Some(i64::MAX)
         {
             return None;
         }
         let body = d.regions[0];
-        if f.region_params(body).len() != 1 {
-            return None;
-        }
+        let params = f.region_params(body);
         let mut plan = SpmdPlan {
             defined: HashSet::new(),
             divisors: Vec::new(),
             stores: Vec::new(),
+            chain: HashMap::new(),
+            depth: 0,
+            inner_float: false,
         };
-        plan.defined.extend(f.region_params(body).iter().copied());
+        plan.defined.extend(params.iter().copied());
+        // Carried values: `int` running sums only.
+        for (slot, &p) in params[1..].iter().enumerate() {
+            if *self.ty(p) != Type::Int {
+                return None;
+            }
+            plan.chain.insert(p, slot);
+        }
         let ops = f.region_ops(body);
         let (&last, rest) = ops.split_last()?;
         let ld = f.op(last);
-        if ld.kind != OpKind::Yield || ld.operands.len() != 1 {
-            return None;
-        }
-        if self.const_bool(ld.operands[0]) != Some(true) {
+        if ld.kind != OpKind::Yield
+            || ld.operands.len() != params.len()
+            || self.const_bool(ld.operands[0]) != Some(true)
+        {
             return None;
         }
         for &o in rest {
             let od = f.op(o);
             if od.kind == OpKind::TensorStore {
+                if od.operands.iter().any(|v| plan.chain.contains_key(v)) {
+                    return None;
+                }
                 let t = od.operands[0];
                 let v = *od.operands.last()?;
                 if !self.views.contains_key(&t) || plan.defined.contains(&t) {
@@ -115,7 +137,68 @@ impl Lowering<'_, '_> {
                 return None;
             }
         }
-        (!plan.stores.is_empty()).then_some(plan)
+        // Each carried slot yields a running sum of its own.
+        for (slot, v) in ld.operands[1..].iter().enumerate() {
+            if plan.chain.get(v) != Some(&slot) {
+                return None;
+            }
+        }
+        // Only loop nests whose inner loops do `float` arithmetic: there, one iteration is a
+        // chain of 3-4-cycle dependent operations, and two lanes run two chains in the time of
+        // one (mandelbrot: 2.1 -> 1.4 ms). An integer inner loop is a chain of 1-cycle
+        // operations that the scalar code runs branch-free, and lanes that finish at different
+        // trips cost more than they save (Collatz's `scalar_loop`, vectorized: 162 against
+        // 118 ms).
+        (plan.inner_float && (!plan.stores.is_empty() || params.len() > 1)).then_some(plan)
+    }
+
+    /// The running-sum rule for op `o` when an operand is a sum (a value of [`SpmdPlan::chain`]):
+    /// the outer loop's carried `int`s are running sums, `s + v`, `v + s` and `s - v` of a sum
+    /// `s` and a value `v` that is not one are sums of the same slot, and so are an inner loop's
+    /// carried values that start from a sum (its body must yield a sum of that slot back). A
+    /// sum is used in nothing else: each lane then keeps a partial sum of its iterations, and
+    /// the lanes' partial sums add up to the scalar loop's (wrapping additions commute).
+    /// Returns `None` when no operand is a sum, `Some(false)` when the use breaks the rule.
+    fn chain_use(&self, o: Op, plan: &mut SpmdPlan) -> Option<bool> {
+        let d = self.f.op(o);
+        let origin: Vec<Option<usize>> = d
+            .operands
+            .iter()
+            .map(|v| plan.chain.get(v).copied())
+            .collect();
+        if origin.iter().all(Option::is_none) {
+            return None;
+        }
+        Some(match &d.kind {
+            OpKind::IntBin(b @ (IntBinOp::Add | IntBinOp::Sub)) => {
+                let slot = match (origin[0], origin[1]) {
+                    (Some(s), None) => Some(s),
+                    (None, Some(s)) if *b == IntBinOp::Add => Some(s),
+                    _ => None,
+                };
+                match slot {
+                    Some(s) => {
+                        plan.chain.insert(d.results[0], s);
+                        true
+                    }
+                    None => false,
+                }
+            }
+            OpKind::Loop => {
+                if origin[..2].iter().any(Option::is_some) {
+                    return Some(false);
+                }
+                let params = self.f.region_params(d.regions[0]);
+                for (q, s) in origin[2..].iter().enumerate() {
+                    if let Some(s) = *s {
+                        plan.chain.insert(params[1 + q], s);
+                        plan.chain.insert(d.results[q], s);
+                    }
+                }
+                true
+            }
+            _ => false,
+        })
     }
 
     /// Whether op `o` (and its regions) is vectorizable; records what it defines.
@@ -126,8 +209,21 @@ impl Lowering<'_, '_> {
         if !d.operands.iter().all(scalar) || !d.results.iter().all(scalar) {
             return false;
         }
+        match self.chain_use(o, plan) {
+            Some(false) => return false,
+            Some(true) if d.kind != OpKind::Loop => {
+                plan.defined.extend(d.results.iter().copied());
+                return true;
+            }
+            _ => {}
+        }
         let ok = match &d.kind {
             OpKind::Const(c) => matches!(c, Const::Int(_) | Const::Float(_) | Const::Bool(_)),
+            OpKind::IntBin(IntBinOp::FloorDiv | IntBinOp::Mod) => {
+                // By a positive power of two: a shift or a mask, as in the scalar code.
+                self.const_int(d.operands[1])
+                    .is_some_and(|k| k > 0 && k.count_ones() == 1)
+            }
             OpKind::IntBin(b) => matches!(
                 b,
                 IntBinOp::Add
@@ -140,7 +236,10 @@ impl Lowering<'_, '_> {
             OpKind::IntUn(u) => matches!(u, IntUnOp::Neg | IntUnOp::Invert),
             OpKind::IntCmp(_) | OpKind::FloatCmp(_) | OpKind::BoolBin(_) | OpKind::Not => true,
             OpKind::BoolCmp(c) => matches!(c, CmpOp::Eq | CmpOp::Ne),
-            OpKind::FloatBin(FloatBinOp::Add | FloatBinOp::Sub | FloatBinOp::Mul) => true,
+            OpKind::FloatBin(FloatBinOp::Add | FloatBinOp::Sub | FloatBinOp::Mul) => {
+                plan.inner_float |= plan.depth > 0;
+                true
+            }
             OpKind::FloatBin(FloatBinOp::Div) => {
                 // A divisor the same in every iteration, tested once before the loop.
                 let b = d.operands[1];
@@ -156,11 +255,20 @@ impl Lowering<'_, '_> {
             OpKind::FloatUn(FloatUnOp::Neg | FloatUnOp::Abs) => true,
             OpKind::Cast(CastOp::IntToFloat | CastOp::BoolToInt) => true,
             OpKind::Select => true,
-            OpKind::If => d.regions.iter().all(|&r| self.spmd_region_ok(r, plan)),
+            OpKind::If => d.regions.iter().all(|&r| self.spmd_region_ok(r, plan, &[])),
             OpKind::Loop => {
-                d.operands.len() >= 2
+                // The carried sums' slots, which the body's `yield` must give back.
+                let body = d.regions[0];
+                let params = f.region_params(body);
+                let sums: Vec<Option<usize>> = std::iter::once(None)
+                    .chain(params[1..].iter().map(|p| plan.chain.get(p).copied()))
+                    .collect();
+                plan.depth += 1;
+                let ok = d.operands.len() >= 2
                     && !plan.defined.contains(&d.operands[0])
-                    && self.spmd_region_ok(d.regions[0], plan)
+                    && self.spmd_region_ok(body, plan, &sums);
+                plan.depth -= 1;
+                ok
             }
             _ => false,
         };
@@ -171,8 +279,9 @@ impl Lowering<'_, '_> {
     }
 
     /// Whether region `r` (an `if` side or an inner loop's body) is vectorizable: its
-    /// parameters scalars, its ops vectorizable, ending in a `yield`.
-    fn spmd_region_ok(&self, r: Region, plan: &mut SpmdPlan) -> bool {
+    /// parameters scalars, its ops vectorizable, ending in a `yield` whose operand `q` is a
+    /// running sum of slot `sums[q]` where that is given, and not a sum elsewhere.
+    fn spmd_region_ok(&self, r: Region, plan: &mut SpmdPlan, sums: &[Option<usize>]) -> bool {
         let f = self.f;
         let params = f.region_params(r);
         if !params.iter().all(|p| lane_type(&f.values[*p].ty).is_some()) {
@@ -190,6 +299,11 @@ impl Lowering<'_, '_> {
                 .iter()
                 .all(|v| lane_type(&f.values[*v].ty).is_some())
             && rest.iter().all(|&o| self.spmd_op_ok(o, plan))
+            && ld
+                .operands
+                .iter()
+                .enumerate()
+                .all(|(q, v)| plan.chain.get(v).copied() == sums.get(q).copied().flatten())
     }
 
     fn const_float(&self, v: IrValue) -> Option<f64> {
@@ -199,15 +313,16 @@ impl Lowering<'_, '_> {
         }
     }
 
-    /// The vector loop of `plan` in front of the scalar loop of trip count `max`: runs
-    /// `max & !1` iterations when every divisor is nonzero, none otherwise; returns the index the
-    /// scalar loop starts from.
+    /// The vector loop of `plan` in front of the scalar loop of trip count `max` whose carried
+    /// sums start at `carried`: runs `max & !1` iterations when every divisor is nonzero, none
+    /// otherwise; returns the index the scalar loop starts from and the sums it starts with.
     pub(super) fn emit_spmd_loop(
         &mut self,
         op: Op,
         plan: &SpmdPlan,
         max: ir::Value,
-    ) -> Res<ir::Value> {
+        carried: &[ir::Value],
+    ) -> Res<(ir::Value, Vec<ir::Value>)> {
         let mut ok = self.b.ins().iconst(types::I8, 1);
         for &v in &plan.divisors {
             let x = self.uniform(v)?;
@@ -219,10 +334,31 @@ impl Lowering<'_, '_> {
         let some = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, nv, 0);
         let go = self.b.ins().band(ok, some);
         let vbody = self.b.create_block();
+        let vexit = self.b.create_block();
         let join = self.b.create_block();
-        self.b.append_block_param(vbody, types::I64);
-        self.b.append_block_param(join, types::I64);
+        for (blk, ty) in [
+            (vbody, types::I64X2),
+            (vexit, types::I64X2),
+            (join, types::I64),
+        ] {
+            self.b.append_block_param(blk, types::I64);
+            for _ in carried {
+                self.b.append_block_param(blk, ty);
+            }
+        }
         let zero = self.b.ins().iconst(types::I64, 0);
+        // A running sum's lanes start as (its value, 0).
+        let zeros = self.b.ins().splat(types::I64X2, zero);
+        let sums0: Vec<ir::Value> = carried
+            .iter()
+            .map(|&c| self.b.ins().insertlane(zeros, c, 0))
+            .collect();
+        let args = |i: ir::Value, vs: &[ir::Value]| {
+            std::iter::once(i)
+                .chain(vs.iter().copied())
+                .map(BlockArg::Value)
+                .collect::<Vec<_>>()
+        };
 
         // The values defined before the loop that the body reads, splat once here (where they
         // dominate every block of the vector loop).
@@ -235,17 +371,17 @@ impl Lowering<'_, '_> {
                 self.lanes_of(v, &mut lanes)?;
             }
         }
-        self.b.ins().brif(
-            go,
-            vbody,
-            &[BlockArg::Value(zero)],
-            join,
-            &[BlockArg::Value(zero)],
-        );
+        self.b
+            .ins()
+            .brif(go, vbody, &args(zero, &sums0), join, &args(zero, carried));
 
         self.b.switch_to_block(vbody);
-        let j = self.b.block_params(vbody)[0];
+        let ps = self.b.block_params(vbody).to_vec();
+        let j = ps[0];
         let counter = self.f.region_params(body)[0];
+        for (&p, &v) in self.f.region_params(body)[1..].iter().zip(&ps[1..]) {
+            lanes.insert(p, v);
+        }
         let splat = self.b.ins().splat(types::I64X2, j);
         let one = self.b.ins().iconst(types::I64, 1);
         let zero64 = self.b.ins().iconst(types::I64, 0);
@@ -297,17 +433,29 @@ impl Lowering<'_, '_> {
                 r?;
             }
         }
+        let ys = self.yielded(body);
+        let mut sums = Vec::with_capacity(carried.len());
+        for &v in &ys[1..] {
+            sums.push(self.lanes_of(v, &mut lanes)?);
+        }
         let next = self.b.ins().iadd_imm_s(j, LANES);
         let more = self.b.ins().icmp(IntCC::SignedLessThan, next, nv);
-        self.b.ins().brif(
-            more,
-            vbody,
-            &[BlockArg::Value(next)],
-            join,
-            &[BlockArg::Value(next)],
-        );
+        self.b
+            .ins()
+            .brif(more, vbody, &args(next, &sums), vexit, &args(next, &sums));
+        // The lanes' partial sums added up.
+        self.b.switch_to_block(vexit);
+        let ps = self.b.block_params(vexit).to_vec();
+        let mut total = Vec::with_capacity(carried.len());
+        for &v in &ps[1..] {
+            let a = self.b.ins().extractlane(v, 0);
+            let b = self.b.ins().extractlane(v, 1);
+            total.push(self.b.ins().iadd(a, b));
+        }
+        self.b.ins().jump(join, &args(ps[0], &total));
         self.b.switch_to_block(join);
-        Ok(self.b.block_params(join)[0])
+        let ps = self.b.block_params(join).to_vec();
+        Ok((ps[0], ps[1..].to_vec()))
     }
 
     /// The operands of region `r`'s ops (and their regions') defined before the loop, in order
@@ -396,6 +544,46 @@ impl Lowering<'_, '_> {
                     _ => return Err(bad()),
                 };
                 vec![self.b.ins().splat(ty, x)]
+            }
+            OpKind::IntBin(IntBinOp::FloorDiv) => {
+                let d = self.const_int(operands[1]).ok_or_else(bad)?;
+                vec![
+                    self.b
+                        .ins()
+                        .sshr_imm_u(args[0], i64::from(d.trailing_zeros())),
+                ]
+            }
+            OpKind::IntBin(IntBinOp::Mod) => {
+                let d = self.const_int(operands[1]).ok_or_else(bad)?;
+                let m = self.b.ins().iconst(types::I64, d - 1);
+                let m = self.b.ins().splat(types::I64X2, m);
+                vec![self.b.ins().band(args[0], m)]
+            }
+            OpKind::IntBin(IntBinOp::Mul)
+                if let Some(c) = [0, 1]
+                    .into_iter()
+                    .find_map(|i| {
+                        self.const_int(operands[i])
+                            .filter(|c| matches!(c, 3 | 5 | 9))
+                    })
+                    .map(|c| {
+                        (
+                            c,
+                            if self.const_int(operands[0]) == Some(c) {
+                                1
+                            } else {
+                                0
+                            },
+                        )
+                    }) =>
+            {
+                // `3 * x` as `x + (x << 1)` (5, 9 likewise), as the scalar code computes it.
+                let x = args[c.1];
+                let sh = self
+                    .b
+                    .ins()
+                    .ishl_imm_u(x, (c.0 - 1).trailing_zeros() as i64);
+                vec![self.b.ins().iadd(x, sh)]
             }
             OpKind::IntBin(b) => {
                 let (x, y) = (args[0], args[1]);
