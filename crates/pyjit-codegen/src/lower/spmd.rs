@@ -74,18 +74,8 @@ fn lane_type(t: &Type) -> Option<types::Type> {
 impl Lowering<'_, '_> {
     /// The plan for loop `op` when the outer-loop vectorizer takes it (see the module doc).
     pub(super) fn spmd_plan(&self, op: Op) -> Option<SpmdPlan> {
-        if !self.vectorize {
-            return None;
-        }
         let f = self.f;
-        let d = f.op(op);
-        if d.kind != OpKind::Loop
-            || self.const_bool(d.operands[1]) != Some(true)
-            || self.const_int(d.operands[0]) == Some(i64::MAX)
-        {
-            return None;
-        }
-        let body = d.regions[0];
+        let body = self.counted_loop_body(op)?;
         let params = f.region_params(body);
         let mut plan = SpmdPlan {
             defined: HashSet::new(),
@@ -524,6 +514,7 @@ impl Lowering<'_, '_> {
     /// Lowers op `o` of the vector body on both lanes.
     fn spmd_lower(&mut self, o: Op, lanes: &mut HashMap<IrValue, ir::Value>) -> Res<()> {
         let d = self.f.op(o);
+        let span = d.span;
         let kind = d.kind.clone();
         let operands = d.operands.clone();
         let results = d.results.clone();
@@ -585,18 +576,8 @@ impl Lowering<'_, '_> {
                     .ishl_imm_u(x, (c.0 - 1).trailing_zeros() as i64);
                 vec![self.b.ins().iadd(x, sh)]
             }
-            OpKind::IntBin(b) => {
-                let (x, y) = (args[0], args[1]);
-                vec![match b {
-                    IntBinOp::Add => self.b.ins().iadd(x, y),
-                    IntBinOp::Sub => self.b.ins().isub(x, y),
-                    IntBinOp::Mul => self.b.ins().imul(x, y),
-                    IntBinOp::BitAnd => self.b.ins().band(x, y),
-                    IntBinOp::BitOr => self.b.ins().bor(x, y),
-                    IntBinOp::BitXor => self.b.ins().bxor(x, y),
-                    _ => return Err(bad()),
-                }]
-            }
+            // The scalar code's instructions, on vectors (no division here: see above).
+            OpKind::IntBin(b) => vec![self.int_bin(*b, args[0], args[1], None, span)?],
             OpKind::IntUn(u) => vec![match u {
                 IntUnOp::Neg => self.b.ins().ineg(args[0]),
                 IntUnOp::Invert => self.b.ins().bnot(args[0]),
@@ -617,16 +598,9 @@ impl Lowering<'_, '_> {
                 BoolBinOp::Xor => self.b.ins().bxor(args[0], args[1]),
             }],
             OpKind::Not => vec![self.b.ins().bnot(args[0])],
-            OpKind::FloatBin(b) => {
-                let (x, y) = (args[0], args[1]);
-                vec![match b {
-                    FloatBinOp::Add => self.b.ins().fadd(x, y),
-                    FloatBinOp::Sub => self.b.ins().fsub(x, y),
-                    FloatBinOp::Mul => self.b.ins().fmul(x, y),
-                    FloatBinOp::Div => self.b.ins().fdiv(x, y),
-                    _ => return Err(bad()),
-                }]
-            }
+            // Division without the scalar code's zero test: the divisor was tested in front.
+            OpKind::FloatBin(FloatBinOp::Div) => vec![self.b.ins().fdiv(args[0], args[1])],
+            OpKind::FloatBin(b) => vec![self.float_bin(*b, args[0], args[1], span)?],
             OpKind::FloatUn(u) => vec![match u {
                 FloatUnOp::Neg => self.b.ins().fneg(args[0]),
                 FloatUnOp::Abs => self.b.ins().fabs(args[0]),

@@ -127,20 +127,21 @@ fn float_fn(kind: &OpKind) -> Option<(ElemFn, Prec)> {
 }
 
 impl Lowering<'_, '_> {
+    /// The body of loop `op` when the vectorizers may take it (they are on, and it is a `for k
+    /// in range(n)`: a trip count and a constant-true condition).
+    pub(super) fn counted_loop_body(&self, op: Op) -> Option<pyjit_ir::Region> {
+        let d = self.f.op(op);
+        (self.vectorize
+            && d.kind == OpKind::Loop
+            && self.const_bool(d.operands[1]) == Some(true)
+            && self.const_int(d.operands[0]) != Some(i64::MAX))
+        .then(|| d.regions[0])
+    }
+
     /// The plan for loop `op` when the vectorizer takes it (see the module doc).
     pub(super) fn vector_plan(&self, op: Op) -> Option<Plan> {
-        if !self.vectorize {
-            return None;
-        }
         let f = self.f;
-        let d = f.op(op);
-        if d.kind != OpKind::Loop
-            || self.const_bool(d.operands[1]) != Some(true)
-            || self.const_int(d.operands[0]) == Some(i64::MAX)
-        {
-            return None;
-        }
-        let body = d.regions[0];
+        let body = self.counted_loop_body(op)?;
         let params = f.region_params(body);
         let (&counter, carried) = params.split_first()?;
         let mut class: HashMap<IrValue, Class> = HashMap::new();
