@@ -1,21 +1,21 @@
 //! Outer-loop vectorization: a counted loop whose iterations are independent scalar programs
 //! (mandelbrot's loop over the pixels of a row: a few float operations, a `while` loop with a
-//! trip count of its own, one element store) runs two iterations at a time, as the two lanes
-//! of `f64x2` / `i64x2` vectors. A loop nest that is latency-bound on one iteration's
-//! dependency chain (mandelbrot's escape loop is one chain of dependent multiplies and adds)
-//! then runs two chains side by side in the same instructions.
+//! trip count of its own, one element store) runs four iterations at a time, as the lanes of
+//! two `f64x2` / `i64x2` vectors whose instructions interleave. A loop nest that is
+//! latency-bound on one iteration's dependency chain (mandelbrot's escape loop is one chain of
+//! dependent multiplies and adds) then runs four chains side by side.
 //!
 //! **Which loops.** A `loop` with a trip count, a constant-true condition and no carried values
 //! (`for j in range(n)`), whose body holds only
 //! * constants and the `int`, `float` and `bool` scalar ops below, on values of the body and
-//!   values defined before the loop (the same in both lanes);
+//!   values defined before the loop (the same in every lane);
 //! * `if`s and inner `loop`s (any trip count, any condition, carried `int`/`float`/`bool`
 //!   values) made of the same;
 //! * element stores `t[…] = v` at the body's top level, of tensors with a view;
 //!
 //! whose carried values are `int` running sums (`total += k`: each lane keeps a partial sum,
 //! added up after the vector loop; see [`Lowering::chain_use`]), and whose inner loops do
-//! `float` arithmetic (the case where two lanes pay: see the end of [`Lowering::spmd_plan`]).
+//! `float` arithmetic (the case where lanes pay: see the end of [`Lowering::spmd_plan`]).
 //! Integer `//` and `%` by a positive power of two are shifts and masks, as in the scalar code.
 //!
 //! The scalar ops: `int` `+ - * & | ^`, negation, comparisons; `float` `+ - *`, `/` by a value
@@ -25,14 +25,17 @@
 //! raises where the program does).
 //!
 //! **Same results, same order of effects.** Every lane performs the scalar code's IEEE and
-//! wrapping operations. An `if` computes both sides for both lanes and selects per lane (the
-//! sides have no effects). An inner loop runs while either lane's condition holds; a lane whose
-//! condition turned false keeps its carried values (it is masked), so each lane leaves the loop
-//! with the values the scalar loop would have. The stores, the only effects, are made at the end
-//! of the vector body: the first lane's in program order, then the second lane's, which is the
-//! scalar loop's order of iterations; each is the scalar store (index wrap, bounds check that
-//! raises PyTorch's `IndexError`, dtype conversion) on the lane's values. The vector loop runs
-//! `n & !1` iterations; the scalar loop runs the rest.
+//! wrapping operations. An `if` computes both sides for every lane and selects per lane (the
+//! sides have no effects). An inner loop runs while any lane's condition holds; a lane whose
+//! condition turned false keeps the carried values read after the loop (it is masked), so each
+//! lane leaves the loop with the values the scalar loop would have. The stores, the only
+//! effects, are made at the end of the vector body: iteration `j`'s in program order, then
+//! `j + 1`'s, ..., which is the scalar loop's order; each is the scalar store (index wrap,
+//! bounds check that raises PyTorch's `IndexError`, dtype conversion) on the lane's values. The
+//! vector loop runs `n & !3` iterations; the scalar loop runs the rest.
+//!
+//! mandelbrot 200x200 (`pyjit bench`, builds alternated): 2.10-2.17 ms scalar; two lanes in one
+//! vector 1.40-1.43 ms; four in two vectors 1.02-1.06 ms (docs/python.md).
 
 use super::{Lowering, Res, float_cc, int_cc};
 use crate::CodegenError;
@@ -46,6 +49,13 @@ use std::collections::{HashMap, HashSet};
 
 /// Lanes per vector: 128-bit vectors of 64-bit lanes.
 const LANES: i64 = 2;
+
+/// Vectors per value: two, whose instructions interleave, so that four iterations' dependency
+/// chains overlap in the core.
+const PARTS: usize = 2;
+
+/// The vectors (one per part) of each value of the vector body.
+type LaneMap = HashMap<IrValue, Vec<ir::Value>>;
 
 /// A loop the outer-loop vectorizer takes: the values its body defines (everything else it
 /// reads is the same in both lanes), the divisors to test before it, and its stores.
@@ -304,7 +314,7 @@ impl Lowering<'_, '_> {
     }
 
     /// The vector loop of `plan` in front of the scalar loop of trip count `max` whose carried
-    /// sums start at `carried`: runs `max & !1` iterations when every divisor is nonzero, none
+    /// sums start at `carried`: runs `max & !3` iterations when every divisor is nonzero, none
     /// otherwise; returns the index the scalar loop starts from and the sums it starts with.
     pub(super) fn emit_spmd_loop(
         &mut self,
@@ -320,29 +330,32 @@ impl Lowering<'_, '_> {
             let nz = self.b.ins().fcmp(FloatCC::NotEqual, x, z);
             ok = self.b.ins().band(ok, nz);
         }
-        let nv = self.b.ins().band_imm_s(max, -LANES);
+        let per_trip = LANES * PARTS as i64;
+        let nv = self.b.ins().band_imm_s(max, -per_trip);
         let some = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, nv, 0);
         let go = self.b.ins().band(ok, some);
         let vbody = self.b.create_block();
         let vexit = self.b.create_block();
         let join = self.b.create_block();
-        for (blk, ty) in [
-            (vbody, types::I64X2),
-            (vexit, types::I64X2),
-            (join, types::I64),
-        ] {
+        for blk in [vbody, vexit, join] {
             self.b.append_block_param(blk, types::I64);
-            for _ in carried {
+            let (ty, n) = if blk == join {
+                (types::I64, 1)
+            } else {
+                (types::I64X2, PARTS)
+            };
+            for _ in 0..carried.len() * n {
                 self.b.append_block_param(blk, ty);
             }
         }
         let zero = self.b.ins().iconst(types::I64, 0);
-        // A running sum's lanes start as (its value, 0).
+        // A running sum's lanes start as (its value, 0, 0, 0).
         let zeros = self.b.ins().splat(types::I64X2, zero);
-        let sums0: Vec<ir::Value> = carried
-            .iter()
-            .map(|&c| self.b.ins().insertlane(zeros, c, 0))
-            .collect();
+        let mut sums0 = Vec::with_capacity(carried.len() * PARTS);
+        for &c in carried {
+            sums0.push(self.b.ins().insertlane(zeros, c, 0));
+            sums0.extend(std::iter::repeat_n(zeros, PARTS - 1));
+        }
         let args = |i: ir::Value, vs: &[ir::Value]| {
             std::iter::once(i)
                 .chain(vs.iter().copied())
@@ -353,7 +366,7 @@ impl Lowering<'_, '_> {
         // The values defined before the loop that the body reads, splat once here (where they
         // dominate every block of the vector loop).
         let body = self.f.op(op).regions[0];
-        let mut lanes: HashMap<IrValue, ir::Value> = HashMap::new();
+        let mut lanes: LaneMap = HashMap::new();
         let mut outside = Vec::new();
         self.outside_operands(body, plan, &mut outside);
         for v in outside {
@@ -368,16 +381,21 @@ impl Lowering<'_, '_> {
         self.b.switch_to_block(vbody);
         let ps = self.b.block_params(vbody).to_vec();
         let j = ps[0];
-        let counter = self.f.region_params(body)[0];
-        for (&p, &v) in self.f.region_params(body)[1..].iter().zip(&ps[1..]) {
-            lanes.insert(p, v);
+        let params = self.f.region_params(body).to_vec();
+        let counter = params[0];
+        for (&p, vs) in params[1..].iter().zip(ps[1..].chunks(PARTS)) {
+            lanes.insert(p, vs.to_vec());
         }
+        // Iterations j, j + 1 in part 0, j + 2, j + 3 in part 1.
         let splat = self.b.ins().splat(types::I64X2, j);
-        let one = self.b.ins().iconst(types::I64, 1);
-        let zero64 = self.b.ins().iconst(types::I64, 0);
-        let iota = self.b.ins().splat(types::I64X2, zero64);
-        let iota = self.b.ins().insertlane(iota, one, 1);
-        let jv = self.b.ins().iadd(splat, iota);
+        let mut jv = Vec::with_capacity(PARTS);
+        for part in 0..PARTS as i64 {
+            let first = self.b.ins().iconst(types::I64, LANES * part);
+            let second = self.b.ins().iconst(types::I64, LANES * part + 1);
+            let iota = self.b.ins().splat(types::I64X2, first);
+            let iota = self.b.ins().insertlane(iota, second, 1);
+            jv.push(self.b.ins().iadd(splat, iota));
+        }
         lanes.insert(counter, jv);
         let ops = self.f.region_ops(body).to_vec();
         for &o in &ops {
@@ -386,16 +404,18 @@ impl Lowering<'_, '_> {
                 _ => self.spmd_lower(o, &mut lanes)?,
             }
         }
-        // The stores: lane 0's in program order, then lane 1's.
-        for lane in 0..LANES as u8 {
+        // The stores: iteration j's in program order, then j + 1's, ...
+        for it in 0..per_trip {
+            let (part, lane) = ((it / LANES) as usize, (it % LANES) as u8);
             for &s in &plan.stores {
                 let k = ops.iter().position(|&o| o == s).unwrap_or(0) as u32;
                 let operands = self.f.op(s).operands.clone();
                 let mut saved = Vec::new();
                 for &v in &operands[1..] {
-                    let Some(&vec) = lanes.get(&v) else { continue };
+                    let Some(vs) = lanes.get(&v) else { continue };
+                    let vec = vs[part];
                     let x = if v == counter {
-                        self.b.ins().iadd_imm_s(j, i64::from(lane))
+                        self.b.ins().iadd_imm_s(j, it)
                     } else {
                         let x = self.b.ins().extractlane(vec, lane);
                         if *self.ty(v) == Type::Bool {
@@ -424,11 +444,11 @@ impl Lowering<'_, '_> {
             }
         }
         let ys = self.yielded(body);
-        let mut sums = Vec::with_capacity(carried.len());
+        let mut sums = Vec::with_capacity(carried.len() * PARTS);
         for &v in &ys[1..] {
-            sums.push(self.lanes_of(v, &mut lanes)?);
+            sums.extend(self.lanes_of(v, &mut lanes)?);
         }
-        let next = self.b.ins().iadd_imm_s(j, LANES);
+        let next = self.b.ins().iadd_imm_s(j, per_trip);
         let more = self.b.ins().icmp(IntCC::SignedLessThan, next, nv);
         self.b
             .ins()
@@ -437,10 +457,18 @@ impl Lowering<'_, '_> {
         self.b.switch_to_block(vexit);
         let ps = self.b.block_params(vexit).to_vec();
         let mut total = Vec::with_capacity(carried.len());
-        for &v in &ps[1..] {
-            let a = self.b.ins().extractlane(v, 0);
-            let b = self.b.ins().extractlane(v, 1);
-            total.push(self.b.ins().iadd(a, b));
+        for vs in ps[1..].chunks(PARTS) {
+            let mut t = None;
+            for &v in vs {
+                for l in 0..LANES as u8 {
+                    let x = self.b.ins().extractlane(v, l);
+                    t = Some(match t {
+                        None => x,
+                        Some(t) => self.b.ins().iadd(t, x),
+                    });
+                }
+            }
+            total.push(t.ok_or_else(|| CodegenError::Internal("no lanes".into()))?);
         }
         self.b.ins().jump(join, &args(ps[0], &total));
         self.b.switch_to_block(join);
@@ -474,10 +502,11 @@ impl Lowering<'_, '_> {
         })
     }
 
-    /// The lanes of `v`: its vector, or a splat of a value defined before the loop.
-    fn lanes_of(&mut self, v: IrValue, lanes: &mut HashMap<IrValue, ir::Value>) -> Res<ir::Value> {
-        if let Some(&x) = lanes.get(&v) {
-            return Ok(x);
+    /// The vectors of `v` (one per part): its own, or a splat of a value defined before the
+    /// loop.
+    fn lanes_of(&mut self, v: IrValue, lanes: &mut LaneMap) -> Res<Vec<ir::Value>> {
+        if let Some(x) = lanes.get(&v) {
+            return Ok(x.clone());
         }
         let ty = lane_type(self.ty(v))
             .ok_or_else(|| CodegenError::Internal("vector lanes of a non-scalar".into()))?;
@@ -489,8 +518,8 @@ impl Lowering<'_, '_> {
         } else {
             x
         };
-        let s = self.b.ins().splat(ty, x);
-        lanes.insert(v, s);
+        let s = vec![self.b.ins().splat(ty, x); PARTS];
+        lanes.insert(v, s.clone());
         Ok(s)
     }
 
@@ -511,44 +540,22 @@ impl Lowering<'_, '_> {
         self.b.ins().bitselect(m, then, other)
     }
 
-    /// Lowers op `o` of the vector body on both lanes.
-    fn spmd_lower(&mut self, o: Op, lanes: &mut HashMap<IrValue, ir::Value>) -> Res<()> {
+    /// One vector of a one-result op without regions, from the operands' vectors `a` of one
+    /// part.
+    fn spmd_simple(&mut self, o: Op, a: &[ir::Value]) -> Res<ir::Value> {
         let d = self.f.op(o);
-        let span = d.span;
-        let kind = d.kind.clone();
-        let operands = d.operands.clone();
-        let results = d.results.clone();
-        let regions = d.regions.clone();
-        let mut args = Vec::with_capacity(operands.len());
-        if !matches!(kind, OpKind::Loop | OpKind::If) {
-            for &v in &operands {
-                args.push(self.lanes_of(v, lanes)?);
-            }
-        }
+        let (span, kind, operands) = (d.span, d.kind.clone(), d.operands.clone());
         let bad = || CodegenError::Internal("an op the outer-loop vectorizer does not take".into());
-        let out: Vec<ir::Value> = match &kind {
-            OpKind::Const(c) => {
-                let (ty, x) = match c {
-                    Const::Int(i) => (types::I64X2, self.b.ins().iconst(types::I64, *i)),
-                    Const::Bool(x) => (types::I64X2, self.b.ins().iconst(types::I64, -(*x as i64))),
-                    Const::Float(x) => (types::F64X2, self.b.ins().f64const(*x)),
-                    _ => return Err(bad()),
-                };
-                vec![self.b.ins().splat(ty, x)]
-            }
+        Ok(match &kind {
             OpKind::IntBin(IntBinOp::FloorDiv) => {
                 let d = self.const_int(operands[1]).ok_or_else(bad)?;
-                vec![
-                    self.b
-                        .ins()
-                        .sshr_imm_u(args[0], i64::from(d.trailing_zeros())),
-                ]
+                self.b.ins().sshr_imm_u(a[0], i64::from(d.trailing_zeros()))
             }
             OpKind::IntBin(IntBinOp::Mod) => {
                 let d = self.const_int(operands[1]).ok_or_else(bad)?;
                 let m = self.b.ins().iconst(types::I64, d - 1);
                 let m = self.b.ins().splat(types::I64X2, m);
-                vec![self.b.ins().band(args[0], m)]
+                self.b.ins().band(a[0], m)
             }
             OpKind::IntBin(IntBinOp::Mul)
                 if let Some(c) = [0, 1]
@@ -569,83 +576,121 @@ impl Lowering<'_, '_> {
                     }) =>
             {
                 // `3 * x` as `x + (x << 1)` (5, 9 likewise), as the scalar code computes it.
-                let x = args[c.1];
+                let x = a[c.1];
                 let sh = self
                     .b
                     .ins()
                     .ishl_imm_u(x, (c.0 - 1).trailing_zeros() as i64);
-                vec![self.b.ins().iadd(x, sh)]
+                self.b.ins().iadd(x, sh)
             }
             // The scalar code's instructions, on vectors (no division here: see above).
-            OpKind::IntBin(b) => vec![self.int_bin(*b, args[0], args[1], None, span)?],
-            OpKind::IntUn(u) => vec![match u {
-                IntUnOp::Neg => self.b.ins().ineg(args[0]),
-                IntUnOp::Invert => self.b.ins().bnot(args[0]),
+            OpKind::IntBin(b) => self.int_bin(*b, a[0], a[1], None, span)?,
+            OpKind::IntUn(u) => match u {
+                IntUnOp::Neg => self.b.ins().ineg(a[0]),
+                IntUnOp::Invert => self.b.ins().bnot(a[0]),
                 _ => return Err(bad()),
-            }],
-            OpKind::IntCmp(c) => vec![self.b.ins().icmp(int_cc(*c, true), args[0], args[1])],
-            OpKind::BoolCmp(CmpOp::Eq) => vec![self.b.ins().icmp(IntCC::Equal, args[0], args[1])],
-            OpKind::BoolCmp(CmpOp::Ne) => {
-                vec![self.b.ins().icmp(IntCC::NotEqual, args[0], args[1])]
-            }
+            },
+            OpKind::IntCmp(c) => self.b.ins().icmp(int_cc(*c, true), a[0], a[1]),
+            OpKind::BoolCmp(CmpOp::Eq) => self.b.ins().icmp(IntCC::Equal, a[0], a[1]),
+            OpKind::BoolCmp(CmpOp::Ne) => self.b.ins().icmp(IntCC::NotEqual, a[0], a[1]),
             OpKind::FloatCmp(c) => {
-                let m = self.b.ins().fcmp(float_cc(*c), args[0], args[1]);
-                vec![self.reinterpret(types::I64X2, m)]
+                let m = self.b.ins().fcmp(float_cc(*c), a[0], a[1]);
+                self.reinterpret(types::I64X2, m)
             }
-            OpKind::BoolBin(b) => vec![match b {
-                BoolBinOp::And => self.b.ins().band(args[0], args[1]),
-                BoolBinOp::Or => self.b.ins().bor(args[0], args[1]),
-                BoolBinOp::Xor => self.b.ins().bxor(args[0], args[1]),
-            }],
-            OpKind::Not => vec![self.b.ins().bnot(args[0])],
+            OpKind::BoolBin(b) => match b {
+                BoolBinOp::And => self.b.ins().band(a[0], a[1]),
+                BoolBinOp::Or => self.b.ins().bor(a[0], a[1]),
+                BoolBinOp::Xor => self.b.ins().bxor(a[0], a[1]),
+            },
+            OpKind::Not => self.b.ins().bnot(a[0]),
             // Division without the scalar code's zero test: the divisor was tested in front.
-            OpKind::FloatBin(FloatBinOp::Div) => vec![self.b.ins().fdiv(args[0], args[1])],
-            OpKind::FloatBin(b) => vec![self.float_bin(*b, args[0], args[1], span)?],
-            OpKind::FloatUn(u) => vec![match u {
-                FloatUnOp::Neg => self.b.ins().fneg(args[0]),
-                FloatUnOp::Abs => self.b.ins().fabs(args[0]),
-            }],
+            OpKind::FloatBin(FloatBinOp::Div) => self.b.ins().fdiv(a[0], a[1]),
+            OpKind::FloatBin(b) => self.float_bin(*b, a[0], a[1], span)?,
+            OpKind::FloatUn(u) => match u {
+                FloatUnOp::Neg => self.b.ins().fneg(a[0]),
+                FloatUnOp::Abs => self.b.ins().fabs(a[0]),
+            },
             OpKind::Cast(CastOp::IntToFloat) => {
                 // Lane by lane (SSE has no 64-bit integer conversion), each as the scalar code.
                 let mut v = None;
                 for l in 0..LANES as u8 {
-                    let i = self.b.ins().extractlane(args[0], l);
+                    let i = self.b.ins().extractlane(a[0], l);
                     let x = self.b.ins().fcvt_from_sint(types::F64, i);
                     v = Some(match v {
                         None => self.b.ins().splat(types::F64X2, x),
                         Some(v) => self.b.ins().insertlane(v, x, l),
                     });
                 }
-                vec![v.ok_or_else(bad)?]
+                v.ok_or_else(bad)?
             }
             OpKind::Cast(CastOp::BoolToInt) => {
                 let one = self.b.ins().iconst(types::I64, 1);
                 let one = self.b.ins().splat(types::I64X2, one);
-                vec![self.b.ins().band(args[0], one)]
+                self.b.ins().band(a[0], one)
             }
-            OpKind::Select => vec![self.lane_select(args[0], args[1], args[2])],
+            OpKind::Select => self.lane_select(a[0], a[1], a[2]),
+            _ => return Err(bad()),
+        })
+    }
+
+    /// Lowers op `o` of the vector body on every part.
+    fn spmd_lower(&mut self, o: Op, lanes: &mut LaneMap) -> Res<()> {
+        let d = self.f.op(o);
+        let kind = d.kind.clone();
+        let operands = d.operands.clone();
+        let results = d.results.clone();
+        let regions = d.regions.clone();
+        let out: Vec<Vec<ir::Value>> = match &kind {
+            OpKind::Const(c) => {
+                let (ty, x) = match c {
+                    Const::Int(i) => (types::I64X2, self.b.ins().iconst(types::I64, *i)),
+                    Const::Bool(x) => (types::I64X2, self.b.ins().iconst(types::I64, -(*x as i64))),
+                    Const::Float(x) => (types::F64X2, self.b.ins().f64const(*x)),
+                    _ => {
+                        return Err(CodegenError::Internal(
+                            "a constant the outer-loop vectorizer does not take".into(),
+                        ));
+                    }
+                };
+                vec![vec![self.b.ins().splat(ty, x); PARTS]]
+            }
             OpKind::If => {
                 let c = self.lanes_of(operands[0], lanes)?;
                 let t = self.spmd_region(regions[0], &[], lanes)?;
                 let e = self.spmd_region(regions[1], &[], lanes)?;
                 let (ty, ey) = (self.yielded(regions[0]), self.yielded(regions[1]));
                 let mut out = Vec::with_capacity(t.len());
-                for (k, (&a, &b)) in t.iter().zip(&e).enumerate() {
+                for (k, (a, b)) in t.iter().zip(&e).enumerate() {
                     // `c and b` / `c or b` (a short-circuit `and`/`or`): one logic op.
                     let (ct, ce) = (
                         ty.get(k).and_then(|&v| self.const_bool(v)),
                         ey.get(k).and_then(|&v| self.const_bool(v)),
                     );
-                    out.push(match (ct, ce) {
-                        (_, Some(false)) => self.b.ins().band(c, a),
-                        (Some(true), _) => self.b.ins().bor(c, b),
-                        _ => self.lane_select(c, a, b),
-                    });
+                    let mut r = Vec::with_capacity(PARTS);
+                    for p in 0..PARTS {
+                        r.push(match (ct, ce) {
+                            (_, Some(false)) => self.b.ins().band(c[p], a[p]),
+                            (Some(true), _) => self.b.ins().bor(c[p], b[p]),
+                            _ => self.lane_select(c[p], a[p], b[p]),
+                        });
+                    }
+                    out.push(r);
                 }
                 out
             }
             OpKind::Loop => self.spmd_inner_loop(o, lanes)?,
-            _ => return Err(bad()),
+            _ => {
+                let mut args = Vec::with_capacity(operands.len());
+                for &v in &operands {
+                    args.push(self.lanes_of(v, lanes)?);
+                }
+                let mut r = Vec::with_capacity(PARTS);
+                for p in 0..PARTS {
+                    let a: Vec<ir::Value> = args.iter().map(|vs| vs[p]).collect();
+                    r.push(self.spmd_simple(o, &a)?);
+                }
+                vec![r]
+            }
         };
         for (r, x) in results.into_iter().zip(out) {
             lanes.insert(r, x);
@@ -661,16 +706,16 @@ impl Lowering<'_, '_> {
             .unwrap_or_default()
     }
 
-    /// Lowers region `r` on both lanes with its parameters bound to `params`; returns the lanes
-    /// of its `yield`'s operands.
+    /// Lowers region `r` on every part with its parameters bound to `params`; returns the
+    /// vectors of its `yield`'s operands.
     fn spmd_region(
         &mut self,
         r: Region,
-        params: &[ir::Value],
-        lanes: &mut HashMap<IrValue, ir::Value>,
-    ) -> Res<Vec<ir::Value>> {
-        for (&p, &x) in self.f.region_params(r).iter().zip(params) {
-            lanes.insert(p, x);
+        params: &[Vec<ir::Value>],
+        lanes: &mut LaneMap,
+    ) -> Res<Vec<Vec<ir::Value>>> {
+        for (&p, x) in self.f.region_params(r).iter().zip(params) {
+            lanes.insert(p, x.clone());
         }
         let ops = self.f.region_ops(r).to_vec();
         let (&last, rest) = ops
@@ -683,15 +728,19 @@ impl Lowering<'_, '_> {
         ys.iter().map(|&v| self.lanes_of(v, lanes)).collect()
     }
 
-    /// An inner `loop` on both lanes: it runs while either lane's condition holds; a lane whose
+    /// `(0 < x) as a lane mask` of a scalar comparison result `c` (an `i8` 0 or 1).
+    fn mask_of(&mut self, c: ir::Value) -> ir::Value {
+        let w = self.b.ins().uextend(types::I64, c);
+        let m = self.b.ins().ineg(w);
+        self.b.ins().splat(types::I64X2, m)
+    }
+
+    /// An inner `loop` on every lane: it runs while any lane's condition holds; a lane whose
     /// condition turned false keeps its carried values.
-    fn spmd_inner_loop(
-        &mut self,
-        o: Op,
-        lanes: &mut HashMap<IrValue, ir::Value>,
-    ) -> Res<Vec<ir::Value>> {
+    fn spmd_inner_loop(&mut self, o: Op, lanes: &mut LaneMap) -> Res<Vec<Vec<ir::Value>>> {
         let d = self.f.op(o);
         let operands = d.operands.clone();
+        let results = d.results.clone();
         let body = d.regions[0];
         let unbounded = self.const_int(operands[0]) == Some(i64::MAX);
         let max = self.uniform(operands[0])?;
@@ -699,10 +748,10 @@ impl Lowering<'_, '_> {
         let zero = self.b.ins().iconst(types::I64, 0);
         if !unbounded {
             let runs = self.b.ins().icmp(IntCC::SignedLessThan, zero, max);
-            let runs = self.b.ins().uextend(types::I64, runs);
-            let runs = self.b.ins().ineg(runs);
-            let runs = self.b.ins().splat(types::I64X2, runs);
-            active = self.b.ins().band(active, runs);
+            let runs = self.mask_of(runs);
+            for a in &mut active {
+                *a = self.b.ins().band(*a, runs);
+            }
         }
         let mut carried = Vec::new();
         for &v in &operands[2..] {
@@ -711,34 +760,37 @@ impl Lowering<'_, '_> {
         let lbody = self.b.create_block();
         let lexit = self.b.create_block();
         self.b.append_block_param(lbody, types::I64);
-        self.b.append_block_param(lbody, types::I64X2);
-        for &c in &carried {
-            let ty = self.b.func.dfg.value_type(c);
-            self.b.append_block_param(lbody, ty);
-            self.b.append_block_param(lexit, ty);
+        for _ in 0..PARTS {
+            self.b.append_block_param(lbody, types::I64X2);
         }
-        let args = |i: Option<ir::Value>, vs: &[ir::Value]| {
-            i.into_iter()
-                .chain(vs.iter().copied())
-                .map(BlockArg::Value)
-                .collect::<Vec<_>>()
-        };
-        let any = self.b.ins().vany_true(active);
-        let mut entry = vec![zero, active];
-        entry.extend(&carried);
-        self.b.ins().brif(
-            any,
-            lbody,
-            &args(None, &entry),
-            lexit,
-            &args(None, &carried),
-        );
+        for c in &carried {
+            for &v in c {
+                let ty = self.b.func.dfg.value_type(v);
+                self.b.append_block_param(lbody, ty);
+                self.b.append_block_param(lexit, ty);
+            }
+        }
+        let flat = |vs: &[Vec<ir::Value>]| vs.iter().flatten().copied().collect::<Vec<_>>();
+        let args = |vs: &[ir::Value]| vs.iter().copied().map(BlockArg::Value).collect::<Vec<_>>();
+        let mut any_lane = active[0];
+        for &a in &active[1..] {
+            any_lane = self.b.ins().bor(any_lane, a);
+        }
+        let any = self.b.ins().vany_true(any_lane);
+        let mut entry = vec![zero];
+        entry.extend(&active);
+        entry.extend(flat(&carried));
+        self.b
+            .ins()
+            .brif(any, lbody, &args(&entry), lexit, &args(&flat(&carried)));
 
         self.b.switch_to_block(lbody);
         let ps = self.b.block_params(lbody).to_vec();
-        let (i, active, old) = (ps[0], ps[1], ps[2..].to_vec());
-        let mut bind = vec![self.b.ins().splat(types::I64X2, i)];
-        bind.extend(&old);
+        let i = ps[0];
+        let active = ps[1..1 + PARTS].to_vec();
+        let old: Vec<Vec<ir::Value>> = ps[1 + PARTS..].chunks(PARTS).map(<[_]>::to_vec).collect();
+        let mut bind = vec![vec![self.b.ins().splat(types::I64X2, i); PARTS]];
+        bind.extend(old.iter().cloned());
         let ys = self.spmd_region(body, &bind, lanes)?;
         let (cond, new) = ys
             .split_first()
@@ -747,35 +799,46 @@ impl Lowering<'_, '_> {
         // is never read after the loop needs no keeping (the lane's later values of it only
         // feed other values of the same lane, themselves kept or unread, and no operation here
         // can trap).
-        let results = self.f.op(o).results.clone();
-        let kept: Vec<ir::Value> = new
-            .iter()
-            .zip(&old)
-            .zip(&results)
-            .map(|((&n, &o), r)| {
-                if self.last_use.contains_key(r) {
-                    self.lane_select(active, n, o)
-                } else {
-                    n
+        let mut kept = Vec::with_capacity(new.len());
+        for ((n, o), r) in new.iter().zip(&old).zip(&results) {
+            if self.last_use.contains_key(r) {
+                let mut k = Vec::with_capacity(PARTS);
+                for p in 0..PARTS {
+                    k.push(self.lane_select(active[p], n[p], o[p]));
                 }
-            })
-            .collect();
-        let i1 = self.b.ins().iadd_imm_s(i, 1);
-        let mut next = self.b.ins().band(active, *cond);
-        if !unbounded {
-            let more = self.b.ins().icmp(IntCC::SignedLessThan, i1, max);
-            let more = self.b.ins().uextend(types::I64, more);
-            let more = self.b.ins().ineg(more);
-            let more = self.b.ins().splat(types::I64X2, more);
-            next = self.b.ins().band(next, more);
+                kept.push(k);
+            } else {
+                kept.push(n.clone());
+            }
         }
-        let any = self.b.ins().vany_true(next);
-        let mut again = vec![i1, next];
-        again.extend(&kept);
+        let i1 = self.b.ins().iadd_imm_s(i, 1);
+        let more = if unbounded {
+            None
+        } else {
+            let more = self.b.ins().icmp(IntCC::SignedLessThan, i1, max);
+            Some(self.mask_of(more))
+        };
+        let mut next = Vec::with_capacity(PARTS);
+        for p in 0..PARTS {
+            let mut a = self.b.ins().band(active[p], cond[p]);
+            if let Some(m) = more {
+                a = self.b.ins().band(a, m);
+            }
+            next.push(a);
+        }
+        let mut any_lane = next[0];
+        for &a in &next[1..] {
+            any_lane = self.b.ins().bor(any_lane, a);
+        }
+        let any = self.b.ins().vany_true(any_lane);
+        let mut again = vec![i1];
+        again.extend(&next);
+        again.extend(flat(&kept));
         self.b
             .ins()
-            .brif(any, lbody, &args(None, &again), lexit, &args(None, &kept));
+            .brif(any, lbody, &args(&again), lexit, &args(&flat(&kept)));
         self.b.switch_to_block(lexit);
-        Ok(self.b.block_params(lexit).to_vec())
+        let out = self.b.block_params(lexit).to_vec();
+        Ok(out.chunks(PARTS).map(<[_]>::to_vec).collect())
     }
 }
