@@ -447,6 +447,34 @@ fn running_sums() {
     );
 }
 
+/// A loop inside an `if`, and a loop inside a loop, run only the lanes whose scalar program
+/// runs them: here the lanes that skip the inner `while` (j = 0, 1, 2 in the first vector) would
+/// never leave it (`x` never reaches 3), and those whose outer `while` ended (j = 5 after its
+/// first trip) would loop on in the nested one. Run on a thread with a deadline, so a regression
+/// fails instead of hanging.
+#[test]
+fn loops_run_only_the_lanes_that_reach_them() {
+    let src = "import torch\nfrom torch import Tensor\n\n\n\
+               def f(n: int) -> Tensor:\n    out = torch.zeros([n], dtype=torch.float64)\n    \
+               for j in range(n):\n        x = float(j)\n        \
+               if j % 2 == 0 and j >= 4:\n            while x != 3.0:\n                \
+               x = x - 1.0\n        y = float(j)\n        k = 0\n        \
+               while k < 1 or (k < 3 and j != 5):\n            z = y\n            \
+               while z != 2.0:\n                z = z - 1.0\n            \
+               y = y + 1.0\n            k += 1\n        out[j] = x + y\n    return out\n";
+    // Only j >= 2 reach the nested loop with z = y >= 2 (j = 0 and 1 would not end): start at 2.
+    let src = src.replace("for j in range(n):", "for j in range(2, n):");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let r = common::differences(&src, 1, |_| vec![Value::Int(12)]);
+        let _ = tx.send(r.map(|_| ()));
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(r) => r.unwrap_or_else(|d| panic!("{d}")),
+        Err(_) => panic!("the vector loop did not end"),
+    }
+}
+
 #[test]
 #[ignore = "prints generated programs"]
 fn print_generated() {

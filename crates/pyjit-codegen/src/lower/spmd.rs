@@ -28,7 +28,10 @@
 //! wrapping operations. An `if` computes both sides for every lane and selects per lane (the
 //! sides have no effects). An inner loop runs while any lane's condition holds; a lane whose
 //! condition turned false keeps the carried values read after the loop (it is masked), so each
-//! lane leaves the loop with the values the scalar loop would have. The stores, the only
+//! lane leaves the loop with the values the scalar loop would have. A loop inside an `if` side
+//! or inside another loop starts only the lanes whose scalar program gets there (the side's
+//! condition, the enclosing loop's live lanes): another lane's values may be anything there,
+//! and a loop on them need not end. The stores, the only
 //! effects, are made at the end of the vector body: iteration `j`'s in program order, then
 //! `j + 1`'s, ..., which is the scalar loop's order; each is the scalar store (index wrap,
 //! bounds check that raises PyTorch's `IndexError`, dtype conversion) on the lane's values. The
@@ -401,7 +404,7 @@ impl Lowering<'_, '_> {
         for &o in &ops {
             match self.f.op(o).kind {
                 OpKind::TensorStore | OpKind::Yield => {}
-                _ => self.spmd_lower(o, &mut lanes)?,
+                _ => self.spmd_lower(o, &mut lanes, None)?,
             }
         }
         // The stores: iteration j's in program order, then j + 1's, ...
@@ -633,8 +636,10 @@ impl Lowering<'_, '_> {
         })
     }
 
-    /// Lowers op `o` of the vector body on every part.
-    fn spmd_lower(&mut self, o: Op, lanes: &mut LaneMap) -> Res<()> {
+    /// Lowers op `o` of the vector body on every part. `mask` (per part; `None`: every lane)
+    /// holds the lanes whose scalar program runs `o`: an inner loop runs only those (another
+    /// lane's values there may be anything, and a loop on them need not end).
+    fn spmd_lower(&mut self, o: Op, lanes: &mut LaneMap, mask: Option<&[ir::Value]>) -> Res<()> {
         let d = self.f.op(o);
         let kind = d.kind.clone();
         let operands = d.operands.clone();
@@ -656,8 +661,25 @@ impl Lowering<'_, '_> {
             }
             OpKind::If => {
                 let c = self.lanes_of(operands[0], lanes)?;
-                let t = self.spmd_region(regions[0], &[], lanes)?;
-                let e = self.spmd_region(regions[1], &[], lanes)?;
+                // The lanes that take each side, where a side holds a loop.
+                let (mut tm, mut em) = (None, None);
+                if regions.iter().any(|&r| self.has_loop(r)) {
+                    let (mut t, mut e) = (Vec::new(), Vec::new());
+                    for p in 0..PARTS {
+                        let not = self.b.ins().bnot(c[p]);
+                        let (a, b) = match mask {
+                            Some(m) => {
+                                (self.b.ins().band(m[p], c[p]), self.b.ins().band(m[p], not))
+                            }
+                            None => (c[p], not),
+                        };
+                        t.push(a);
+                        e.push(b);
+                    }
+                    (tm, em) = (Some(t), Some(e));
+                }
+                let t = self.spmd_region(regions[0], &[], lanes, tm.as_deref())?;
+                let e = self.spmd_region(regions[1], &[], lanes, em.as_deref())?;
                 let (ty, ey) = (self.yielded(regions[0]), self.yielded(regions[1]));
                 let mut out = Vec::with_capacity(t.len());
                 for (k, (a, b)) in t.iter().zip(&e).enumerate() {
@@ -678,7 +700,7 @@ impl Lowering<'_, '_> {
                 }
                 out
             }
-            OpKind::Loop => self.spmd_inner_loop(o, lanes)?,
+            OpKind::Loop => self.spmd_inner_loop(o, lanes, mask)?,
             _ => {
                 let mut args = Vec::with_capacity(operands.len());
                 for &v in &operands {
@@ -698,6 +720,14 @@ impl Lowering<'_, '_> {
         Ok(())
     }
 
+    /// Whether region `r` holds a `loop` (at any depth).
+    fn has_loop(&self, r: Region) -> bool {
+        self.f.region_ops(r).iter().any(|&o| {
+            let d = self.f.op(o);
+            d.kind == OpKind::Loop || d.regions.iter().any(|&r| self.has_loop(r))
+        })
+    }
+
     /// The operands of region `r`'s final `yield`.
     fn yielded(&self, r: Region) -> Vec<IrValue> {
         let ops = self.f.region_ops(r);
@@ -713,6 +743,7 @@ impl Lowering<'_, '_> {
         r: Region,
         params: &[Vec<ir::Value>],
         lanes: &mut LaneMap,
+        mask: Option<&[ir::Value]>,
     ) -> Res<Vec<Vec<ir::Value>>> {
         for (&p, x) in self.f.region_params(r).iter().zip(params) {
             lanes.insert(p, x.clone());
@@ -722,7 +753,7 @@ impl Lowering<'_, '_> {
             .split_last()
             .ok_or_else(|| CodegenError::Internal("empty region".into()))?;
         for &o in rest {
-            self.spmd_lower(o, lanes)?;
+            self.spmd_lower(o, lanes, mask)?;
         }
         let ys = self.f.op(last).operands.clone();
         ys.iter().map(|&v| self.lanes_of(v, lanes)).collect()
@@ -737,7 +768,12 @@ impl Lowering<'_, '_> {
 
     /// An inner `loop` on every lane: it runs while any lane's condition holds; a lane whose
     /// condition turned false keeps its carried values.
-    fn spmd_inner_loop(&mut self, o: Op, lanes: &mut LaneMap) -> Res<Vec<Vec<ir::Value>>> {
+    fn spmd_inner_loop(
+        &mut self,
+        o: Op,
+        lanes: &mut LaneMap,
+        mask: Option<&[ir::Value]>,
+    ) -> Res<Vec<Vec<ir::Value>>> {
         let d = self.f.op(o);
         let operands = d.operands.clone();
         let results = d.results.clone();
@@ -745,6 +781,11 @@ impl Lowering<'_, '_> {
         let unbounded = self.const_int(operands[0]) == Some(i64::MAX);
         let max = self.uniform(operands[0])?;
         let mut active = self.lanes_of(operands[1], lanes)?;
+        if let Some(m) = mask {
+            for (a, &m) in active.iter_mut().zip(m) {
+                *a = self.b.ins().band(*a, m);
+            }
+        }
         let zero = self.b.ins().iconst(types::I64, 0);
         if !unbounded {
             let runs = self.b.ins().icmp(IntCC::SignedLessThan, zero, max);
@@ -791,7 +832,7 @@ impl Lowering<'_, '_> {
         let old: Vec<Vec<ir::Value>> = ps[1 + PARTS..].chunks(PARTS).map(<[_]>::to_vec).collect();
         let mut bind = vec![vec![self.b.ins().splat(types::I64X2, i); PARTS]];
         bind.extend(old.iter().cloned());
-        let ys = self.spmd_region(body, &bind, lanes)?;
+        let ys = self.spmd_region(body, &bind, lanes, Some(&active))?;
         let (cond, new) = ys
             .split_first()
             .ok_or_else(|| CodegenError::Internal("loop yield without a condition".into()))?;
