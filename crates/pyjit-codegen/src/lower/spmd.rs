@@ -87,6 +87,12 @@ fn lane_type(t: &Type) -> Option<types::Type> {
 impl Lowering<'_, '_> {
     /// The plan for loop `op` when the outer-loop vectorizer takes it (see the module doc).
     pub(super) fn spmd_plan(&self, op: Op) -> Option<SpmdPlan> {
+        // 64-bit lane compares and lane inserts/extracts/tests are SSE4.1/4.2 instructions on
+        // x86-64 (Cranelift lowers them from what the host has).
+        #[cfg(target_arch = "x86_64")]
+        if !std::is_x86_feature_detected!("sse4.2") {
+            return None;
+        }
         let f = self.f;
         let body = self.counted_loop_body(op)?;
         let params = f.region_params(body);
