@@ -9,11 +9,19 @@ workload's, and each primary case of `cases.PRIMARY`: compiles it unmodified wit
 that the results agree (rtol 1e-4), then alternates the two five times, each time the median of
 a block of calls sized to ~30 ms, and prints the medians of the five and their ratio. Functions
 numba does not compile are skipped. Timings come from this process only: compare within a run.
+Runs with peerbench's malloc settings (re-executes itself with them, as python_peers.py does).
 """
 import importlib
 import os
 import sys
 import time
+
+from peerbench_env import MALLOC_ENV
+
+# peerbench's allocator settings, as benches/python_peers.py runs every peer (both sides of
+# each pair get them); before anything allocates much.
+if any(os.environ.get(k) != v for k, v in MALLOC_ENV.items()):
+    os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **MALLOC_ENV})
 
 
 # Seconds to wait before each block of calls, so that no library's worker thread is still
