@@ -61,7 +61,7 @@ const PARTS: usize = 2;
 type LaneMap = HashMap<IrValue, Vec<ir::Value>>;
 
 /// A loop the outer-loop vectorizer takes: the values its body defines (everything else it
-/// reads is the same in both lanes), the divisors to test before it, and its stores.
+/// reads is the same in every lane), the divisors to test before it, and its stores.
 pub(super) struct SpmdPlan {
     defined: HashSet<IrValue>,
     divisors: Vec<IrValue>,
