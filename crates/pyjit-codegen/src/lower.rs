@@ -1898,7 +1898,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             first = Some(start);
             carried = rest;
         }
-        // Or the outer-loop vectorizer's (two iterations per trip), when it takes this one.
+        // Or the outer-loop vectorizer's (four iterations per trip), when it takes this one.
         if first.is_none()
             && let Some(plan) = self.spmd_plan(op)
         {

@@ -521,13 +521,11 @@ impl Lowering<'_, '_> {
             .ok_or_else(|| CodegenError::Internal("vector lanes of a non-scalar".into()))?;
         let x = self.uniform(v)?;
         let x = if *self.ty(v) == Type::Bool {
-            // 0/1 → a lane mask.
-            let w = self.b.ins().uextend(types::I64, x);
-            self.b.ins().ineg(w)
+            self.mask_of(x)
         } else {
-            x
+            self.b.ins().splat(ty, x)
         };
-        let s = vec![self.b.ins().splat(ty, x); PARTS];
+        let s = vec![x; PARTS];
         lanes.insert(v, s.clone());
         Ok(s)
     }
@@ -765,7 +763,16 @@ impl Lowering<'_, '_> {
         ys.iter().map(|&v| self.lanes_of(v, lanes)).collect()
     }
 
-    /// `(0 < x) as a lane mask` of a scalar comparison result `c` (an `i8` 0 or 1).
+    /// Whether any lane of the masks `m` (one per part) is set.
+    fn any_lane(&mut self, m: &[ir::Value]) -> ir::Value {
+        let mut any = m[0];
+        for &a in &m[1..] {
+            any = self.b.ins().bor(any, a);
+        }
+        self.b.ins().vany_true(any)
+    }
+
+    /// The lane mask (all ones or zero in every lane) of a scalar `bool` `c` (an `i8` 0 or 1).
     fn mask_of(&mut self, c: ir::Value) -> ir::Value {
         let w = self.b.ins().uextend(types::I64, c);
         let m = self.b.ins().ineg(w);
@@ -819,11 +826,7 @@ impl Lowering<'_, '_> {
         }
         let flat = |vs: &[Vec<ir::Value>]| vs.iter().flatten().copied().collect::<Vec<_>>();
         let args = |vs: &[ir::Value]| vs.iter().copied().map(BlockArg::Value).collect::<Vec<_>>();
-        let mut any_lane = active[0];
-        for &a in &active[1..] {
-            any_lane = self.b.ins().bor(any_lane, a);
-        }
-        let any = self.b.ins().vany_true(any_lane);
+        let any = self.any_lane(&active);
         let mut entry = vec![zero];
         entry.extend(&active);
         entry.extend(flat(&carried));
@@ -873,11 +876,7 @@ impl Lowering<'_, '_> {
             }
             next.push(a);
         }
-        let mut any_lane = next[0];
-        for &a in &next[1..] {
-            any_lane = self.b.ins().bor(any_lane, a);
-        }
-        let any = self.b.ins().vany_true(any_lane);
+        let any = self.any_lane(&next);
         let mut again = vec![i1];
         again.extend(&next);
         again.extend(flat(&kept));
