@@ -32,6 +32,7 @@ use pyjit_syntax::Span;
 use pyjit_value::{ExcKind, PyErr, scalar};
 use std::collections::{HashMap, HashSet};
 
+mod refill;
 mod spmd;
 mod vectorize;
 
@@ -1903,6 +1904,14 @@ impl<'a, 'b> Lowering<'a, 'b> {
             && let Some(plan) = self.spmd_plan(op)
         {
             let (start, rest) = self.emit_spmd_loop(op, &plan, max, &carried)?;
+            first = Some(start);
+            carried = rest;
+        }
+        // Or the interleaver's (iterations in flight, each taking the next when it ends).
+        if first.is_none()
+            && let Some(plan) = self.refill_plan(op)
+        {
+            let (start, rest) = self.emit_refill_loop(op, &plan, max, &carried)?;
             first = Some(start);
             carried = rest;
         }

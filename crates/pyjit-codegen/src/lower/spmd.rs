@@ -13,8 +13,9 @@
 //!   values) made of the same;
 //! * element stores `t[…] = v` at the body's top level, of tensors with a view;
 //!
-//! whose carried values are `int` running sums (`total += k`: each lane keeps a partial sum,
-//! added up after the vector loop; see [`Lowering::chain_use`]), and whose inner loops do
+//! whose carried values are `int` running sums (`total += k`, also in an `if` or a loop: each
+//! lane keeps a partial sum, added up after the vector loop; see [`Lowering::chain_use`]), and
+//! whose inner loops do
 //! `float` arithmetic (the case where lanes pay: see the end of [`Lowering::spmd_plan`]).
 //! Integer `//` and `%` by a positive power of two are shifts and masks, as in the scalar code.
 //!
@@ -64,15 +65,15 @@ type LaneMap = HashMap<IrValue, Vec<ir::Value>>;
 /// reads is the same in every lane), the divisors to test before it, and its stores.
 pub(super) struct SpmdPlan {
     defined: HashSet<IrValue>,
-    divisors: Vec<IrValue>,
-    stores: Vec<Op>,
+    pub(super) divisors: Vec<IrValue>,
+    pub(super) stores: Vec<Op>,
     /// The values of the running sums (see [`Lowering::chain_use`]), with the carried slot of
     /// the outer loop each belongs to.
     chain: HashMap<IrValue, usize>,
     /// How many inner loops enclose the op being checked, and whether one holds `float`
     /// arithmetic (see [`Lowering::spmd_plan`]).
     depth: usize,
-    inner_float: bool,
+    pub(super) inner_float: bool,
 }
 
 /// The vector type of a scalar type's lanes (`bool`s are lane masks: all ones or zero).
@@ -93,6 +94,23 @@ impl Lowering<'_, '_> {
         if !std::is_x86_feature_detected!("sse4.2") {
             return None;
         }
+        let plan = self.independent_iterations(op)?;
+        // Only loop nests whose inner loops do `float` arithmetic: there, one iteration is a
+        // chain of 3-4-cycle dependent operations, and the lanes run four chains in the time of
+        // about one (mandelbrot: 2.3 -> 1.05 ms). An integer inner loop is a chain of 1-cycle
+        // operations that the scalar code runs branch-free, and lanes that finish at different
+        // trips cost more than they save (Collatz's `scalar_loop` vectorized, two lanes: 162
+        // against 118 ms; four: 117.1-117.3 against 112.6-114.3); such nests go to the
+        // interleaver ([`Lowering::refill_plan`]).
+        let sums = self.f.region_params(self.f.op(op).regions[0]).len() > 1;
+        (plan.inner_float && (!plan.stores.is_empty() || sums)).then_some(plan)
+    }
+
+    /// The analysis both the outer-loop vectorizer and the interleaver rest on: whether loop
+    /// `op`'s iterations are independent scalar programs of the ops above (every one free of
+    /// errors but the float divisions by [`SpmdPlan::divisors`]), with element stores at the
+    /// body's top level and `int` running sums as the carried values.
+    pub(super) fn independent_iterations(&self, op: Op) -> Option<SpmdPlan> {
         let f = self.f;
         let body = self.counted_loop_body(op)?;
         let params = f.region_params(body);
@@ -152,19 +170,15 @@ impl Lowering<'_, '_> {
                 return None;
             }
         }
-        // Only loop nests whose inner loops do `float` arithmetic: there, one iteration is a
-        // chain of 3-4-cycle dependent operations, and the lanes run four chains in the time of
-        // about one (mandelbrot: 2.3 -> 1.05 ms). An integer inner loop is a chain of 1-cycle
-        // operations that the scalar code runs branch-free, and lanes that finish at different
-        // trips cost more than they save (Collatz's `scalar_loop` vectorized, two lanes: 162
-        // against 118 ms; four: 117.1-117.3 against 112.6-114.3).
-        (plan.inner_float && (!plan.stores.is_empty() || params.len() > 1)).then_some(plan)
+        Some(plan)
     }
 
     /// The running-sum rule for op `o` when an operand is a sum (a value of [`SpmdPlan::chain`]):
     /// the outer loop's carried `int`s are running sums, `s + v`, `v + s` and `s - v` of a sum
     /// `s` and a value `v` that is not one are sums of the same slot, and so are an inner loop's
-    /// carried values that start from a sum (its body must yield a sum of that slot back). A
+    /// carried values that start from a sum (its body must yield a sum of that slot back) and
+    /// an `if`'s results that both sides yield as sums of one slot (`if c: total += x`; see
+    /// `spmd_op_ok`). A
     /// sum is used in nothing else: each lane then keeps a partial sum of its iterations, and
     /// the lanes' partial sums add up to the scalar loop's (wrapping additions commute).
     /// Returns `None` when no operand is a sum, `Some(false)` when the use breaks the rule.
@@ -264,7 +278,26 @@ impl Lowering<'_, '_> {
             OpKind::FloatUn(FloatUnOp::Neg | FloatUnOp::Abs) => true,
             OpKind::Cast(CastOp::IntToFloat | CastOp::BoolToInt) => true,
             OpKind::Select => true,
-            OpKind::If => d.regions.iter().all(|&r| self.spmd_region_ok(r, plan, &[])),
+            OpKind::If => {
+                // A result that both sides yield as a running sum of one slot (`if c: total +=
+                // x`) is a sum of that slot (each lane selects its own partial sum's update).
+                let mut sides = Vec::with_capacity(2);
+                for &r in &d.regions {
+                    match self.spmd_region_sums(r, plan) {
+                        Some(s) => sides.push(s),
+                        None => return false,
+                    }
+                }
+                if sides.windows(2).any(|w| w[0] != w[1]) {
+                    return false;
+                }
+                for (q, slot) in sides.first().into_iter().flatten().enumerate() {
+                    if let (Some(s), Some(&r)) = (slot, d.results.get(q)) {
+                        plan.chain.insert(r, *s);
+                    }
+                }
+                true
+            }
             OpKind::Loop => {
                 // The carried sums' slots, which the body's `yield` must give back.
                 let body = d.regions[0];
@@ -291,28 +324,38 @@ impl Lowering<'_, '_> {
     /// parameters scalars, its ops vectorizable, ending in a `yield` whose operand `q` is a
     /// running sum of slot `sums[q]` where that is given, and not a sum elsewhere.
     fn spmd_region_ok(&self, r: Region, plan: &mut SpmdPlan, sums: &[Option<usize>]) -> bool {
+        self.spmd_region_sums(r, plan).is_some_and(|slots| {
+            slots
+                .iter()
+                .enumerate()
+                .all(|(q, s)| *s == sums.get(q).copied().flatten())
+        })
+    }
+
+    /// When region `r` is vectorizable (its parameters scalars, its ops vectorizable, ending
+    /// in a `yield`): the running-sum slot of each operand of its `yield` (`None`: not a sum).
+    fn spmd_region_sums(&self, r: Region, plan: &mut SpmdPlan) -> Option<Vec<Option<usize>>> {
         let f = self.f;
         let params = f.region_params(r);
         if !params.iter().all(|p| lane_type(&f.values[*p].ty).is_some()) {
-            return false;
+            return None;
         }
         plan.defined.extend(params.iter().copied());
         let ops = f.region_ops(r);
-        let Some((&last, rest)) = ops.split_last() else {
-            return false;
-        };
+        let (&last, rest) = ops.split_last()?;
         let ld = f.op(last);
-        ld.kind == OpKind::Yield
+        (ld.kind == OpKind::Yield
             && ld
                 .operands
                 .iter()
                 .all(|v| lane_type(&f.values[*v].ty).is_some())
-            && rest.iter().all(|&o| self.spmd_op_ok(o, plan))
-            && ld
-                .operands
+            && rest.iter().all(|&o| self.spmd_op_ok(o, plan)))
+        .then(|| {
+            ld.operands
                 .iter()
-                .enumerate()
-                .all(|(q, v)| plan.chain.get(v).copied() == sums.get(q).copied().flatten())
+                .map(|v| plan.chain.get(v).copied())
+                .collect()
+        })
     }
 
     fn const_float(&self, v: IrValue) -> Option<f64> {
@@ -725,7 +768,7 @@ impl Lowering<'_, '_> {
     }
 
     /// Whether region `r` holds a `loop` (at any depth).
-    fn has_loop(&self, r: Region) -> bool {
+    pub(super) fn has_loop(&self, r: Region) -> bool {
         self.f.region_ops(r).iter().any(|&o| {
             let d = self.f.op(o);
             d.kind == OpKind::Loop || d.regions.iter().any(|&r| self.has_loop(r))
@@ -733,7 +776,7 @@ impl Lowering<'_, '_> {
     }
 
     /// The operands of region `r`'s final `yield`.
-    fn yielded(&self, r: Region) -> Vec<IrValue> {
+    pub(super) fn yielded(&self, r: Region) -> Vec<IrValue> {
         let ops = self.f.region_ops(r);
         ops.last()
             .map(|&o| self.f.op(o).operands.clone())

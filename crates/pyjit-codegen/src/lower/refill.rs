@@ -1,0 +1,477 @@
+//! Interleaving with refill: a counted loop whose iterations are independent integer programs
+//! around one `while` loop of a data-dependent trip count (Collatz's `scalar_loop`: for each
+//! `i`, step `x` until it reaches 1, counting the steps) runs [`LANES`] iterations at once, each
+//! in scalar registers of its own. One trip of the interleaved loop advances every lane by one
+//! step of its `while` body; a lane whose `while` condition turns false finishes its iteration
+//! and takes the next one the loop has not started, so no lane idles while another still has
+//! steps to go (the outer-loop vectorizer's lanes wait for the slowest; see `spmd.rs`).
+//!
+//! The scalar code of such a loop is one chain of dependent 1-2-cycle operations per step
+//! (Collatz: `x & 1`, `3 * x + 1`, a conditional move: three cycles a step); the lanes' chains
+//! are independent, so the core overlaps them and a step costs what its instructions cost to
+//! issue, not the chain's latency.
+//!
+//! **Which loops.** Those of [`Lowering::independent_iterations`] (every op a scalar op that
+//! cannot raise, the carried values `int` running sums) with no element stores and no float
+//! divisions to test, whose body is: ops without loops, one `while` loop (unbounded trip count)
+//! whose body does no `float` arithmetic (the outer-loop vectorizer's case), ops without loops,
+//! the `yield`. With no effects and no errors in any iteration, the order in which iterations
+//! run cannot be observed; the running sums are wrapping additions, which commute, and each
+//! lane keeps a partial sum of its own (lane 0 starting from the sum's value before the loop,
+//! the others from 0), added up at the end. An iteration that never ends keeps the loop from
+//! ending, as in the scalar code.
+//!
+//! **The lanes.** Each lane's state is the `while` loop's carried values (and its index when
+//! the body reads it) and the values of the iteration's first ops that the loop body and the
+//! last ops read. Between trips every lane is inside its `while` loop with one more step to
+//! run (an iteration whose `while` loop runs no step is finished at once when it is taken).
+//! When the iterations run out, the lanes still inside theirs run to their end one after the
+//! other, each as the scalar loop would.
+
+use super::{Exit, Lowering, Res};
+use crate::CodegenError;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{self, BlockArg, InstBuilder, types};
+use cranelift_frontend::Variable;
+use pyjit_ir::{Op, OpKind, Region, Type, Value as IrValue};
+use std::collections::HashSet;
+
+/// Iterations in flight.
+const LANES: usize = 3;
+
+/// A loop the interleaver takes: its `while` loop, where that sits among the body's ops, and
+/// the values of the body's scope (its parameters and the results of the ops before the
+/// `while` loop) read by the `while` loop's body, the ops after it or the `yield`.
+pub(super) struct RefillPlan {
+    inner: Op,
+    at: usize,
+    live: Vec<IrValue>,
+}
+
+/// What a lane's step or refill leaves: whether the `while` loop runs (another) step, and the
+/// lane's state.
+struct LaneState {
+    go: ir::Value,
+    state: Vec<ir::Value>,
+}
+
+impl Lowering<'_, '_> {
+    /// The plan for loop `op` when the interleaver takes it (see the module doc).
+    pub(super) fn refill_plan(&self, op: Op) -> Option<RefillPlan> {
+        let plan = self.independent_iterations(op)?;
+        if plan.inner_float || !plan.stores.is_empty() || !plan.divisors.is_empty() {
+            return None;
+        }
+        let f = self.f;
+        let body = f.op(op).regions[0];
+        let params = f.region_params(body);
+        if params.len() < 2 {
+            // No running sum: the loop computes nothing.
+            return None;
+        }
+        let ops = f.region_ops(body);
+        let mut loops = ops
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| f.op(**o).kind == OpKind::Loop);
+        let (at, &inner) = loops.next()?;
+        if loops.next().is_some()
+            || self.const_int(f.op(inner).operands[0]) != Some(i64::MAX)
+            || ops
+                .iter()
+                .any(|&o| o != inner && f.op(o).regions.iter().any(|&r| self.has_loop(r)))
+        {
+            return None;
+        }
+        let mut scope: HashSet<IrValue> = params.iter().copied().collect();
+        for &o in &ops[..at] {
+            scope.extend(f.op(o).results.iter().copied());
+        }
+        let mut reads = Vec::new();
+        self.reads_in(f.op(inner).regions[0], &mut reads);
+        for &o in &ops[at + 1..] {
+            reads.extend(f.op(o).operands.iter().copied());
+            for &r in &f.op(o).regions {
+                self.reads_in(r, &mut reads);
+            }
+        }
+        let mut live = Vec::new();
+        for v in reads {
+            if scope.contains(&v) && !live.contains(&v) {
+                live.push(v);
+            }
+        }
+        // A lane's state is `int`s and `bool`s (so its registers' types are known before the
+        // code that computes them is emitted).
+        let int_or_bool = |v: &IrValue| matches!(self.ty(*v), Type::Int | Type::Bool);
+        (f.op(inner).operands[2..].iter().all(int_or_bool) && live.iter().all(int_or_bool))
+            .then_some(RefillPlan { inner, at, live })
+    }
+
+    /// The operands of region `r`'s ops and of their regions', in order.
+    fn reads_in(&self, r: Region, out: &mut Vec<IrValue>) {
+        for &o in self.f.region_ops(r) {
+            let d = self.f.op(o);
+            out.extend(d.operands.iter().copied());
+            for &inner in &d.regions {
+                self.reads_in(inner, out);
+            }
+        }
+    }
+
+    /// The interleaved loop of `plan` in front of the scalar loop of trip count `max` whose
+    /// carried sums start at `carried`: when there are at least [`LANES`] iterations it runs
+    /// all of them; returns the index the scalar loop starts from (`max` then, 0 otherwise) and
+    /// the sums it starts with.
+    pub(super) fn emit_refill_loop(
+        &mut self,
+        op: Op,
+        plan: &RefillPlan,
+        max: ir::Value,
+        carried: &[ir::Value],
+    ) -> Res<(ir::Value, Vec<ir::Value>)> {
+        let enough = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, max, LANES as i64);
+        let init = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.append_block_param(join, types::I64);
+        for &c in carried {
+            let ty = self.b.func.dfg.value_type(c);
+            self.b.append_block_param(join, ty);
+        }
+        let args = |vs: &[ir::Value]| vs.iter().copied().map(BlockArg::Value).collect::<Vec<_>>();
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let mut bypass = vec![zero];
+        bypass.extend(carried);
+        self.b.ins().brif(enough, init, &[], join, &args(&bypass));
+
+        // Variables: the next iteration to take, the finished lanes' sums, per lane its state
+        // and the sums it feeds its next iteration (while filling), and for the drain the lane
+        // that found no iteration left and how many lanes were filled. Every one is defined
+        // here first, so that no path reaching a use goes back past this block.
+        self.b.switch_to_block(init);
+        let i64_var = |s: &mut Self, x: ir::Value| {
+            let v = s.b.declare_var(types::I64);
+            s.b.def_var(v, x);
+            v
+        };
+        let t_var = i64_var(self, zero);
+        let dead_var = i64_var(self, zero);
+        let filled_var = i64_var(self, zero);
+        let acc: Vec<Variable> = carried.iter().map(|_| i64_var(self, zero)).collect();
+        let feeds: Vec<Vec<Variable>> = (0..LANES)
+            .map(|k| {
+                let from: &[ir::Value] = if k == 0 { carried } else { &[] };
+                (0..carried.len())
+                    .map(|j| i64_var(self, from.get(j).copied().unwrap_or(zero)))
+                    .collect()
+            })
+            .collect();
+        let mut state_types = Vec::new();
+        if self.refill_index(plan).is_some() {
+            state_types.push(types::I64);
+        }
+        let operands = self.f.op(plan.inner).operands.clone();
+        for &v in operands[2..].iter().chain(&plan.live) {
+            state_types.push(if *self.ty(v) == Type::Bool {
+                types::I8
+            } else {
+                types::I64
+            });
+        }
+        let mut lanes: Vec<Vec<Variable>> = Vec::with_capacity(LANES);
+        for _ in 0..LANES {
+            let mut vars = Vec::with_capacity(state_types.len());
+            for &ty in &state_types {
+                let v = self.b.declare_var(ty);
+                let z = self.b.ins().iconst(ty, 0);
+                self.b.def_var(v, z);
+                vars.push(v);
+            }
+            lanes.push(vars);
+        }
+        let drain = self.b.create_block();
+        let head = self.b.create_block();
+
+        // Filling: lane k takes iterations until one whose `while` loop runs a step; an
+        // iteration whose loop runs none is finished at once.
+        let mut fill = self.b.create_block();
+        self.b.ins().jump(fill, &[]);
+        for k in 0..LANES {
+            let (take, skip, short) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            let next = if k + 1 < LANES {
+                self.b.create_block()
+            } else {
+                head
+            };
+            self.b.switch_to_block(fill);
+            let t = self.b.use_var(t_var);
+            let some = self.b.ins().icmp(IntCC::SignedLessThan, t, max);
+            self.b.ins().brif(some, take, &[], short, &[]);
+
+            self.b.switch_to_block(take);
+            let sums: Vec<ir::Value> = feeds[k].iter().map(|&v| self.b.use_var(v)).collect();
+            let LaneState { go, state } = self.refill_take(op, plan, t, &sums)?;
+            self.set_vars(&lanes[k], &state)?;
+            let t1 = self.b.ins().iadd_imm_s(t, 1);
+            self.b.def_var(t_var, t1);
+            self.b.ins().brif(go, next, &[], skip, &[]);
+
+            self.b.switch_to_block(skip);
+            let state = self.use_vars(&lanes[k]);
+            let sums = self.refill_finish(op, plan, &state)?;
+            for (&v, &s) in feeds[k].iter().zip(&sums) {
+                self.b.def_var(v, s);
+            }
+            self.b.ins().jump(fill, &[]);
+
+            // Fewer iterations than lanes: lanes 0..k run theirs to the end.
+            self.b.switch_to_block(short);
+            for (&a, &v) in acc.iter().zip(&feeds[k]) {
+                let (x, y) = (self.b.use_var(a), self.b.use_var(v));
+                let s = self.b.ins().iadd(x, y);
+                self.b.def_var(a, s);
+            }
+            let n = self.b.ins().iconst(types::I64, k as i64);
+            self.b.def_var(filled_var, n);
+            let none = self.b.ins().iconst(types::I64, LANES as i64);
+            self.b.def_var(dead_var, none);
+            self.b.ins().jump(drain, &[]);
+            fill = next;
+        }
+
+        // The interleaved loop: a step of every lane per trip.
+        self.b.switch_to_block(head);
+        let mut step = head;
+        for (k, lane) in lanes.iter().enumerate() {
+            let (finish, take, dies) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            let next = if k + 1 < LANES {
+                self.b.create_block()
+            } else {
+                head
+            };
+            if step != head {
+                self.b.switch_to_block(step);
+            }
+            let state = self.use_vars(lane);
+            let LaneState { go, state } = self.refill_step(plan, &state)?;
+            self.set_vars(lane, &state)?;
+            self.b.ins().brif(go, next, &[], finish, &[]);
+
+            // The lane's iteration is done: its last ops, then the next iteration.
+            self.b.switch_to_block(finish);
+            let state = self.use_vars(lane);
+            let sums = self.refill_finish(op, plan, &state)?;
+            let t = self.b.use_var(t_var);
+            let some = self.b.ins().icmp(IntCC::SignedLessThan, t, max);
+            self.b.ins().brif(some, take, &[], dies, &[]);
+
+            self.b.switch_to_block(take);
+            let LaneState { go, state } = self.refill_take(op, plan, t, &sums)?;
+            self.set_vars(lane, &state)?;
+            let t1 = self.b.ins().iadd_imm_s(t, 1);
+            self.b.def_var(t_var, t1);
+            self.b.ins().brif(go, next, &[], finish, &[]);
+
+            // No iteration left: the other lanes run theirs to the end.
+            self.b.switch_to_block(dies);
+            for (&a, &s) in acc.iter().zip(&sums) {
+                let x = self.b.use_var(a);
+                let y = self.b.ins().iadd(x, s);
+                self.b.def_var(a, y);
+            }
+            let n = self.b.ins().iconst(types::I64, LANES as i64);
+            self.b.def_var(filled_var, n);
+            let d = self.b.ins().iconst(types::I64, k as i64);
+            self.b.def_var(dead_var, d);
+            self.b.ins().jump(drain, &[]);
+            step = next;
+        }
+
+        // The drain: each lane still inside its iteration, in turn, as the scalar loop.
+        self.b.switch_to_block(drain);
+        let done = self.b.create_block();
+        for (k, lane) in lanes.iter().enumerate() {
+            let (run, again, finish) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            let next = if k + 1 < LANES {
+                self.b.create_block()
+            } else {
+                done
+            };
+            let filled = self.b.use_var(filled_var);
+            let dead = self.b.use_var(dead_var);
+            let within = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::SignedGreaterThan, filled, k as i64);
+            let other = self.b.ins().icmp_imm_s(IntCC::NotEqual, dead, k as i64);
+            let live = self.b.ins().band(within, other);
+            self.b.ins().brif(live, run, &[], next, &[]);
+            self.b.switch_to_block(run);
+            self.b.ins().jump(again, &[]);
+            self.b.switch_to_block(again);
+            let state = self.use_vars(lane);
+            let LaneState { go, state } = self.refill_step(plan, &state)?;
+            self.set_vars(lane, &state)?;
+            self.b.ins().brif(go, again, &[], finish, &[]);
+            self.b.switch_to_block(finish);
+            let state = self.use_vars(lane);
+            let sums = self.refill_finish(op, plan, &state)?;
+            for (&a, &s) in acc.iter().zip(&sums) {
+                let x = self.b.use_var(a);
+                let y = self.b.ins().iadd(x, s);
+                self.b.def_var(a, y);
+            }
+            self.b.ins().jump(next, &[]);
+            self.b.switch_to_block(next);
+        }
+        let mut out = vec![max];
+        out.extend(acc.iter().map(|&a| self.b.use_var(a)));
+        self.b.ins().jump(join, &args(&out));
+        self.b.switch_to_block(join);
+        let ps = self.b.block_params(join).to_vec();
+        Ok((ps[0], ps[1..].to_vec()))
+    }
+
+    /// Defines `vars` as `vals`.
+    fn set_vars(&mut self, vars: &[Variable], vals: &[ir::Value]) -> Res<()> {
+        if vars.len() != vals.len() {
+            return Err(CodegenError::Internal("lane state of another shape".into()));
+        }
+        for (&var, &v) in vars.iter().zip(vals) {
+            self.b
+                .try_def_var(var, v)
+                .map_err(|e| CodegenError::Internal(format!("lane state: {e}")))?;
+        }
+        Ok(())
+    }
+
+    fn use_vars(&mut self, vars: &[Variable]) -> Vec<ir::Value> {
+        vars.iter().map(|&v| self.b.use_var(v)).collect()
+    }
+
+    /// Whether the `while` body reads its index (then it is part of a lane's state).
+    fn refill_index(&self, plan: &RefillPlan) -> Option<IrValue> {
+        let p = self.f.region_params(self.f.op(plan.inner).regions[0])[0];
+        self.last_use.contains_key(&p).then_some(p)
+    }
+
+    /// Binds the values of a lane's `state`: the `while` loop's index (when read) and carried
+    /// values as `targets` (its body's parameters, or its results), then the live values.
+    fn bind_lane(&mut self, plan: &RefillPlan, targets: &[IrValue], state: &[ir::Value]) {
+        let mut it = state.iter().copied();
+        for &p in targets {
+            if let Some(x) = it.next() {
+                self.vals.insert(p, vec![x]);
+            }
+        }
+        for &v in &plan.live {
+            if let Some(x) = it.next() {
+                self.vals.insert(v, vec![x]);
+            }
+        }
+    }
+
+    /// Takes iteration `t` with running sums `sums`: the ops before the `while` loop; returns
+    /// whether the loop runs a step and the lane's state.
+    fn refill_take(
+        &mut self,
+        op: Op,
+        plan: &RefillPlan,
+        t: ir::Value,
+        sums: &[ir::Value],
+    ) -> Res<LaneState> {
+        let body = self.f.op(op).regions[0];
+        let params = self.f.region_params(body).to_vec();
+        self.vals.insert(params[0], vec![t]);
+        for (&p, &s) in params[1..].iter().zip(sums) {
+            self.vals.insert(p, vec![s]);
+        }
+        let ops = self.f.region_ops(body).to_vec();
+        self.frames.push(Vec::new());
+        for (k, &o) in ops[..plan.at].iter().enumerate() {
+            self.lower_op(o, k as u32, Exit::Body)?;
+        }
+        self.frames.pop();
+        let operands = self.f.op(plan.inner).operands.clone();
+        let go = self.one(operands[1])?;
+        let mut state = Vec::new();
+        if self.refill_index(plan).is_some() {
+            state.push(self.b.ins().iconst(types::I64, 0));
+        }
+        for &v in &operands[2..] {
+            state.push(self.one(v)?);
+        }
+        for &v in &plan.live {
+            state.push(self.one(v)?);
+        }
+        Ok(LaneState { go, state })
+    }
+
+    /// One step of a lane's `while` loop: its body on the lane's state.
+    fn refill_step(&mut self, plan: &RefillPlan, state: &[ir::Value]) -> Res<LaneState> {
+        let body = self.f.op(plan.inner).regions[0];
+        let params = self.f.region_params(body).to_vec();
+        let index = self.refill_index(plan);
+        let targets: Vec<IrValue> = if index.is_some() {
+            params.clone()
+        } else {
+            params[1..].to_vec()
+        };
+        if index.is_none() {
+            // The index is never read: any value will do.
+            let z = self.b.ins().iconst(types::I64, 0);
+            self.vals.insert(params[0], vec![z]);
+        }
+        self.bind_lane(plan, &targets, state);
+        self.lower_region(body, Exit::Capture, false)?;
+        let ys = std::mem::take(&mut self.captured);
+        let (&go, carried) = ys
+            .split_first()
+            .ok_or_else(|| CodegenError::Internal("loop yield without a condition".into()))?;
+        let mut next = Vec::with_capacity(state.len());
+        if index.is_some() {
+            next.push(self.b.ins().iadd_imm_s(state[0], 1));
+        }
+        next.extend(carried);
+        next.extend(&state[targets.len()..]);
+        Ok(LaneState { go, state: next })
+    }
+
+    /// The end of a lane's iteration: the ops after the `while` loop on the loop's results;
+    /// returns the running sums the iteration yields.
+    fn refill_finish(
+        &mut self,
+        op: Op,
+        plan: &RefillPlan,
+        state: &[ir::Value],
+    ) -> Res<Vec<ir::Value>> {
+        let skip = usize::from(self.refill_index(plan).is_some());
+        let results = self.f.op(plan.inner).results.clone();
+        self.bind_lane(plan, &results, &state[skip..]);
+        let body = self.f.op(op).regions[0];
+        let ops = self.f.region_ops(body).to_vec();
+        self.frames.push(Vec::new());
+        let last = ops.len() - 1;
+        for (k, &o) in ops.iter().enumerate().take(last).skip(plan.at + 1) {
+            self.lower_op(o, k as u32, Exit::Body)?;
+        }
+        self.frames.pop();
+        let ys = self.yielded(body);
+        ys[1..].iter().map(|&v| self.one(v)).collect()
+    }
+}
