@@ -130,6 +130,19 @@ impl Lowering<'_, '_> {
         max: ir::Value,
         carried: &[ir::Value],
     ) -> Res<(ir::Value, Vec<ir::Value>)> {
+        self.interleaving = true;
+        let r = self.emit_refill_lanes(op, plan, max, carried);
+        self.interleaving = false;
+        r
+    }
+
+    fn emit_refill_lanes(
+        &mut self,
+        op: Op,
+        plan: &RefillPlan,
+        max: ir::Value,
+        carried: &[ir::Value],
+    ) -> Res<(ir::Value, Vec<ir::Value>)> {
         let enough = self
             .b
             .ins()
