@@ -15,7 +15,7 @@
 //! cannot raise, the carried values `int` running sums) with no element stores and no float
 //! divisions to test, whose body is: ops without loops, one `while` loop (unbounded trip count)
 //! whose body does no `float` arithmetic (the outer-loop vectorizer's case), ops without loops,
-//! the `yield`. With no effects and no errors in any iteration, the order in which iterations
+//! the `yield` (at most [`MAX_OPS`] ops in all). With no effects and no errors in any iteration, the order in which iterations
 //! run cannot be observed; the running sums are wrapping additions, which commute, and each
 //! lane keeps a partial sum of its own (lane 0 starting from the sum's value before the loop,
 //! the others from 0), added up at the end. An iteration that never ends keeps the loop from
@@ -38,6 +38,11 @@ use std::collections::HashSet;
 
 /// Iterations in flight.
 const LANES: usize = 3;
+
+/// The most ops (at every depth) a loop body may have: the lanes copy the `while` body twice
+/// per lane and the ops around it three times, so a larger body grows the code more than a
+/// few steps in flight repay.
+const MAX_OPS: usize = 400;
 
 /// A loop the interleaver takes: its `while` loop, where that sits among the body's ops, and
 /// the values of the body's scope (its parameters and the results of the ops before the
@@ -83,6 +88,9 @@ impl Lowering<'_, '_> {
         {
             return None;
         }
+        if self.ops_in(body) > MAX_OPS {
+            return None;
+        }
         let mut scope: HashSet<IrValue> = params.iter().copied().collect();
         for &o in &ops[..at] {
             scope.extend(f.op(o).results.iter().copied());
@@ -106,6 +114,23 @@ impl Lowering<'_, '_> {
         let int_or_bool = |v: &IrValue| matches!(self.ty(*v), Type::Int | Type::Bool);
         (f.op(inner).operands[2..].iter().all(int_or_bool) && live.iter().all(int_or_bool))
             .then_some(RefillPlan { inner, at, live })
+    }
+
+    /// How many ops region `r` holds, at every depth.
+    fn ops_in(&self, r: Region) -> usize {
+        self.f
+            .region_ops(r)
+            .iter()
+            .map(|&o| {
+                1 + self
+                    .f
+                    .op(o)
+                    .regions
+                    .iter()
+                    .map(|&r| self.ops_in(r))
+                    .sum::<usize>()
+            })
+            .sum()
     }
 
     /// The operands of region `r`'s ops and of their regions', in order.
