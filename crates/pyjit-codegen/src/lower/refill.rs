@@ -21,9 +21,8 @@
 //! the others from 0), added up at the end. An iteration that never ends keeps the loop from
 //! ending, as in the scalar code.
 //!
-//! **The lanes.** Each lane's state is the `while` loop's carried values (and its index when
-//! the body reads it) and the values of the iteration's first ops that the loop body and the
-//! last ops read. Between trips every lane is inside its `while` loop with one more step to
+//! **The lanes.** Each lane's state is the `while` loop's carried values and the values of the
+//! iteration's first ops that the loop body and the last ops read. Between trips every lane is inside its `while` loop with one more step to
 //! run (an iteration whose `while` loop runs no step is finished at once when it is taken).
 //! When the iterations run out, the lanes still inside theirs run to their end one after the
 //! other, each as the scalar loop would.
@@ -80,8 +79,11 @@ impl Lowering<'_, '_> {
             .enumerate()
             .filter(|(_, o)| f.op(**o).kind == OpKind::Loop);
         let (at, &inner) = loops.next()?;
+        // A `while` body whose index is read (none the front end makes) is left to the scalar loop.
+        let index = f.region_params(f.op(inner).regions[0])[0];
         if loops.next().is_some()
             || self.const_int(f.op(inner).operands[0]) != Some(i64::MAX)
+            || self.last_use.contains_key(&index)
             || ops
                 .iter()
                 .any(|&o| o != inner && f.op(o).regions.iter().any(|&r| self.has_loop(r)))
@@ -208,9 +210,6 @@ impl Lowering<'_, '_> {
             })
             .collect();
         let mut state_types = Vec::new();
-        if self.refill_index(plan).is_some() {
-            state_types.push(types::I64);
-        }
         let operands = self.f.op(plan.inner).operands.clone();
         for &v in operands[2..].iter().chain(&plan.live) {
             state_types.push(if *self.ty(v) == Type::Bool {
@@ -402,14 +401,8 @@ impl Lowering<'_, '_> {
         vars.iter().map(|&v| self.b.use_var(v)).collect()
     }
 
-    /// Whether the `while` body reads its index (then it is part of a lane's state).
-    fn refill_index(&self, plan: &RefillPlan) -> Option<IrValue> {
-        let p = self.f.region_params(self.f.op(plan.inner).regions[0])[0];
-        self.last_use.contains_key(&p).then_some(p)
-    }
-
-    /// Binds the values of a lane's `state`: the `while` loop's index (when read) and carried
-    /// values as `targets` (its body's parameters, or its results), then the live values.
+    /// Binds the values of a lane's `state`: the `while` loop's carried values as `targets` (its
+    /// body's parameters but the index, or its results), then the live values.
     fn bind_lane(&mut self, plan: &RefillPlan, targets: &[IrValue], state: &[ir::Value]) {
         let mut it = state.iter().copied();
         for &p in targets {
@@ -448,9 +441,6 @@ impl Lowering<'_, '_> {
         let operands = self.f.op(plan.inner).operands.clone();
         let go = self.one(operands[1])?;
         let mut state = Vec::new();
-        if self.refill_index(plan).is_some() {
-            state.push(self.b.ins().iconst(types::I64, 0));
-        }
         for &v in &operands[2..] {
             state.push(self.one(v)?);
         }
@@ -464,17 +454,10 @@ impl Lowering<'_, '_> {
     fn refill_step(&mut self, plan: &RefillPlan, state: &[ir::Value]) -> Res<LaneState> {
         let body = self.f.op(plan.inner).regions[0];
         let params = self.f.region_params(body).to_vec();
-        let index = self.refill_index(plan);
-        let targets: Vec<IrValue> = if index.is_some() {
-            params.clone()
-        } else {
-            params[1..].to_vec()
-        };
-        if index.is_none() {
-            // The index is never read: any value will do.
-            let z = self.b.ins().iconst(types::I64, 0);
-            self.vals.insert(params[0], vec![z]);
-        }
+        // The index is never read (see `refill_plan`): any value will do.
+        let z = self.b.ins().iconst(types::I64, 0);
+        self.vals.insert(params[0], vec![z]);
+        let targets = params[1..].to_vec();
         self.bind_lane(plan, &targets, state);
         self.lower_region(body, Exit::Capture, false)?;
         let ys = std::mem::take(&mut self.captured);
@@ -482,9 +465,6 @@ impl Lowering<'_, '_> {
             .split_first()
             .ok_or_else(|| CodegenError::Internal("loop yield without a condition".into()))?;
         let mut next = Vec::with_capacity(state.len());
-        if index.is_some() {
-            next.push(self.b.ins().iadd_imm_s(state[0], 1));
-        }
         next.extend(carried);
         next.extend(&state[targets.len()..]);
         Ok(LaneState { go, state: next })
@@ -498,9 +478,8 @@ impl Lowering<'_, '_> {
         plan: &RefillPlan,
         state: &[ir::Value],
     ) -> Res<Vec<ir::Value>> {
-        let skip = usize::from(self.refill_index(plan).is_some());
         let results = self.f.op(plan.inner).results.clone();
-        self.bind_lane(plan, &results, &state[skip..]);
+        self.bind_lane(plan, &results, state);
         let body = self.f.op(op).regions[0];
         let ops = self.f.region_ops(body).to_vec();
         self.frames.push(Vec::new());
