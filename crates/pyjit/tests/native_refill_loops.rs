@@ -5,7 +5,10 @@
 //! the `while` loop, which native code runs three iterations at a time, each taking the next
 //! iteration when its own ends. Generated programs (TorchScript and NumPy spelling) have trip
 //! counts below, at and above the lanes' count (0 … 9, 16, 17, 40), ranges with a start and a
-//! step, values that wrap around 2**63, and return one or two sums.
+//! step, values that wrap around 2**63, return one or two sums, and some store an element per
+//! iteration (`out[i] = k`, `out[1, i + c] = x`: every dtype, into tensors too small for the
+//! range, at indices that repeat or wrap, where the interleaver must leave the loop to the
+//! scalar code and its `IndexError`).
 //!
 //! The reference is the interpreter at -O0; native code at -O2 and the interpreter at -O2 must
 //! give the same value. A failure prints the program and its arguments; `cargo test --release
@@ -94,15 +97,43 @@ fn case(seed: u64) -> Case {
     let mut g = Gen::new(seed);
     let np = g.chance(30);
     let two = g.chance(30);
+    // An element store per iteration (`out[i] = k`), into a tensor of a size that may be too
+    // small, at indices that may repeat or wrap.
+    let store = g.chance(40);
     let mut s = String::new();
     if np {
         s.push_str("import numpy as np\n\n\ndef f(n, m, a, b):\n");
     } else {
-        let ret = if two { "Tuple[int, int]" } else { "int" };
-        s.push_str("from typing import Tuple\n\n\n");
+        let ret = match (store, two) {
+            (false, false) => "int",
+            (false, true) => "Tuple[int, int]",
+            (true, false) => "Tuple[Tensor, int]",
+            (true, true) => "Tuple[Tensor, int, int]",
+        };
+        s.push_str("import torch\nfrom torch import Tensor\nfrom typing import Tuple\n\n\n");
         s.push_str(&format!(
             "def f(n: int, m: int, a: int, b: int) -> {ret}:\n"
         ));
+    }
+    let rows = g.chance(30);
+    if store {
+        let size = g.of(&["n + 2", "n + 2", "n", "n - 1", "3"]);
+        let dtype = g.of(&["int64", "int64", "int32", "float64", "bool"]);
+        let shape = if rows {
+            format!("2, {size}")
+        } else {
+            size.to_string()
+        };
+        if np {
+            let dtype = if dtype == "bool" { "bool_" } else { dtype };
+            s.push_str(&format!(
+                "    out = np.zeros(({shape},), dtype=np.{dtype})\n"
+            ));
+        } else {
+            s.push_str(&format!(
+                "    out = torch.zeros([{shape}], dtype=torch.{dtype})\n"
+            ));
+        }
     }
     s.push_str(&format!(
         "    total = {}\n",
@@ -176,11 +207,24 @@ fn case(seed: u64) -> Case {
         )),
         _ => {}
     }
+    if store {
+        let index = g.of(&["i", "i", "i + 1", "i + a % 3", "i - 1", "0", "-1 - i"]);
+        let index = if rows {
+            format!("{}, {index}", g.of(&["1", "-2", "b % 2"]))
+        } else {
+            index.to_string()
+        };
+        let value = g.of(&["k", "x", "x & 7", "k + i"]);
+        s.push_str(&format!("{ind}out[{index}] = {value}\n"));
+    }
     if two {
         s.push_str(&format!("{ind}other += {}\n", g.int(1, &inner)));
-        s.push_str("    return total, other\n");
+    }
+    let out = if store { "out, " } else { "" };
+    if two {
+        s.push_str(&format!("    return {out}total, other\n"));
     } else {
-        s.push_str("    return total\n");
+        s.push_str(&format!("    return {out}total\n"));
     }
     let mut calls = Vec::new();
     for _ in 0..2 {
@@ -270,14 +314,15 @@ fn generated_programs_are_interleaved() {
         }
     }
     assert!(
-        interleaved > 170 && results.len() > 100,
+        interleaved > 130 && results.len() > 100,
         "{interleaved} of {total} programs interleaved, {} distinct results",
         results.len()
     );
 }
 
 /// Collatz (peerbench's `scalar_loop`) from 1 to n, interleaved, as the interpreter, for
-/// counts below, at and above the lanes'; and the sum CPython gives for n = 10,000.
+/// counts below, at and above the lanes'; the sum CPython gives for n = 10,000; and each
+/// number's count stored into an array.
 #[test]
 fn collatz() {
     let src = "def f(n: int) -> int:\n    total = 0\n    for i in range(1, n):\n        \
@@ -293,6 +338,37 @@ fn collatz() {
     }
     let args = [Value::Int(300)];
     assert!(blocks(&clif(src, &args, true)) > blocks(&clif(src, &args, false)) + 10);
+    // Numba's style: each number's count stored; with an array one too short, the scalar
+    // loop runs and raises at the last number, after storing the others.
+    let lengths = "import numpy as np\n\n\ndef f(n, size):\n    out = np.zeros(size, dtype=np.int64)\n    \
+                   for i in range(1, n):\n        x = i\n        s = 0\n        while x != 1:\n            \
+                   if x % 2 == 0:\n                x = x // 2\n            else:\n                \
+                   x = 3 * x + 1\n            s += 1\n        out[i] = s\n    return out\n";
+    for (n, size) in [
+        (0, 0),
+        (3, 3),
+        (4, 4),
+        (100, 100),
+        (100, 99),
+        (100, 150),
+        (5, 3),
+    ] {
+        common::differences(lengths, 1, |_| vec![Value::Int(n), Value::Int(size)])
+            .unwrap_or_else(|d| panic!("lengths({n}, {size}): {d}"));
+    }
+    let args = [Value::Int(300), Value::Int(300)];
+    assert!(blocks(&clif(lengths, &args, true)) > blocks(&clif(lengths, &args, false)) + 10);
+    // Into an expanded view every number's count lands on one element: the last one wins, so
+    // the scalar loop must run.
+    let expanded = "import torch\nfrom torch import Tensor\n\n\ndef f(n: int) -> Tensor:\n    \
+                    out = torch.zeros([1], dtype=torch.int64).expand([n])\n    \
+                    for i in range(n):\n        x = i + 1\n        s = 0\n        while x != 1:\n            \
+                    if x % 2 == 0:\n                x = x // 2\n            else:\n                \
+                    x = 3 * x + 1\n            s += 1\n        out[i] = s\n    return out\n";
+    for n in [3, 10, 27, 40] {
+        common::differences(expanded, 1, |_| vec![Value::Int(n)])
+            .unwrap_or_else(|d| panic!("expanded({n}): {d}"));
+    }
 }
 
 /// Iterations whose `while` loop runs no step (every `i` from 20 on, and `i = 4`) are finished

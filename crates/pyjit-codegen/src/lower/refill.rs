@@ -12,27 +12,30 @@
 //! issue, not the chain's latency.
 //!
 //! **Which loops.** Those of [`Lowering::independent_iterations`] (every op a scalar op that
-//! cannot raise, the carried values `int` running sums) with no element stores and no float
-//! divisions to test, whose body is: ops without loops, one `while` loop (unbounded trip count)
-//! whose body does no `float` arithmetic (the outer-loop vectorizer's case), ops without loops,
-//! the `yield` (at most [`MAX_OPS`] ops in all). With no effects and no errors in any iteration, the order in which iterations
-//! run cannot be observed; the running sums are wrapping additions, which commute, and each
-//! lane keeps a partial sum of its own (lane 0 starting from the sum's value before the loop,
-//! the others from 0), added up at the end. An iteration that never ends keeps the loop from
-//! ending, as in the scalar code.
+//! cannot raise, the carried values `int` running sums) with no float divisions to test and at
+//! most one element store, `t[…, i + c, …] = v` with `i` the loop's variable (see
+//! [`OneStore`]: tested before the loop to write an element of its own in each iteration and
+//! never to raise; otherwise the scalar loop runs), whose body is: ops without loops, one
+//! `while` loop (unbounded trip count) whose body does no `float` arithmetic (the outer-loop
+//! vectorizer's case), ops without loops, the `yield` (at most [`MAX_OPS`] ops in all). With
+//! no errors and no effect but stores to distinct elements that nothing reads during the loop,
+//! the order in which iterations run cannot be observed; the running sums are wrapping
+//! additions, which commute, and each lane keeps a partial sum of its own (lane 0 starting
+//! from the sum's value before the loop, the others from 0), added up at the end. An iteration
+//! that never ends keeps the loop from ending, as in the scalar code.
 //!
 //! **The lanes.** Each lane's state is the `while` loop's carried values and the values of the
-//! iteration's first ops that the loop body and the last ops read. Between trips every lane is inside its `while` loop with one more step to
-//! run (an iteration whose `while` loop runs no step is finished at once when it is taken).
-//! When the iterations run out, the lanes still inside theirs run to their end one after the
-//! other, each as the scalar loop would.
+//! iteration's first ops that the loop body and the last ops read. Between trips every lane is
+//! inside its `while` loop with one more step to run (an iteration whose `while` loop runs no
+//! step is finished at once when it is taken). When the iterations run out, the lanes still
+//! inside theirs run to their end one after the other, each as the scalar loop would.
 
 use super::{Exit, Lowering, Res};
 use crate::CodegenError;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{self, BlockArg, InstBuilder, types};
 use cranelift_frontend::Variable;
-use pyjit_ir::{Op, OpKind, Region, Type, Value as IrValue};
+use pyjit_ir::{IntBinOp, Op, OpKind, Region, Type, Value as IrValue};
 use std::collections::HashSet;
 
 /// Iterations in flight.
@@ -50,6 +53,19 @@ pub(super) struct RefillPlan {
     inner: Op,
     at: usize,
     live: Vec<IrValue>,
+    store: Option<OneStore>,
+}
+
+/// The body's one element store `t[…, c + j, …] = v` (`j` the loop's counter, `c` and the other
+/// indices defined before the loop): each iteration writes an element of its own when the
+/// indices `c .. c + n` are within the dim (none negative: no two wrap to one element) and the
+/// others within theirs, which [`Lowering::emit_refill_loop`] tests before the loop.
+struct OneStore {
+    op: Op,
+    /// The dim the counter indexes, and `c` as values defined before the loop, each added or
+    /// (`true`) subtracted.
+    dim: usize,
+    offset: Vec<(IrValue, bool)>,
 }
 
 /// What a lane's step or refill leaves: whether the `while` loop runs (another) step, and the
@@ -63,14 +79,18 @@ impl Lowering<'_, '_> {
     /// The plan for loop `op` when the interleaver takes it (see the module doc).
     pub(super) fn refill_plan(&self, op: Op) -> Option<RefillPlan> {
         let plan = self.independent_iterations(op)?;
-        if plan.inner_float || !plan.stores.is_empty() || !plan.divisors.is_empty() {
+        if plan.inner_float || plan.stores.len() > 1 || !plan.divisors.is_empty() {
             return None;
         }
         let f = self.f;
         let body = f.op(op).regions[0];
         let params = f.region_params(body);
-        if params.len() < 2 {
-            // No running sum: the loop computes nothing.
+        let store = match plan.stores.first() {
+            None => None,
+            Some(&s) => Some(self.one_store(s, params[0], &plan.defined)?),
+        };
+        if params.len() < 2 && store.is_none() {
+            // No running sum and no store: the loop computes nothing.
             return None;
         }
         let ops = f.region_ops(body);
@@ -115,7 +135,73 @@ impl Lowering<'_, '_> {
         // code that computes them is emitted).
         let int_or_bool = |v: &IrValue| matches!(self.ty(*v), Type::Int | Type::Bool);
         (f.op(inner).operands[2..].iter().all(int_or_bool) && live.iter().all(int_or_bool))
-            .then_some(RefillPlan { inner, at, live })
+            .then_some(RefillPlan {
+                inner,
+                at,
+                live,
+                store,
+            })
+    }
+
+    /// The store `s` as a [`OneStore`], when one of its indices is the loop's `counter` plus or
+    /// minus values defined before the loop and the others are defined before it.
+    fn one_store(&self, s: Op, counter: IrValue, defined: &HashSet<IrValue>) -> Option<OneStore> {
+        let d = self.f.op(s);
+        let indices = &d.operands[1..d.operands.len() - 1];
+        let mut found = None;
+        for (dim, &i) in indices.iter().enumerate() {
+            if !defined.contains(&i) {
+                continue;
+            }
+            let mut offset = Vec::new();
+            if found.is_some() || !self.counter_plus(i, counter, defined, &mut offset, 0) {
+                return None;
+            }
+            found = Some((dim, offset));
+        }
+        let (dim, offset) = found?;
+        Some(OneStore { op: s, dim, offset })
+    }
+
+    /// Whether `v` is `counter` plus or minus values defined before the loop (`+ c`, `- c`,
+    /// `c +`), pushing each such value with whether it is subtracted onto `offset`.
+    fn counter_plus(
+        &self,
+        v: IrValue,
+        counter: IrValue,
+        defined: &HashSet<IrValue>,
+        offset: &mut Vec<(IrValue, bool)>,
+        depth: usize,
+    ) -> bool {
+        if v == counter {
+            return true;
+        }
+        let Some(def) = self.f.defining_op(v) else {
+            return false;
+        };
+        let d = self.f.op(def);
+        let (a, c) = (d.operands.first().copied(), d.operands.get(1).copied());
+        let (Some(a), Some(c)) = (a, c) else {
+            return false;
+        };
+        if depth > 8 {
+            return false;
+        }
+        match d.kind {
+            OpKind::IntBin(IntBinOp::Add) if !defined.contains(&c) => {
+                offset.push((c, false));
+                self.counter_plus(a, counter, defined, offset, depth + 1)
+            }
+            OpKind::IntBin(IntBinOp::Add) if !defined.contains(&a) => {
+                offset.push((a, false));
+                self.counter_plus(c, counter, defined, offset, depth + 1)
+            }
+            OpKind::IntBin(IntBinOp::Sub) if !defined.contains(&c) => {
+                offset.push((c, true));
+                self.counter_plus(a, counter, defined, offset, depth + 1)
+            }
+            _ => false,
+        }
     }
 
     /// How many ops region `r` holds, at every depth.
@@ -170,10 +256,14 @@ impl Lowering<'_, '_> {
         max: ir::Value,
         carried: &[ir::Value],
     ) -> Res<(ir::Value, Vec<ir::Value>)> {
-        let enough = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, max, LANES as i64);
+        let mut enough =
+            self.b
+                .ins()
+                .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, max, LANES as i64);
+        if let Some(store) = &plan.store {
+            let ok = self.store_apart(store, max)?;
+            enough = self.b.ins().band(enough, ok);
+        }
         let init = self.b.create_block();
         let join = self.b.create_block();
         self.b.append_block_param(join, types::I64);
@@ -382,6 +472,63 @@ impl Lowering<'_, '_> {
         self.b.switch_to_block(join);
         let ps = self.b.block_params(join).to_vec();
         Ok((ps[0], ps[1..].to_vec()))
+    }
+
+    /// Whether the iterations `0 .. max` of the loop store into elements of their own, none of
+    /// which raises (see [`OneStore`]): the counter's indices within `0 .. size`, the others
+    /// within `-size .. size`, and no dim of more than one element with stride 0 (an
+    /// expanded view, whose elements share memory).
+    fn store_apart(&mut self, store: &OneStore, max: ir::Value) -> Res<ir::Value> {
+        let d = self.f.op(store.op);
+        let t = d.operands[0];
+        let indices = d.operands[1..d.operands.len() - 1].to_vec();
+        let view = self
+            .views
+            .get(&t)
+            .cloned()
+            .ok_or_else(|| CodegenError::Internal("element store without a view".into()))?;
+        if view.sizes.len() != indices.len() {
+            return Ok(self.b.ins().iconst(types::I8, 0));
+        }
+        let mut ok = self.b.ins().iconst(types::I8, 1);
+        for (k, &i) in indices.iter().enumerate() {
+            let (size, stride) = (view.sizes[k], view.strides[k]);
+            let within = if k == store.dim {
+                // c with wrapping arithmetic, as the loop computes its indices; the sums are
+                // tested without overflow: 0 <= c <= size - max (size >= 0, max >= 3).
+                let mut c = self.b.ins().iconst(types::I64, 0);
+                for &(v, minus) in &store.offset {
+                    let x = self.one(v)?;
+                    c = if minus {
+                        self.b.ins().isub(c, x)
+                    } else {
+                        self.b.ins().iadd(c, x)
+                    };
+                }
+                let nonneg = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, c, 0);
+                let room = self.b.ins().isub(size, max);
+                let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, c, room);
+                self.b.ins().band(nonneg, fits)
+            } else {
+                let u = self.one(i)?;
+                let low = self.b.ins().ineg(size);
+                let above = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, u, low);
+                let below = self.b.ins().icmp(IntCC::SignedLessThan, u, size);
+                self.b.ins().band(above, below)
+            };
+            let strided = self.b.ins().icmp_imm_s(IntCC::NotEqual, stride, 0);
+            let single = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::SignedLessThanOrEqual, size, 1);
+            let apart = self.b.ins().bor(strided, single);
+            let good = self.b.ins().band(within, apart);
+            ok = self.b.ins().band(ok, good);
+        }
+        Ok(ok)
     }
 
     /// Defines `vars` as `vals`.

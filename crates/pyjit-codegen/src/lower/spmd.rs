@@ -64,7 +64,7 @@ type LaneMap = HashMap<IrValue, Vec<ir::Value>>;
 /// A loop the outer-loop vectorizer takes: the values its body defines (everything else it
 /// reads is the same in every lane), the divisors to test before it, and its stores.
 pub(super) struct SpmdPlan {
-    defined: HashSet<IrValue>,
+    pub(super) defined: HashSet<IrValue>,
     pub(super) divisors: Vec<IrValue>,
     pub(super) stores: Vec<Op>,
     /// The values of the running sums (see [`Lowering::chain_use`]), with the carried slot of
