@@ -31,11 +31,8 @@ struct Gen {
 
 impl Gen {
     fn new(seed: u64) -> Gen {
-        let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         Gen {
-            rng: common::Rng((z ^ (z >> 31)) | 1),
+            rng: common::Rng::seeded(seed),
             np: false,
             xy: 2,
         }

@@ -49,10 +49,7 @@ impl std::ops::DerefMut for Gen {
 impl Gen {
     /// A generator for `seed` (splitmix64 of it: nearby seeds start far apart).
     fn new(seed: u64) -> Gen {
-        let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Gen(common::Rng((z ^ (z >> 31)) | 1))
+        Gen(common::Rng::seeded(seed))
     }
     /// True with probability `pct` percent.
     fn chance(&mut self, pct: usize) -> bool {

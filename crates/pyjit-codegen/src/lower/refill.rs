@@ -327,16 +327,7 @@ impl Lowering<'_, '_> {
         let mut fill = self.b.create_block();
         self.b.ins().jump(fill, &[]);
         for k in 0..LANES {
-            let (take, skip, short) = (
-                self.b.create_block(),
-                self.b.create_block(),
-                self.b.create_block(),
-            );
-            let next = if k + 1 < LANES {
-                self.b.create_block()
-            } else {
-                head
-            };
+            let ([take, skip, short], next) = self.lane_blocks(k, head);
             self.b.switch_to_block(fill);
             let t = self.b.use_var(t_var);
             let some = self.b.ins().icmp(IntCC::SignedLessThan, t, max);
@@ -351,8 +342,7 @@ impl Lowering<'_, '_> {
             self.b.ins().brif(go, next, &[], skip, &[]);
 
             self.b.switch_to_block(skip);
-            let state = self.use_vars(&lanes[k]);
-            let sums = self.refill_finish(op, plan, &state)?;
+            let sums = self.lane_finish(op, plan, &lanes[k])?;
             for (&v, &s) in feeds[k].iter().zip(&sums) {
                 self.b.def_var(v, s);
             }
@@ -360,16 +350,9 @@ impl Lowering<'_, '_> {
 
             // Fewer iterations than lanes: lanes 0..k run theirs to the end.
             self.b.switch_to_block(short);
-            for (&a, &v) in acc.iter().zip(&feeds[k]) {
-                let (x, y) = (self.b.use_var(a), self.b.use_var(v));
-                let s = self.b.ins().iadd(x, y);
-                self.b.def_var(a, s);
-            }
-            let n = self.b.ins().iconst(types::I64, k as i64);
-            self.b.def_var(filled_var, n);
-            let none = self.b.ins().iconst(types::I64, LANES as i64);
-            self.b.def_var(dead_var, none);
-            self.b.ins().jump(drain, &[]);
+            let fed = self.use_vars(&feeds[k]);
+            self.add_to(&acc, &fed);
+            self.enter_drain(drain, [(filled_var, k), (dead_var, LANES)]);
             fill = next;
         }
 
@@ -377,28 +360,15 @@ impl Lowering<'_, '_> {
         self.b.switch_to_block(head);
         let mut step = head;
         for (k, lane) in lanes.iter().enumerate() {
-            let (finish, take, dies) = (
-                self.b.create_block(),
-                self.b.create_block(),
-                self.b.create_block(),
-            );
-            let next = if k + 1 < LANES {
-                self.b.create_block()
-            } else {
-                head
-            };
+            let ([finish, take, dies], next) = self.lane_blocks(k, head);
             if step != head {
                 self.b.switch_to_block(step);
             }
-            let state = self.use_vars(lane);
-            let LaneState { go, state } = self.refill_step(plan, &state)?;
-            self.set_vars(lane, &state)?;
-            self.b.ins().brif(go, next, &[], finish, &[]);
+            self.lane_step(plan, lane, next, finish)?;
 
             // The lane's iteration is done: its last ops, then the next iteration.
             self.b.switch_to_block(finish);
-            let state = self.use_vars(lane);
-            let sums = self.refill_finish(op, plan, &state)?;
+            let sums = self.lane_finish(op, plan, lane)?;
             let t = self.b.use_var(t_var);
             let some = self.b.ins().icmp(IntCC::SignedLessThan, t, max);
             self.b.ins().brif(some, take, &[], dies, &[]);
@@ -412,16 +382,8 @@ impl Lowering<'_, '_> {
 
             // No iteration left: the other lanes run theirs to the end.
             self.b.switch_to_block(dies);
-            for (&a, &s) in acc.iter().zip(&sums) {
-                let x = self.b.use_var(a);
-                let y = self.b.ins().iadd(x, s);
-                self.b.def_var(a, y);
-            }
-            let n = self.b.ins().iconst(types::I64, LANES as i64);
-            self.b.def_var(filled_var, n);
-            let d = self.b.ins().iconst(types::I64, k as i64);
-            self.b.def_var(dead_var, d);
-            self.b.ins().jump(drain, &[]);
+            self.add_to(&acc, &sums);
+            self.enter_drain(drain, [(filled_var, LANES), (dead_var, k)]);
             step = next;
         }
 
@@ -429,16 +391,7 @@ impl Lowering<'_, '_> {
         self.b.switch_to_block(drain);
         let done = self.b.create_block();
         for (k, lane) in lanes.iter().enumerate() {
-            let (run, again, finish) = (
-                self.b.create_block(),
-                self.b.create_block(),
-                self.b.create_block(),
-            );
-            let next = if k + 1 < LANES {
-                self.b.create_block()
-            } else {
-                done
-            };
+            let ([run, again, finish], next) = self.lane_blocks(k, done);
             let filled = self.b.use_var(filled_var);
             let dead = self.b.use_var(dead_var);
             let within = self
@@ -451,18 +404,10 @@ impl Lowering<'_, '_> {
             self.b.switch_to_block(run);
             self.b.ins().jump(again, &[]);
             self.b.switch_to_block(again);
-            let state = self.use_vars(lane);
-            let LaneState { go, state } = self.refill_step(plan, &state)?;
-            self.set_vars(lane, &state)?;
-            self.b.ins().brif(go, again, &[], finish, &[]);
+            self.lane_step(plan, lane, again, finish)?;
             self.b.switch_to_block(finish);
-            let state = self.use_vars(lane);
-            let sums = self.refill_finish(op, plan, &state)?;
-            for (&a, &s) in acc.iter().zip(&sums) {
-                let x = self.b.use_var(a);
-                let y = self.b.ins().iadd(x, s);
-                self.b.def_var(a, y);
-            }
+            let sums = self.lane_finish(op, plan, lane)?;
+            self.add_to(&acc, &sums);
             self.b.ins().jump(next, &[]);
             self.b.switch_to_block(next);
         }
@@ -529,6 +474,58 @@ impl Lowering<'_, '_> {
             ok = self.b.ins().band(ok, good);
         }
         Ok(ok)
+    }
+
+    /// One step of lane `lane`, then on to `more` if its `while` loop goes on, else to `done`.
+    fn lane_step(
+        &mut self,
+        plan: &RefillPlan,
+        lane: &[Variable],
+        more: ir::Block,
+        done: ir::Block,
+    ) -> Res<()> {
+        let state = self.use_vars(lane);
+        let LaneState { go, state } = self.refill_step(plan, &state)?;
+        self.set_vars(lane, &state)?;
+        self.b.ins().brif(go, more, &[], done, &[]);
+        Ok(())
+    }
+
+    /// The end of lane `lane`'s iteration ([`Lowering::refill_finish`]).
+    fn lane_finish(&mut self, op: Op, plan: &RefillPlan, lane: &[Variable]) -> Res<Vec<ir::Value>> {
+        let state = self.use_vars(lane);
+        self.refill_finish(op, plan, &state)
+    }
+
+    /// Three blocks for lane `k`'s code, and the block after it: a new one, or `last` after
+    /// the last lane.
+    fn lane_blocks(&mut self, k: usize, last: ir::Block) -> ([ir::Block; 3], ir::Block) {
+        let blocks = [(); 3].map(|_| self.b.create_block());
+        let next = if k + 1 < LANES {
+            self.b.create_block()
+        } else {
+            last
+        };
+        (blocks, next)
+    }
+
+    /// Adds `vals` to the sums in `acc`.
+    fn add_to(&mut self, acc: &[Variable], vals: &[ir::Value]) {
+        for (&a, &v) in acc.iter().zip(vals) {
+            let x = self.b.use_var(a);
+            let y = self.b.ins().iadd(x, v);
+            self.b.def_var(a, y);
+        }
+    }
+
+    /// Sets the drain's variables (how many lanes were filled, which lane found no iteration
+    /// left) and jumps to it.
+    fn enter_drain(&mut self, drain: ir::Block, vars: [(Variable, usize); 2]) {
+        for (var, n) in vars {
+            let x = self.b.ins().iconst(types::I64, n as i64);
+            self.b.def_var(var, x);
+        }
+        self.b.ins().jump(drain, &[]);
     }
 
     /// Defines `vars` as `vals`.

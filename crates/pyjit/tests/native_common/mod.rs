@@ -110,6 +110,15 @@ pub fn live_references() -> (isize, isize) {
 pub struct Rng(pub u64);
 
 impl Rng {
+    /// A generator for `seed` (mixed by splitmix64's finalizer, so that nearby seeds give
+    /// unrelated programs).
+    pub fn seeded(seed: u64) -> Rng {
+        let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        Rng((z ^ (z >> 31)) | 1)
+    }
+
     /// One of `0 .. n`.
     pub fn pick(&mut self, n: usize) -> usize {
         self.0 ^= self.0 >> 12;
