@@ -218,7 +218,7 @@ fn current_cpu() -> i32 {
 /// A helper that joined a section on the CPU its caller runs on shares that CPU with it:
 /// then the two take turns and the section runs at one thread's speed (mlp's one-row products
 /// on the 2-vCPU VM: 48-49 µs in processes where Linux had put both threads on one vCPU, 28-29
-/// where not, and a process could stay so for its first 30 ms or all its life). The helper
+/// where not; a process could stay so for its first 600 calls, ~30 ms, and more). The helper
 /// then moves itself to another CPU it may run on: the kernel migrates a thread at once when
 /// its affinity excludes its CPU; the affinity is restored right after, and the thread stays
 /// where it was moved until the scheduler moves it again. Nothing is pinned.
