@@ -99,7 +99,7 @@ impl Lowering<'_, '_> {
             .enumerate()
             .filter(|(_, o)| f.op(**o).kind == OpKind::Loop);
         let (at, &inner) = loops.next()?;
-        // A `while` body whose index is read (none the front end makes) is left to the scalar loop.
+        // A `while` body that reads its index (none in the tests) is left to the scalar loop.
         let index = f.region_params(f.op(inner).regions[0])[0];
         if loops.next().is_some()
             || self.const_int(f.op(inner).operands[0]) != Some(i64::MAX)
