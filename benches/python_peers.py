@@ -1,5 +1,6 @@
 """The peer benchmark through Python: every peerbench workload through ``@pyjit.script`` beside
-numpy, torch eager, torch.jit.script, torch.compile, numba and jax.jit (whichever are installed),
+numpy, torch eager, torch.jit.script, torch.compile, numba, jax.jit and peerbench's jax.lax rewrites
+(``jax.jit+lax``, ``jax.jit+vmap``; whichever are installed),
 in one process; every output is checked against numpy's, and the table gives first-call
 (compile + run) and steady-state times with ratios to the best peer. Then pyjit's per-call
 overhead from Python.
@@ -164,9 +165,34 @@ def peers():
             return (lambda *v: jax.block_until_ready(jf(*v))), conv, np.asarray
 
         out.append(("jax.jit", jax_make))
+
+        def jax_lax_make(suffix):
+            # peerbench's lax rewrites (workloads/jax_lax.py), built as its harness builds them:
+            # int arguments traced except mandelbrot's (its grid size is a shape).
+            def make(wl, a):
+                jax.config.update("jax_enable_x64", wl in X64)
+                fn = getattr(importlib.import_module("jax_lax"), wl + suffix)
+                static = ()
+                if wl == "mandelbrot":
+                    static = tuple(i for i, v in enumerate(a) if isinstance(v, int) and not isinstance(v, bool))
+                jf = jax.jit(fresh(fn), static_argnums=static)
+                conv = lambda v: tuple(jnp.asarray(x) if isinstance(x, np.ndarray) else x for x in v)  # noqa: E731
+                return (lambda *v: jax.block_until_ready(jf(*v))), conv, np.asarray
+
+            return make
+
+        for name, suffix in LAX_SUFFIX.items():
+            out.append((name, jax_lax_make(suffix)))
     except ImportError:
         pass
     return out
+
+
+LAX_SUFFIX = {"jax.jit+lax": "", "jax.jit+vmap": "_vmap"}
+
+
+def has_lax_variant(wl, name):
+    return hasattr(importlib.import_module("jax_lax"), wl + LAX_SUFFIX[name])
 
 
 def overhead():
@@ -221,6 +247,8 @@ def main():
             for name, make in peers():
                 if args.peers and name not in args.peers.split(","):
                     continue
+                if name in LAX_SUFFIX and not has_lax_variant(wl, name):
+                    continue  # peerbench rewrote only the control-flow workloads
                 if (name, wl) in SKIP:
                     table.append((wl, case, name, None, None, SKIP[(name, wl)]))
                     continue

@@ -270,6 +270,24 @@ fn small_groups_run_as_unfused_ops_and_match_the_interpreter() {
     random_dags_match_the_interpreter(0x2545_f491_4f6c_dd1d, SMALL_ROWS);
 }
 
+/// A longer run of both tests over other seeds, for a soak before a release:
+/// `PYJIT_SOAK_SEEDS=50 cargo test --release -p pyjit --test native_fusion -- --ignored`
+/// (60 programs per seed and size; 20 seeds when the variable is unset).
+#[test]
+#[ignore]
+fn random_dags_soak() {
+    let _g = serial();
+    let seeds: u64 = std::env::var("PYJIT_SOAK_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
+    for k in 1..=seeds {
+        let seed = common::Rng::seeded(k).0;
+        random_dags_match_the_interpreter(seed, ROWS);
+        random_dags_match_the_interpreter(seed ^ 0x5555, SMALL_ROWS);
+    }
+}
+
 #[test]
 fn a_fused_group_reports_the_failing_ops_line() {
     let _g = serial();
