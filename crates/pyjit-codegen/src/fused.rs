@@ -19,6 +19,17 @@ pub(crate) struct FusedSite {
     pub slot_pos: Vec<usize>,
     /// The error site of each step (the span and inlined frames of the body op it came from).
     pub step_sites: Vec<u64>,
+    /// For a loop whose body is this group alone, run as one host call (`lower/repeat.rs`).
+    pub repeat: Option<RepeatSite>,
+}
+
+/// A group run `count` times, its carried value fed back (`ops::fused::run_repeat`).
+#[derive(Debug)]
+pub(crate) struct RepeatSite {
+    /// The program's inputs that read the carried value.
+    pub carried: Vec<usize>,
+    /// The host call's slot holding the count.
+    pub count_slot: usize,
 }
 
 /// A compiled group: the tile program, its inputs (see [`FusedSite::uses`]) and the body op

@@ -224,7 +224,19 @@ pub(crate) extern "C" fn pjn_op(ctx: *mut Ctx<'_>, site: u64, args: *const u64, 
                     .collect();
                 // (An operand handed over but read by no step is released here.)
                 drop(taken);
-                match pyjit_runtime::ops::fused::run(&fs.program, inputs) {
+                let result = match &fs.repeat {
+                    Some(r) => {
+                        let count = raw.get(r.count_slot).map_or(0, |&v| v as i64);
+                        pyjit_runtime::ops::fused::run_repeat(
+                            &fs.program,
+                            inputs,
+                            &r.carried,
+                            count,
+                        )
+                    }
+                    None => pyjit_runtime::ops::fused::run(&fs.program, inputs),
+                };
+                match result {
                     Ok(t) => Ok(smallvec::smallvec![Value::Tensor(t)]),
                     Err(e) => {
                         let at = fs.step_sites.get(e.step).copied().unwrap_or(site);

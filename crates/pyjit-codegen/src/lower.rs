@@ -33,6 +33,7 @@ use pyjit_value::{ExcKind, PyErr, scalar};
 use std::collections::{HashMap, HashSet};
 
 mod refill;
+mod repeat;
 mod spmd;
 mod vectorize;
 
@@ -1475,15 +1476,10 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.emit_host_call_with(op, None, None)
     }
 
-    /// A `fused` group: one host call runs its tile program (`fused.rs`); each step of the
-    /// program has an error site of its own (the span of the body op it came from), so that
-    /// an error reads as the unfused op's.
-    ///
-    /// Beside it, the group's body lowered as the unfused ops it replaced, taken when the
-    /// runtime's size test (`pj_fused_group_is_small`, the test the tile program would make
-    /// first) says the group is too small to gain from fusion: a small group then costs what
-    /// the unfused program costs, not that plus the group's host call (docs/fusion.md).
-    fn fused_op(&mut self, op: Op, k: u32) -> Res<()> {
+    /// What the host needs to run `fused` op `op`: its tile program, an error site per step
+    /// (the span and inlined frames of the body op it came from) and where each operand's
+    /// slots are among the host call's.
+    fn fused_site(&mut self, op: Op) -> Res<crate::fused::FusedSite> {
         let (program, uses, step_ops) = crate::fused::compile(self.f, op)?;
         let outer = self.cur_op;
         let mut step_sites = Vec::with_capacity(step_ops.len());
@@ -1503,12 +1499,25 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 None => slots_of(self.ty(v)).len(),
             };
         }
-        let fused = crate::fused::FusedSite {
+        Ok(crate::fused::FusedSite {
             program,
             uses,
             slot_pos,
             step_sites,
-        };
+            repeat: None,
+        })
+    }
+
+    /// A `fused` group: one host call runs its tile program (`fused.rs`); each step of the
+    /// program has an error site of its own (the span of the body op it came from), so that
+    /// an error reads as the unfused op's.
+    ///
+    /// Beside it, the group's body lowered as the unfused ops it replaced, taken when the
+    /// runtime's size test (`pj_fused_group_is_small`, the test the tile program would make
+    /// first) says the group is too small to gain from fusion: a small group then costs what
+    /// the unfused program costs, not that plus the group's host call (docs/fusion.md).
+    fn fused_op(&mut self, op: Op, k: u32) -> Res<()> {
+        let fused = self.fused_site(op)?;
         let data = self.f.op(op);
         let results = data.results.clone();
         let operands = data.operands.clone();
@@ -1753,6 +1762,18 @@ impl<'a, 'b> Lowering<'a, 'b> {
         fused: Option<Box<crate::fused::FusedSite>>,
         k: Option<u32>,
     ) -> Res<Vec<ir::Value>> {
+        self.emit_host_call_extra(op, fused, k, &[])
+    }
+
+    /// [`Self::emit_host_call_with`], with `int` slots `extra` after the operands' (a repeated
+    /// group's count, `repeat.rs`).
+    fn emit_host_call_extra(
+        &mut self,
+        op: Op,
+        fused: Option<Box<crate::fused::FusedSite>>,
+        k: Option<u32>,
+        extra: &[ir::Value],
+    ) -> Res<Vec<ir::Value>> {
         let data = self.f.op(op);
         // An int list built in place for this op alone travels as its elements' slots, typed
         // as a tuple of ints (which every `int[]` parameter takes as it takes the list).
@@ -1804,6 +1825,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 args.push((s, k));
             }
         }
+        args.extend(extra.iter().map(|&v| (v, Slot::Int)));
         let res_kinds: Vec<Slot> = result_types.iter().flat_map(slots_of).collect();
         let site = self.site(
             SiteKind::Op {
@@ -1915,6 +1937,14 @@ impl<'a, 'b> Lowering<'a, 'b> {
             && let Some(plan) = self.refill_plan(op)
         {
             let (start, rest) = self.emit_refill_loop(op, &plan, max, &carried)?;
+            first = Some(start);
+            carried = rest;
+        }
+        // Or a loop whose body is one fused group: all its rounds in one host call.
+        if first.is_none()
+            && let Some(plan) = self.repeat_plan(op)
+        {
+            let (start, rest) = self.emit_repeat(&plan, max, &carried)?;
             first = Some(start);
             carried = rest;
         }

@@ -538,6 +538,124 @@ pub fn run(p: &Program, inputs: Vec<Value>) -> StepResult<Tensor> {
     run_owned(p, inputs, TILE, Some(TYPED_TILE))
 }
 
+/// Rounds of one group over the same tiles ([`run_repeat`]): `count` runs, the inputs
+/// `carried` of each run (every input the carried value feeds) the tile the run before wrote.
+#[derive(Clone, Copy)]
+struct Rounds<'a> {
+    carried: &'a [usize],
+    count: u64,
+}
+
+/// What a counted loop whose body is this group alone computes: `n` runs of `p`, the inputs
+/// `carried` of each run holding the result of the run before (the first run reads `inputs`
+/// as they are), with the same bits and the same errors as those runs one after the other
+/// (`for i in range(n): x = x * 0.9 + 0.1 * torch.tanh(x)`; `n <= 0` returns the carried
+/// tensor itself, as the loop does).
+///
+/// When the group keeps the carried tensor's shape and dtype (the result has the shape of
+/// the group, which is the carried input's, and its dtype) and runs on the typed path, each
+/// tile runs all `n` rounds while it is in L1, in one parallel section: no tensor per round,
+/// no section per round. Elementwise rounds are independent per element, so each element gets
+/// the values the runs one after the other give it. Otherwise (a shape that the first round
+/// would change, a dtype, an error, a group below [`MIN_FUSED`]) the runs are made one after
+/// the other, each through [`run`].
+pub fn run_repeat(
+    p: &Program,
+    mut inputs: Vec<Value>,
+    carried: &[usize],
+    n: i64,
+) -> StepResult<Tensor> {
+    let Some(&first) = carried.first() else {
+        return at(
+            0,
+            Err(RuntimeError::Value(
+                "repeated group carries no input".into(),
+            )),
+        );
+    };
+    if n <= 0 {
+        return match inputs.swap_remove(first) {
+            Value::Tensor(t) => Ok(t),
+            _ => at(
+                0,
+                Err(RuntimeError::Value(
+                    "repeated group's carried value is not a tensor".into(),
+                )),
+            ),
+        };
+    }
+    if n >= 2
+        && let Some(r) = repeat_typed(p, &inputs, carried, n as u64)
+    {
+        return r;
+    }
+    let mut x = std::mem::replace(&mut inputs[first], Value::None);
+    for _ in 0..n {
+        let mut round = inputs.clone();
+        for &j in carried {
+            round[j] = x.clone();
+        }
+        drop(x);
+        x = Value::Tensor(run(p, round)?);
+    }
+    match x {
+        Value::Tensor(t) => Ok(t),
+        _ => unreachable!("a round's result is a tensor"),
+    }
+}
+
+/// [`run_repeat`]'s rounds tile by tile, when they apply (see there).
+fn repeat_typed(
+    p: &Program,
+    inputs: &[Value],
+    carried: &[usize],
+    count: u64,
+) -> Option<StepResult<Tensor>> {
+    let shapes: Vec<&[usize]> = inputs
+        .iter()
+        .filter_map(|v| match v {
+            Value::Tensor(t) => Some(t.shape()),
+            _ => None,
+        })
+        .collect();
+    if small_group(|| shapes.iter().copied()) || p.steps.iter().any(|s| row_reduction(s.op)) {
+        return None;
+    }
+    let group = super::broadcast_all(&shapes).ok()?;
+    let Ok(Some(metas)) = check(p, inputs, &group) else {
+        return None;
+    };
+    let Some(Meta::Tensor { shape, dtype }) = metas.last().cloned() else {
+        return None;
+    };
+    let last = p.steps.last()?;
+    if extreme_all(last, inputs).is_some() || shape != group {
+        return None;
+    }
+    for &j in carried {
+        match inputs.get(j) {
+            Some(Value::Tensor(t))
+                if t.shape() == group.as_slice() && t.dtype() == dtype && t.is_contiguous() => {}
+            _ => return None,
+        }
+    }
+    let layout = Layout {
+        group,
+        by_rows: false,
+        row: 1,
+        out_row: 1,
+        tile: TILE,
+    };
+    let rounds = Some(Rounds { carried, count });
+    match dtype {
+        DType::Float32 => typed_plan::<f32>(p, inputs, &metas, &layout)
+            .and_then(|plan| run_typed(&plan, inputs, &layout, &shape, TYPED_TILE, rounds)),
+        DType::Float64 => typed_plan::<f64>(p, inputs, &metas, &layout)
+            .and_then(|plan| run_typed(&plan, inputs, &layout, &shape, TYPED_TILE, rounds)),
+        _ => None,
+    }
+}
+
 /// [`run`] with tiles of `tile` elements (for measuring the tile size; results do not depend
 /// on it).
 pub fn run_with_tile(p: &Program, inputs: &[Value], tile: usize) -> StepResult<Tensor> {
@@ -655,9 +773,9 @@ fn run_owned(
     if let Some(typed_tile) = typed {
         let r = match dtype {
             DType::Float32 => typed_plan::<f32>(p, &inputs, &metas, &layout)
-                .and_then(|plan| run_typed(&plan, &inputs, &layout, &shape, typed_tile)),
+                .and_then(|plan| run_typed(&plan, &inputs, &layout, &shape, typed_tile, None)),
             DType::Float64 => typed_plan::<f64>(p, &inputs, &metas, &layout)
-                .and_then(|plan| run_typed(&plan, &inputs, &layout, &shape, typed_tile)),
+                .and_then(|plan| run_typed(&plan, &inputs, &layout, &shape, typed_tile, None)),
             _ => None,
         };
         if let Some(r) = r {
@@ -1797,6 +1915,8 @@ fn merge_scaled<T: TFloat>(steps: &[TStep<T>], k: usize) -> Option<TStep<T>> {
 thread_local! {
     /// Runs of the typed path on this thread (tests check that it covers what they test).
     static TYPED_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Of those, the runs of [`run_repeat`]'s rounds tile by tile.
+    static ROUND_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// Of those, the runs that took the unfused softmax's row function ([`row_softmax_input`]).
     static ROW_SOFTMAX_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// Of those, the runs that prefetched the next tile.
@@ -1860,6 +1980,7 @@ fn run_typed<T: TFloat>(
     layout: &Layout,
     shape: &[usize],
     tile: usize,
+    rounds: Option<Rounds<'_>>,
 ) -> Option<StepResult<Tensor>> {
     let last = plan.steps.len().checked_sub(1)?;
     let n: usize = layout.group.iter().product();
@@ -1875,7 +1996,13 @@ fn run_typed<T: TFloat>(
     }
     #[cfg(test)]
     TYPED_RUNS.with(|c| c.set(c.get() + 1));
-    if let Some(x) = row_softmax_input(plan, inputs, layout) {
+    #[cfg(test)]
+    if rounds.is_some() {
+        ROUND_RUNS.with(|c| c.set(c.get() + 1));
+    }
+    if rounds.is_none()
+        && let Some(x) = row_softmax_input(plan, inputs, layout)
+    {
         // The unfused softmax's row function: the same kernels in the same order as these
         // four steps (max, exp of the shift, sum as f64 rounded to T, division), so the same
         // bits, without the tile interpreter's per-step work (about 15% of this group).
@@ -1903,7 +2030,10 @@ fn run_typed<T: TFloat>(
             )
         })
         .count();
-    let prefetch = n_out * std::mem::size_of::<T>() >= PREFETCH_MIN && heavy >= PREFETCH_HEAVY;
+    // (Rounds run on tiles in L1: nothing to fetch ahead.)
+    let prefetch = rounds.is_none()
+        && n_out * std::mem::size_of::<T>() >= PREFETCH_MIN
+        && heavy >= PREFETCH_HEAVY;
     #[cfg(test)]
     if prefetch {
         PREFETCHED_RUNS.with(|c| c.set(c.get() + 1));
@@ -1924,6 +2054,11 @@ fn run_typed<T: TFloat>(
                 .map(|_| vec![T::default(); rows_per_tile])
                 .collect();
             let out_te = te / row * out_row;
+            // Rounds ping-pong between two tiles; the last writes the output.
+            let mut turns: [Vec<T>; 2] = match rounds {
+                Some(_) => [vec![T::default(); out_te], vec![T::default(); out_te]],
+                None => [Vec::new(), Vec::new()],
+            };
             let mut rest: &mut [T] = chunk;
             let mut start = ti * task;
             while !rest.is_empty() {
@@ -1936,17 +2071,37 @@ fn run_typed<T: TFloat>(
                     let next_len = next_out.len() / out_row * row;
                     Prefetch::new(&pf_inputs, slices, next_out, start + len, next_len)
                 });
-                typed_tile(
-                    plan,
-                    slices,
-                    &mut full,
-                    &mut rows,
-                    start,
-                    len,
-                    row,
-                    oc,
-                    pre.as_ref(),
-                );
+                match rounds {
+                    None => typed_tile(
+                        plan,
+                        slices,
+                        &mut full,
+                        &mut rows,
+                        start,
+                        len,
+                        row,
+                        oc,
+                        pre.as_ref(),
+                        None,
+                    ),
+                    Some(r) => {
+                        let [a, b] = &mut turns;
+                        for k in 0..r.count {
+                            let last = k + 1 == r.count;
+                            let (from, to) = if k % 2 == 0 {
+                                (&*b, &mut *a)
+                            } else {
+                                (&*a, &mut *b)
+                            };
+                            let to: &mut [T] = if last { &mut *oc } else { &mut to[..len] };
+                            let carried = (k > 0).then_some((r.carried, &from[..len]));
+                            typed_tile(
+                                plan, slices, &mut full, &mut rows, start, len, row, to, None,
+                                carried,
+                            );
+                        }
+                    }
+                }
                 rest = tail;
                 start += len;
             }
@@ -2128,6 +2283,7 @@ fn typed_extreme<T: TFloat + Send>(
                         1,
                         &mut out[..len],
                         None,
+                        None,
                     );
                     T::reduce(red, &out[..len])
                 })
@@ -2246,6 +2402,7 @@ fn typed_tile<T: TFloat>(
     row: usize,
     out: &mut [T],
     pre: Option<&Prefetch>,
+    carried: Option<(&[usize], &[T])>,
 ) {
     let rows = len / row;
     let r0 = start / row;
@@ -2268,8 +2425,9 @@ fn typed_tile<T: TFloat>(
             let view = |x: &TArg<T>| -> View<'_, T> {
                 let s: &[T] = match x.loc {
                     Loc::Const(c) => return View::Const(c),
-                    Loc::In(i) => match x.form {
-                        Form::Full => &inputs[i][start..start + len],
+                    Loc::In(i) => match (x.form, carried) {
+                        (Form::Full, Some((js, tile))) if js.contains(&i) => &tile[..len],
+                        (Form::Full, _) => &inputs[i][start..start + len],
                         _ => &inputs[i][r0..r0 + rows],
                     },
                     Loc::Buf(i) => match x.form {
@@ -2607,6 +2765,126 @@ mod tests {
                 "element {i}: {p} vs {q}"
             );
         }
+    }
+
+    /// `n` runs of `p`, input `carried` of each the result of the one before: the loop
+    /// [`run_repeat`] stands for.
+    fn runs_one_after_another(
+        p: &Program,
+        inputs: &[Value],
+        carried: &[usize],
+        n: i64,
+    ) -> StepResult<Tensor> {
+        let mut x = inputs[carried[0]].clone();
+        for _ in 0..n {
+            let mut round = inputs.to_vec();
+            for &j in carried {
+                round[j] = x.clone();
+            }
+            x = Value::Tensor(run(p, round)?);
+        }
+        match x {
+            Value::Tensor(t) => Ok(t),
+            _ => panic!("not a tensor"),
+        }
+    }
+
+    #[test]
+    fn repeated_groups_match_their_runs_one_after_another() {
+        // iterate's body: `x * 0.9 + 0.1 * tanh(x)` (x read twice: inputs 0 and 1).
+        let iterate = Program {
+            inputs: 2,
+            steps: vec![
+                step(
+                    "mul.Scalar",
+                    vec![Operand::Input(0), Operand::Const(Value::Float(0.9))],
+                ),
+                step("tanh", vec![Operand::Input(1)]),
+                step(
+                    "mul.Scalar",
+                    vec![Operand::Step(1), Operand::Const(Value::Float(0.1))],
+                ),
+                step(
+                    "add.Tensor",
+                    vec![
+                        Operand::Step(0),
+                        Operand::Step(2),
+                        Operand::Const(Value::Int(1)),
+                    ],
+                ),
+            ],
+        };
+        // `x * y + exp(-x)` with `y` loop-invariant (broadcast along rows or not).
+        let with_y = Program {
+            inputs: 3,
+            steps: vec![
+                step("mul.Tensor", vec![Operand::Input(0), Operand::Input(1)]),
+                step("neg", vec![Operand::Input(2)]),
+                step("exp", vec![Operand::Step(1)]),
+                step(
+                    "add.Tensor",
+                    vec![
+                        Operand::Step(0),
+                        Operand::Step(2),
+                        Operand::Const(Value::Int(1)),
+                    ],
+                ),
+            ],
+        };
+        let rounds_before = ROUND_RUNS.with(|c| c.get());
+        for dtype in [DType::Float32, DType::Float64] {
+            for shape in [vec![100_000], vec![70, 1001], vec![5, 7], vec![33_000]] {
+                let x = Value::Tensor(ramp(&shape, dtype, 0.003));
+                for n in [-1, 0, 1, 2, 3, 8] {
+                    let inputs = vec![x.clone(), x.clone()];
+                    let a = run_repeat(&iterate, inputs.clone(), &[0, 1], n).unwrap();
+                    let b = runs_one_after_another(&iterate, &inputs, &[0, 1], n).unwrap();
+                    same_bits(&a, &b);
+                    if n <= 0 {
+                        let Value::Tensor(t) = &x else { unreachable!() };
+                        assert!(a.shares_storage(t), "no round: the carried tensor itself");
+                    }
+                    let cols = *shape.last().unwrap();
+                    for ys in [shape.clone(), vec![cols]] {
+                        let y = Value::Tensor(ramp(&ys, dtype, 0.0007));
+                        let inputs = vec![x.clone(), y, x.clone()];
+                        let a = run_repeat(&with_y, inputs.clone(), &[0, 2], n).unwrap();
+                        let b = runs_one_after_another(&with_y, &inputs, &[0, 2], n).unwrap();
+                        same_bits(&a, &b);
+                    }
+                }
+            }
+        }
+        assert!(
+            ROUND_RUNS.with(|c| c.get()) - rounds_before >= 2 * 2 * 4,
+            "rounds ran tile by tile (both dtypes, the three shapes above MIN_FUSED, n >= 2)"
+        );
+        let before = ROUND_RUNS.with(|c| c.get());
+        // A first round that changes the shape (x of one row, y of many) or the dtype
+        // (float32 x, float64 y) runs round after round, as the loop does.
+        let x = Value::Tensor(ramp(&[1, 40_000], DType::Float32, 0.003));
+        for y in [
+            ramp(&[3, 40_000], DType::Float32, 0.001),
+            ramp(&[40_000], DType::Float64, 0.001),
+        ] {
+            let inputs = vec![x.clone(), Value::Tensor(y), x.clone()];
+            let a = run_repeat(&with_y, inputs.clone(), &[0, 2], 3).unwrap();
+            let b = runs_one_after_another(&with_y, &inputs, &[0, 2], 3).unwrap();
+            same_bits(&a, &b);
+        }
+        assert_eq!(
+            ROUND_RUNS.with(|c| c.get()),
+            before,
+            "those ran round after round"
+        );
+        // An error is the first round's.
+        let x = Value::Tensor(ramp(&[50_000], DType::Float32, 0.003));
+        let y = Value::Tensor(ramp(&[49_999], DType::Float32, 0.003));
+        let inputs = vec![x.clone(), y, x];
+        assert_eq!(
+            run_repeat(&with_y, inputs.clone(), &[0, 2], 4).unwrap_err(),
+            runs_one_after_another(&with_y, &inputs, &[0, 2], 1).unwrap_err()
+        );
     }
 
     #[test]
