@@ -187,6 +187,39 @@ fn specialized(m: &pyjit_ir::Module, args: &[Value]) -> pyjit_ir::Module {
     out
 }
 
+/// Runs `f` of `nm` on `args` and checks it against the interpreter's result `ri`: the same
+/// value bit for bit or the same error, every reference native code made released. Whether
+/// it raised.
+fn agrees(
+    ri: &Result<Value, pyjit_interp::InterpError>,
+    nm: &pyjit_codegen::NativeModule,
+    args: &[Value],
+    what: &str,
+    src: &str,
+) -> bool {
+    let before = live_references();
+    let (rn, _) = run_native(nm, "f", args);
+    assert_eq!(
+        live_references(),
+        before,
+        "{what}: native code did not release what it made\n{src}"
+    );
+    match (ri, &rn) {
+        (Ok(a), Ok(b)) => {
+            assert!(
+                same(a, b),
+                "{what}: fused native differs from the interpreter\n{src}"
+            );
+            false
+        }
+        (Err(a), Err(b)) => {
+            assert_eq!(a, b, "{what}: errors differ\n{src}");
+            true
+        }
+        _ => panic!("{what}: interp {ri:?} vs fused native {rn:?}\n{src}"),
+    }
+}
+
 /// `PROGRAMS` random programs, each run on two sets of inputs whose largest operand has `rows`
 /// rows, fused on native code against the interpreter.
 fn random_dags_match_the_interpreter(seed: u64, rows: usize) {
@@ -220,24 +253,7 @@ fn random_dags_match_the_interpreter(seed: u64, rows: usize) {
             size_calls += calls(&fm) as usize;
             assert!(!calls(&sm), "case {case}: a size test call\n{src}");
             for (how, nm) in [("", &nm), (" (specialized)", &native(&sm))] {
-                let before = live_references();
-                let (rn, _) = run_native(nm, "f", &args);
-                assert_eq!(
-                    live_references(),
-                    before,
-                    "case {case}{how}: native code did not release what it made\n{src}"
-                );
-                match (&ri, &rn) {
-                    (Ok(a), Ok(b)) => assert!(
-                        same(a, b),
-                        "case {case}{how}: fused native differs from the interpreter\n{src}"
-                    ),
-                    (Err(a), Err(b)) => {
-                        errors += 1;
-                        assert_eq!(a, b, "case {case}{how}: errors differ\n{src}");
-                    }
-                    _ => panic!("case {case}{how}: interp {ri:?} vs fused native {rn:?}\n{src}"),
-                }
+                errors += agrees(&ri, nm, &args, &format!("case {case}{how}"), &src) as usize;
             }
         }
     }
@@ -368,26 +384,8 @@ fn loops_of_one_fused_group_match_the_interpreter() {
                 for n in [-1, 0, 1, 2, 3, 7] {
                     let args = args_of(n);
                     let (ri, _) = interp(&m, "f", &args);
-                    let before = live_references();
-                    let (rn, _) = run_native(&nm, "f", &args);
-                    assert_eq!(
-                        live_references(),
-                        before,
-                        "{xs:?} {ys:?} {xd:?} n={n}: native code did not release what it made\n{src}"
-                    );
-                    match (&ri, &rn) {
-                        (Ok(a), Ok(b)) => assert!(
-                            same(a, b),
-                            "{xs:?} {ys:?} {xd:?} n={n}: native differs from the interpreter\n{src}"
-                        ),
-                        (Err(a), Err(b)) => {
-                            errors += 1;
-                            assert_eq!(a, b, "{xs:?} {ys:?} {xd:?} n={n}: errors differ\n{src}");
-                        }
-                        _ => panic!(
-                            "{xs:?} {ys:?} {xd:?} n={n}: interp {ri:?} vs native {rn:?}\n{src}"
-                        ),
-                    }
+                    let what = format!("{xs:?} {ys:?} {xd:?} n={n}");
+                    errors += agrees(&ri, &nm, &args, &what, src) as usize;
                 }
             }
         }

@@ -611,13 +611,7 @@ fn repeat_typed(
     carried: &[usize],
     count: u64,
 ) -> Option<StepResult<Tensor>> {
-    let shapes: Vec<&[usize]> = inputs
-        .iter()
-        .filter_map(|v| match v {
-            Value::Tensor(t) => Some(t.shape()),
-            _ => None,
-        })
-        .collect();
+    let shapes = shapes_of(inputs);
     if small_group(|| shapes.iter().copied()) || p.steps.iter().any(|s| row_reduction(s.op)) {
         return None;
     }
@@ -689,6 +683,17 @@ where
     bound < MIN_FUSED
 }
 
+/// The shapes of the tensors among `inputs`, in order.
+fn shapes_of(inputs: &[Value]) -> Vec<&[usize]> {
+    inputs
+        .iter()
+        .filter_map(|v| match v {
+            Value::Tensor(t) => Some(t.shape()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// `tile`: group elements per tile of [`run_tiles`]; `typed`: per tile of the typed path
 /// ([`run_typed`]; `None`: not tried).
 fn run_owned(
@@ -718,13 +723,7 @@ fn run_owned(
     if small_group(tensor_shapes) {
         return run_unfused_owned(p, inputs);
     }
-    let shapes: Vec<&[usize]> = inputs
-        .iter()
-        .filter_map(|v| match v {
-            Value::Tensor(t) => Some(t.shape()),
-            _ => None,
-        })
-        .collect();
+    let shapes = shapes_of(&inputs);
     let group = match super::broadcast_all(&shapes) {
         Ok(s) if s.iter().product::<usize>() >= MIN_FUSED => s,
         _ => return run_unfused_owned(p, inputs),
