@@ -152,10 +152,11 @@ fn inputs(rng: &mut Rng, rows: usize) -> Vec<Value> {
     v
 }
 
-fn fused(m: &pyjit_ir::Module) -> (pyjit_ir::Module, usize) {
+/// `m` through the pipeline of `passes` (`None`: the default, -O2), verified after each pass.
+fn through(m: &pyjit_ir::Module, passes: Option<Vec<String>>) -> pyjit_ir::Module {
     let mut m = m.clone();
     let config = PipelineConfig {
-        passes: Some(vec!["fuse".into()]),
+        passes,
         verify: true,
         ..PipelineConfig::default()
     };
@@ -165,6 +166,11 @@ fn fused(m: &pyjit_ir::Module) -> (pyjit_ir::Module, usize) {
         "{:?}",
         report.verify_failure
     );
+    m
+}
+
+fn fused(m: &pyjit_ir::Module) -> (pyjit_ir::Module, usize) {
+    let m = through(m, Some(vec!["fuse".into()]));
     let groups = m
         .funcs
         .values()
@@ -328,18 +334,7 @@ fn a_fused_group_reports_the_failing_ops_line() {
 /// `m` through the default (-O2) pipeline (the index arithmetic of an unread loop variable
 /// removed, as the compiler's own pipeline does before fusion).
 fn optimized(m: &pyjit_ir::Module) -> pyjit_ir::Module {
-    let mut m = m.clone();
-    let config = PipelineConfig {
-        verify: true,
-        ..PipelineConfig::default()
-    };
-    let report = run_pipeline(&mut m, &config);
-    assert!(
-        report.verify_failure.is_none(),
-        "{:?}",
-        report.verify_failure
-    );
-    m
+    through(m, None)
 }
 
 /// Loops whose body is one fused group fed its own result run their rounds in one host call

@@ -2790,6 +2790,17 @@ mod tests {
 
     #[test]
     fn repeated_groups_match_their_runs_one_after_another() {
+        // `steps[a] + steps[b]`.
+        let add = |a, b| {
+            step(
+                "add.Tensor",
+                vec![
+                    Operand::Step(a),
+                    Operand::Step(b),
+                    Operand::Const(Value::Int(1)),
+                ],
+            )
+        };
         // iterate's body: `x * 0.9 + 0.1 * tanh(x)` (x read twice: inputs 0 and 1).
         let iterate = Program {
             inputs: 2,
@@ -2803,14 +2814,7 @@ mod tests {
                     "mul.Scalar",
                     vec![Operand::Step(1), Operand::Const(Value::Float(0.1))],
                 ),
-                step(
-                    "add.Tensor",
-                    vec![
-                        Operand::Step(0),
-                        Operand::Step(2),
-                        Operand::Const(Value::Int(1)),
-                    ],
-                ),
+                add(0, 2),
             ],
         };
         // `x * y + exp(-x)` with `y` loop-invariant (broadcast along rows or not).
@@ -2820,14 +2824,7 @@ mod tests {
                 step("mul.Tensor", vec![Operand::Input(0), Operand::Input(1)]),
                 step("neg", vec![Operand::Input(2)]),
                 step("exp", vec![Operand::Step(1)]),
-                step(
-                    "add.Tensor",
-                    vec![
-                        Operand::Step(0),
-                        Operand::Step(2),
-                        Operand::Const(Value::Int(1)),
-                    ],
-                ),
+                add(0, 2),
             ],
         };
         let rounds_before = ROUND_RUNS.with(|c| c.get());
