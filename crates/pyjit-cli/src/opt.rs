@@ -1,7 +1,7 @@
 //! The optimization flags shared by `pyjit run` and `pyjit compile`: `-O0/-O1/-O2`
 //! (`-O 2`, `--opt-level 2`), `--passes a,b,c`, `--print-after-all`, `--print-after=PASS`,
 //! `--print-changed`,
-//! `--time-passes`, `--opt-limit PASS=N`. They map one to one onto the pass manager's
+//! `--time-passes`, `--opt-limit PASS=N`, and `--fastmath` (not a pass: the program's math mode). They map one to one onto the pass manager's
 //! [`PipelineConfig`] (see `docs/passes.md`); this module only parses them and prints the pass
 //! reports (IR dumps, statistics, timings) to stderr.
 
@@ -38,6 +38,10 @@ pub struct OptArgs {
     /// Apply only the first N rewrites of PASS, to bisect a miscompile (repeatable).
     #[arg(long, value_name = "PASS=N")]
     pub opt_limit: Vec<String>,
+    /// Fast math: float32 `tanh` by a cheaper kernel within 6 ulp (0.88 without); see the
+    /// guide's "Math functions". Results change; nothing else does.
+    #[arg(long)]
+    pub fastmath: bool,
 }
 
 impl OptArgs {
@@ -57,6 +61,7 @@ impl OptArgs {
         }
         config.print_changed = self.print_changed;
         config.time_passes = self.time_passes;
+        config.fastmath = self.fastmath;
         for spec in &self.opt_limit {
             config.add_opt_limit(spec).map_err(|e| e.to_string())?;
         }
@@ -96,6 +101,10 @@ impl OptArgs {
             }
             "--time-passes" => {
                 self.time_passes = true;
+                Ok(())
+            }
+            "--fastmath" => {
+                self.fastmath = true;
                 Ok(())
             }
             "-O" | "--opt-level" => {

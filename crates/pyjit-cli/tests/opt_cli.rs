@@ -302,3 +302,34 @@ fn trace_mode_honours_the_optimization_flags() {
     );
     assert!(rows(&with(&["-O0", "--time-passes"])).is_empty());
 }
+
+/// `--fastmath` (before or after the ARGs): the IR has `tanh_fast` at every level, and both
+/// backends print the same tensor.
+#[test]
+fn fastmath_selects_the_fast_tanh_on_both_backends() {
+    let dir = scratch_dir("opt-cli", "fastmath");
+    std::fs::write(
+        dir.join("t.py"),
+        "import torch\n\ndef g(x: torch.Tensor) -> torch.Tensor:\n    return torch.tanh(x) * 2.0\n",
+    )
+    .unwrap();
+    let x = pyjit::runtime::Tensor::from_vec(vec![0.3f32, -1.7, 6.1], &[3]).unwrap();
+    pyjit::runtime::npy::write_npy(dir.join("x.npy"), &x).unwrap();
+    for level in ["-O0", "-O2"] {
+        let (ir, _) = pyjit_ok(
+            &dir,
+            &format!("compile t.py x.npy --emit ir {level} --fastmath"),
+        );
+        assert!(ir.contains("tensor.tanh_fast("), "{ir}");
+        let (ir, _) = pyjit_ok(&dir, &format!("compile t.py x.npy --emit ir {level}"));
+        assert!(
+            ir.contains("tensor.tanh(") && !ir.contains("tanh_fast"),
+            "{ir}"
+        );
+    }
+    let (native, _) = pyjit_ok(&dir, "run --fastmath t.py x.npy");
+    let (interp, _) = pyjit_ok(&dir, "run t.py x.npy --backend interp --fastmath -O0");
+    assert_eq!(native, interp);
+    // (A few ulp do not show in four digits: 2 tanh(0.3) = 0.58259, 2 tanh(-1.7) = -1.87077.)
+    assert_eq!(native, "tensor([ 0.5826, -1.8708,  2.0000])\n");
+}

@@ -9,9 +9,11 @@
 //! equivalent IR, and every pass's output verifies. This layer never runs user code and never
 //! panics on verified input.
 
+pub mod fastmath;
 pub mod manager;
 pub mod passes;
 pub mod specialize;
 
+pub use fastmath::lower_fastmath;
 pub use manager::{OptLevel, PassReport, PipelineConfig, run_pipeline, run_pipeline_from};
 pub use specialize::{SpecializeError, join, specialize};

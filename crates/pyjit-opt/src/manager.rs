@@ -12,6 +12,7 @@
 //! | `--print-changed` | [`PipelineConfig::print_changed`] |
 //! | `--time-passes` | [`PipelineConfig::time_passes`] (timings are always measured; this asks to show them) |
 //! | `--opt-limit PASS=N` | [`PipelineConfig::opt_limit`] (via [`PipelineConfig::add_opt_limit`]) |
+//! | `--fastmath` | [`PipelineConfig::fastmath`] (not a pass: see [`crate::fastmath`]) |
 //!
 //! then calls [`run_pipeline`] and prints [`PassReport::render`].
 
@@ -113,6 +114,11 @@ pub struct PipelineConfig {
     pub verify: bool,
     /// Thresholds of the heuristics.
     pub options: PassOptions,
+    /// `--fastmath`: build the program's IR with the fast forms of math ops
+    /// ([`crate::fastmath`]: `tanh` within 6 ulp instead of 0.88). Not a pass and not run by
+    /// [`run_pipeline`]: a program applies it once to the module it is built from (at `-O0`
+    /// too), so that every backend and the interpreter compute the same fast form.
+    pub fastmath: bool,
 }
 
 impl Default for PipelineConfig {
@@ -127,6 +133,7 @@ impl Default for PipelineConfig {
             opt_limit: HashMap::new(),
             verify: cfg!(debug_assertions),
             options: PassOptions::default(),
+            fastmath: false,
         }
     }
 }

@@ -776,13 +776,14 @@ fn write_stdout(py: Python<'_>, bytes: &[u8]) -> PyResult<()> {
     Ok(())
 }
 
-fn compile_options(interpreter: bool) -> CompileOptions {
+fn compile_options(interpreter: bool, fastmath: bool) -> CompileOptions {
     CompileOptions {
         backend: if interpreter {
             pyjit::Backend::Interp
         } else {
             pyjit::Backend::Native
         },
+        fastmath,
         ..CompileOptions::default()
     }
 }
@@ -801,7 +802,8 @@ fn cache_dir(cache: bool) -> PyResult<Option<std::path::PathBuf>> {
 
 /// Scripts function `name` of `source` (whose first line is line `first_line` of `filename`).
 #[pyfunction]
-#[pyo3(signature = (source, filename, first_line, name, interpreter = false, cache = false))]
+#[pyo3(signature = (source, filename, first_line, name, interpreter = false, cache = false, fastmath = false))]
+#[allow(clippy::too_many_arguments)]
 fn script(
     py: Python<'_>,
     source: &str,
@@ -810,11 +812,12 @@ fn script(
     name: &str,
     interpreter: bool,
     cache: bool,
+    fastmath: bool,
 ) -> PyResult<Py<PyFunction>> {
     let src = Source::new(filename, source).at_line(first_line);
     let opts = CompileOptions {
         cache_dir: cache_dir(cache)?,
-        ..compile_options(interpreter)
+        ..compile_options(interpreter, fastmath)
     };
     py.detach(|| Function::script(&src, name, &opts))
         .map_err(|e| to_pyerr(py, e))
@@ -823,7 +826,7 @@ fn script(
 
 /// Traces function `name` of `source` on `example_inputs` (a tuple of arguments).
 #[pyfunction]
-#[pyo3(signature = (source, filename, first_line, name, example_inputs, check_inputs = None, guards = true, interpreter = false))]
+#[pyo3(signature = (source, filename, first_line, name, example_inputs, check_inputs = None, guards = true, interpreter = false, fastmath = false))]
 #[allow(clippy::too_many_arguments)]
 fn trace(
     py: Python<'_>,
@@ -835,6 +838,7 @@ fn trace(
     check_inputs: Option<&Bound<'_, PyList>>,
     guards: bool,
     interpreter: bool,
+    fastmath: bool,
 ) -> PyResult<Py<PyFunction>> {
     let src = Source::new(filename, source).at_line(first_line);
     let mut spelling = Spelling::default();
@@ -851,7 +855,7 @@ fn trace(
     let config = TraceConfig {
         guards,
         check_inputs: checks,
-        compile: compile_options(interpreter),
+        compile: compile_options(interpreter, fastmath),
     };
     let mut printed = Vec::new();
     // The tracing run's prints: as torch.jit.trace, the function runs once.
@@ -865,7 +869,8 @@ fn trace(
 #[pyfunction]
 #[pyo3(signature = (data, interpreter = false))]
 fn load(py: Python<'_>, data: &[u8], interpreter: bool) -> PyResult<Py<PyFunction>> {
-    let opts = compile_options(interpreter);
+    // (The archive says whether it was compiled with fastmath.)
+    let opts = compile_options(interpreter, false);
     py.detach(|| Function::load(data, &opts))
         .map_err(|e| to_pyerr(py, e))
         .and_then(|f| PyFunction::new_object(py, f))

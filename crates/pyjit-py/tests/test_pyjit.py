@@ -154,6 +154,10 @@ def compare(x, y):
     return x > y
 
 
+def squash(x):
+    return x.tanh() * 0.5 + x
+
+
 # --------------------------------------------------------------------------------------- script
 
 
@@ -801,6 +805,28 @@ def test_save_load_round_trip(tmp_path):
     assert f"{__file__}:{line_of(pick, 'return x[i]')}:" in str(e.value)
     pyjit.save(cond, str(tmp_path / "plain.pyjit"))  # a plain function is scripted first
     np.testing.assert_array_equal(pyjit.load(str(tmp_path / "plain.pyjit"))(x, 0.5), [2.0, 4.0])
+
+
+def test_fastmath_changes_float32_tanh_only(tmp_path):
+    x = np.linspace(-10.0, 10.0, 20001, dtype=np.float32)
+    exact = pyjit.script(squash)
+    fast = pyjit.script(squash, fastmath=True)
+    assert "tensor.tanh_fast(" in fast.graph and "tanh_fast" not in exact.graph
+    got = fast(x)
+    # The interpreter and a trace compute the same bits; the decorator form takes the flag.
+    np.testing.assert_array_equal(pyjit.script(squash, fastmath=True, interpreter=True)(x), got)
+    np.testing.assert_array_equal(pyjit.trace(squash, (x,), fastmath=True)(x), got)
+    np.testing.assert_array_equal(pyjit.script(fastmath=True)(squash)(x), got)
+    # A few ulp off the exact kernel at most (6.5 ulp of tanh, halved, then added to x).
+    want = exact(x)
+    assert not np.array_equal(got, want)
+    np.testing.assert_allclose(got, want, rtol=0, atol=4 * np.spacing(np.float32(10.0)))
+    # float64 is not affected.
+    np.testing.assert_array_equal(fast(x.astype(np.float64)), exact(x.astype(np.float64)))
+    # An archive keeps the mode.
+    path = tmp_path / "fast.pyjit"
+    pyjit.save(fast, str(path))
+    np.testing.assert_array_equal(pyjit.load(str(path))(x), got)
 
 
 def test_bad_archives_raise_archive_error(tmp_path):

@@ -495,6 +495,7 @@ fn kernel_for(name: &str, overload: &str) -> Option<Kernel> {
         ("cos", _) => |a| one(ops::cos(t(a, 0)?)?),
         ("tan", _) => |a| one(ops::tan(t(a, 0)?)?),
         ("tanh", _) => |a| one(ops::tanh(t(a, 0)?)?),
+        ("tanh_fast", _) => |a| one(ops::tanh_fast(t(a, 0)?)?),
         ("asin", _) => |a| one(ops::asin(t(a, 0)?)?),
         ("acos", _) => |a| one(ops::acos(t(a, 0)?)?),
         ("atan", _) => |a| one(ops::atan(t(a, 0)?)?),

@@ -77,8 +77,10 @@ pub fn raise_class(qualified: &str) -> MayRaise {
         "dim" | "numel" | "size" | "clone" | "contiguous" | "np_element" | "scalar_tensor" => {
             MayRaise::Never
         }
-        "neg" | "abs" | "exp" | "log" | "sqrt" | "sin" | "cos" | "tanh" | "sigmoid" | "relu"
-        | "floor" | "ceil" | "trunc" | "square" | "reciprocal" => MayRaise::NeverOnFloat,
+        "neg" | "abs" | "exp" | "log" | "sqrt" | "sin" | "cos" | "tanh" | "tanh_fast"
+        | "sigmoid" | "relu" | "floor" | "ceil" | "trunc" | "square" | "reciprocal" => {
+            MayRaise::NeverOnFloat
+        }
         "add.Scalar" | "sub.Scalar" | "mul.Scalar" => MayRaise::NeverOnNumbers,
         _ => MayRaise::Maybe,
     }

@@ -123,6 +123,7 @@ const SIGNATURES: &[&str] = &[
     "cos(Tensor self) -> Tensor",
     "tan(Tensor self) -> Tensor",
     "tanh(Tensor self) -> Tensor",
+    "tanh_fast(Tensor self) -> Tensor",
     "asin(Tensor self) -> Tensor",
     "acos(Tensor self) -> Tensor",
     "atan(Tensor self) -> Tensor",
@@ -482,6 +483,12 @@ impl fmt::Display for OpId {
     }
 }
 
+/// The ops `fastmath` replaces, each with its fast form: `(op, fast op)`. A fast form takes
+/// the same operands and gives the same dtype and shape, with a cheaper kernel of a larger
+/// error (docs/kernels.md has both bounds); it has no Python spelling (`""` flags), so only
+/// this lowering produces it (`pyjit_opt::fastmath`).
+pub const FAST_MATH_FORMS: &[(&str, &str)] = &[("tanh", "tanh_fast")];
+
 /// Spelling and kind per op name: `(name, flags, numpy names, kind)`, flags `T` torch, `M`
 /// method, `F` functional.
 const OP_INFO: &[(&str, &str, &[&str], OpKind)] = {
@@ -547,6 +554,7 @@ const OP_INFO: &[(&str, &str, &[&str], OpKind)] = {
         ("cos", "TM", &["cos"], Elementwise),
         ("tan", "TM", &["tan"], Elementwise),
         ("tanh", "TMF", &["tanh"], Elementwise),
+        ("tanh_fast", "", &[], Elementwise),
         ("asin", "TM", &["arcsin"], Elementwise),
         ("acos", "TM", &["arccos"], Elementwise),
         ("atan", "TM", &["arctan"], Elementwise),
@@ -1639,8 +1647,8 @@ pub fn infer(id: OpId, args: &[ArgInfo]) -> Result<Vec<TypeInfo>, RuntimeError> 
                     }
                 }
                 "exp" | "expm1" | "log" | "log1p" | "log2" | "log10" | "sqrt" | "rsqrt"
-                | "reciprocal" | "sin" | "cos" | "tan" | "tanh" | "asin" | "acos" | "atan"
-                | "sinh" | "cosh" | "sigmoid" | "erf" | "atan2" => float_of(dt),
+                | "reciprocal" | "sin" | "cos" | "tan" | "tanh" | "tanh_fast" | "asin" | "acos"
+                | "atan" | "sinh" | "cosh" | "sigmoid" | "erf" | "atan2" => float_of(dt),
                 "where" => {
                     let ops: Vec<Operand> = args[1..].iter().filter_map(info_operand).collect();
                     result_type(&ops).ok_or_else(|| infer_error(id, "no operands"))?

@@ -350,6 +350,9 @@ pub struct CompileOptions {
     /// `Some(n)` sets it for every function from then on (`Some(0)`: back to the default).
     /// Results do not depend on it (docs/kernels.md).
     pub num_threads: Option<usize>,
+    /// Fast math (`fastmath=True` in Python, `--fastmath`): float32 `tanh` by a cheaper
+    /// kernel within 6 ulp instead of 0.88 ([`pyjit_opt::fastmath`]). Off by default.
+    pub fastmath: bool,
 }
 
 impl Default for CompileOptions {
@@ -359,6 +362,7 @@ impl Default for CompileOptions {
             opt_level: OptLevel::O2,
             cache_dir: None,
             num_threads: None,
+            fastmath: false,
         }
     }
 }
@@ -369,11 +373,13 @@ impl CompileOptions {
         if let Some(n) = self.num_threads {
             pyjit_runtime::ops::vmath::set_num_threads(n);
         }
-        Options {
+        let mut options = Options {
             backend: self.backend,
             cache: self.cache_dir.clone().map(crate::cache::CodeCache::new),
             ..Options::at_level(self.opt_level)
-        }
+        };
+        options.opt.fastmath = self.fastmath;
+        options
     }
 }
 
@@ -1292,17 +1298,23 @@ impl Function {
             source: self.origin.text.clone(),
             ir: self.graph(),
             signatures,
+            fastmath: p.options().opt.fastmath,
         }
         .to_bytes())
     }
 
     /// Loads a `.pyjit` archive: compiles its source (nothing saved is executed or trusted as
     /// code), checks that the IR is the one saved when the archive comes from this pyjit
-    /// version, and compiles the saved signatures ahead of the first call.
+    /// version, and compiles the saved signatures ahead of the first call. The archive's math
+    /// mode (fastmath or not) is part of what was saved: it overrides `options.fastmath`.
     pub fn load(bytes: &[u8], options: &CompileOptions) -> Result<Function, Error> {
         let a = Archive::from_bytes(bytes).map_err(|e| Error::Archive(e.0))?;
         let source = Source::new(a.file.clone(), a.source.clone()).at_line(a.first_line);
-        let f = Function::script(&source, &a.function, options)?;
+        let options = CompileOptions {
+            fastmath: a.fastmath,
+            ..options.clone()
+        };
+        let f = Function::script(&source, &a.function, &options)?;
         if a.pyjit_version == env!("CARGO_PKG_VERSION") && f.graph() != a.ir {
             return Err(Error::Archive(format!(
                 "the archive's IR is not what pyjit {} compiles from the archive's source: it was altered",
@@ -1770,5 +1782,107 @@ mod tests {
             }
         });
         assert_eq!(f.signatures().len(), 1, "one shared cache entry");
+    }
+
+    /// `fastmath`: float32 `tanh` (only) takes the fast kernel, in native code and in the
+    /// interpreter alike (bit for bit, fused or not), in scripted and traced functions; the IR
+    /// says so; an archive keeps the mode.
+    #[test]
+    fn fastmath_changes_float32_tanh_only_and_every_backend_agrees() {
+        const FM: &str = "import torch\nfrom torch import Tensor\n\n\ndef g(x: Tensor, y: Tensor) -> Tensor:\n    a = torch.tanh(x * 2.0 + y) * torch.sigmoid(y) - 0.5 * x\n    return a + x.tanh() + torch.exp(y * 0.1)\n";
+        let xs: Vec<f32> = (0..3000).map(|i| (i as f32 - 1500.0) * 0.0071).collect();
+        let ys: Vec<f32> = xs.iter().rev().map(|v| v * 0.5 - 0.25).collect();
+        let args = |f64s: bool| -> Vec<Value> {
+            [&xs, &ys]
+                .into_iter()
+                .map(|v| {
+                    let t = Tensor::from_slice(v);
+                    Value::Tensor(if f64s {
+                        t.to_dtype(DType::Float64).unwrap()
+                    } else {
+                        t
+                    })
+                })
+                .collect()
+        };
+        let bits = |v: Value| -> Vec<u64> {
+            let t = v
+                .as_tensor()
+                .expect("a tensor")
+                .to_dtype(DType::Float64)
+                .unwrap();
+            t.to_vec::<f64>().into_iter().map(f64::to_bits).collect()
+        };
+        let compile = |backend, fastmath, opt_level| {
+            let o = CompileOptions {
+                backend,
+                fastmath,
+                opt_level,
+                ..CompileOptions::default()
+            };
+            Function::script(&Source::new("fm.py", FM), "g", &o).unwrap_or_else(|e| panic!("{e}"))
+        };
+        let run = |f: &Function, f64s: bool| bits(f.call(args(f64s), vec![]).unwrap());
+        let exact = compile(Backend::Native, false, OptLevel::O2);
+        let fast = compile(Backend::Native, true, OptLevel::O2);
+        assert!(
+            fast.graph().contains("tensor.tanh_fast("),
+            "{}",
+            fast.graph()
+        );
+        assert!(!fast.graph().contains("tensor.tanh("), "{}", fast.graph());
+        assert!(!exact.graph().contains("tanh_fast"));
+        // Fused at -O2 (one group), unfused at -O0, in the interpreter: the same bits.
+        let ir = fast
+            .inspect_ir(args(false), vec![])
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            ir.contains("fused(") && ir.contains("tensor.tanh_fast("),
+            "{ir}"
+        );
+        let want = run(&fast, false);
+        for (backend, level) in [
+            (Backend::Interp, OptLevel::O0),
+            (Backend::Interp, OptLevel::O2),
+            (Backend::Native, OptLevel::O0),
+        ] {
+            assert_eq!(
+                run(&compile(backend, true, level), false),
+                want,
+                "{backend:?} {level}"
+            );
+        }
+        // float32 results move (by a few ulp), float64 ones do not.
+        assert_ne!(run(&exact, false), want);
+        assert_eq!(run(&exact, true), run(&fast, true));
+        // An archive keeps the mode: loaded with the default options, still fast.
+        let _ = fast.call(args(false), vec![]).unwrap();
+        let bytes = fast.save().unwrap();
+        let loaded = Function::load(&bytes, &CompileOptions::default()).unwrap();
+        assert_eq!(loaded.graph(), fast.graph());
+        assert_eq!(run(&loaded, false), want);
+        let plain = Function::load(
+            &exact.save().unwrap(),
+            &CompileOptions {
+                fastmath: true,
+                ..CompileOptions::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(run(&plain, false), run(&exact, false));
+        // Traced: the same fast kernel.
+        let traced = |fastmath| {
+            let config = TraceConfig {
+                compile: CompileOptions {
+                    fastmath,
+                    ..CompileOptions::default()
+                },
+                ..TraceConfig::default()
+            };
+            Function::trace(&Source::new("fm.py", FM), "g", args(false), &config)
+                .unwrap_or_else(|e| panic!("{e}"))
+        };
+        assert_eq!(run(&traced(true), false), want);
+        assert_eq!(run(&traced(false), false), run(&exact, false));
     }
 }

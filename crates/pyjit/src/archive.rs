@@ -19,6 +19,7 @@
 //! function NAME
 //! file FILE-NAME
 //! first-line N
+//! math fast                    (only when compiled with fastmath; absent: the exact kernels)
 //! section source LEN
 //! <LEN bytes>
 //! section ir LEN
@@ -71,6 +72,8 @@ pub struct Archive {
     pub ir: String,
     /// The signatures it was specialized for, as argument-kind keys.
     pub signatures: Vec<SavedSignature>,
+    /// Compiled with fastmath (its IR has the fast forms): loading compiles it so again.
+    pub fastmath: bool,
 }
 
 /// One saved signature: a key per argument.
@@ -262,6 +265,9 @@ impl Archive {
         header(&mut out, format!("function {}", one_line(&self.function)));
         header(&mut out, format!("file {}", one_line(&self.file)));
         header(&mut out, format!("first-line {}", self.first_line));
+        if self.fastmath {
+            header(&mut out, "math fast".to_string());
+        }
         let section = |out: &mut Vec<u8>, name: &str, body: &str| {
             out.extend_from_slice(format!("section {name} {}\n", body.len()).as_bytes());
             out.extend_from_slice(body.as_bytes());
@@ -306,6 +312,16 @@ impl Archive {
             .ok()
             .filter(|&n| n >= 1)
             .ok_or_else(|| err(format!("bad first-line `{first_line}`")))?;
+        // An optional `math MODE` line (archives without it use the exact kernels).
+        let before_math = r.pos;
+        let fastmath = match r.line()?.strip_prefix("math ") {
+            Some("fast") => true,
+            Some(mode) => return Err(err(format!("unknown math mode `{mode}`"))),
+            None => {
+                r.pos = before_math;
+                false
+            }
+        };
         let source = r.section("source")?.to_string();
         let ir = r.section("ir")?.to_string();
         let mut signatures = Vec::new();
@@ -337,6 +353,7 @@ impl Archive {
             source,
             ir,
             signatures,
+            fastmath,
         })
     }
 }
@@ -409,6 +426,7 @@ mod tests {
                 ],
                 vec![],
             ],
+            fastmath: false,
         }
     }
 
@@ -416,6 +434,23 @@ mod tests {
     fn round_trip() {
         let a = sample();
         assert_eq!(Archive::from_bytes(&a.to_bytes()), Ok(a));
+        let fast = Archive {
+            fastmath: true,
+            ..sample()
+        };
+        let bytes = fast.to_bytes();
+        assert!(String::from_utf8_lossy(&bytes).contains("\nmath fast\n"));
+        assert_eq!(Archive::from_bytes(&bytes), Ok(fast));
+    }
+
+    #[test]
+    fn an_unknown_math_mode_is_an_error() {
+        let bytes = String::from_utf8(sample().to_bytes())
+            .unwrap()
+            .replace("first-line 3\n", "first-line 3\nmath loose\n");
+        // (The checksum is recomputed by nothing: the mode is checked before it.)
+        let e = Archive::from_bytes(bytes.as_bytes()).unwrap_err();
+        assert!(e.0.contains("unknown math mode `loose`"), "{e}");
     }
 
     #[test]

@@ -554,11 +554,14 @@ impl Program {
     /// A program of verified `module` with empty caches.
     fn assemble(
         source: Arc<SourceFile>,
-        module: Module,
+        mut module: Module,
         options: Options,
         defaults: Vec<Vec<Option<Value>>>,
         times: FrontendTimes,
     ) -> Program {
+        if options.opt.fastmath {
+            pyjit_opt::lower_fastmath(&mut module);
+        }
         let native_first = first_slots(&module);
         Program {
             source,

@@ -42,24 +42,27 @@ __all__ = [
 ]
 
 
-def script(fn=None, *, interpreter=False, cache=False):
+def script(fn=None, *, interpreter=False, cache=False, fastmath=False):
     """Compile ``fn`` from its source; usable as ``@pyjit.script`` or ``pyjit.script(fn)``.
 
     ``interpreter=True`` runs the reference interpreter instead of native code (for debugging).
     ``cache=True`` keeps each signature's optimized IR in an on-disk cache
     (``$PYJIT_CACHE_DIR``, else ``~/.cache/pyjit``) that later processes reuse; see
     ``docs/python.md`` for what is and is not cached.
+    ``fastmath=True`` computes float32 ``tanh`` with a cheaper kernel, within 6.5 ulp instead
+    of 0.88 (about 1.7 times as fast; XLA's is within 4.6); nothing else changes. See the
+    guide's "Math functions".
     """
     if fn is None:
-        return lambda f: script(f, interpreter=interpreter, cache=cache)
+        return lambda f: script(f, interpreter=interpreter, cache=cache, fastmath=fastmath)
     source, filename, name = _source_of(fn)
     try:
-        compiled = _pyjit.script(source, filename, 1, name, interpreter, cache)
+        compiled = _pyjit.script(source, filename, 1, name, interpreter, cache, fastmath)
     except CompileError as e:
         retry = _numpy_style_source(fn, source, e)
         if retry is not None:
             try:
-                return _pyjit.script(retry, filename, 1, name, interpreter, cache)
+                return _pyjit.script(retry, filename, 1, name, interpreter, cache, fastmath)
             except CompileError:
                 pass
         raise
@@ -69,20 +72,22 @@ def script(fn=None, *, interpreter=False, cache=False):
         # version (as Numba and `pyjit run` run them); every other call stays TorchScript.
         try:
             compiled._set_numpy_style(
-                _pyjit.script(retry, filename, 1, name, interpreter, cache)
+                _pyjit.script(retry, filename, 1, name, interpreter, cache, fastmath)
             )
         except CompileError:
             pass
     return compiled
 
 
-def trace(fn, example_inputs, check_inputs=None, guards=True, *, interpreter=False):
+def trace(fn, example_inputs, check_inputs=None, guards=True, *, interpreter=False,
+          fastmath=False):
     """Trace ``fn`` on ``example_inputs`` (a tuple of arguments, or one argument).
 
     ``check_inputs`` is a list of further argument tuples: each is traced too and a different
     graph raises ``pyjit.TracingCheckError``. With ``guards=True`` (the default) every Python
     value the trace derived from a tensor is checked on each call and a failed check re-traces;
     ``guards=False`` replays the first trace whatever the inputs, as ``torch.jit.trace`` does.
+    ``fastmath`` as for ``script``.
     """
     if not isinstance(example_inputs, tuple):
         example_inputs = (example_inputs,)
@@ -91,7 +96,7 @@ def trace(fn, example_inputs, check_inputs=None, guards=True, *, interpreter=Fal
         checks = [c if isinstance(c, tuple) else (c,) for c in check_inputs]
     source, filename, name = _source_of(fn)
     return _pyjit.trace(
-        source, filename, 1, name, example_inputs, checks, guards, interpreter
+        source, filename, 1, name, example_inputs, checks, guards, interpreter, fastmath
     )
 
 

@@ -219,6 +219,7 @@ elem_fns! {
         Sqrt "sqrt" => Sqrt;
         Rsqrt "rsqrt" => Rsqrt;
         Tanh "tanh" => Tanh;
+        TanhFast "tanh_fast" => TanhFast;
         Sigmoid "sigmoid" => Sigmoid;
         Sin "sin" => Sin;
         Cos "cos" => Cos;

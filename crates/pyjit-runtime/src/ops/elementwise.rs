@@ -849,6 +849,7 @@ macro_rules! with_vector_unary_ops {
             sqrt => Sqrt,
             rsqrt => Rsqrt,
             tanh => Tanh,
+            tanh_fast => TanhFast,
             sigmoid => Sigmoid,
             sin => Sin,
             cos => Cos,

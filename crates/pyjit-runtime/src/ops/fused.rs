@@ -3399,7 +3399,7 @@ mod tests {
         let (x, y) = (Operand::Input(0), Operand::Input(1));
         let pair = |u: &str, second: Step| vec![step(u, vec![x.clone()]), second];
         let mut cases: Vec<(Vec<Step>, [usize; 3])> = Vec::new();
-        for u in ["tanh", "sigmoid", "exp", "log1p"] {
+        for u in ["tanh", "tanh_fast", "sigmoid", "exp", "log1p"] {
             let s0 = || Operand::Step(0);
             cases.push((
                 pair(u, step("mul.Tensor", vec![s0(), y.clone()])),
@@ -3526,7 +3526,7 @@ mod tests {
         let (x, y) = (Operand::Input(0), Operand::Input(1));
         let st = Operand::Step;
         let mut cases: Vec<(Vec<Step>, [usize; 3])> = Vec::new();
-        for u in ["tanh", "sigmoid", "exp", "log1p"] {
+        for u in ["tanh", "tanh_fast", "sigmoid", "exp", "log1p"] {
             for (product, outer) in [
                 (
                     step("mul.Scalar", vec![x.clone(), c(2.0)]),

@@ -23,7 +23,7 @@
 //! compares it on every 8191st float32 base and 26 exponents, and the ignored
 //! `..._on_every_float32` on all 2^32 bases (about half an hour on two cores).
 //!
-//! The loops: `exp_loop`, `sigmoid_loop`, `tanh_loop`, `exp_minus_loop`, `gelu_erf_loop` (two
+//! The loops: `exp_loop`, `sigmoid_loop`, `tanh_loop`, `tanh_fast_loop`, `exp_minus_loop`, `gelu_erf_loop` (two
 //! vectors of 16 float32 lanes per trip; the exponential family's functions take `N` vectors
 //! at once, see [`Vs`]), `exp`, `sigmoid` and `tanh` followed by one arithmetic operation
 //! (`*_then_loop`, for fused groups: see `loop32_then`) or applied to `x * c` combined with a
@@ -35,7 +35,7 @@
 use super::{
     EXP_F32, EXPM1_F32_SHORT, GELU32_COLS, GELU32_NEAR_COLS, GELU32_NEAR_END, GELU32_NEAR_SCALE,
     GELU32_NEAR_WIDTH, LN2_REDUCTION_F32, ROUND32, TANH_F32_CLAMP, TANH_F32_POLY, TANH_F32_SMALL,
-    ThenKernel,
+    TANH_FAST_F32_CLAMP, TANH_FAST_F32_P, TANH_FAST_F32_Q, ThenKernel,
 };
 use std::arch::x86_64::*;
 
@@ -169,6 +169,23 @@ unsafe fn tanh<const N: usize>(x: Vs<N>) -> Vs<N> {
     each!(i => {
         let is_small = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(a[i], _mm512_set1_ps(TANH_F32_SMALL));
         copysign(_mm512_mask_blend_ps(is_small, big[i], small[i]), x[i])
+    })
+}
+
+/// [`super::tanh_fast_f32`] (FMA flavour) on `N` vectors: the clamp and the final `min(r, 1)`
+/// by `vminps` with the value second, so that a NaN passes as through the selects.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+unsafe fn tanh_fast<const N: usize>(x: Vs<N>) -> Vs<N> {
+    let clamp = _mm512_set1_ps(TANH_FAST_F32_CLAMP);
+    let a = each!(i => _mm512_min_ps(clamp, abs(x[i])));
+    let z = each!(i => _mm512_mul_ps(a[i], a[i]));
+    let p = horner_n(&z, &TANH_FAST_F32_P);
+    let q = horner_n(&z, &TANH_FAST_F32_Q);
+    let one = _mm512_set1_ps(1.0);
+    each!(i => {
+        let r = _mm512_div_ps(_mm512_mul_ps(a[i], p[i]), q[i]);
+        copysign(_mm512_min_ps(one, r), x[i])
     })
 }
 
@@ -345,6 +362,7 @@ macro_rules! loop32 {
 loop32!(exp_loop() => |v| exp(v));
 loop32!(sigmoid_loop() => |v| sigmoid(v));
 loop32!(tanh_loop() => |v| tanh(v));
+loop32!(tanh_fast_loop() => |v| tanh_fast(v));
 loop32!(gelu_erf_loop() => |v| {
     let mut u = v;
     for w in &mut u {
@@ -420,6 +438,7 @@ macro_rules! loop32_then {
 loop32_then!(exp_then_loop => |v| exp(v));
 loop32_then!(sigmoid_then_loop => |v| sigmoid(v));
 loop32_then!(tanh_then_loop => |v| tanh(v));
+loop32_then!(tanh_fast_then_loop => |v| tanh_fast(v));
 
 /// Calls `$loop::<OP, A, B>` for the runtime `(op, a, b)`: the `*_then_loop`s' `(OP, UL, YS)`
 /// and the `*_pre_loop`s' `(OP, CR, SL)`.
@@ -499,6 +518,7 @@ macro_rules! loop32_pre {
 loop32_pre!(exp_pre_loop => |v| exp(v));
 loop32_pre!(sigmoid_pre_loop => |v| sigmoid(v));
 loop32_pre!(tanh_pre_loop => |v| tanh(v));
+loop32_pre!(tanh_fast_pre_loop => |v| tanh_fast(v));
 
 /// The `*_pre_loop` of the exponential-family kernel `f` (see [`loop32_pre`]).
 ///
@@ -532,6 +552,13 @@ pub(crate) unsafe fn pre_loop(
         ThenKernel::Tanh => {
             dispatch_then!(tanh_pre_loop, op, c_right, scaled_left, (x, y, c, out, n))
         }
+        ThenKernel::TanhFast => dispatch_then!(
+            tanh_fast_pre_loop,
+            op,
+            c_right,
+            scaled_left,
+            (x, y, c, out, n)
+        ),
     }
 }
 
@@ -556,6 +583,9 @@ pub(crate) unsafe fn then_loop(
             dispatch_then!(sigmoid_then_loop, op, un_left, y_slice, (x, y, out, n))
         }
         ThenKernel::Tanh => dispatch_then!(tanh_then_loop, op, un_left, y_slice, (x, y, out, n)),
+        ThenKernel::TanhFast => {
+            dispatch_then!(tanh_fast_then_loop, op, un_left, y_slice, (x, y, out, n))
+        }
     }
 }
 // `exp(x - m)`: softmax's shifted exponential (`Minus(k::Exp, m)`).
