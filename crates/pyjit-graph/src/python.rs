@@ -17,6 +17,8 @@
 //!   them, with the arguments equal to the schema's defaults left out, so the call binds the
 //!   same overload again; `x[...]` and `x[...] = v` are subscripts, `int(t)`/`float(t)`/`bool(t)`
 //!   the tensor-to-scalar conversions;
+//! - a `fastmath` fast form prints as the function it approximates (`tensor.tanh_fast` as
+//!   `torch.tanh`): the printed program computes the exact function;
 //! - `opt.unwrap(o)` is `assert o is not None` followed by a read (TorchScript's refinement);
 //!   a tracer's `guard` is an `assert` (a failed guard re-traces in pyjit; the printed program
 //!   raises instead);
@@ -26,7 +28,7 @@
 //! Nesting deeper than Python's 100 indentation levels (a very long `elif` chain) prints, but
 //! CPython (and pyjit) reject the text.
 
-use pyjit_ir::schema::{ArgType, OpSchema};
+use pyjit_ir::schema::{ArgType, FAST_MATH_FORMS, OpSchema};
 use pyjit_ir::{
     BoolBinOp, CastOp, CmpOp, Const, DType, FloatBinOp, FloatUnOp, FuncId, Function, IndexKind,
     IntBinOp, IntUnOp, MathFn, Module, Op, OpKind, Region, SecondaryMap, Type, Value, ValueDef,
@@ -1003,6 +1005,14 @@ impl<'a> Printer<'a> {
     /// A tensor op: the right-hand side of its assignment, or `None` after printing a statement
     /// itself (an index assignment).
     fn tensor_op(&mut self, op: Op, s: &OpSchema, depth: usize) -> Option<String> {
+        // A fast form (`fastmath`) has no Python spelling: it prints as the function it
+        // approximates (the same operands), which CPython + torch computes exactly.
+        let exact: Option<&'static OpSchema> = FAST_MATH_FORMS
+            .iter()
+            .find(|(_, fast)| *fast == s.name)
+            .and_then(|&(exact, _)| pyjit_ir::schema::lookup(exact))
+            .map(pyjit_ir::schema::schema);
+        let s = exact.unwrap_or(s);
         let d = &self.f.ops[op];
         let ops = d.operands.clone();
         let results = d.results.clone();

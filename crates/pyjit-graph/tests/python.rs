@@ -281,3 +281,18 @@ fn entry_keeps_the_user_name_and_defaults() {
         "{py}"
     );
 }
+
+/// A `fastmath` fast form prints as the function it approximates (torch has no `tanh_fast`).
+#[test]
+fn fast_forms_print_as_the_exact_function() {
+    let py = print(
+        "func @f(%x: Tensor[float32, 1]) -> Tensor[float32, 1] {
+  %0: Tensor[float32, 1] = tensor.tanh_fast(%x)
+  return %0
+}
+",
+    );
+    assert!(py.contains("_0 = torch.tanh(x)"), "{py}");
+    assert!(!py.contains("tanh_fast"), "{py}");
+    scripts(&py);
+}

@@ -7,7 +7,8 @@
 pub use pyjit_runtime::DType;
 pub use pyjit_runtime::facts::{MayRaise, OpFacts, facts, number_operand_ok};
 pub use pyjit_runtime::schema::{
-    ArgType, DefaultValue, OpId, OpSchema, TensorInfo, TypeInfo, lookup, overloads, schema,
+    ArgType, DefaultValue, FAST_MATH_FORMS, OpId, OpSchema, TensorInfo, TypeInfo, lookup,
+    overloads, schema,
 };
 
 use crate::{TensorType, Type};

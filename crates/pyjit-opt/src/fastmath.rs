@@ -7,8 +7,8 @@
 //! changes them, by request. It runs once per module, at `-O0` too, and the rest of the
 //! pipeline keeps its exactness rule over the IR it yields.
 
-use pyjit_ir::{Module, OpKind, schema};
-use pyjit_runtime::schema::FAST_MATH_FORMS;
+use pyjit_ir::schema::{self, FAST_MATH_FORMS};
+use pyjit_ir::{Module, OpKind};
 
 /// Replaces every op of [`FAST_MATH_FORMS`] in `m` (every function, every region) by its fast
 /// form; returns how many it replaced. The operands, results and spans stay as they are, so the

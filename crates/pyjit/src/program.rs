@@ -621,7 +621,8 @@ impl Program {
     }
 
     /// Sets the optimization pipeline for specializations made from now on (those already
-    /// cached keep theirs).
+    /// cached keep theirs). Its `fastmath` is not read here: the module was built with or
+    /// without the fast forms when the program was made.
     pub fn set_opt(&mut self, opt: PipelineConfig) {
         self.options.opt = opt;
     }
