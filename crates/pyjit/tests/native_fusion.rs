@@ -231,11 +231,15 @@ fn agrees(
 fn random_dags_match_the_interpreter(seed: u64, rows: usize) {
     let mut rng = Rng(seed);
     let (mut with_groups, mut errors, mut reducing, mut size_calls) = (0, 0, 0, 0);
+    let mut fast_groups = 0;
     const PROGRAMS: usize = 60;
     for case in 0..PROGRAMS {
         let src = program(&mut rng);
-        let m = script(&src);
+        let mut m = script(&src);
+        // Every third program as compiled with fastmath (the interpreter runs it too).
+        let fast = case % 3 == 2 && pyjit_opt::lower_fastmath(&mut m) > 0;
         let (fm, groups) = fused(&m);
+        fast_groups += (fast && groups > 0) as usize;
         with_groups += (groups > 0) as usize;
         // A reduction inside a group's body (indented twice: the function's ops once).
         reducing += fm.to_string().lines().any(|l| {
@@ -268,6 +272,10 @@ fn random_dags_match_the_interpreter(seed: u64, rows: usize) {
         "only {with_groups} of {PROGRAMS} programs had a fused group"
     );
     assert!(errors > 0, "no case exercised an error");
+    assert!(
+        fast_groups >= 3,
+        "only {fast_groups} fastmath programs had a fused group"
+    );
     assert!(
         size_calls > 0,
         "no group tested its size with a runtime call"
