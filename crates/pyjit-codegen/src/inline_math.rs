@@ -1,5 +1,5 @@
 //! Native code's inline copies of the runtime's exponential-family kernels (`exp`, `expm1`,
-//! `tanh`, `sigmoid`, float32 and float64): the same operations, in the same order, on the
+//! `tanh`, `sigmoid`, float32 and float64, and fastmath's `tanh_fast`): the same operations, in the same order, on the
 //! same constants (`pyjit_runtime::ops::vmath`'s public `EXP_F32`, `LN2_REDUCTION_F64` …, never
 //! retyped here), so that an `elem` op computed inline gives the bits of
 //! `pyjit_runtime::ops::elem::eval`, that is of the tensor kernels. Where the kernel's FMA
@@ -19,7 +19,8 @@ use pyjit_runtime::ops::elem::{ElemFn, Prec};
 use pyjit_runtime::ops::vmath::{
     self, EXP_F32, EXP_F64, EXPM1_F32, EXPM1_F64, ExpConsts, Expm1Consts, Ln2Reduction,
     TANH_F32_CLAMP, TANH_F32_POLY, TANH_F32_SMALL, TANH_F64_CLAMP, TANH_F64_POLY, TANH_F64_SMALL,
-    TWO_PROD32_MASK, TWO_PROD32_TINY, TWO_PROD64_MASK, TWO_PROD64_TINY,
+    TANH_FAST_F32_CLAMP, TANH_FAST_F32_P, TANH_FAST_F32_Q, TWO_PROD32_MASK, TWO_PROD32_TINY,
+    TWO_PROD64_MASK, TWO_PROD64_TINY,
 };
 
 /// The flavour native code computes the kernels in: the runtime's.
@@ -31,7 +32,7 @@ pub(crate) fn fma_flavour() -> bool {
 pub(crate) fn inlines(f: ElemFn) -> bool {
     matches!(
         f,
-        ElemFn::Exp | ElemFn::Expm1 | ElemFn::Tanh | ElemFn::Sigmoid
+        ElemFn::Exp | ElemFn::Expm1 | ElemFn::Tanh | ElemFn::TanhFast | ElemFn::Sigmoid
     )
 }
 
@@ -65,6 +66,11 @@ pub(crate) fn emit_lanes(
             e.tanh(&x, &TANH_F32_POLY, TANH_F32_SMALL, TANH_F32_CLAMP, &EXP_F32)
         }
         (ElemFn::Tanh, Prec::F64) => {
+            e.tanh(&x, &TANH_F64_POLY, TANH_F64_SMALL, TANH_F64_CLAMP, &EXP_F64)
+        }
+        (ElemFn::TanhFast, Prec::F32) => e.tanh_fast_f32(&x),
+        // (`tanh_fast_f64` is `tanh_f64`.)
+        (ElemFn::TanhFast, Prec::F64) => {
             e.tanh(&x, &TANH_F64_POLY, TANH_F64_SMALL, TANH_F64_CLAMP, &EXP_F64)
         }
         (ElemFn::Sigmoid, Prec::F32) => e.sigmoid_f32(&x),
@@ -444,6 +450,21 @@ impl Emit<'_, '_> {
         let bound = self.k(small);
         let y = self.pick(FloatCC::LessThan, &a, &bound, &near, &big);
         self.copysign(&y, x)
+    }
+
+    /// `tanh_fast_f32` (fastmath): `a P(a^2) / Q(a^2)` on `a = |x|` clamped, at most 1, with the
+    /// sign of `x`.
+    fn tanh_fast_f32(&mut self, x: &[Value]) -> V {
+        let a = self.abs(x);
+        let a = self.clamp(&a, 0.0f32, TANH_FAST_F32_CLAMP);
+        let z = self.mul(&a, &a);
+        let p = self.horner(&z, &TANH_FAST_F32_P);
+        let q = self.horner(&z, &TANH_FAST_F32_Q);
+        let ap = self.mul(&a, &p);
+        let r = self.div(&ap, &q);
+        let one = self.k(1.0f32);
+        let r = self.pick(FloatCC::GreaterThan, &r, &one, &one, &r);
+        self.copysign(&r, x)
     }
 
     /// `tanh_big_f32`/`tanh_big_f64`: `1 - 2/(e^(2a) + 1)` with the denominator's and the

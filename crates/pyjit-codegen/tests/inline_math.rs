@@ -16,7 +16,13 @@ use pyjit_runtime::ops::elem::{ElemFn, Prec, eval};
 use pyjit_runtime::ops::vmath;
 use pyjit_runtime::{DType, Element, Tensor};
 
-const FNS: [ElemFn; 4] = [ElemFn::Exp, ElemFn::Expm1, ElemFn::Tanh, ElemFn::Sigmoid];
+const FNS: [ElemFn; 5] = [
+    ElemFn::Exp,
+    ElemFn::Expm1,
+    ElemFn::Tanh,
+    ElemFn::TanhFast,
+    ElemFn::Sigmoid,
+];
 
 /// `out[i] = f(x[i])` for every `i`, one function per kernel and precision.
 fn module() -> pyjit_ir::Module {
