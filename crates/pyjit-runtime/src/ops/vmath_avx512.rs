@@ -23,9 +23,10 @@
 //! compares it on every 8191st float32 base and 26 exponents, and the ignored
 //! `..._on_every_float32` on all 2^32 bases (about half an hour on two cores).
 //!
-//! The loops: `exp_loop`, `sigmoid_loop`, `tanh_loop`, `tanh_fast_loop`, `exp_minus_loop`, `gelu_erf_loop` (two
-//! vectors of 16 float32 lanes per trip; the exponential family's functions take `N` vectors
-//! at once, see [`Vs`]), `exp`, `sigmoid` and `tanh` followed by one arithmetic operation
+//! The loops: `exp_loop`, `sigmoid_loop`, `tanh_loop`, `tanh_fast_loop` (fastmath's rational
+//! tanh), `exp_minus_loop`, `gelu_erf_loop` (two vectors of 16 float32 lanes per trip; the
+//! exponential family's functions take `N` vectors at once, see [`Vs`]), `exp`, `sigmoid`,
+//! `tanh` and `tanh_fast` followed by one arithmetic operation
 //! (`*_then_loop`, for fused groups: see `loop32_then`) or applied to `x * c` combined with a
 //! second value (`*_pre_loop`, `loop32_pre`), and
 //! `pow_right_loop` (8 f64 lanes per vector, eight vectors interleaved).
