@@ -1764,6 +1764,27 @@ mod tests {
         assert_eq!((run(&d), d.cache_hits()), (vec![3.0], 0));
         let e = make(SRC);
         assert_eq!((run(&e), e.cache_hits()), (vec![3.0], 1), "rewritten");
+        // fastmath is another key: the same source compiles to other IR.
+        let fast = |fastmath| {
+            let o = CompileOptions {
+                fastmath,
+                ..opts.clone()
+            };
+            let src = "import torch\n\ndef f(x: torch.Tensor) -> torch.Tensor:\n    return torch.tanh(x)\n";
+            Function::script(&Source::new("t.py", src), "f", &o).unwrap()
+        };
+        let xs: Vec<f32> = (0..2000).map(|i| i as f32 * 0.005 - 5.0).collect();
+        let x = || vec![t(&xs)];
+        let exact = fast(false);
+        let want = vals(&exact.call(x(), vec![]).unwrap());
+        let f = fast(true);
+        let got = vals(&f.call(x(), vec![]).unwrap());
+        assert_eq!(f.cache_hits(), 0, "the exact entry is not the fast one");
+        assert!(f.inspect_ir(x(), vec![]).unwrap().contains("tanh_fast"));
+        assert_ne!(got, want);
+        let again = fast(true);
+        assert_eq!(vals(&again.call(x(), vec![]).unwrap()), got);
+        assert_eq!(again.cache_hits(), 1);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -7,7 +7,8 @@
 //! skipped; storing relocatable machine code is not implemented).
 //!
 //! An entry's key is the pyjit version, the CPU's features, a hash of the source text and its
-//! file name, the function, the signature and the pass pipeline; the entry repeats the key, so a
+//! file name, the function, the signature, the pass pipeline and the math mode (fastmath or
+//! not: the same source compiles to other IR); the entry repeats the key, so a
 //! stale entry (another source, version, CPU or pipeline that happened to collide on the
 //! file name) is detected and ignored. A corrupt entry — bad header, checksum mismatch, IR that
 //! does not parse or verify — is never used: the specialization is compiled again and the entry
@@ -72,14 +73,22 @@ impl CodeCache {
         &self.dir
     }
 
-    /// The key text of a specialization: everything its IR depends on.
-    pub fn key(source: &SourceFile, function: &str, signature: &str, pipeline: &str) -> String {
+    /// The key text of a specialization: everything its IR depends on (`fastmath`: whether the
+    /// program was built with the fast math forms).
+    pub fn key(
+        source: &SourceFile,
+        function: &str,
+        signature: &str,
+        pipeline: &str,
+        fastmath: bool,
+    ) -> String {
         format!(
-            "pyjit {} | cpu {} | source {:016x} {} | function {function} | signature {signature} | passes {pipeline}",
+            "pyjit {} | cpu {} | source {:016x} {} | function {function} | signature {signature} | passes {pipeline} | math {}",
             env!("CARGO_PKG_VERSION"),
             cpu_features(),
             fnv1a64(source.text.as_bytes()),
             source.name.replace(['\n', '|'], " "),
+            if fastmath { "fast" } else { "exact" },
         )
     }
 

@@ -1013,6 +1013,7 @@ impl Program {
             name,
             &sig.join(", "),
             &self.options.opt.pass_names().join(","),
+            self.options.opt.fastmath,
         );
         let t = Instant::now();
         if let Some((m, entry)) = cache.load(&key, &self.source, &format!("{name}.specialized")) {
