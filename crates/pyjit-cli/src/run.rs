@@ -129,14 +129,25 @@ pub fn take_options<A: Clone>(
     Ok((args, config))
 }
 
+/// A function saved in a `.pyjit` archive: its name, and whether it was compiled with fastmath.
+pub struct Saved {
+    pub function: String,
+    pub fastmath: bool,
+}
+
 /// [`read_source`], for a `.pyjit` archive too (`pyjit compile --save`): then its source (once
-/// [`pyjit::api::Function::load`] has checked the archive and compiled it) and the function it
-/// holds.
-pub fn read_input(path: &std::path::Path) -> Result<(SourceFile, Option<String>), u8> {
+/// [`pyjit::api::Function::load`] has checked the archive and compiled it) and what it holds.
+pub fn read_input(path: &std::path::Path) -> Result<(SourceFile, Option<Saved>), u8> {
     match std::fs::read(path) {
         Ok(bytes) if pyjit::archive::is_archive(&bytes) => {
             match pyjit::api::Function::load(&bytes, &Default::default()) {
-                Ok(f) => Ok((f.source().clone(), Some(f.name().to_string()))),
+                Ok(f) => Ok((
+                    f.source().clone(),
+                    Some(Saved {
+                        function: f.name().to_string(),
+                        fastmath: f.fastmath(),
+                    }),
+                )),
                 Err(e) => {
                     eprintln!("error: {}: {e}", path.display());
                     Err(crate::EXIT_PROGRAM_ERROR)
@@ -351,9 +362,14 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(f) => f,
         Err(code) => return code,
     };
+    let mut opt = opt;
+    // An archive's math mode is what it was saved with, as `Function::load` makes it.
+    if let Some(s) = &saved {
+        opt.fastmath = s.fastmath;
+    }
     let req = RunRequest {
         // An archive's function is the default.
-        function: call.target.function.clone().or(saved),
+        function: call.target.function.clone().or(saved.map(|s| s.function)),
         args: call.target.args.clone(),
         base_dir: PathBuf::from("."),
         mode: match call.mode {

@@ -30,7 +30,13 @@ pub fn save(args: &CompileArgs, path: &Path) -> u8 {
         (None, Err(_)) => String::new(),
     };
     let source = Source::new(file.name.clone(), file.text.clone());
-    let f = match Function::script(&source, &name, &CompileOptions::default()) {
+    // `--fastmath` changes the scripted IR (the archive records it); the other optimization
+    // flags do not (each load optimizes again).
+    let options = CompileOptions {
+        fastmath: args.opt.fastmath,
+        ..CompileOptions::default()
+    };
+    let f = match Function::script(&source, &name, &options) {
         Ok(f) => f,
         Err(e) => return report(&e),
     };

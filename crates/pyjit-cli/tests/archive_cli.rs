@@ -55,3 +55,34 @@ fn corrupt_or_foreign_archives_are_refused() {
         assert!(err.contains(expect), "{name}: {err}");
     }
 }
+
+/// `--fastmath` with `--save`: the archive records the mode, and `pyjit run F.pyjit` runs the
+/// fast kernel without the flag (as the source with it), bit for bit.
+#[test]
+fn a_fastmath_archive_runs_fast() {
+    let d = dir("fastmath");
+    std::fs::write(
+        d.join("t.py"),
+        "import torch\n\ndef g(x: torch.Tensor) -> torch.Tensor:\n    return torch.tanh(x)\n",
+    )
+    .unwrap();
+    let xs: Vec<f32> = (0..4000).map(|i| i as f32 * 0.0025 - 5.0).collect();
+    let x = pyjit::runtime::Tensor::from_vec(xs, &[4000]).unwrap();
+    pyjit::runtime::npy::write_npy(d.join("x.npy"), &x).unwrap();
+    pyjit_ok(&d, "compile t.py --save fast.pyjit x.npy --fastmath");
+    pyjit_ok(&d, "compile t.py --save exact.pyjit x.npy");
+    assert!(
+        std::fs::read_to_string(d.join("fast.pyjit"))
+            .unwrap()
+            .contains("\nmath fast\n")
+    );
+    let out = |cmd: &str| {
+        pyjit_ok(&d, cmd);
+        std::fs::read(d.join("o.npy")).unwrap()
+    };
+    let fast = out("run t.py x.npy --fastmath -o o.npy");
+    let exact = out("run t.py x.npy -o o.npy");
+    assert_ne!(fast, exact);
+    assert_eq!(out("run fast.pyjit x.npy -o o.npy"), fast);
+    assert_eq!(out("run exact.pyjit x.npy -o o.npy"), exact);
+}

@@ -535,6 +535,8 @@ pub struct Function {
     /// ([`pyjit_script::argument_typed_params`]): how to compile it again, and the function
     /// compiled for each combination of those types seen so far (Numba's dispatcher).
     by_arg_types: Option<ByArgTypes>,
+    /// Compiled with [`CompileOptions::fastmath`].
+    fastmath: bool,
 }
 
 /// The per-argument-type versions of a NumPy-style function.
@@ -755,6 +757,7 @@ impl Function {
                     kind: Kind::ArgTyped(e),
                     fast: OnceLock::new(),
                     by_arg_types,
+                    fastmath: options.fastmath,
                 });
             }
             Err(d) => return Err(Error::compile(&d, &file)),
@@ -774,6 +777,7 @@ impl Function {
             kind: Kind::Script(program),
             fast: OnceLock::new(),
             by_arg_types,
+            fastmath: options.fastmath,
         })
     }
 
@@ -862,6 +866,7 @@ impl Function {
             kind: Kind::Trace(Mutex::new(traced)),
             fast: OnceLock::new(),
             by_arg_types: None,
+            fastmath: config.compile.fastmath,
         };
         if !config.check_inputs.is_empty() {
             let mut sets = vec![f.bind(example_inputs.clone(), Vec::new())?];
@@ -1298,7 +1303,7 @@ impl Function {
             source: self.origin.text.clone(),
             ir: self.graph(),
             signatures,
-            fastmath: p.options().opt.fastmath,
+            fastmath: self.fastmath,
         }
         .to_bytes())
     }
@@ -1338,6 +1343,12 @@ impl Function {
             let _ = p.prepare(&f.name, &args);
         }
         Ok(f)
+    }
+
+    /// Whether the function was compiled with fastmath ([`CompileOptions::fastmath`]; for a
+    /// loaded archive, what it was saved with).
+    pub fn fastmath(&self) -> bool {
+        self.fastmath
     }
 
     /// TracerWarnings of the traces recorded so far, rendered (empty for scripted functions).
