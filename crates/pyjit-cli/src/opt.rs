@@ -1,8 +1,9 @@
 //! The optimization flags shared by `pyjit run` and `pyjit compile`: `-O0/-O1/-O2`
 //! (`-O 2`, `--opt-level 2`), `--passes a,b,c`, `--print-after-all`, `--print-after=PASS`,
 //! `--print-changed`,
-//! `--time-passes`, `--opt-limit PASS=N`, and `--fastmath` (not a pass: the program's math mode). They map one to one onto the pass manager's
-//! [`PipelineConfig`] (see `docs/passes.md`); this module only parses them and prints the pass
+//! `--time-passes`, `--opt-limit PASS=N`, and `--fastmath` (not a pass: the program's math
+//! mode). They map one to one onto the pass manager's [`PipelineConfig`] (see
+//! `docs/passes.md`); this module only parses them and prints the pass
 //! reports (IR dumps, statistics, timings) to stderr.
 
 use clap::Args;
@@ -38,7 +39,7 @@ pub struct OptArgs {
     /// Apply only the first N rewrites of PASS, to bisect a miscompile (repeatable).
     #[arg(long, value_name = "PASS=N")]
     pub opt_limit: Vec<String>,
-    /// Fast math: float32 `tanh` by a cheaper kernel within 6 ulp (0.88 without); see the
+    /// Fast math: float32 `tanh` by a cheaper kernel within 6.5 ulp (0.88 without); see the
     /// guide's "Math functions". Results change; nothing else does.
     #[arg(long)]
     pub fastmath: bool,

@@ -115,7 +115,7 @@ pub struct PipelineConfig {
     /// Thresholds of the heuristics.
     pub options: PassOptions,
     /// `--fastmath`: build the program's IR with the fast forms of math ops
-    /// ([`crate::fastmath`]: `tanh` within 6 ulp instead of 0.88). Not a pass and not run by
+    /// ([`crate::fastmath`]: `tanh` within 6.5 ulp instead of 0.88). Not a pass and not run by
     /// [`run_pipeline`]: a program applies it once to the module it is built from (at `-O0`
     /// too), so that every backend and the interpreter compute the same fast form.
     pub fastmath: bool,

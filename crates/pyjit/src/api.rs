@@ -351,7 +351,7 @@ pub struct CompileOptions {
     /// Results do not depend on it (docs/kernels.md).
     pub num_threads: Option<usize>,
     /// Fast math (`fastmath=True` in Python, `--fastmath`): float32 `tanh` by a cheaper
-    /// kernel within 6 ulp instead of 0.88 ([`pyjit_opt::fastmath`]). Off by default.
+    /// kernel within 6.5 ulp instead of 0.88 ([`pyjit_opt::fastmath`]). Off by default.
     pub fastmath: bool,
 }
 
